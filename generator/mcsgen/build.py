@@ -1,0 +1,91 @@
+"""Compiling generated models with the runtime (system C compiler), with a content-hash cache."""
+
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from .errors import BuildError
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNTIME = ROOT / "runtime"
+GENERATED = ROOT / "generated"
+BUILD = ROOT / "build"
+CFLAGS = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2"]
+LIBS = ["-llapacke", "-llapack", "-lblas", "-lm"]
+
+
+def runtime_sources():
+    """Runtime C files for the LAPACK backend (the portable backend is for firmware builds)."""
+    return sorted(p for p in (RUNTIME / "src").glob("*.c") if p.name != "mcs_linalg_portable.c")
+
+
+def compiler():
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        raise BuildError("no C compiler found (install gcc: run `make deps`)")
+    return cc
+
+
+def _fingerprint(paths, args):
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(str(p).encode())
+        h.update(Path(p).read_bytes())
+    h.update("\0".join(args).encode())
+    return h.hexdigest()
+
+
+def _run(cmd, what):
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-15:]
+        raise BuildError(f"{what} failed:\n" + "\n".join(tail))
+
+
+def _cached(target, inputs, cmd, what):
+    """Run cmd unless target exists and was built from the same inputs and command."""
+    stamp = target.with_suffix(target.suffix + ".stamp")
+    fp = _fingerprint(inputs, cmd)
+    if target.exists() and stamp.exists() and stamp.read_text() == fp:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _run(cmd, what)
+    stamp.write_text(fp)
+    return target
+
+
+def model_dir(name):
+    d = GENERATED / name
+    if not (d / f"{name}.c").exists():
+        raise BuildError(f"generated/{name}/{name}.c not found: run `./mcsgen generate` first")
+    return d
+
+
+def build_simulator(name, extra_flags=()):
+    """The simulate driver linked with one generated model; returns the executable's path."""
+    gdir = model_dir(name)
+    upper = name.upper()
+    app = RUNTIME / "app" / "mcs_simulate.c"
+    sources = [app, gdir / f"{name}.c"] + runtime_sources()
+    headers = sorted((RUNTIME / "include" / "mcs").glob("*.h")) + \
+        sorted((RUNTIME / "src").glob("*.h")) + [gdir / f"{name}.h"]
+    target = BUILD / name / f"simulate_{name}"
+    cmd = [compiler(), *CFLAGS, *extra_flags, f"-I{RUNTIME / 'include'}", f"-I{RUNTIME / 'src'}",
+           f"-I{gdir}", f"-DMCS_APP_MODEL={name}", f"-DMCS_APP_NX={upper}_NX",
+           f"-DMCS_APP_NC={upper}_NC", "-include", f"{name}.h",
+           *map(str, sources), "-o", str(target), *LIBS]
+    return _cached(target, sources + headers, cmd, f"compiling the simulator of {name}")
+
+
+def build_shared(name):
+    """The generated model alone as a shared library (for `check` through ctypes)."""
+    gdir = model_dir(name)
+    src = gdir / f"{name}.c"
+    target = BUILD / name / f"lib{name}.so"
+    cmd = [compiler(), *CFLAGS, "-fPIC", "-shared", f"-I{RUNTIME / 'include'}", f"-I{gdir}",
+           str(src), "-o", str(target), "-lm"]
+    return _cached(target, [src, gdir / f"{name}.h", RUNTIME / "include/mcs/mcs_model.h",
+                            RUNTIME / "include/mcs/mcs_config.h"], cmd,
+                   f"compiling the model {name}")

@@ -1,0 +1,233 @@
+"""Command line: ./mcsgen generate | check | simulate | plot  (see README.md, "CLI reference")."""
+
+import argparse
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from . import __version__
+from .errors import McsError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Spinner:
+    """A progress line on stderr for work that lasts longer than a second (TTY only)."""
+
+    def __init__(self, label):
+        self.label = label
+        self.done = threading.Event()
+        self.thread = None
+        self.shown = False
+
+    def __enter__(self):
+        if sys.stderr.isatty():
+            self.thread = threading.Thread(target=self._run, daemon=True)
+            self.thread.start()
+        return self
+
+    def _run(self):
+        start = time.monotonic()
+        frames = "|/-\\"
+        i = 0
+        while not self.done.wait(0.2):
+            elapsed = time.monotonic() - start
+            if elapsed >= 1.0:
+                sys.stderr.write(f"\r  {frames[i % 4]} {self.label} ({elapsed:.0f} s)")
+                sys.stderr.flush()
+                self.shown = True
+                i += 1
+
+    def __exit__(self, *exc):
+        self.done.set()
+        if self.thread:
+            self.thread.join()
+        if self.shown:
+            sys.stderr.write("\r" + " " * (len(self.label) + 20) + "\r")
+            sys.stderr.flush()
+        return False
+
+
+def model_path(arg):
+    """A model given as a file or as a bare name found in models/."""
+    p = Path(arg)
+    if p.suffix in (".yaml", ".yml") or p.exists():
+        return p
+    return ROOT / "models" / f"{arg}.yaml"
+
+
+def cmd_generate(args):
+    from .generate import generate
+    paths = [model_path(m) for m in args.models] or sorted((ROOT / "models").glob("*.yaml"))
+    for path in paths:
+        start = time.monotonic()
+        with Spinner(f"generating {path.stem}"):
+            model, out_dir, written = generate(path, out_root=args.out, force=args.force)
+        took = time.monotonic() - start
+        state = f"written in {took:.2f} s" if written else "up to date (skipped)"
+        rel = out_dir.relative_to(ROOT) if out_dir.is_relative_to(ROOT) else out_dir
+        print(f"{model.name}: n = {model.n}, m = {model.m} -> {rel}/ {state}")
+    return 0
+
+
+def _ensure_generated(name_or_path):
+    from .generate import generate
+    with Spinner("generating"):
+        model, _, _ = generate(model_path(name_or_path))
+    return model
+
+
+def cmd_check(args):
+    from .check import check_model
+    model = _ensure_generated(args.model)
+    with Spinner(f"checking {model.name}"):
+        report = check_model(model, samples=args.samples, seed=args.seed, tol=args.tol)
+    print(report.table())
+    return 0 if report.ok else 1
+
+
+def run_simulation(model_name, options, out_csv=None, progress=False):
+    """Build and run the simulator; returns its JSON summary as a dict."""
+    from .build import build_simulator
+    with Spinner(f"compiling {model_name}"):
+        exe = build_simulator(model_name)
+    cmd = [str(exe)]
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                cmd += [flag, str(item)]
+        elif value is True:
+            cmd.append(flag)
+        else:
+            cmd += [flag, str(value)]
+    if out_csv:
+        cmd += ["--out", str(out_csv)]
+    if progress:
+        cmd.append("--progress")
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE,
+                          text=True)
+    if proc.returncode not in (0, 1) or not proc.stdout.strip():
+        err = (proc.stderr or "").strip() or f"exit code {proc.returncode}"
+        raise McsError(f"simulation of {model_name} failed: {err}")
+    return json.loads(proc.stdout)
+
+
+def format_summary(s):
+    lines = [f"{s['model']}: {s['method']}, continuation {s['continuation']}, "
+             f"t = 0 .. {s['t_reached']:g} s" + ("" if s["ok"] else f" (stopped: {s['status']})"),
+             f"  n = {s['n']}, m = {s['m']}, rank = {s['rank']}, DOF = {s['dof']}"
+             + (f" (rank varied {s['rank_min']}..{s['rank_max']})"
+                if s["rank_min"] != s["rank_max"] else ""),
+             f"  steps {s['steps']} (rejected {s['rejected']}), evaluations {s['evaluations']}, "
+             f"Newton iterations {s['newton_iterations']}, wall {s['wall_s'] * 1e3:.1f} ms",
+             f"  max constraint residual |c|_inf = {s['max_c_norm']:.3e}"]
+    if "energy_drift_rel" in s:
+        lines.append(f"  energy E0 = {s['energy0']:.10g}, max |E - E0| = {s['energy_drift']:.3e} "
+                     f"(relative {s['energy_drift_rel']:.3e})")
+    a = s["assembly"]
+    if a["dx_norm"] > 0 or a["dv_norm"] > 0:
+        lines.append(f"  initial conditions corrected: |c| {a['c_norm_before']:.3e} -> "
+                     f"{a['c_norm_after']:.3e} with |dx| = {a['dx_norm']:.3e}; "
+                     f"|A v + c_t| {a['cdot_norm_before']:.3e} fixed with |dv| = {a['dv_norm']:.3e}")
+    return "\n".join(lines)
+
+
+def cmd_simulate(args):
+    model = _ensure_generated(args.model)
+    options = {"t_end": args.t_end, "h": args.h, "method": args.method, "rtol": args.rtol,
+               "atol": args.atol, "continuation": args.continuation, "dt_out": args.dt_out,
+               "rank_tol": args.rank_tol, "param": args.param}
+    out = args.out
+    if out is None:
+        out = ROOT / "out" / f"{model.name}.csv"
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    summary = run_simulation(model.name, options, out_csv=out, progress=sys.stderr.isatty())
+    print(format_summary(summary))
+    print(f"  CSV: {out}")
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    return 0 if summary["ok"] else 1
+
+
+def cmd_plot(args):
+    from .plot import plot_runs
+    written = plot_runs(args.csv, args.out, labels=args.label)
+    for path in written:
+        print(path)
+    return 0
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="mcsgen", description="Mechanism file -> allocation-free C solver with QR "
+                                   "tangent-space continuation.")
+    parser.add_argument("--version", action="version", version=f"mcsgen {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+    sub.required = True
+
+    g = sub.add_parser("generate", help="derive and emit C for models",
+                       description="Derive c, A, c_t, gamma, A_dot, M, f, K_c, K_f, D and emit "
+                                   "generated/<model>/<model>.{h,c}. Skipped when the generator "
+                                   "version and the model file's hash are unchanged.")
+    g.add_argument("models", nargs="*", metavar="MODEL",
+                   help="model file or name in models/ (default: every model)")
+    g.add_argument("--force", action="store_true", help="regenerate even when up to date")
+    g.add_argument("--out", metavar="DIR", help="output root instead of generated/")
+    g.set_defaults(func=cmd_generate)
+
+    c = sub.add_parser("check", help="compare derived terms with finite differences",
+                       description="Evaluate the compiled model at random states and compare A, "
+                                   "c_t, gamma, A_dot, K_c, K_f, D (and M, f of Lagrange models) "
+                                   "with central finite differences of lower-order functions.")
+    c.add_argument("model", metavar="MODEL")
+    c.add_argument("--samples", type=int, default=5, help="random states (default 5)")
+    c.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    c.add_argument("--tol", type=float, default=1e-6, help="max relative error (default 1e-6)")
+    c.set_defaults(func=cmd_check)
+
+    s = sub.add_parser("simulate", help="build and run the solver, write CSV",
+                       description="Compile the generated model with the runtime, simulate, write "
+                                   "a CSV and print a summary. Defaults come from the model file.")
+    s.add_argument("model", metavar="MODEL")
+    s.add_argument("--t-end", type=float, metavar="T")
+    s.add_argument("--h", type=float, metavar="H", help="RK4 step / DOPRI5 first step")
+    s.add_argument("--method", choices=["rk4", "dopri5"])
+    s.add_argument("--rtol", type=float, metavar="R")
+    s.add_argument("--atol", type=float, metavar="A")
+    s.add_argument("--continuation", choices=["exp", "euler", "none", "off"],
+                   help="tangent-basis predictor; off = traditional QR")
+    s.add_argument("--dt-out", type=float, metavar="D",
+                   help="rows at exactly t = k D (default: one row per step)")
+    s.add_argument("--rank-tol", type=float, metavar="TAU", help="rank tolerance (default 1e-9)")
+    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")
+    s.add_argument("--out", metavar="FILE.csv", help="CSV path (default out/<model>.csv)")
+    s.add_argument("--json", action="store_true", help="also print the summary as JSON")
+    s.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("plot", help="PNG figures of q and qdot from CSV runs",
+                       description="Plot q_i and qdot_i of one or more runs side by side (as in "
+                                   "the papers' figures), plus constraint residual and energy.")
+    p.add_argument("csv", nargs="+", metavar="FILE.csv")
+    p.add_argument("--out", metavar="FILE.png", help="output (default: next to the first CSV)")
+    p.add_argument("--label", action="append", help="legend label per CSV (default: file name)")
+    p.set_defaults(func=cmd_plot)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except McsError as exc:
+        print(f"mcsgen: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mcsgen: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,184 @@
+"""Derived expressions -> C kernels (CSE + printing) -> generated/<model>/<model>.{h,c}.
+
+Templates hold structure only (guards, prototypes, tables); kernel bodies arrive finished from
+`kernel_body`. Output is deterministic: same model file and generator version, same bytes.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+import jinja2
+import sympy as sp
+
+from . import __version__
+from .printer import McsCodePrinter
+
+TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "templates"
+# Values of mcs_method and mcs_continuation (runtime/include/mcs/mcs_sim.h, mcs_basis.h).
+METHOD_ID = {"rk4": 0, "dopri5": 1}
+CONT_ID = {"exp": 0, "euler": 1, "none": 2, "off": 3}
+
+
+def symbol_names(model, lam):
+    """C text for every symbol a kernel may read."""
+    names = {model.time: "t"}
+    for i, c in enumerate(model.coordinates):
+        names[c.symbol] = f"x[{i}]"
+        names[c.velocity] = f"v[{i}]"
+    for p in model.parameters:
+        names[p.symbol] = f"p->{p.name}"
+    for i, s in enumerate(lam):
+        names[s] = f"lam[{i}]"
+    return names
+
+
+def kernel_body(entries, length, names, out="out"):
+    """C statements that write `out[0..length)` from entries: list of (flat index, expression).
+
+    Every output entry is written (zeros included). Common subexpressions of all entries are
+    shared (one sympy.cse per kernel) and named w0, w1, ...
+    """
+    nonzero = [(k, e) for k, e in entries if e != 0]
+    lines = []
+    if len(nonzero) < length:
+        if length - len(nonzero) > 4:
+            lines.append(f"for (k = 0; k < {length}; ++k) {out}[k] = 0;")
+        else:
+            done = {k for k, _ in nonzero}
+            lines += [f"{out}[{k}] = 0;" for k in range(length) if k not in done]
+    if not nonzero:
+        return lines
+    temps = sp.numbered_symbols("w")
+    replacements, reduced = sp.cse([e for _, e in nonzero], symbols=temps, order="canonical")
+    local = dict(names)
+    for sym, _ in replacements:
+        local[sym] = str(sym)
+    printer = McsCodePrinter(local)
+    for sym, expr in replacements:
+        lines.append(f"const mcs_real {sym} = {printer.doprint(expr)};")
+    for (k, _), expr in zip(nonzero, reduced):
+        lines.append(f"{out}[{k}] = {printer.doprint(expr)};")
+    return lines
+
+
+def _column_major(mat):
+    rows, cols = mat.shape
+    return [(i + j * rows, mat[i, j]) for j in range(cols) for i in range(rows)]
+
+
+def build_kernels(model, derived):
+    """The kernels of SPEC §5 as dicts the templates print."""
+    n, m = model.n, model.m
+    names = symbol_names(model, derived.lam)
+    specs = [
+        # name, kind (xt | xwt), w name, output length, entries, shape comment, what
+        ("c", "xt", None, m, _column_major(derived.c), f"({m} x 1)", "constraints c(x, t)"),
+        ("A", "xt", None, m * n, _column_major(derived.A), f"({m} x {n})", "Jacobian dc/dx"),
+        ("c_t", "xt", None, m, _column_major(derived.c_t), f"({m} x 1)", "dc/dt"),
+        ("gamma", "xwt", "v", m, _column_major(derived.gamma), f"({m} x 1)",
+         "A xdd = gamma(x, v, t)"),
+        ("A_dot", "xwt", "v", m * n, _column_major(derived.A_dot), f"({m} x {n})",
+         "dA/dt along v"),
+        ("M", "xt", None, n * n, _column_major(derived.M), f"({n} x {n})", "mass matrix"),
+        ("f", "xwt", "v", n, _column_major(derived.f), f"({n} x 1)",
+         "applied minus quadratic-velocity forces"),
+        ("K_c", "xwt", "lam", n * n, _column_major(derived.K_c), f"({n} x {n})",
+         "d(A^T lam)/dx"),
+        ("K_f", "xwt", "v", n * n, _column_major(derived.K_f), f"({n} x {n})", "-df/dx"),
+        ("D", "xwt", "v", n * n, _column_major(derived.D), f"({n} x {n})", "-df/dv"),
+    ]
+    kernels = []
+    for name, kind, wname, length, entries, shape, what in specs:
+        body = kernel_body(entries, length, names)
+        used = " ".join(body)
+        kernels.append({
+            "name": name, "kind": kind, "w": wname, "shape": shape, "what": what, "body": body,
+            "uses_k": "k = 0" in used,
+            "unused": [a for a in ("x", wname, "t", "p", "out")
+                       if a and not _uses(used, a)],
+        })
+    potential = None
+    if derived.potential is not None:
+        printer_names = names
+        replacements, (reduced,) = sp.cse([derived.potential], symbols=sp.numbered_symbols("w"),
+                                           order="canonical")
+        local = dict(printer_names)
+        for sym, _ in replacements:
+            local[sym] = str(sym)
+        pr = McsCodePrinter(local)
+        body = [f"const mcs_real {s} = {pr.doprint(e)};" for s, e in replacements]
+        body.append(f"return {pr.doprint(reduced)};")
+        used = " ".join(body)
+        potential = {"body": body,
+                     "unused": [a for a in ("x", "t", "p") if not _uses(used, a)]}
+    return kernels, potential
+
+
+def _uses(code, arg):
+    """Whether C code reads argument `arg` (x[..], v[..], lam[..], t, p->.., out[..])."""
+    import re
+    if arg == "t":
+        return re.search(r"(?<![A-Za-z0-9_>.\[])t(?![A-Za-z0-9_\[])", code) is not None
+    if arg == "p":
+        return "p->" in code
+    return re.search(rf"(?<![A-Za-z0-9_]){arg}\[", code) is not None
+
+
+def a_pattern(derived):
+    A = derived.A
+    return [(i, j) for j in range(A.shape[1]) for i in range(A.shape[0]) if A[i, j] != 0]
+
+
+def render(model, derived):
+    """Return {filename: text} of the generated sources."""
+    kernels, potential = build_kernels(model, derived)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                             trim_blocks=True, lstrip_blocks=True)
+    sim = model.simulation
+    ctx = {
+        "version": __version__,
+        "model": model,
+        "prefix": model.name,
+        "PREFIX": model.name.upper(),
+        "source": f"models/{model.path.name}",
+        "file_hash": model.file_hash,
+        "kernels": kernels,
+        "potential": potential,
+        "pattern": a_pattern(derived),
+        "real": McsCodePrinter({})._literal,
+        "sim": sim,
+        "method_id": METHOD_ID[sim["method"]],
+        "cont_id": CONT_ID[sim["continuation"]],
+        "c_string": c_string,
+    }
+    return {
+        f"{model.name}.h": env.get_template("model.h.j2").render(ctx),
+        f"{model.name}.c": env.get_template("model.c.j2").render(ctx),
+    }
+
+
+def c_string(text):
+    """A C string literal (names and units are plain ASCII identifiers and unit text)."""
+    out = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    return '"' + "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in out) + '"'
+
+
+def write_atomically(files, directory):
+    """Write every file or none: render first, then move complete temp files into place."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    temps = []
+    try:
+        for name, text in files.items():
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+            temps.append((tmp, directory / name))
+        for tmp, final in temps:
+            os.replace(tmp, final)
+    finally:
+        for tmp, _ in temps:
+            if os.path.exists(tmp):
+                os.unlink(tmp)

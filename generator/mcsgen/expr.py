@@ -1,0 +1,126 @@
+"""Safe parsing of model expressions into SymPy.
+
+Model text is never handed to `eval` or `sympify`. Python's `ast.parse` only builds a syntax tree
+(it runs nothing); we walk that tree and accept a small whitelist of node types, names and
+functions, building the SymPy expression ourselves. Anything else (attributes, subscripts,
+lambdas, strings, keyword arguments, dunder names, ...) is rejected with a message saying why.
+"""
+
+import ast
+import math
+
+import sympy as sp
+
+# Functions a model may call, with their arity. Each maps to a SymPy function that the C printer
+# knows; the generated C calls the <math.h>/<tgmath.h> function of the same name.
+FUNCTIONS = {
+    "sin": (sp.sin, 1), "cos": (sp.cos, 1), "tan": (sp.tan, 1),
+    "asin": (sp.asin, 1), "acos": (sp.acos, 1), "atan": (sp.atan, 1), "atan2": (sp.atan2, 2),
+    "sinh": (sp.sinh, 1), "cosh": (sp.cosh, 1), "tanh": (sp.tanh, 1),
+    "exp": (sp.exp, 1), "log": (sp.log, 1), "sqrt": (sp.sqrt, 1), "abs": (sp.Abs, 1),
+}
+CONSTANTS = {"pi": sp.pi}
+
+MAX_LENGTH = 20000   # characters; a guard against pathological input, far above any real model
+MAX_DEPTH = 200      # syntax tree depth
+
+
+class ExprError(ValueError):
+    """The text is not an acceptable expression; the message says what is wrong."""
+
+
+def parse_expr(text, symbols):
+    """Parse `text` into a SymPy expression.
+
+    symbols: dict name -> sympy.Symbol of every name the expression may use.
+    Numbers may be given as YAML numbers (int/float) as well as text.
+    """
+    if isinstance(text, bool):
+        raise ExprError("expected an expression, got a boolean")
+    if isinstance(text, (int, float)):
+        if not math.isfinite(text):
+            raise ExprError(f"number is not finite: {text}")
+        return sp.Integer(text) if isinstance(text, int) else sp.Float(text)
+    if not isinstance(text, str):
+        raise ExprError(f"expected an expression (text or number), got {type(text).__name__}")
+    if not text.strip():
+        raise ExprError("expression is empty")
+    if len(text) > MAX_LENGTH:
+        raise ExprError(f"expression longer than {MAX_LENGTH} characters")
+    if "^" in text:
+        raise ExprError("'^' is not a power here; write x**2")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExprError(f"syntax error in '{text.strip()}': {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError):
+        raise ExprError(f"cannot parse '{text.strip()}'") from None
+    return _Builder(symbols, text.strip()).build(tree.body, 0)
+
+
+class _Builder:
+    def __init__(self, symbols, text):
+        self.symbols = symbols
+        self.text = text
+
+    def fail(self, what):
+        raise ExprError(f"{what} in '{self.text}'")
+
+    def build(self, node, depth):
+        if depth > MAX_DEPTH:
+            self.fail("expression nested too deeply")
+        d = depth + 1
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                self.fail(f"unsupported constant {value!r}")
+            if not math.isfinite(value):
+                self.fail("non-finite number")
+            return sp.Integer(value) if isinstance(value, int) else sp.Float(repr(value), 17)
+        if isinstance(node, ast.Name):
+            if node.id in self.symbols:
+                return self.symbols[node.id]
+            if node.id in CONSTANTS:
+                return CONSTANTS[node.id]
+            if node.id in FUNCTIONS:
+                self.fail(f"function '{node.id}' used without arguments")
+            self.fail(f"unknown symbol '{node.id}'")
+        if isinstance(node, ast.BinOp):
+            left, right = self.build(node.left, d), self.build(node.right, d)
+            op = type(node.op)
+            if op is ast.Add:
+                return left + right
+            if op is ast.Sub:
+                return left - right
+            if op is ast.Mult:
+                return left * right
+            if op is ast.Div:
+                if right == 0:
+                    self.fail("division by zero")
+                return left / right
+            if op is ast.Pow:
+                return left ** right
+            self.fail(f"operator '{type(node.op).__name__}' is not allowed")
+        if isinstance(node, ast.UnaryOp):
+            operand = self.build(node.operand, d)
+            if isinstance(node.op, ast.USub):
+                return -operand
+            if isinstance(node.op, ast.UAdd):
+                return operand
+            self.fail(f"operator '{type(node.op).__name__}' is not allowed")
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name):
+                self.fail("only plain function calls such as sin(x) are allowed")
+            name = node.func.id
+            if name not in FUNCTIONS:
+                self.fail(f"unknown function '{name}'")
+            if node.keywords:
+                self.fail(f"keyword arguments are not allowed in '{name}(...)'")
+            func, arity = FUNCTIONS[name]
+            if len(node.args) != arity:
+                self.fail(f"'{name}' takes {arity} argument(s), got {len(node.args)}")
+            return func(*[self.build(a, d) for a in node.args])
+        kind = type(node).__name__
+        if isinstance(node, ast.Attribute):
+            self.fail(f"attribute access '.{node.attr}' is not allowed")
+        self.fail(f"'{kind}' is not allowed (only numbers, names, + - * / **, and functions)")

@@ -1,0 +1,422 @@
+"""Mechanism files (YAML) -> a validated `Model`.
+
+Every problem is reported as one `ModelError(file, field, problem)`. The file format is documented
+in README.md ("Model-file reference"); `load_model` is the only entry point.
+"""
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sympy as sp
+import yaml
+
+from .errors import ModelError
+from .expr import CONSTANTS, FUNCTIONS, ExprError, parse_expr
+
+C_KEYWORDS = frozenset("""
+auto break case char const continue default do double else enum extern float for goto if inline
+int long register restrict return short signed sizeof static struct switch typedef union unsigned
+void volatile while _Bool _Complex _Imaginary bool true false NULL main
+""".split())
+# Names the expression language already uses (t is time). User names never reach C unprefixed
+# except as parameter-struct members, so C keywords are the only other clash.
+RESERVED = frozenset({"t", "unused_"}) | set(FUNCTIONS) | set(CONSTANTS)
+IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+VELOCITY_SUFFIX = "_dot"
+
+TOP_KEYS = {"name", "description", "source", "coordinates", "parameters", "definitions",
+            "constraints", "dynamics", "initial", "simulation"}
+DYNAMICS_KEYS = {"mass_matrix", "forces", "kinetic", "potential"}
+SIM_DEFAULTS = {"t_end": 1.0, "h": 1e-3, "method": "rk4", "continuation": "exp",
+                "rtol": 1e-8, "atol": 1e-10, "dt_out": None}
+METHODS = ("rk4", "dopri5")
+CONTINUATIONS = ("exp", "euler", "none", "off")
+
+
+@dataclass
+class Coordinate:
+    name: str
+    unit: str
+    symbol: sp.Symbol
+    velocity: sp.Symbol
+
+
+@dataclass
+class Parameter:
+    name: str
+    value: float
+    unit: str
+    description: str
+    symbol: sp.Symbol
+
+
+@dataclass
+class Constraint:
+    name: str
+    expr: sp.Expr
+
+
+@dataclass
+class Model:
+    path: Path
+    name: str
+    description: str
+    source: str
+    coordinates: list
+    parameters: list
+    constraints: list
+    time: sp.Symbol
+    # Exactly one of (mass_matrix, forces given) or kinetic is the source of the dynamics.
+    mass_matrix: sp.Matrix = None      # (n x n) or None when derived from `kinetic`
+    forces: sp.Matrix = None           # (n x 1) applied generalized forces (may be None)
+    kinetic: sp.Expr = None
+    potential: sp.Expr = None
+    x0: list = field(default_factory=list)
+    v0: list = field(default_factory=list)
+    simulation: dict = field(default_factory=dict)
+    file_hash: str = ""
+
+    @property
+    def n(self):
+        return len(self.coordinates)
+
+    @property
+    def m(self):
+        return len(self.constraints)
+
+    @property
+    def x(self):
+        return [c.symbol for c in self.coordinates]
+
+    @property
+    def v(self):
+        return [c.velocity for c in self.coordinates]
+
+    @property
+    def p(self):
+        return [q.symbol for q in self.parameters]
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys (PyYAML silently keeps the last one)."""
+
+
+def _construct_mapping(loader, node, deep=False):
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise ModelError(loader.name, str(key),
+                             f"duplicate key (line {key_node.start_mark.line + 1})")
+        seen.add(key)
+    return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load_model(path):
+    """Read, parse and validate a mechanism file. Raises ModelError on any problem."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ModelError(path, "", f"cannot read file ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ModelError(path, "", "file is not UTF-8 text") from None
+    try:
+        loader = _UniqueKeyLoader(text)
+        loader.name = str(path)
+        try:
+            doc = loader.get_single_data()
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ModelError(path, "", f"YAML syntax error{where}: {problem}") from None
+    return _Validator(path, hashlib.sha256(raw).hexdigest()).model(doc)
+
+
+class _Validator:
+    def __init__(self, path, file_hash):
+        self.path = path
+        self.file_hash = file_hash
+        self.names = {}   # every name in the model's namespace -> what it is
+
+    def fail(self, field_path, problem):
+        raise ModelError(self.path, field_path, problem)
+
+    # --- small typed readers -------------------------------------------------------------------
+    def mapping(self, value, where):
+        if not isinstance(value, dict):
+            self.fail(where, f"expected a mapping, got {_kind(value)}")
+        return value
+
+    def seq(self, value, where):
+        if not isinstance(value, list):
+            self.fail(where, f"expected a list, got {_kind(value)}")
+        return value
+
+    def text(self, value, where):
+        if not isinstance(value, str):
+            self.fail(where, f"expected text, got {_kind(value)}")
+        return value
+
+    def number(self, value, where, positive=False):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail(where, f"expected a number, got {_kind(value)}")
+        if not math.isfinite(value):
+            self.fail(where, f"number is not finite ({value})")
+        if positive and value <= 0:
+            self.fail(where, f"must be positive, got {value}")
+        return float(value)
+
+    def unknown_keys(self, mapping, allowed, where):
+        extra = sorted(set(map(str, mapping)) - allowed)
+        if extra:
+            prefix = f"{where}." if where else ""
+            self.fail(prefix + extra[0], f"unknown field (allowed: {', '.join(sorted(allowed))})")
+
+    def identifier(self, name, where, kind):
+        if not isinstance(name, str):
+            self.fail(where, f"{kind} name must be text, got {_kind(name)}")
+        if not IDENT.match(name):
+            self.fail(where, f"{kind} name '{name}' is not a valid C identifier "
+                             "(letters, digits and '_', starting with a letter)")
+        if name in C_KEYWORDS:
+            self.fail(where, f"{kind} name '{name}' is a C keyword")
+        if "__" in name:
+            self.fail(where, f"{kind} name '{name}' contains '__' (reserved in C)")
+        return name
+
+    def declare(self, name, where, kind):
+        self.identifier(name, where, kind)
+        if name in RESERVED:
+            self.fail(where, f"{kind} name '{name}' is reserved (used by the expression language "
+                             "or the generated code)")
+        if name in self.names:
+            self.fail(where, f"duplicate name '{name}' (already a {self.names[name]})")
+        self.names[name] = kind
+        return name
+
+    # --- the document --------------------------------------------------------------------------
+    def model(self, doc):
+        if doc is None:
+            self.fail("", "file is empty")
+        doc = self.mapping(doc, "(top level)")
+        self.unknown_keys(doc, TOP_KEYS, "")
+        for key in ("name", "coordinates", "dynamics", "initial"):
+            if key not in doc:
+                self.fail(key, "missing required field")
+
+        name = self.identifier(doc["name"], "name", "model")
+        if name != self.path.stem:
+            self.fail("name", f"model name '{name}' must match the file name '{self.path.stem}'")
+        description = self.text(doc.get("description", ""), "description").strip()
+        source = self.text(doc.get("source", ""), "source").strip()
+
+        params = self.parameters(doc.get("parameters", {}) or {})
+        coords = self.coordinates(doc["coordinates"])
+        t = sp.Symbol("t", real=True)
+        pos_syms = {p.name: p.symbol for p in params}
+        pos_syms.update({c.name: c.symbol for c in coords})
+        pos_syms["t"] = t
+        vel_syms = dict(pos_syms)
+        vel_syms.update({c.name + VELOCITY_SUFFIX: c.velocity for c in coords})
+        self.position_symbols = set(pos_syms.values())
+        self.definitions(doc.get("definitions", {}) or {}, pos_syms, vel_syms)
+
+        constraints = self.constraints(doc.get("constraints", []) or [], pos_syms)
+        model = Model(path=self.path, name=name, description=description, source=source,
+                      coordinates=coords, parameters=params, constraints=constraints, time=t,
+                      file_hash=self.file_hash)
+        self.dynamics(doc["dynamics"], model, pos_syms, vel_syms)
+        self.initial(doc["initial"], model)
+        model.simulation = self.simulation(doc.get("simulation", {}) or {})
+        return model
+
+    def parameters(self, raw):
+        raw = self.mapping(raw, "parameters")
+        out = []
+        for key, spec in raw.items():
+            where = f"parameters.{key}"
+            self.declare(key, where, "parameter")
+            unit, description = "", ""
+            if isinstance(spec, dict):
+                self.unknown_keys(spec, {"value", "unit", "description"}, where)
+                if "value" not in spec:
+                    self.fail(where + ".value", "missing required field")
+                value = self.number(spec["value"], where + ".value")
+                unit = self.text(spec.get("unit", ""), where + ".unit")
+                description = self.text(spec.get("description", ""), where + ".description")
+            else:
+                value = self.number(spec, where)
+            out.append(Parameter(key, value, unit, description, sp.Symbol(key, real=True)))
+        return out
+
+    def coordinates(self, raw):
+        raw = self.seq(raw, "coordinates")
+        if not raw:
+            self.fail("coordinates", "a model needs at least one coordinate")
+        out = []
+        for i, spec in enumerate(raw):
+            where = f"coordinates[{i}]"
+            unit = ""
+            if isinstance(spec, dict):
+                self.unknown_keys(spec, {"name", "unit"}, where)
+                if "name" not in spec:
+                    self.fail(where + ".name", "missing required field")
+                name = spec["name"]
+                unit = self.text(spec.get("unit", ""), where + ".unit")
+                where = where + ".name"
+            else:
+                name = spec
+            self.declare(name, where, "coordinate")
+            self.declare(name + VELOCITY_SUFFIX, where, "velocity")
+            out.append(Coordinate(name, unit, sp.Symbol(name, real=True),
+                                  sp.Symbol(name + VELOCITY_SUFFIX, real=True)))
+        return out
+
+    def definitions(self, raw, pos_syms, vel_syms):
+        """Named intermediate expressions, in order; each may use the ones before it. A definition
+        free of velocities is available wherever positions are; the others only where velocities
+        are (kinetic energy, forces). They are substituted, so the generated code never sees them."""
+        raw = self.mapping(raw, "definitions")
+        for name, text in raw.items():
+            where = f"definitions.{name}"
+            self.declare(name, where, "definition")
+            value = self.expr(text, where, vel_syms)
+            vel_syms[name] = value
+            if value.free_symbols <= self.position_symbols:
+                pos_syms[name] = value
+
+    def expr(self, value, where, symbols):
+        try:
+            return parse_expr(value, symbols)
+        except ExprError as exc:
+            message = str(exc)
+            if "unknown symbol" in message and symbols is not None:
+                name = message.split("'")[1]
+                if self.names.get(name) in ("velocity", "definition"):
+                    message += " (velocities, and definitions that use them, are not allowed here)"
+            self.fail(where, message)
+
+    def constraints(self, raw, symbols):
+        raw = self.seq(raw, "constraints")
+        out = []
+        for i, spec in enumerate(raw):
+            where = f"constraints[{i}]"
+            spec = self.mapping(spec, where)
+            self.unknown_keys(spec, {"name", "expr"}, where)
+            for key in ("name", "expr"):
+                if key not in spec:
+                    self.fail(f"{where}.{key}", "missing required field")
+            name = self.declare(spec["name"], where + ".name", "constraint")
+            out.append(Constraint(name, self.expr(spec["expr"], where + ".expr", symbols)))
+        return out
+
+    def dynamics(self, raw, model, pos_syms, vel_syms):
+        raw = self.mapping(raw, "dynamics")
+        self.unknown_keys(raw, DYNAMICS_KEYS, "dynamics")
+        n = model.n
+        has_m, has_t = "mass_matrix" in raw, "kinetic" in raw
+        if has_m == has_t:
+            self.fail("dynamics", "give either 'mass_matrix' (with 'forces') or 'kinetic' "
+                                  "(kinetic energy T, from which M and f are derived), not both")
+        if has_m:
+            model.mass_matrix = self.mass_matrix(raw["mass_matrix"], n, pos_syms)
+            if "forces" not in raw:
+                self.fail("dynamics.forces", "missing required field (needed with 'mass_matrix')")
+        else:
+            model.kinetic = self.expr(raw["kinetic"], "dynamics.kinetic", vel_syms)
+        if "forces" in raw:
+            forces = self.seq(raw["forces"], "dynamics.forces")
+            if len(forces) != n:
+                self.fail("dynamics.forces", f"expected {n} entries (one per coordinate), "
+                                             f"got {len(forces)}")
+            model.forces = sp.Matrix([self.expr(e, f"dynamics.forces[{i}]", vel_syms)
+                                      for i, e in enumerate(forces)])
+        if "potential" in raw:
+            model.potential = self.expr(raw["potential"], "dynamics.potential", pos_syms)
+
+    def mass_matrix(self, raw, n, symbols):
+        where = "dynamics.mass_matrix"
+        if isinstance(raw, dict):
+            self.unknown_keys(raw, {"diagonal"}, where)
+            diag = self.seq(raw.get("diagonal"), where + ".diagonal")
+            if len(diag) != n:
+                self.fail(where + ".diagonal", f"expected {n} entries, got {len(diag)}")
+            return sp.diag(*[self.expr(e, f"{where}.diagonal[{i}]", symbols)
+                             for i, e in enumerate(diag)])
+        rows = self.seq(raw, where)
+        if len(rows) != n:
+            self.fail(where, f"expected {n} rows (n x n, n = {n}), got {len(rows)}")
+        mat = sp.zeros(n, n)
+        for i, row in enumerate(rows):
+            row = self.seq(row, f"{where}[{i}]")
+            if len(row) != n:
+                self.fail(f"{where}[{i}]", f"expected {n} entries, got {len(row)}")
+            for j, e in enumerate(row):
+                mat[i, j] = self.expr(e, f"{where}[{i}][{j}]", symbols)
+        if mat != mat.T:
+            self.fail(where, "mass matrix must be symmetric")
+        return mat
+
+    def initial(self, raw, model):
+        raw = self.mapping(raw, "initial")
+        self.unknown_keys(raw, {"x", "v"}, "initial")
+        consts = {p.name: p.symbol for p in model.parameters}
+        values = {p.symbol: p.value for p in model.parameters}
+        for key in ("x", "v"):
+            given = self.mapping(raw.get(key, {}) or {}, f"initial.{key}")
+            known = {c.name for c in model.coordinates}
+            out = []
+            for name in given:
+                if name not in known:
+                    self.fail(f"initial.{key}.{name}", "not a coordinate of this model")
+            for c in model.coordinates:
+                where = f"initial.{key}.{c.name}"
+                if c.name not in given:
+                    if key == "x":
+                        self.fail(where, "missing initial position")
+                    out.append(0.0)
+                    continue
+                e = self.expr(given[c.name], where, consts).subs(values)
+                try:
+                    value = float(e)
+                except (TypeError, ValueError):
+                    self.fail(where, "does not evaluate to a number")
+                if not math.isfinite(value):
+                    self.fail(where, f"number is not finite ({value})")
+                out.append(value)
+            setattr(model, f"{key}0", out)
+
+    def simulation(self, raw):
+        raw = self.mapping(raw, "simulation")
+        self.unknown_keys(raw, set(SIM_DEFAULTS), "simulation")
+        sim = dict(SIM_DEFAULTS)
+        for key in ("t_end", "h", "rtol", "atol"):
+            if key in raw:
+                sim[key] = self.number(raw[key], f"simulation.{key}", positive=True)
+        if raw.get("dt_out") is not None:
+            sim["dt_out"] = self.number(raw["dt_out"], "simulation.dt_out", positive=True)
+        for key, allowed in (("method", METHODS), ("continuation", CONTINUATIONS)):
+            if key in raw:
+                if raw[key] not in allowed:
+                    self.fail(f"simulation.{key}", f"'{raw[key]}' is not one of {', '.join(allowed)}")
+                sim[key] = raw[key]
+        return sim
+
+
+def _kind(value):
+    if value is None:
+        return "nothing"
+    return {dict: "a mapping", list: "a list", str: "text", bool: "a boolean",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)

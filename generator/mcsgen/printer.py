@@ -1,0 +1,73 @@
+"""C printing of derived expressions: SymPy's C99 printer, adapted to the runtime's `mcs_real`.
+
+- Real literals go through MCS_R(...) so the same generated file compiles for double and float.
+- Small integer powers become products (x*x), other powers pow(); 1/2 powers sqrt().
+- No M_PI-style macros (not standard C): named constants print as their 17-digit value.
+- Anything the printer does not support is an error, never silently emitted text.
+"""
+
+import sympy as sp
+from sympy.printing.c import C99CodePrinter
+from sympy.printing.precedence import precedence
+
+from .errors import McsError
+
+
+class McsCodePrinter(C99CodePrinter):
+    def __init__(self, names):
+        """names: dict Symbol -> the C text that reads it (e.g. x[0], p->M)."""
+        super().__init__({"math_macros": {}, "contract": False})
+        self.names = names
+
+    def doprint(self, expr, assign_to=None):
+        text = super().doprint(expr, assign_to)
+        if self._not_supported:
+            bad = ", ".join(sorted(str(e) for e in self._not_supported))
+            raise McsError(f"cannot print to C: {bad}")
+        return text
+
+    def _print_Symbol(self, expr):
+        try:
+            return self.names[expr]
+        except KeyError:
+            raise McsError(f"internal: no C name for symbol {expr}") from None
+
+    def _literal(self, value):
+        text = repr(float(value))
+        if "e" not in text and "." not in text and "inf" not in text:
+            text += ".0"
+        return f"MCS_R({text})"
+
+    def _print_Float(self, expr):
+        return self._literal(expr)
+
+    def _print_Integer(self, expr):
+        return str(int(expr))
+
+    def _print_Rational(self, expr):
+        return f"({self._literal(expr.p)}/{self._literal(expr.q)})"
+
+    def _print_NumberSymbol(self, expr):
+        return self._literal(sp.N(expr, 20))
+
+    _print_Pi = _print_NumberSymbol
+    _print_Exp1 = _print_NumberSymbol
+
+    def _print_Pow(self, expr):
+        base, exp = expr.as_base_exp()
+        prec = precedence(expr)
+        b = self.parenthesize(base, prec)
+        if exp.is_Integer and 1 <= abs(int(exp)) <= 4:
+            k = abs(int(exp))
+            prod = "*".join([b] * k) if k > 1 else b
+            if exp > 0:
+                return prod if k == 1 else f"({prod})"
+            return f"{self._literal(1)}/({prod})"
+        if exp == sp.Rational(1, 2):
+            return f"sqrt({self._print(base)})"
+        if exp == -sp.Rational(1, 2):
+            return f"{self._literal(1)}/sqrt({self._print(base)})"
+        return f"pow({self._print(base)}, {self._print(exp)})"
+
+    def _print_Abs(self, expr):
+        return f"fabs({self._print(expr.args[0])})"

@@ -1,0 +1,28 @@
+/* mcs_config.h - compile-time options of the mcsgen runtime and of generated models.
+ *
+ * Options (define on the compiler command line, e.g. -DMCS_REAL_FLOAT):
+ *   MCS_REAL_FLOAT        use float instead of double for every real number (Cortex-M4F class).
+ *                         Generated code then calls the type-generic <tgmath.h> functions.
+ *   MCS_LINALG_PORTABLE   use the self-contained linear algebra (no LAPACK), for firmware.
+ *                         Default: LAPACKE _work routines backed by LAPACK/OpenBLAS.
+ */
+#ifndef MCS_CONFIG_H
+#define MCS_CONFIG_H
+
+#include <stddef.h>
+
+#ifdef MCS_REAL_FLOAT
+typedef float mcs_real;
+#define MCS_R(lit) lit##f            /* a real literal: MCS_R(0.5) is 0.5f */
+#define MCS_REAL_EPS 1.1920929e-07f
+#include <tgmath.h>
+#else
+typedef double mcs_real;
+#define MCS_R(lit) lit
+#define MCS_REAL_EPS 2.220446049250313e-16
+#include <math.h>
+#endif
+
+#define MCS_VERSION_STRING "0.1.0"
+
+#endif /* MCS_CONFIG_H */

@@ -1,0 +1,62 @@
+/* mcs_model.h - the constant descriptor through which the runtime drives any generated model.
+ *
+ * A generated model (generated/<name>/<name>.h) exports typed kernels taking its own parameter
+ * struct and one `const mcs_model <name>_model` built from them. Every kernel is pure and
+ * reentrant: it reads its inputs and writes every entry of its caller-owned output.
+ * Matrices are column-major (LAPACK order): entry (i, j) of an (r x c) matrix is out[i + j*r].
+ */
+#ifndef MCS_MODEL_H
+#define MCS_MODEL_H
+
+#include "mcs_config.h"
+
+/* Bumped whenever the layout below changes; generated headers refuse to compile against another. */
+#define MCS_MODEL_ABI_VERSION 1
+
+/* Kernel of (x, t):       c (nc), A (nc x nx), c_t (nc), M (nx x nx). */
+typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
+/* Kernel of (x, w, t): w is v for gamma, A_dot, f, K_f, D and the multipliers lambda (nc) for K_c. */
+typedef void (*mcs_kernel_xwt)(const mcs_real *x, const mcs_real *w, mcs_real t,
+                               const void *params, mcs_real *out);
+/* Scalar of (x, t): the potential energy V. */
+typedef mcs_real (*mcs_scalar_xt)(const mcs_real *x, mcs_real t, const void *params);
+
+typedef struct mcs_model {
+    int abi_version;                  /* MCS_MODEL_ABI_VERSION at generation */
+    const char *name;                 /* model name (a C identifier) */
+    const char *source_hash;          /* sha256 of the mechanism file */
+    int nx;                           /* number of coordinates n */
+    int nc;                           /* number of constraint rows m (may be 0) */
+    int np;                           /* number of parameters */
+    const char *const *coord_names;   /* (nx) */
+    const char *const *coord_units;   /* (nx) */
+    const char *const *constraint_names; /* (nc) or NULL when nc = 0 */
+    const char *const *param_names;   /* (np) or NULL */
+    const char *const *param_units;   /* (np) or NULL */
+    size_t params_size;               /* sizeof the model's parameter struct */
+    const void *default_params;       /* the defaults from the mechanism file */
+    const size_t *param_offsets;      /* (np) byte offset of each mcs_real member, or NULL */
+    int a_nnz;                        /* structural nonzeros of A */
+    const int *a_rows;                /* (a_nnz) row of each nonzero, or NULL */
+    const int *a_cols;                /* (a_nnz) column of each nonzero, or NULL */
+    const mcs_real *x0;               /* (nx) initial positions from the mechanism file */
+    const mcs_real *v0;               /* (nx) initial velocities */
+    /* Default simulation settings from the mechanism file. */
+    mcs_real t_end, h, rtol, atol, dt_out; /* dt_out = 0: one output row per step */
+    int method;                       /* an mcs_method */
+    int continuation;                 /* an mcs_continuation */
+    /* Kernels (SPEC §1). */
+    mcs_kernel_xt c;                  /* (nc)      c(x, t) */
+    mcs_kernel_xt A;                  /* (nc x nx) dc/dx */
+    mcs_kernel_xt c_t;                /* (nc)      dc/dt */
+    mcs_kernel_xwt gamma;             /* (nc)      A xdd = gamma(x, v, t) */
+    mcs_kernel_xwt A_dot;             /* (nc x nx) dA/dt along v */
+    mcs_kernel_xt M;                  /* (nx x nx) mass matrix */
+    mcs_kernel_xwt f;                 /* (nx)      applied minus quadratic-velocity forces */
+    mcs_kernel_xwt K_c;               /* (nx x nx) d(A^T lambda)/dx, w = lambda */
+    mcs_kernel_xwt K_f;               /* (nx x nx) -df/dx */
+    mcs_kernel_xwt D;                 /* (nx x nx) -df/dv */
+    mcs_scalar_xt potential;          /* V(x, t), or NULL when the model defines no energy */
+} mcs_model;
+
+#endif /* MCS_MODEL_H */

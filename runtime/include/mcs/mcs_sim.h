@@ -1,0 +1,143 @@
+/* mcs_sim.h - integration of a generated model in its minimal coordinate set (SPEC §2-§4).
+ *
+ * Usage (no allocation anywhere; the caller owns every byte):
+ *
+ *   static mcs_real work[MCS_SIM_WORK_SIZE(PEND_NX, PEND_NC)];
+ *   static int iwork[MCS_SIM_IWORK_SIZE(PEND_NX, PEND_NC)];
+ *   mcs_sim sim; mcs_options opt; mcs_assembly asm_report;
+ *   mcs_options_default(&opt, &pend_model);
+ *   mcs_sim_init(&sim, &pend_model, &pend_default_params, &opt, work, sizeof work / sizeof *work,
+ *                iwork, sizeof iwork / sizeof *iwork);
+ *   mcs_sim_set_state(&sim, 0, pend_model.x0, pend_model.v0, &asm_report);
+ *   while (sim.cur.t < t_end) mcs_sim_advance(&sim, t_end);   (or mcs_sim_step for each step)
+ *
+ * Within a step the chart (x_k, U_k, T_k, S_k) of the step's start is frozen and the motion is the
+ * ODE of y = (q, qdot) of SPEC §4; after it the Jacobian is re-factored and the tangent basis
+ * continued (SPEC §3). Every function returns an mcs_status.
+ */
+#ifndef MCS_SIM_H
+#define MCS_SIM_H
+
+#include "mcs_basis.h"
+#include "mcs_config.h"
+#include "mcs_model.h"
+#include "mcs_status.h"
+
+typedef enum mcs_method {
+    MCS_METHOD_RK4 = 0,   /* classic fixed-step Runge-Kutta 4 (firmware default) */
+    MCS_METHOD_DOPRI5 = 1 /* Dormand-Prince 5(4) with error control and dense output */
+} mcs_method;
+
+/* Workspace (number of mcs_real / int entries) for a model with n coordinates and m constraints. */
+#define MCS_SIM_K(n, m) MCS_BASIS_K(n, m)
+#define MCS_SIM_WORK_SIZE(n, m) \
+    (28 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 48 * MCS_SIM_K(n, m) + MCS_BASIS_WORK_SIZE(n, m))
+#define MCS_SIM_IWORK_SIZE(n, m) (8 * MCS_SIM_K(n, m))
+
+typedef struct mcs_options {
+    mcs_method method;
+    mcs_continuation continuation;
+    mcs_real h;              /* RK4 step; DOPRI5 first step */
+    mcs_real rtol, atol;     /* DOPRI5 error tolerances */
+    mcs_real h_min;          /* DOPRI5: smallest step before MCS_ERR_STEP_TOO_SMALL */
+    mcs_real rank_tol;       /* tau_rank: |R_ii| > rank_tol |R_11| counts towards the rank */
+    mcs_real newton_tol;     /* chart Newton: stop when |dp|_inf <= newton_tol max(1, |x|_inf) */
+    int newton_max_iter;     /* chart Newton iterations before MCS_ERR_NEWTON */
+    mcs_real chart_pivot_min; /* a stage whose LU of A_S U has a pivot ratio below this fails */
+} mcs_options;
+
+/* The state at one time and the factorization of A(x, t)^T there. */
+typedef struct mcs_frame {
+    mcs_real t;
+    mcs_real *x;   /* (n) positions */
+    mcs_real *v;   /* (n) velocities */
+    mcs_real *Q;   /* (n x n) [U | T]: U = Q[:, :r] constrained directions, T = Q[:, r:] tangent basis */
+    mcs_real *R;   /* (n x m, ld n) R of A^T P = Q R in the upper triangle */
+    int *piv;      /* (m) pivot order; piv[0..r-1] is the independent row set S */
+    int r;         /* rank of A */
+} mcs_frame;
+
+typedef struct mcs_stats {
+    long steps;              /* accepted steps */
+    long rejected;           /* rejected steps (error control or a failed stage) */
+    long evaluations;        /* right-hand-side evaluations */
+    long newton_iterations;  /* chart Newton iterations */
+    long factorizations;     /* QR factorizations of A^T */
+    long rank_changes;       /* accepted steps after which the rank differs */
+} mcs_stats;
+
+/* What mcs_sim_set_state changed to make the initial state consistent (SPEC §4). */
+typedef struct mcs_assembly {
+    mcs_real c_norm_before;  /* |c(x0, t0)|_inf as given */
+    mcs_real c_norm_after;   /* after the minimum-norm Newton correction */
+    mcs_real dx_norm;        /* |x_assembled - x0|_2 */
+    mcs_real cdot_norm_before; /* |A v0 + c_t|_inf as given */
+    mcs_real dv_norm;        /* |v_projected - v0|_2 */
+    int iterations;
+} mcs_assembly;
+
+typedef struct mcs_sim {
+    const mcs_model *model;
+    const void *params;
+    mcs_options opt;
+    int n, m;
+    mcs_frame cur;        /* the state now, with the continued basis */
+    mcs_frame prev;       /* the state at the start of the last accepted step (its chart) */
+    mcs_frame probe;      /* scratch frame for dense output */
+    mcs_real h_last;      /* length of the last accepted step (0 before the first) */
+    mcs_real h_next;      /* DOPRI5: the step the controller proposes next */
+    mcs_real t_grid0;     /* RK4: origin of the fixed grid */
+    long grid_index;      /* RK4: index of the last grid point reached */
+    mcs_stats stats;
+    /* Internal scratch, carved from the caller's work array by mcs_sim_init. */
+    struct mcs_sim_scratch {
+        mcs_real *A, *A_dot, *c, *c_t, *gamma, *M, *f;
+        mcs_real *G, *Z, *Phi, *MPhi, *Mred, *p, *xs, *vs, *rhs, *tmp;
+        mcs_real *y0, *y1, *ys, *yerr, *k[7];
+        mcs_real *That, *Tpred, *basis_work;
+        int *ipiv, *basis_iwork;
+        int dense_ready;  /* DOPRI5 stages of the last step are valid for dense output */
+    } w;
+} mcs_sim;
+
+/* Defaults: the model's simulation settings, rank_tol 1e-9, newton_tol 1e-13, 25 iterations. */
+void mcs_options_default(mcs_options *opt, const mcs_model *model);
+
+/* Size of the workspace (reals, ints) that mcs_sim_init needs; equal to the macros above. */
+size_t mcs_sim_work_size(int n, int m);
+size_t mcs_sim_iwork_size(int n, int m);
+
+/* Bind a model, its parameters (kept by pointer) and options to caller-owned workspace. */
+mcs_status mcs_sim_init(mcs_sim *sim, const mcs_model *model, const void *params,
+                        const mcs_options *opt, mcs_real *work, size_t work_len,
+                        int *iwork, size_t iwork_len);
+
+/* Set the state at time t: positions are brought onto c = 0 by minimum-norm Newton corrections,
+ * velocities projected onto A v + c_t = 0; `report` (may be NULL) says by how much. The tangent
+ * basis starts as the T of the QR factorization there. */
+mcs_status mcs_sim_set_state(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
+                             mcs_assembly *report);
+
+/* One accepted step towards t_target (never past it). RK4 uses h (shortened to hit t_target or
+ * to return to its grid); DOPRI5 retries rejected steps on the same chart. */
+mcs_status mcs_sim_step(mcs_sim *sim, mcs_real t_target);
+
+/* Steps until cur.t == t_target. */
+mcs_status mcs_sim_advance(mcs_sim *sim, mcs_real t_target);
+
+/* DOPRI5 dense output inside the last accepted step (prev.t <= t <= cur.t): x, v (n each) on the
+ * constraint manifold and, if q / qd are not NULL, the projected coordinates T^T x, T^T v (f each)
+ * with the basis continued to t. */
+mcs_status mcs_sim_dense(mcs_sim *sim, mcs_real t, mcs_real *x, mcs_real *v, mcs_real *q,
+                         mcs_real *qd);
+
+/* Projected coordinates of the current state: q = T^T x, qd = T^T v (f = n - r entries each). */
+void mcs_sim_minimal(const mcs_sim *sim, mcs_real *q, mcs_real *qd);
+
+/* |c(x, t)|_inf of the current state. */
+mcs_real mcs_sim_constraint_norm(mcs_sim *sim);
+
+/* Kinetic energy 1/2 v^T M v and potential V (0 when the model has none) of the current state. */
+void mcs_sim_energy(mcs_sim *sim, mcs_real *kinetic, mcs_real *potential);
+
+#endif /* MCS_SIM_H */

@@ -1,0 +1,119 @@
+/* mcs_basis.c - QR tangent basis, predictors and polar alignment (SPEC §2, §3). */
+#include "mcs/mcs_basis.h"
+
+#include "mcs_linalg.h"
+
+int mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol,
+                 mcs_real *Q, mcs_real *R, int *piv, int *rank, mcs_real *work)
+{
+    const int k = MCS_BASIS_K(n, m);
+    const int kmin = n < m ? n : m;
+    mcs_real *tau = work;                /* (k) */
+    mcs_real *lawork = work + k;         /* LAPACK work */
+    const int lwork = MCS_LA_LWORK(k);
+    int i, j, info, r = 0;
+    /* R <- A^T (n x m) */
+    for (j = 0; j < m; ++j)
+        for (i = 0; i < n; ++i)
+            R[i + j * n] = A[j + i * lda];
+    info = mcs_la_qr_pivoted(n, m, R, n, piv, tau, lawork, lwork);
+    if (info != 0)
+        return info;
+    if (kmin > 0) {
+        const mcs_real r11 = fabs(R[0]);
+        for (i = 0; i < kmin; ++i) {
+            if (r11 > 0 && fabs(R[i + i * n]) > rank_tol * r11)
+                ++r;
+            else
+                break;
+        }
+    }
+    /* Q <- reflectors, then the full orthogonal factor */
+    for (j = 0; j < n; ++j)
+        for (i = 0; i < n; ++i)
+            Q[i + j * n] = (j < kmin && i > j) ? R[i + j * n] : 0;
+    info = mcs_la_qr_form_q(n, kmin, Q, n, tau, lawork, lwork);
+    *rank = r;
+    return info;
+}
+
+int mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
+                        const int *piv, const mcs_real *A_dot, mcs_real h, mcs_continuation kind,
+                        mcs_real *Tpred, mcs_real *work, int *iwork)
+{
+    const int f = n - r;
+    const mcs_real *U = Q, *T = Q + r * n;
+    mcs_real *J = work;                  /* (n x r) Q^T A_dot_S^T */
+    mcs_real *omega = work + n * n;      /* (n x n) */
+    mcs_real *E = work + 2 * n * n;      /* (n x n) */
+    mcs_real *scratch = work + 3 * n * n; /* 4 n*n for expm */
+    int i, j, l;
+    (void)m;
+    if (kind == MCS_CONT_OFF || kind == MCS_CONT_NONE || r == 0 || f == 0) {
+        mcs_mat_copy(n, f, T, n, Tpred, n);
+        return 0;
+    }
+    /* J = Q^T A_dot_S^T: column j is Q^T (row piv[j] of A_dot) */
+    for (j = 0; j < r; ++j)
+        for (i = 0; i < n; ++i) {
+            mcs_real s = 0;
+            for (l = 0; l < n; ++l)
+                s += Q[l + i * n] * A_dot[piv[j] + l * m];
+            J[i + j * n] = s;
+        }
+    /* J <- J R_ns^-1 (both blocks at once): rows r.. give Omega_s, rows ..r give Omega_L */
+    mcs_mat_solve_right_upper(n, r, R, n, J, n);
+    if (kind == MCS_CONT_EULER) {
+        /* T~ = T - h U Omega_s^T */
+        mcs_mat_copy(n, f, T, n, Tpred, n);
+        mcs_mat_gemm(0, 1, n, f, r, -h, U, n, J + r, n, 1, Tpred, n);
+        return 0;
+    }
+    /* Omega = [[Omega_ns, -Omega_s^T], [Omega_s, 0]] scaled by h */
+    for (j = 0; j < n; ++j)
+        for (i = 0; i < n; ++i)
+            omega[i + j * n] = 0;
+    for (j = 0; j < r; ++j) {
+        for (i = j + 1; i < r; ++i) { /* strictly lower part of J11 R^-1, made skew */
+            omega[i + j * n] = h * J[i + j * n];
+            omega[j + i * n] = -h * J[i + j * n];
+        }
+        for (i = r; i < n; ++i) {
+            omega[i + j * n] = h * J[i + j * n];
+            omega[j + i * n] = -h * J[i + j * n];
+        }
+    }
+    if (mcs_mat_expm(n, omega, E, scratch, iwork) != 0)
+        return -1;
+    /* T~ = (Q E)[:, r:] = Q E[:, r:] */
+    mcs_mat_gemm(0, 0, n, f, n, 1, Q, n, E + r * n, n, 0, Tpred, n);
+    return 0;
+}
+
+int mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
+                    mcs_real *Tout, mcs_real *work)
+{
+    const int g = f_old < f_new ? f_old : f_new;
+    const int k = MCS_BASIS_K(n, 0);
+    mcs_real *C = work;                 /* (g x f_new) */
+    mcs_real *W = work + k * k;         /* (g x g) */
+    mcs_real *Vt = work + 2 * k * k;    /* (f_new x f_new) */
+    mcs_real *V_Wt = work + 3 * k * k;  /* (f_new x g) */
+    mcs_real *sv = work + 4 * k * k;    /* (k) */
+    mcs_real *lawork = work + 4 * k * k + k;
+    int info;
+    if (g == 0) {
+        mcs_mat_copy(n, f_new, That, n, Tout, n);
+        return 0;
+    }
+    mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);
+    info = mcs_la_svd(g, f_new, C, g, sv, W, g, Vt, f_new, lawork, MCS_LA_LWORK(k));
+    if (info != 0)
+        return info;
+    /* V_Wt = V[:, :g] W^T  (f_new x g);  Tout[:, :g] = That V_Wt */
+    mcs_mat_gemm(1, 1, f_new, g, g, 1, Vt, f_new, W, g, 0, V_Wt, f_new);
+    mcs_mat_gemm(0, 0, n, g, f_new, 1, That, n, V_Wt, f_new, 0, Tout, n);
+    if (f_new > g) /* Tout[:, g:] = That V[:, g:] = That (Vt[g:, :])^T */
+        mcs_mat_gemm(0, 1, n, f_new - g, f_new, 1, That, n, Vt + g, f_new, 0, Tout + g * n, n);
+    return 0;
+}

@@ -1,0 +1,123 @@
+/* mcs_linalg.c - small dense loops shared by the linear-algebra backends. */
+#include "mcs_linalg.h"
+
+void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
+                  const mcs_real *a, int lda, const mcs_real *b, int ldb, mcs_real beta,
+                  mcs_real *c, int ldc)
+{
+    int i, j, k;
+    for (j = 0; j < cols; ++j) {
+        for (i = 0; i < rows; ++i) {
+            mcs_real sum = 0;
+            for (k = 0; k < inner; ++k) {
+                mcs_real aik = ta ? a[k + i * lda] : a[i + k * lda];
+                mcs_real bkj = tb ? b[j + k * ldb] : b[k + j * ldb];
+                sum += aik * bkj;
+            }
+            c[i + j * ldc] = (beta == 0 ? 0 : beta * c[i + j * ldc]) + alpha * sum;
+        }
+    }
+}
+
+void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb)
+{
+    int i, j, l;
+    for (i = 0; i < rows; ++i) {
+        for (j = 0; j < k; ++j) {
+            mcs_real s = b[i + j * ldb];
+            for (l = 0; l < j; ++l)
+                s -= b[i + l * ldb] * r[l + j * ldr];
+            b[i + j * ldb] = s / r[j + j * ldr];
+        }
+    }
+}
+
+void mcs_mat_solve_upper_transposed(int k, const mcs_real *r, int ldr, mcs_real *b)
+{
+    int i, l;
+    for (i = 0; i < k; ++i) {
+        mcs_real s = b[i];
+        for (l = 0; l < i; ++l)
+            s -= r[l + i * ldr] * b[l];
+        b[i] = s / r[i + i * ldr];
+    }
+}
+
+void mcs_mat_copy(int rows, int cols, const mcs_real *a, int lda, mcs_real *b, int ldb)
+{
+    int i, j;
+    for (j = 0; j < cols; ++j)
+        for (i = 0; i < rows; ++i)
+            b[i + j * ldb] = a[i + j * lda];
+}
+
+mcs_real mcs_vec_max_abs(int n, const mcs_real *a)
+{
+    mcs_real m = 0;
+    int i;
+    for (i = 0; i < n; ++i) {
+        mcs_real x = fabs(a[i]);
+        if (!(x <= m) && !(x > m))
+            return -1; /* NaN */
+        if (x > m)
+            m = x;
+    }
+    return (m > 0 && m - m != 0) ? -1 : m; /* Inf - Inf is NaN */
+}
+
+int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipiv)
+{
+    /* [6/6] Padé: N = sum c_k X^k, D = sum (-1)^k c_k X^k, exp(X) ~ D^-1 N, with X = a / 2^s and
+     * ||X||_1 <= 1/2 (truncation error below 1e-19), then s squarings. */
+    static const mcs_real c[7] = {
+        MCS_R(1.0), MCS_R(0.5), MCS_R(0.11363636363636363636), MCS_R(0.015151515151515151515),
+        MCS_R(0.0012626262626262626263), MCS_R(6.3131313131313131313e-05),
+        MCS_R(1.5031265031265031265e-06)};
+    mcs_real *x = work, *xp = work + n * n, *num = work + 2 * n * n, *den = work + 3 * n * n;
+    mcs_real norm = 0, scale = 1;
+    int i, j, k, s = 0;
+    for (j = 0; j < n; ++j) {
+        mcs_real col = 0;
+        for (i = 0; i < n; ++i)
+            col += fabs(a[i + j * n]);
+        if (col > norm)
+            norm = col;
+    }
+    if (!(norm - norm == 0))
+        return -1;
+    while (norm * scale > MCS_R(0.5)) {
+        scale *= MCS_R(0.5);
+        ++s;
+    }
+    for (i = 0; i < n * n; ++i) {
+        x[i] = a[i] * scale;
+        xp[i] = x[i];
+        num[i] = 0;
+        den[i] = 0;
+    }
+    for (i = 0; i < n; ++i) {
+        num[i + i * n] = c[0];
+        den[i + i * n] = c[0];
+    }
+    for (k = 1; k <= 6; ++k) {
+        mcs_real sign = (k % 2) ? -1 : 1;
+        if (k > 1) { /* xp <- xp * x, using e as scratch */
+            mcs_mat_gemm(0, 0, n, n, n, 1, xp, n, x, n, 0, e, n);
+            mcs_mat_copy(n, n, e, n, xp, n);
+        }
+        for (i = 0; i < n * n; ++i) {
+            num[i] += c[k] * xp[i];
+            den[i] += sign * c[k] * xp[i];
+        }
+    }
+    if (mcs_la_lu(n, den, n, ipiv) != 0)
+        return -1;
+    if (mcs_la_lu_solve(n, n, den, n, ipiv, num, n) != 0)
+        return -1;
+    for (k = 0; k < s; ++k) {
+        mcs_mat_gemm(0, 0, n, n, n, 1, num, n, num, n, 0, e, n);
+        mcs_mat_copy(n, n, e, n, num, n);
+    }
+    mcs_mat_copy(n, n, num, n, e, n);
+    return 0;
+}

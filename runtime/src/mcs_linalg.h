@@ -1,0 +1,56 @@
+/* mcs_linalg.h - the one internal interface to dense linear algebra.
+ *
+ * Two backends implement the mcs_la_* routines: mcs_linalg_lapack.c (LAPACKE _work routines, no
+ * allocation) and, with MCS_LINALG_PORTABLE, mcs_linalg_portable.c (self-contained C99 for
+ * firmware). The mcs_mat_* helpers (mcs_linalg.c) are small loops shared by both.
+ * All matrices are column-major with an explicit leading dimension; every routine returns 0 on
+ * success and a nonzero value on failure (a singular factor, an illegal argument).
+ */
+#ifndef MCS_LINALG_H
+#define MCS_LINALG_H
+
+#include "mcs/mcs_config.h"
+
+/* Real workspace (entries) that every mcs_la_* call below accepts for matrices of order <= k. */
+#define MCS_LA_LWORK(k) (66 * ((k) + 1) + 8 * (k) + 16)
+
+/* Column-pivoted Householder QR of a (rows x cols): a P = Q R. On return R is in the upper
+ * triangle of a, the reflectors below it, tau (min(rows, cols)); jpvt (cols) holds the 0-based
+ * column permutation (jpvt[j] = original column in position j). */
+int mcs_la_qr_pivoted(int rows, int cols, mcs_real *a, int lda, int *jpvt, mcs_real *tau,
+                      mcs_real *work, int lwork);
+/* The full orthogonal Q (rows x rows) from the k reflectors of mcs_la_qr_pivoted. q must hold
+ * the reflectors in its first k columns on entry (copied from a). */
+int mcs_la_qr_form_q(int rows, int k, mcs_real *q, int ldq, const mcs_real *tau,
+                     mcs_real *work, int lwork);
+/* LU with partial pivoting of a square a (n x n), and solve with it for nrhs right-hand sides. */
+int mcs_la_lu(int n, mcs_real *a, int lda, int *ipiv);
+int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipiv,
+                    mcs_real *b, int ldb);
+/* Cholesky a = L L^T (lower triangle used), and solve with it. Fails when a is not PD. */
+int mcs_la_cholesky(int n, mcs_real *a, int lda);
+int mcs_la_cholesky_solve(int n, int nrhs, const mcs_real *l, int lda, mcs_real *b, int ldb);
+/* Full SVD a = U diag(s) V^T of a (rows x cols); u (rows x rows), vt (cols x cols).
+ * a is destroyed. */
+int mcs_la_svd(int rows, int cols, mcs_real *a, int lda, mcs_real *s, mcs_real *u, int ldu,
+               mcs_real *vt, int ldvt, mcs_real *work, int lwork);
+
+/* --- helpers shared by both backends (mcs_linalg.c) --- */
+/* c (rows x cols) = alpha op(a) op(b) + beta c, op = transpose when ta/tb is nonzero;
+ * inner is the shared dimension. beta = 0 ignores the old contents of c. */
+void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
+                  const mcs_real *a, int lda, const mcs_real *b, int ldb, mcs_real beta,
+                  mcs_real *c, int ldc);
+/* Solve X R = B in place (B is rows x k, R is k x k upper triangular): B <- B R^-1. */
+void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb);
+/* Solve R^T y = b in place for one vector (R k x k upper triangular). */
+void mcs_mat_solve_upper_transposed(int k, const mcs_real *r, int ldr, mcs_real *b);
+/* Copy a (rows x cols) into b. */
+void mcs_mat_copy(int rows, int cols, const mcs_real *a, int lda, mcs_real *b, int ldb);
+/* Matrix exponential of a square a (n x n) by the diagonal [6/6] Padé approximant with scaling
+ * and squaring; result in e. work: 4 n*n reals, ipiv: n ints. Skew a gives orthogonal e. */
+int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipiv);
+/* Largest absolute entry of a vector (0 for n = 0); -1 when an entry is NaN or Inf. */
+mcs_real mcs_vec_max_abs(int n, const mcs_real *a);
+
+#endif /* MCS_LINALG_H */
