@@ -418,6 +418,28 @@ void pendulum_3r_D(const mcs_real *x, const mcs_real *v, mcs_real t,
     out[7] = -w25*(w12*w79 + w5*w58 + w84) + w25*(w17*w68 - w22*w65 + w84) + w26*w76 + w39*w92 + w44*w92;
 }
 
+mcs_real pendulum_3r_kinetic(const mcs_real *x, const mcs_real *v, mcs_real t,
+    const pendulum_3r_params *p)
+{
+    (void)t;
+    const mcs_real w0 = (v[0]*v[0]);
+    const mcs_real w1 = v[0] + v[1];
+    const mcs_real w2 = v[2] + w1;
+    const mcs_real w3 = sin(x[0]);
+    const mcs_real w4 = ((MCS_R(1.0)/MCS_R(4.0)))*(p->L*p->L)*w0;
+    const mcs_real w5 = cos(x[0]);
+    const mcs_real w6 = p->L*v[0];
+    const mcs_real w7 = w3*w6;
+    const mcs_real w8 = x[0] + x[1];
+    const mcs_real w9 = p->L*w1;
+    const mcs_real w10 = w9*sin(w8);
+    const mcs_real w11 = w5*w6;
+    const mcs_real w12 = w9*cos(w8);
+    const mcs_real w13 = x[2] + w8;
+    const mcs_real w14 = ((MCS_R(1.0)/MCS_R(2.0)))*p->L*w2;
+    return ((MCS_R(1.0)/MCS_R(2.0)))*p->J*(w0 + (w1*w1) + (w2*w2)) + ((MCS_R(1.0)/MCS_R(2.0)))*p->m*((w3*w3)*w4 + w4*(w5*w5) + ((((MCS_R(1.0)/MCS_R(2.0)))*w10 + w7)*(((MCS_R(1.0)/MCS_R(2.0)))*w10 + w7)) + ((w11 + ((MCS_R(1.0)/MCS_R(2.0)))*w12)*(w11 + ((MCS_R(1.0)/MCS_R(2.0)))*w12)) + ((w10 + w14*sin(w13) + w7)*(w10 + w14*sin(w13) + w7)) + ((w11 + w12 + w14*cos(w13))*(w11 + w12 + w14*cos(w13))));
+}
+
 mcs_real pendulum_3r_potential(const mcs_real *x, mcs_real t, const pendulum_3r_params *p)
 {
     (void)t;
@@ -465,6 +487,10 @@ static void d_K_f(const mcs_real *x, const mcs_real *w, mcs_real t, const void *
 static void d_D(const mcs_real *x, const mcs_real *w, mcs_real t, const void *p, mcs_real *out)
 {
     pendulum_3r_D(x, w, t, (const pendulum_3r_params *)p, out);
+}
+static mcs_real d_kinetic(const mcs_real *x, const mcs_real *v, mcs_real t, const void *p)
+{
+    return pendulum_3r_kinetic(x, v, t, (const pendulum_3r_params *)p);
 }
 static mcs_real d_potential(const mcs_real *x, mcs_real t, const void *p)
 {
@@ -516,5 +542,5 @@ const mcs_model pendulum_3r_model = {
     MCS_R(2.0), MCS_R(0.001), MCS_R(1e-10), MCS_R(1e-12), MCS_R(0.0),
     1 /* dopri5 */, 0 /* continuation exp */,
     d_c, d_A, d_c_t, d_gamma, d_A_dot, d_M, d_f, d_K_c, d_K_f, d_D,
-    d_potential
+    d_kinetic, d_potential
 };

@@ -63,6 +63,9 @@ void pendulum_3r_K_f(const mcs_real *x, const mcs_real *v, mcs_real t,
 /* -df/dv: out (3 x 3) */
 void pendulum_3r_D(const mcs_real *x, const mcs_real *v, mcs_real t,
     const pendulum_3r_params *p, mcs_real *out);
+/* kinetic energy T(x, v, t) */
+mcs_real pendulum_3r_kinetic(const mcs_real *x, const mcs_real *v, mcs_real t,
+    const pendulum_3r_params *p);
 /* potential energy V(x, t) */
 mcs_real pendulum_3r_potential(const mcs_real *x, mcs_real t, const pendulum_3r_params *p);
 

@@ -61,6 +61,9 @@ void planar_pendulum_K_f(const mcs_real *x, const mcs_real *v, mcs_real t,
 /* -df/dv: out (2 x 2) */
 void planar_pendulum_D(const mcs_real *x, const mcs_real *v, mcs_real t,
     const planar_pendulum_params *p, mcs_real *out);
+/* kinetic energy T(x, v, t) */
+mcs_real planar_pendulum_kinetic(const mcs_real *x, const mcs_real *v, mcs_real t,
+    const planar_pendulum_params *p);
 /* potential energy V(x, t) */
 mcs_real planar_pendulum_potential(const mcs_real *x, mcs_real t, const planar_pendulum_params *p);
 

@@ -123,6 +123,15 @@ void planar_pendulum_redundant_D(const mcs_real *x, const mcs_real *v, mcs_real 
     out[3] = 0;
 }
 
+mcs_real planar_pendulum_redundant_kinetic(const mcs_real *x, const mcs_real *v, mcs_real t,
+    const planar_pendulum_redundant_params *p)
+{
+    (void)x;
+    (void)t;
+    const mcs_real w0 = ((MCS_R(1.0)/MCS_R(2.0)))*p->M;
+    return w0*(v[0]*v[0]) + w0*(v[1]*v[1]);
+}
+
 mcs_real planar_pendulum_redundant_potential(const mcs_real *x, mcs_real t, const planar_pendulum_redundant_params *p)
 {
     (void)t;
@@ -169,6 +178,10 @@ static void d_K_f(const mcs_real *x, const mcs_real *w, mcs_real t, const void *
 static void d_D(const mcs_real *x, const mcs_real *w, mcs_real t, const void *p, mcs_real *out)
 {
     planar_pendulum_redundant_D(x, w, t, (const planar_pendulum_redundant_params *)p, out);
+}
+static mcs_real d_kinetic(const mcs_real *x, const mcs_real *v, mcs_real t, const void *p)
+{
+    return planar_pendulum_redundant_kinetic(x, v, t, (const planar_pendulum_redundant_params *)p);
 }
 static mcs_real d_potential(const mcs_real *x, mcs_real t, const void *p)
 {
@@ -222,5 +235,5 @@ const mcs_model planar_pendulum_redundant_model = {
     MCS_R(4.0), MCS_R(0.001), MCS_R(1e-08), MCS_R(1e-10), MCS_R(0.0),
     0 /* rk4 */, 0 /* continuation exp */,
     d_c, d_A, d_c_t, d_gamma, d_A_dot, d_M, d_f, d_K_c, d_K_f, d_D,
-    d_potential
+    d_kinetic, d_potential
 };

@@ -111,6 +111,15 @@ void spatial_pendulum_D(const mcs_real *x, const mcs_real *v, mcs_real t,
     for (k = 0; k < 9; ++k) out[k] = 0;
 }
 
+mcs_real spatial_pendulum_kinetic(const mcs_real *x, const mcs_real *v, mcs_real t,
+    const spatial_pendulum_params *p)
+{
+    (void)x;
+    (void)t;
+    const mcs_real w0 = ((MCS_R(1.0)/MCS_R(2.0)))*p->M;
+    return w0*(v[0]*v[0]) + w0*(v[1]*v[1]) + w0*(v[2]*v[2]);
+}
+
 mcs_real spatial_pendulum_potential(const mcs_real *x, mcs_real t, const spatial_pendulum_params *p)
 {
     (void)t;
@@ -157,6 +166,10 @@ static void d_K_f(const mcs_real *x, const mcs_real *w, mcs_real t, const void *
 static void d_D(const mcs_real *x, const mcs_real *w, mcs_real t, const void *p, mcs_real *out)
 {
     spatial_pendulum_D(x, w, t, (const spatial_pendulum_params *)p, out);
+}
+static mcs_real d_kinetic(const mcs_real *x, const mcs_real *v, mcs_real t, const void *p)
+{
+    return spatial_pendulum_kinetic(x, v, t, (const spatial_pendulum_params *)p);
 }
 static mcs_real d_potential(const mcs_real *x, mcs_real t, const void *p)
 {
@@ -211,5 +224,5 @@ const mcs_model spatial_pendulum_model = {
     MCS_R(2.0), MCS_R(0.001), MCS_R(1e-08), MCS_R(1e-10), MCS_R(0.0),
     0 /* rk4 */, 0 /* continuation exp */,
     d_c, d_A, d_c_t, d_gamma, d_A_dot, d_M, d_f, d_K_c, d_K_f, d_D,
-    d_potential
+    d_kinetic, d_potential
 };

@@ -60,6 +60,9 @@ void spatial_pendulum_K_f(const mcs_real *x, const mcs_real *v, mcs_real t,
 /* -df/dv: out (3 x 3) */
 void spatial_pendulum_D(const mcs_real *x, const mcs_real *v, mcs_real t,
     const spatial_pendulum_params *p, mcs_real *out);
+/* kinetic energy T(x, v, t) */
+mcs_real spatial_pendulum_kinetic(const mcs_real *x, const mcs_real *v, mcs_real t,
+    const spatial_pendulum_params *p);
 /* potential energy V(x, t) */
 mcs_real spatial_pendulum_potential(const mcs_real *x, mcs_real t, const spatial_pendulum_params *p);
 

@@ -24,6 +24,7 @@ class Derived:
     K_c: sp.Matrix      # (n x n) d(A^T lam)/dx = sum_i lam_i Hess(c_i)
     K_f: sp.Matrix      # (n x n) -df/dx
     D: sp.Matrix        # (n x n) -df/dv
+    kinetic: sp.Expr    # T(x, v, t): the model's, or 1/2 v^T M v
     potential: sp.Expr  # V(x, t) or None when the model defines no energy
     lam: list           # (m) multiplier symbols used in K_c
 
@@ -70,8 +71,13 @@ def derive(model):
         for j in range(n):
             K_f[i, j] = -sp.diff(f[i], x[j])
             D[i, j] = -sp.diff(f[i], v[j])
+    if model.kinetic is not None:
+        kinetic = model.kinetic
+    else:
+        kinetic = sp.Rational(1, 2) * sum((v[i] * M[i, j] * v[j] for i in range(n) for j in range(n)
+                                           if M[i, j] != 0), sp.Integer(0))
     return Derived(c=c, A=A, c_t=c_t, gamma=gamma, A_dot=A_dot, M=M, f=f, K_c=K_c, K_f=K_f, D=D,
-                   potential=model.potential, lam=lam)
+                   kinetic=kinetic, potential=model.potential, lam=lam)
 
 
 def _lagrange(model):

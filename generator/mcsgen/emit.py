@@ -98,21 +98,26 @@ def build_kernels(model, derived):
             "unused": [a for a in ("x", wname, "t", "p", "out")
                        if a and not _uses(used, a)],
         })
-    potential = None
+    scalars = [_scalar("kinetic", "xvt", derived.kinetic, names, "kinetic energy T(x, v, t)")]
     if derived.potential is not None:
-        printer_names = names
-        replacements, (reduced,) = sp.cse([derived.potential], symbols=sp.numbered_symbols("w"),
-                                           order="canonical")
-        local = dict(printer_names)
-        for sym, _ in replacements:
-            local[sym] = str(sym)
-        pr = McsCodePrinter(local)
-        body = [f"const mcs_real {s} = {pr.doprint(e)};" for s, e in replacements]
-        body.append(f"return {pr.doprint(reduced)};")
-        used = " ".join(body)
-        potential = {"body": body,
-                     "unused": [a for a in ("x", "t", "p") if not _uses(used, a)]}
-    return kernels, potential
+        scalars.append(_scalar("potential", "xt", derived.potential, names,
+                               "potential energy V(x, t)"))
+    return kernels, scalars
+
+
+def _scalar(name, kind, expr, names, what):
+    """A scalar kernel: CSE'd temporaries and a return statement."""
+    replacements, (reduced,) = sp.cse([expr], symbols=sp.numbered_symbols("w"), order="canonical")
+    local = dict(names)
+    for sym, _ in replacements:
+        local[sym] = str(sym)
+    printer = McsCodePrinter(local)
+    body = [f"const mcs_real {s} = {printer.doprint(e)};" for s, e in replacements]
+    body.append(f"return {printer.doprint(reduced)};")
+    used = " ".join(body)
+    args = ("x", "v", "t", "p") if kind == "xvt" else ("x", "t", "p")
+    return {"name": name, "kind": kind, "what": what, "body": body,
+            "unused": [a for a in args if not _uses(used, a)]}
 
 
 def _uses(code, arg):
@@ -132,7 +137,7 @@ def a_pattern(derived):
 
 def render(model, derived):
     """Return {filename: text} of the generated sources."""
-    kernels, potential = build_kernels(model, derived)
+    kernels, scalars = build_kernels(model, derived)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                              trim_blocks=True, lstrip_blocks=True)
@@ -145,7 +150,8 @@ def render(model, derived):
         "source": f"models/{model.path.name}",
         "file_hash": model.file_hash,
         "kernels": kernels,
-        "potential": potential,
+        "scalars": scalars,
+        "has_potential": derived.potential is not None,
         "pattern": a_pattern(derived),
         "real": McsCodePrinter({})._literal,
         "sim": sim,

@@ -81,13 +81,7 @@ static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, co
     int i;
     {
         /* energy and residual of (x, v), evaluated through the model's kernels */
-        mcs_real M[MCS_APP_NX * MCS_APP_NX];
-        int j;
-        md->M(x, t, sim->params, M);
-        for (j = 0; j < n; ++j)
-            for (i = 0; i < n; ++i)
-                kin += v[i] * M[i + j * n] * v[j];
-        kin /= 2;
+        kin = md->kinetic(x, v, t, sim->params);
         pot = md->potential ? md->potential(x, t, sim->params) : 0;
 #if MCS_APP_NC > 0
         {

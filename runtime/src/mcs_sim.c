@@ -702,13 +702,6 @@ mcs_real mcs_sim_constraint_norm(mcs_sim *s)
 
 void mcs_sim_energy(mcs_sim *s, mcs_real *kinetic, mcs_real *potential)
 {
-    const int n = s->n;
-    mcs_real k = 0;
-    int i, j;
-    s->model->M(s->cur.x, s->cur.t, s->params, s->w.M);
-    for (j = 0; j < n; ++j)
-        for (i = 0; i < n; ++i)
-            k += s->cur.v[i] * s->w.M[i + j * n] * s->cur.v[j];
-    *kinetic = k / 2;
+    *kinetic = s->model->kinetic(s->cur.x, s->cur.v, s->cur.t, s->params);
     *potential = s->model->potential ? s->model->potential(s->cur.x, s->cur.t, s->params) : 0;
 }

@@ -18,8 +18,10 @@ typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params,
 /* Kernel of (x, w, t): w is v for gamma, A_dot, f, K_f, D and the multipliers lambda (nc) for K_c. */
 typedef void (*mcs_kernel_xwt)(const mcs_real *x, const mcs_real *w, mcs_real t,
                                const void *params, mcs_real *out);
-/* Scalar of (x, t): the potential energy V. */
+/* Scalars: the potential energy V(x, t) and the kinetic energy T(x, v, t). */
 typedef mcs_real (*mcs_scalar_xt)(const mcs_real *x, mcs_real t, const void *params);
+typedef mcs_real (*mcs_scalar_xvt)(const mcs_real *x, const mcs_real *v, mcs_real t,
+                                   const void *params);
 
 typedef struct mcs_model {
     int abi_version;                  /* MCS_MODEL_ABI_VERSION at generation */
@@ -56,6 +58,7 @@ typedef struct mcs_model {
     mcs_kernel_xwt K_c;               /* (nx x nx) d(A^T lambda)/dx, w = lambda */
     mcs_kernel_xwt K_f;               /* (nx x nx) -df/dx */
     mcs_kernel_xwt D;                 /* (nx x nx) -df/dv */
+    mcs_scalar_xvt kinetic;           /* T(x, v, t): the model's, or 1/2 v^T M v */
     mcs_scalar_xt potential;          /* V(x, t), or NULL when the model defines no energy */
 } mcs_model;
 

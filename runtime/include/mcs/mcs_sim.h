@@ -137,7 +137,7 @@ void mcs_sim_minimal(const mcs_sim *sim, mcs_real *q, mcs_real *qd);
 /* |c(x, t)|_inf of the current state. */
 mcs_real mcs_sim_constraint_norm(mcs_sim *sim);
 
-/* Kinetic energy 1/2 v^T M v and potential V (0 when the model has none) of the current state. */
+/* Kinetic energy T (the model's kinetic kernel) and potential V (0 when the model has none) of the current state. */
 void mcs_sim_energy(mcs_sim *sim, mcs_real *kinetic, mcs_real *potential);
 
 #endif /* MCS_SIM_H */

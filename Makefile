@@ -1,0 +1,87 @@
+# mcsgen: see README.md. `make demo` runs the main job, `make test` the tests.
+SHELL := /bin/bash
+PYTHON := /usr/bin/python3
+export PYTHONHASHSEED := 0
+export PYTHONDONTWRITEBYTECODE := 1
+
+CFLAGS_STRICT := -std=c99 -pedantic -Wall -Wextra -Werror
+INCLUDES := -Iruntime/include -Iruntime/src
+LIBS := -llapacke -llapack -lblas -lm
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+RUNTIME_SRC := $(filter-out runtime/src/mcs_linalg_portable.c,$(sort $(wildcard runtime/src/*.c)))
+RUNTIME_HDR := $(wildcard runtime/include/mcs/*.h runtime/src/*.h)
+TEST_MODELS := spatial_pendulum pendulum_3r planar_pendulum_redundant
+TEST_MODEL_SRC := $(foreach m,$(TEST_MODELS),generated/$(m)/$(m).c)
+TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
+B := build
+
+.PHONY: all deps generate check-generated runtime test test-c test-sanitize test-py demo bench clean
+
+all: runtime
+
+deps:
+	@scripts/install-deps
+
+# Regenerate every model (forced), and check that the committed generated/ is what the
+# generator makes now.
+generate: deps
+	./mcsgen generate --force
+
+check-generated: deps
+	@rm -rf $(B)/regen && mkdir -p $(B)/regen
+	@./mcsgen generate --force --out $(B)/regen > /dev/null
+	@diff -r generated $(B)/regen > $(B)/regen.diff \
+	  && echo "generated/ is up to date" \
+	  || { echo "generated/ differs from a fresh generation (run 'make generate'):"; head -40 $(B)/regen.diff; exit 1; }
+
+runtime: $(B)/libmcs.a
+
+$(B)/obj/%.o: runtime/src/%.c $(RUNTIME_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_STRICT) -O2 $(INCLUDES) -c $< -o $@
+
+$(B)/libmcs.a: $(patsubst runtime/src/%.c,$(B)/obj/%.o,$(RUNTIME_SRC))
+	ar rcs $@ $^
+
+# ---- tests -----------------------------------------------------------------------------------
+$(B)/tests/%: tests/runtime/%.c $(RUNTIME_SRC) $(RUNTIME_HDR) $(TEST_MODEL_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_STRICT) -O2 $(INCLUDES) $(TEST_MODEL_INC) $< $(RUNTIME_SRC) $(TEST_MODEL_SRC) \
+	  -o $@ -lcmocka $(LIBS)
+
+$(B)/tests-asan/%: tests/runtime/%.c $(RUNTIME_SRC) $(RUNTIME_HDR) $(TEST_MODEL_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_STRICT) -O1 -g $(SANITIZE) $(INCLUDES) $(TEST_MODEL_INC) $< $(RUNTIME_SRC) \
+	  $(TEST_MODEL_SRC) -o $@ -lcmocka $(LIBS)
+
+C_TESTS := test_basis test_sim
+
+test-c: deps $(addprefix $(B)/tests/,$(C_TESTS))
+	@for t in $(C_TESTS); do $(B)/tests/$$t || exit 1; done
+
+test-sanitize: deps $(addprefix $(B)/tests-asan/,$(C_TESTS))
+	@for t in $(C_TESTS); do \
+	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(B)/tests-asan/$$t || exit 1; done
+
+test-py: deps
+	$(PYTHON) -m pytest -q tests
+
+# The README's test command: everything, under 10 minutes on 2 cores.
+test: deps check-generated test-c test-sanitize test-py
+
+# ---- the main job ----------------------------------------------------------------------------
+demo: deps
+	./mcsgen generate spatial_pendulum
+	./mcsgen check spatial_pendulum
+	./mcsgen simulate spatial_pendulum --continuation exp --out out/spatial_pendulum_continued.csv
+	./mcsgen simulate spatial_pendulum --continuation off --out out/spatial_pendulum_traditional.csv
+	./mcsgen plot out/spatial_pendulum_continued.csv out/spatial_pendulum_traditional.csv \
+	  --label continued --label traditional --out out/spatial_pendulum.png
+	@echo "demo: CSV and out/spatial_pendulum.png written"
+
+bench: deps
+	$(PYTHON) bench/run.py
+
+clean:
+	rm -rf $(B) out

@@ -1,0 +1,243 @@
+"""`./mcsgen check`: the compiled model's derived terms against finite differences.
+
+Every derived kernel is compared with a central difference (Richardson-extrapolated, O(h^4)) of a
+lower-order compiled function at random states:
+
+    A      <- d c / dx               c_t   <- d c / dt
+    A_dot  <- d/de A(x + e v, t + e) gamma <- -d/de (A v + c_t)(x + e v, t + e)
+    K_c    <- d (A^T lam) / dx       K_f   <- -d f / dx          D <- -d f / dv
+    M      <- d2 T / dv2             (T the compiled kinetic energy)
+    f      <- dT/dx - dV/dx - d/de dT/dv(x + e v, v, t + e) + Q   (Lagrange models only; Q, the
+              model's extra generalized forces, is evaluated from the model file by SymPy)
+
+The states need not satisfy the constraints: these identities hold everywhere.
+"""
+
+import ctypes
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from .build import build_shared
+from .errors import McsError
+
+DP = ctypes.POINTER(ctypes.c_double)
+
+
+def _ptr(a):
+    return a.ctypes.data_as(DP)
+
+
+class CompiledModel:
+    """ctypes view of generated/<name>/<name>.c compiled as a shared library (double)."""
+
+    def __init__(self, model):
+        self.model = model
+        self.n, self.m = model.n, model.m
+        self.lib = ctypes.CDLL(str(build_shared(model.name)))
+        self.params = np.array([p.value for p in model.parameters] or [0.0], dtype=float)
+        self.has_potential = model.potential is not None
+
+    def _fn(self, name, restype=None):
+        fn = getattr(self.lib, f"{self.model.name}_{name}")
+        fn.restype = restype
+        return fn
+
+    def xt(self, name, x, t, size, shape=None):
+        out = np.zeros(max(size, 1))
+        x = np.ascontiguousarray(x, dtype=float)
+        self._fn(name)(_ptr(x), ctypes.c_double(t), _ptr(self.params), _ptr(out))
+        return _shape(out[:size], shape)
+
+    def xwt(self, name, x, w, t, size, shape=None):
+        out = np.zeros(max(size, 1))
+        x = np.ascontiguousarray(x, dtype=float)
+        w = np.ascontiguousarray(w if len(w) else np.zeros(1), dtype=float)
+        self._fn(name)(_ptr(x), _ptr(w), ctypes.c_double(t), _ptr(self.params), _ptr(out))
+        return _shape(out[:size], shape)
+
+    # the kernels, shaped
+    def c(self, x, t):
+        return self.xt("c", x, t, self.m)
+
+    def A(self, x, t):
+        return self.xt("A", x, t, self.m * self.n, (self.m, self.n))
+
+    def c_t(self, x, t):
+        return self.xt("c_t", x, t, self.m)
+
+    def gamma(self, x, v, t):
+        return self.xwt("gamma", x, v, t, self.m)
+
+    def A_dot(self, x, v, t):
+        return self.xwt("A_dot", x, v, t, self.m * self.n, (self.m, self.n))
+
+    def M(self, x, t):
+        return self.xt("M", x, t, self.n * self.n, (self.n, self.n))
+
+    def f(self, x, v, t):
+        return self.xwt("f", x, v, t, self.n)
+
+    def K_c(self, x, lam, t):
+        return self.xwt("K_c", x, lam, t, self.n * self.n, (self.n, self.n))
+
+    def K_f(self, x, v, t):
+        return self.xwt("K_f", x, v, t, self.n * self.n, (self.n, self.n))
+
+    def D(self, x, v, t):
+        return self.xwt("D", x, v, t, self.n * self.n, (self.n, self.n))
+
+    def kinetic(self, x, v, t):
+        fn = self._fn("kinetic", ctypes.c_double)
+        x = np.ascontiguousarray(x, dtype=float)
+        v = np.ascontiguousarray(v, dtype=float)
+        return fn(_ptr(x), _ptr(v), ctypes.c_double(t), _ptr(self.params))
+
+    def potential(self, x, t):
+        if not self.has_potential:
+            return 0.0
+        fn = self._fn("potential", ctypes.c_double)
+        x = np.ascontiguousarray(x, dtype=float)
+        return fn(_ptr(x), ctypes.c_double(t), _ptr(self.params))
+
+
+def _shape(flat, shape):
+    if shape is None:
+        return flat
+    return flat.reshape(shape[1], shape[0]).T   # column-major -> (rows x cols)
+
+
+def derivative(func, h):
+    """d/de func(e) at e = 0, central differences with one Richardson step (error O(h^4))."""
+    d1 = (func(h) - func(-h)) / (2 * h)
+    d2 = (func(h / 2) - func(-h / 2)) / h
+    return (4 * d2 - d1) / 3
+
+
+def second_derivative(func, h):
+    """d2/de2 func(e) at 0 (Richardson-extrapolated)."""
+    f0 = func(0.0)
+    s1 = (func(h) - 2 * f0 + func(-h)) / h ** 2
+    s2 = (func(h / 2) - 2 * f0 + func(-h / 2)) / (h / 2) ** 2
+    return (4 * s2 - s1) / 3
+
+
+def jacobian_fd(func, x, h):
+    """(len(func) x len(x)) by columns of central differences."""
+    cols = []
+    for j in range(len(x)):
+        e = np.zeros(len(x))
+        e[j] = 1.0
+        cols.append(np.atleast_1d(derivative(lambda s: func(x + s * e), h[j])))
+    return np.column_stack(cols) if cols else np.zeros((0, 0))
+
+
+def rel_error(derived, reference):
+    derived, reference = np.asarray(derived, float), np.asarray(reference, float)
+    if derived.size == 0:
+        return 0.0
+    scale = max(np.abs(derived).max(), np.abs(reference).max(), 1e-8)
+    return float(np.abs(derived - reference).max() / scale)
+
+
+@dataclass
+class CheckReport:
+    model: str
+    tol: float
+    rows: list = field(default_factory=list)   # (quantity, reference, max rel error)
+
+    @property
+    def ok(self):
+        return all(err <= self.tol for _, _, err in self.rows)
+
+    def table(self):
+        width = max(len(q) for q, _, _ in self.rows)
+        ref_w = max(len(r) for _, r, _ in self.rows)
+        lines = [f"{self.model}: derived terms vs. finite differences (tolerance {self.tol:.0e})",
+                 f"  {'term':<{width}}  {'compared with':<{ref_w}}  max rel error  result"]
+        for q, ref, err in self.rows:
+            verdict = "ok" if err <= self.tol else "FAIL"
+            lines.append(f"  {q:<{width}}  {ref:<{ref_w}}  {err:13.2e}  {verdict}")
+        lines.append("all terms agree" if self.ok else "MISMATCH: see the rows marked FAIL")
+        return "\n".join(lines)
+
+
+def check_model(model, samples=5, seed=1, tol=1e-6):
+    if samples < 1:
+        raise McsError("check: --samples must be at least 1")
+    cm = CompiledModel(model)
+    n, m = model.n, model.m
+    rng = np.random.default_rng(seed)
+    x0 = np.array(model.x0, float)
+    v0 = np.array(model.v0, float)
+    xscale = np.maximum(np.abs(x0), max(np.abs(x0).max(), 0.1) * 0.5)
+    vscale = max(np.abs(v0).max(), 1.0)
+    q_func = _extra_forces(model)
+    worst = {}
+
+    def note(name, ref, err):
+        key = (name, ref)
+        worst[key] = max(worst.get(key, 0.0), err)
+
+    for _ in range(samples):
+        x = x0 + 0.2 * xscale * rng.standard_normal(n)
+        v = vscale * rng.standard_normal(n)
+        t = float(rng.uniform(0.0, 1.0))
+        lam = rng.standard_normal(m)
+        hx = 1e-4 * np.maximum(np.abs(x), xscale)
+        hv = 1e-4 * max(np.abs(v).max(), 1.0)
+        he = 1e-4 / max(1.0, np.abs(v).max() / xscale.min())   # along (v, 1)
+        # T is at most quadratic in v (the generator enforces it), so differences in v are exact
+        # up to round-off: a large step keeps round-off small
+        hT = 1e-2 * max(np.abs(v).max(), 1.0)
+        if m:
+            note("A", "d c/dx", rel_error(cm.A(x, t), jacobian_fd(lambda y: cm.c(y, t), x, hx)))
+            note("c_t", "d c/dt", rel_error(cm.c_t(x, t),
+                                            derivative(lambda s: cm.c(x, t + s), 1e-4)))
+            note("A_dot", "d/dt A along (v, 1)",
+                 rel_error(cm.A_dot(x, v, t), derivative(lambda s: cm.A(x + s * v, t + s), he)))
+            note("gamma", "-d/dt (A v + c_t)", rel_error(
+                cm.gamma(x, v, t),
+                -derivative(lambda s: cm.A(x + s * v, t + s) @ v + cm.c_t(x + s * v, t + s), he)))
+            note("K_c", "d (A^T lam)/dx", rel_error(
+                cm.K_c(x, lam, t), jacobian_fd(lambda y: cm.A(y, t).T @ lam, x, hx)))
+        note("K_f", "-d f/dx", rel_error(cm.K_f(x, v, t),
+                                         -jacobian_fd(lambda y: cm.f(y, v, t), x, hx)))
+        note("D", "-d f/dv", rel_error(cm.D(x, v, t),
+                                       -jacobian_fd(lambda w: cm.f(x, w, t), v, np.full(n, hv))))
+        # M against the compiled kinetic energy: M_ij = d2T/dv_i dv_j (polarization)
+        M_fd = np.zeros((n, n))
+        for i in range(n):
+            for j in range(n):
+                ei, ej = np.eye(n)[i], np.eye(n)[j]
+                tij = second_derivative(lambda s: cm.kinetic(x, v + s * (ei + ej), t), hT)
+                tii = second_derivative(lambda s: cm.kinetic(x, v + s * ei, t), hT)
+                tjj = second_derivative(lambda s: cm.kinetic(x, v + s * ej, t), hT)
+                M_fd[i, j] = (tij - tii - tjj) / 2 if i != j else tii
+        note("M", "d2 T/dv2", rel_error(cm.M(x, t), M_fd))
+        if model.kinetic is not None:
+            # Lagrange: f = dT/dx - dV/dx - d/dt(dT/dv) + Q  (d/dt taken along (v, 1) at fixed v)
+            dTdx = jacobian_fd(lambda y: np.array([cm.kinetic(y, v, t) - cm.potential(y, t)]),
+                               x, hx)[0]
+
+            def momentum(s):
+                return jacobian_fd(lambda w: np.array([cm.kinetic(x + s * v, w, t + s)]), v,
+                                   np.full(n, hT))[0]
+            f_fd = dTdx - derivative(momentum, he) + q_func(x, v, t)
+            note("f", "Lagrange from T, V", rel_error(cm.f(x, v, t), f_fd))
+    report = CheckReport(model.name, tol)
+    for (name, ref), err in worst.items():
+        report.rows.append((name, ref, err))
+    return report
+
+
+def _extra_forces(model):
+    """Q(x, v, t) of a Lagrange model, evaluated by SymPy (it is given, not derived)."""
+    n = model.n
+    if model.kinetic is None or model.forces is None:
+        return lambda x, v, t: np.zeros(n)
+    args = model.x + model.v + [model.time] + model.p
+    values = [p.value for p in model.parameters]
+    fn = sp.lambdify(args, list(model.forces), modules="numpy")
+    return lambda x, v, t: np.array(fn(*x, *v, t, *values), dtype=float)

@@ -1,0 +1,262 @@
+/* test_basis.c - QR tangent basis, Padé exponential and polar alignment (mcs_basis.c, mcs_linalg.c).
+ * Hand-made matrices with known rank and null space, including the three QR cases of paper 002:
+ * m < n full rank; m <= n rank-deficient; m > n. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "mcs/mcs_basis.h"
+#include "mcs_linalg.h"
+
+#define NMAX 8
+static mcs_real work[MCS_BASIS_WORK_SIZE(NMAX, NMAX)];
+static int iwork[MCS_BASIS_IWORK_SIZE(NMAX, NMAX) + NMAX];
+
+/* max |T^T T - I| for T (n x f) */
+static double orthonormality_error(int n, int f, const mcs_real *T)
+{
+    double worst = 0;
+    int i, j, k;
+    for (i = 0; i < f; ++i)
+        for (j = 0; j < f; ++j) {
+            double s = 0;
+            for (k = 0; k < n; ++k)
+                s += T[k + i * n] * T[k + j * n];
+            s -= (i == j);
+            if (fabs(s) > worst)
+                worst = fabs(s);
+        }
+    return worst;
+}
+
+/* max |A T| for A (m x n, ld m), T (n x f) */
+static double null_error(int m, int n, const mcs_real *A, int f, const mcs_real *T)
+{
+    double worst = 0;
+    int i, j, k;
+    for (i = 0; i < m; ++i)
+        for (j = 0; j < f; ++j) {
+            double s = 0;
+            for (k = 0; k < n; ++k)
+                s += A[i + k * m] * T[k + j * n];
+            if (fabs(s) > worst)
+                worst = fabs(s);
+        }
+    return worst;
+}
+
+static void check_basis(int n, int m, const mcs_real *A, int rank_expected)
+{
+    mcs_real Q[NMAX * NMAX], R[NMAX * NMAX];
+    int piv[NMAX], r = -1;
+    assert_int_equal(mcs_qr_basis(n, m, A, m, 1e-9, Q, R, piv, &r, work), 0);
+    assert_int_equal(r, rank_expected);
+    assert_true(orthonormality_error(n, n, Q) < 1e-14);
+    /* T spans the null space of every row (the dependent ones too) */
+    assert_true(null_error(m, n, A, n - r, Q + r * n) < 1e-14);
+    /* U spans the row space: A^T = U (U^T A^T) */
+    {
+        int i, j, k;
+        for (i = 0; i < m; ++i)
+            for (j = 0; j < n; ++j) {
+                double proj = 0;
+                for (k = 0; k < r; ++k) {
+                    double uk = 0;
+                    int l;
+                    for (l = 0; l < n; ++l)
+                        uk += Q[l + k * n] * A[i + l * m];
+                    proj += Q[j + k * n] * uk;
+                }
+                assert_true(fabs(proj - A[i + j * m]) < 1e-13);
+            }
+    }
+}
+
+static void test_qr_full_rank_m_lt_n(void **state)
+{
+    /* 2 x 4, independent rows */
+    const mcs_real A[8] = {1, 0, 2, 1, 0, 3, -1, 1}; /* column-major: rows (1,2,0,-1), (0,1,3,1) */
+    (void)state;
+    check_basis(4, 2, A, 2);
+}
+
+static void test_qr_rank_deficient_m_le_n(void **state)
+{
+    /* 3 x 4 with row 3 = row 1 + 2 row 2: rank 2 */
+    const mcs_real A[12] = {1, 0, 1, 2, 1, 4, 0, 3, 6, -1, 1, 1};
+    (void)state;
+    check_basis(4, 3, A, 2);
+}
+
+static void test_qr_m_gt_n(void **state)
+{
+    /* 4 x 3: rows (1,0,0), (0,1,0), (1,1,0), (2,-1,0): rank 2, null space e3 */
+    const mcs_real A[12] = {1, 0, 1, 2, 0, 1, 1, -1, 0, 0, 0, 0};
+    mcs_real Q[9], R[12];
+    int piv[4], r;
+    (void)state;
+    check_basis(3, 4, A, 2);
+    assert_int_equal(mcs_qr_basis(3, 4, A, 4, 1e-9, Q, R, piv, &r, work), 0);
+    assert_true(fabs(fabs(Q[2 + 2 * 3]) - 1) < 1e-15); /* T = +-e3 */
+}
+
+static void test_qr_redundant_pendulum(void **state)
+{
+    /* the same constraint row twice (002 §3.1): m = n = 2, rank 1 */
+    const mcs_real A[4] = {0.6, 0.6, -1.6, -1.6};
+    (void)state;
+    check_basis(2, 2, A, 1);
+}
+
+static void test_qr_no_constraints(void **state)
+{
+    mcs_real Q[9], R[1];
+    int piv[1], r = -1;
+    (void)state;
+    assert_int_equal(mcs_qr_basis(3, 0, NULL, 1, 1e-9, Q, R, piv, &r, work), 0);
+    assert_int_equal(r, 0);
+    assert_true(orthonormality_error(3, 3, Q) == 0);
+}
+
+static void random_skew(int n, mcs_real *S, unsigned *seed, double scale)
+{
+    int i, j;
+    for (j = 0; j < n; ++j)
+        for (i = 0; i <= j; ++i) {
+            double v;
+            *seed = *seed * 1103515245u + 12345u;
+            v = ((double)((*seed >> 8) & 0xffff) / 65535.0 - 0.5) * scale;
+            S[i + j * n] = (i == j) ? 0 : v;
+            S[j + i * n] = (i == j) ? 0 : -v;
+        }
+}
+
+static void test_expm_skew_is_orthogonal(void **state)
+{
+    mcs_real S[36], E[36], ew[4 * 36];
+    int ipiv[6];
+    unsigned seed = 7;
+    double scales[] = {1e-3, 0.3, 2.0, 40.0};
+    int k;
+    (void)state;
+    for (k = 0; k < 4; ++k) {
+        random_skew(6, S, &seed, scales[k]);
+        assert_int_equal(mcs_mat_expm(6, S, E, ew, ipiv), 0);
+        assert_true(orthonormality_error(6, 6, E) < 1e-14 * (1 + scales[k]));
+    }
+}
+
+static void test_expm_plane_rotation(void **state)
+{
+    const double th = 0.7;
+    mcs_real S[4] = {0, th, -th, 0}, E[4], ew[16];
+    int ipiv[2];
+    (void)state;
+    assert_int_equal(mcs_mat_expm(2, S, E, ew, ipiv), 0);
+    assert_true(fabs(E[0] - cos(th)) < 1e-15 && fabs(E[1] - sin(th)) < 1e-15);
+    assert_true(fabs(E[2] + sin(th)) < 1e-15 && fabs(E[3] - cos(th)) < 1e-15);
+}
+
+/* trace(Tout^T Tpred): the polar alignment maximizes it over all recombinations That X, X orthogonal */
+static double alignment(int n, int f, const mcs_real *T, const mcs_real *P)
+{
+    double s = 0;
+    int i;
+    for (i = 0; i < n * f; ++i)
+        s += T[i] * P[i];
+    return s;
+}
+
+static void test_align_is_optimal(void **state)
+{
+    /* That = an orthonormal basis of a 3-dim subspace of R^5; Tpred = a rotated, perturbed copy */
+    enum { n = 5, f = 3 };
+    mcs_real A[2 * n] = {1, 0, 2, -1, 0, 1, 1, 0, 1, 3}, Q[n * n], R[n * 2];
+    mcs_real Tpred[n * f], Tout[n * f], S[f * f], X[f * f], ew[4 * f * f], cand[n * f];
+    int piv[2], r, ipiv[f], trial;
+    unsigned seed = 3;
+    double best;
+    (void)state;
+    /* A is 2 x 5 (ld 2) */
+    assert_int_equal(mcs_qr_basis(n, 2, A, 2, 1e-9, Q, R, piv, &r, work), 0);
+    assert_int_equal(r, 2);
+    random_skew(f, S, &seed, 1.5);
+    mcs_mat_expm(f, S, X, ew, ipiv);
+    mcs_mat_gemm(0, 0, n, f, f, 1, Q + r * n, n, X, f, 0, Tpred, n);
+    Tpred[0] += 0.05; /* leave the subspace a little, as a predictor does */
+    assert_int_equal(mcs_align_basis(n, f, Tpred, f, Q + r * n, Tout, work), 0);
+    assert_true(orthonormality_error(n, f, Tout) < 1e-14);
+    assert_true(null_error(2, n, A, f, Tout) < 1e-14);
+    best = alignment(n, f, Tout, Tpred);
+    for (trial = 0; trial < 200; ++trial) { /* no other recombination does better */
+        random_skew(f, S, &seed, 0.2);
+        mcs_mat_expm(f, S, X, ew, ipiv);
+        mcs_mat_gemm(0, 0, n, f, f, 1, Tout, n, X, f, 0, cand, n);
+        assert_true(alignment(n, f, cand, Tpred) <= best + 1e-14);
+    }
+}
+
+static void test_align_rank_change_keeps_continued_column(void **state)
+{
+    /* f_old = 1 -> f_new = 3 (a singular configuration): the continued motion stays first */
+    enum { n = 3 };
+    mcs_real Tpred[n] = {0.6, 0.8, 0}, That[n * n], Tout[n * n];
+    int i;
+    (void)state;
+    for (i = 0; i < n * n; ++i)
+        That[i] = (i % (n + 1) == 0);
+    assert_int_equal(mcs_align_basis(n, 1, Tpred, n, That, Tout, work), 0);
+    assert_true(orthonormality_error(n, n, Tout) < 1e-14);
+    for (i = 0; i < n; ++i)
+        assert_true(fabs(Tout[i] - Tpred[i]) < 1e-14);
+    /* and back: f_old = 3 -> f_new = 1 aligns with the leading column */
+    {
+        mcs_real Tone[n] = {0, -0.8, 0.6}, out1[n];
+        assert_int_equal(mcs_align_basis(n, 3, Tout, 1, Tone, out1, work), 0);
+        /* sign chosen to agree with the leading column of the previous basis */
+        assert_true(out1[0] * Tout[0] + out1[1] * Tout[1] + out1[2] * Tout[2] >= 0);
+        assert_true(fabs(fabs(out1[1]) - 0.8) < 1e-15);
+    }
+}
+
+static void test_predictors_agree_to_first_order(void **state)
+{
+    /* unit circle constraint x^2 + y^2 - 1 at (1, 0), velocity (0, 1): the tangent rotates at
+     * unit rate; exp and euler predictions of T after h differ by O(h^2) and exp is exact */
+    enum { n = 2, m = 1 };
+    mcs_real A[2] = {2, 0}, Adot[2] = {0, 2}, Q[4], R[2], Te[2], Tu[2];
+    int piv[1], r;
+    const double h = 1e-3;
+    (void)state;
+    assert_int_equal(mcs_qr_basis(n, m, A, m, 1e-9, Q, R, piv, &r, work), 0);
+    assert_int_equal(mcs_predict_tangent(n, m, r, Q, R, piv, Adot, h, MCS_CONT_EXP, Te, work,
+                                         iwork), 0);
+    assert_int_equal(mcs_predict_tangent(n, m, r, Q, R, piv, Adot, h, MCS_CONT_EULER, Tu, work,
+                                         iwork), 0);
+    /* exact tangent at angle h, with the orientation of T at t = 0 */
+    {
+        double sgn = Q[1 * n + 1] > 0 ? 1 : -1; /* T(0) = sgn (0, 1) */
+        assert_true(fabs(Te[0] - sgn * -sin(h)) < 1e-15 && fabs(Te[1] - sgn * cos(h)) < 1e-15);
+        assert_true(fabs(Tu[0] - Te[0]) < h * h && fabs(Tu[1] - Te[1]) < h * h);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_qr_full_rank_m_lt_n),
+        cmocka_unit_test(test_qr_rank_deficient_m_le_n),
+        cmocka_unit_test(test_qr_m_gt_n),
+        cmocka_unit_test(test_qr_redundant_pendulum),
+        cmocka_unit_test(test_qr_no_constraints),
+        cmocka_unit_test(test_expm_skew_is_orthogonal),
+        cmocka_unit_test(test_expm_plane_rotation),
+        cmocka_unit_test(test_align_is_optimal),
+        cmocka_unit_test(test_align_rank_change_keeps_continued_column),
+        cmocka_unit_test(test_predictors_agree_to_first_order),
+    };
+    return cmocka_run_group_tests_name("basis", tests, NULL, NULL);
+}

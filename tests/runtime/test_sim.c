@@ -1,0 +1,276 @@
+/* test_sim.c - chart integration, assembly, continuation invariants and status codes (mcs_sim.c),
+ * driven through generated models (spatial_pendulum: n = 3, m = 1; pendulum_3r: n = 3, m = 0;
+ * planar_pendulum_redundant: n = m = 2, rank 1). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mcs/mcs_sim.h"
+#include "pendulum_3r.h"
+#include "planar_pendulum_redundant.h"
+#include "spatial_pendulum.h"
+
+static mcs_real work[MCS_SIM_WORK_SIZE(3, 2)];
+static int iwork[MCS_SIM_IWORK_SIZE(3, 2)];
+#define WORK_ARGS work, sizeof work / sizeof *work, iwork, sizeof iwork / sizeof *iwork
+
+static void run_to(const mcs_model *md, const void *params, mcs_method method, mcs_continuation c,
+                   double h, double rtol, double t_end, mcs_real *x_out)
+{
+    mcs_sim sim;
+    mcs_options opt;
+    int i;
+    mcs_options_default(&opt, md);
+    opt.method = method;
+    opt.continuation = c;
+    opt.h = h;
+    opt.rtol = rtol;
+    opt.atol = rtol * 1e-2;
+    assert_int_equal(mcs_sim_init(&sim, md, params, &opt, WORK_ARGS), MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    assert_int_equal(mcs_sim_advance(&sim, t_end), MCS_OK);
+    assert_true(sim.cur.t == t_end);
+    for (i = 0; i < md->nx; ++i)
+        x_out[i] = sim.cur.x[i];
+}
+
+static double max_diff(int n, const mcs_real *a, const mcs_real *b)
+{
+    double d = 0;
+    int i;
+    for (i = 0; i < n; ++i)
+        if (fabs(a[i] - b[i]) > d)
+            d = fabs(a[i] - b[i]);
+    return d;
+}
+
+static void test_rk4_fourth_order_on_charts(void **state)
+{
+    /* spatial pendulum over 0.3 s: halving h divides the error by ~16 */
+    /* (h omega = 0.01 .. 0.0025 with omega = v0 / l ~ 10 rad/s: the asymptotic range) */
+    mcs_real ref[3], x[3];
+    double err[3], h = 1e-3;
+    int k;
+    (void)state;
+    run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_RK4,
+           MCS_CONT_EXP, 5e-5, 1, 0.3, ref);
+    for (k = 0; k < 3; ++k, h /= 2) {
+        run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_RK4,
+               MCS_CONT_EXP, h, 1, 0.3, x);
+        err[k] = max_diff(3, x, ref);
+    }
+    for (k = 0; k < 2; ++k) {
+        double ratio = err[k] / err[k + 1];
+        print_message("RK4 error %.3e -> %.3e, ratio %.2f\n", err[k], err[k + 1], ratio);
+        assert_true(ratio > 14 && ratio < 18);
+    }
+}
+
+static void test_dopri5_meets_tolerance(void **state)
+{
+    /* 3R pendulum (no constraints) and spatial pendulum (one), against fine RK4 references */
+    mcs_real ref[3], x[3];
+    double rtols[] = {1e-6, 1e-8, 1e-10};
+    int k;
+    (void)state;
+    run_to(&pendulum_3r_model, &pendulum_3r_default_params, MCS_METHOD_RK4, MCS_CONT_EXP, 2.5e-4,
+           1, 1.0, ref);
+    for (k = 0; k < 3; ++k) {
+        run_to(&pendulum_3r_model, &pendulum_3r_default_params, MCS_METHOD_DOPRI5, MCS_CONT_EXP,
+               1e-3, rtols[k], 1.0, x);
+        print_message("3R DOPRI5 rtol %.0e: error %.3e\n", rtols[k], max_diff(3, x, ref));
+        assert_true(max_diff(3, x, ref) < 20 * rtols[k] + 1e-11);
+    }
+    run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_RK4,
+           MCS_CONT_EXP, 1e-4, 1, 0.5, ref);
+    for (k = 0; k < 2; ++k) {
+        run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_DOPRI5,
+               MCS_CONT_EXP, 1e-3, rtols[k], 0.5, x);
+        print_message("spatial DOPRI5 rtol %.0e: error %.3e\n", rtols[k], max_diff(3, x, ref));
+        assert_true(max_diff(3, x, ref) < 20 * rtols[k] * 0.08 + 1e-12);
+    }
+}
+
+/* T^T T = I and A_S T = 0 after every step; qdot continuous with continuation */
+static void test_basis_invariants_along_motion(void **state)
+{
+    const mcs_model *md = &spatial_pendulum_model;
+    mcs_sim sim;
+    mcs_options opt;
+    mcs_real A[3], q[3], qd[3], qd_prev[3];
+    double worst_orth = 0, worst_null = 0, worst_jump = 0;
+    int step, i, j, l;
+    (void)state;
+    mcs_options_default(&opt, md);
+    opt.h = 1e-3;
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    mcs_sim_minimal(&sim, q, qd_prev);
+    assert_true(fabs(fabs(qd_prev[0]) - 0.7895) < 1e-15 && fabs(qd_prev[1]) < 1e-15);
+    for (step = 0; step < 2000; ++step) {
+        const mcs_real *T;
+        assert_int_equal(mcs_sim_step(&sim, 2.0), MCS_OK);
+        T = sim.cur.Q + sim.cur.r * 3;
+        for (i = 0; i < 2; ++i)
+            for (j = 0; j < 2; ++j) {
+                double s = -(i == j);
+                for (l = 0; l < 3; ++l)
+                    s += T[l + i * 3] * T[l + j * 3];
+                worst_orth = fabs(s) > worst_orth ? fabs(s) : worst_orth;
+            }
+        md->A(sim.cur.x, sim.cur.t, &spatial_pendulum_default_params, A);
+        for (j = 0; j < 2; ++j) {
+            double s = 0;
+            for (l = 0; l < 3; ++l)
+                s += A[l] * T[l + j * 3];
+            worst_null = fabs(s) > worst_null ? fabs(s) : worst_null;
+        }
+        mcs_sim_minimal(&sim, q, qd);
+        for (i = 0; i < 2; ++i) {
+            double jump = fabs(qd[i] - qd_prev[i]);
+            worst_jump = jump > worst_jump ? jump : worst_jump;
+            qd_prev[i] = qd[i];
+        }
+    }
+    print_message("|T^T T - I| %.2e, |A T| %.2e, max qdot jump %.4f\n", worst_orth, worst_null,
+                  worst_jump);
+    assert_true(worst_orth < 1e-14);
+    assert_true(worst_null < 1e-14);
+    assert_true(worst_jump < 0.02);
+    assert_true(sim.cur.t == 2.0);
+}
+
+static void test_assembly_corrects_and_reports(void **state)
+{
+    const mcs_model *md = &spatial_pendulum_model;
+    const mcs_real x_bad[3] = {0.1, 0.0, 0.02}, v_bad[3] = {0.3, 0.7, 0.0};
+    mcs_real c[1], A[3], ct[1];
+    mcs_sim sim;
+    mcs_options opt;
+    mcs_assembly rep;
+    double cdot;
+    (void)state;
+    mcs_options_default(&opt, md);
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, x_bad, v_bad, &rep), MCS_OK);
+    md->c(sim.cur.x, 0, &spatial_pendulum_default_params, c);
+    md->A(sim.cur.x, 0, &spatial_pendulum_default_params, A);
+    md->c_t(sim.cur.x, 0, &spatial_pendulum_default_params, ct);
+    cdot = A[0] * sim.cur.v[0] + A[1] * sim.cur.v[1] + A[2] * sim.cur.v[2] + ct[0];
+    assert_true(fabs(c[0]) < 1e-16);
+    assert_true(fabs(cdot) < 1e-16);
+    assert_true(rep.c_norm_before > 3e-3 && rep.c_norm_after < 1e-16);
+    /* minimum-norm correction of a point off a sphere about the origin is radial: |dx| = r - l */
+    assert_true(fabs(rep.dx_norm - (sqrt(0.1 * 0.1 + 0.02 * 0.02) - 0.08)) < 1e-14);
+    assert_true(rep.dv_norm > 0 && rep.iterations > 0);
+}
+
+static void test_redundant_rank_and_motion(void **state)
+{
+    const mcs_model *md = &planar_pendulum_redundant_model;
+    mcs_sim sim;
+    mcs_options opt;
+    (void)state;
+    mcs_options_default(&opt, md);
+    assert_int_equal(mcs_sim_init(&sim, md, &planar_pendulum_redundant_default_params, &opt,
+                                  WORK_ARGS), MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    assert_int_equal(sim.cur.r, 1);
+    assert_int_equal(mcs_sim_advance(&sim, 1.0), MCS_OK);
+    assert_int_equal(sim.cur.r, 1);
+    assert_true(mcs_sim_constraint_norm(&sim) < 1e-14);
+}
+
+static void test_status_codes(void **state)
+{
+    const mcs_model *md = &spatial_pendulum_model;
+    mcs_model wrong_abi = spatial_pendulum_model;
+    mcs_sim sim;
+    mcs_options opt;
+    int s;
+    (void)state;
+    mcs_options_default(&opt, md);
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work,
+                                  mcs_sim_work_size(3, 1) - 1, iwork, 1000),
+                     MCS_ERR_WORKSPACE);
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work,
+                                  mcs_sim_work_size(3, 1), iwork, mcs_sim_iwork_size(3, 1) - 1),
+                     MCS_ERR_WORKSPACE);
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work,
+                                  mcs_sim_work_size(3, 1), iwork, mcs_sim_iwork_size(3, 1)),
+                     MCS_OK);
+    wrong_abi.abi_version = MCS_MODEL_ABI_VERSION + 1;
+    assert_int_equal(mcs_sim_init(&sim, &wrong_abi, &spatial_pendulum_default_params, &opt,
+                                  WORK_ARGS), MCS_ERR_MODEL_VERSION);
+    assert_int_equal(mcs_sim_init(NULL, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_ERR_ARGUMENT);
+    opt.h = -1;
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_ERR_ARGUMENT);
+    mcs_options_default(&opt, md);
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_OK);
+    {
+        const mcs_real x_nan[3] = {NAN, 0, 0};
+        assert_int_equal(mcs_sim_set_state(&sim, 0, x_nan, md->v0, NULL), MCS_ERR_NONFINITE);
+    }
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    assert_int_equal(mcs_sim_step(&sim, 0.0), MCS_ERR_ARGUMENT); /* target not ahead */
+    {
+        mcs_real x[3], v[3];
+        assert_int_equal(mcs_sim_dense(&sim, 0.0, x, v, NULL, NULL), MCS_ERR_NO_DENSE);
+    }
+    for (s = 0; s < MCS_NSTATUS; ++s)
+        assert_true(strlen(mcs_status_str((mcs_status)s)) > 1);
+    assert_string_equal(mcs_status_str(MCS_NSTATUS), "unknown status");
+}
+
+static void test_dense_output_matches_steps(void **state)
+{
+    /* DOPRI5 dense output at t inside a step agrees with a run stopped exactly there */
+    const mcs_model *md = &spatial_pendulum_model;
+    mcs_sim sim;
+    mcs_options opt;
+    mcs_real x[3], v[3], q[3], qd[3], ref[3];
+    double t_mid;
+    (void)state;
+    mcs_options_default(&opt, md);
+    opt.method = MCS_METHOD_DOPRI5;
+    opt.rtol = 1e-10;
+    opt.atol = 1e-12;
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    while (sim.cur.t < 0.25)
+        assert_int_equal(mcs_sim_step(&sim, 1.0), MCS_OK);
+    t_mid = 0.5 * (sim.prev.t + sim.cur.t);
+    assert_int_equal(mcs_sim_dense(&sim, t_mid, x, v, q, qd), MCS_OK);
+    {
+        mcs_real c[1];
+        md->c(x, t_mid, &spatial_pendulum_default_params, c);
+        assert_true(fabs(c[0]) < 1e-16); /* dense output lies on the manifold */
+    }
+    run_to(md, &spatial_pendulum_default_params, MCS_METHOD_RK4, MCS_CONT_EXP, 1e-4, 1, t_mid,
+           ref);
+    print_message("dense output error %.3e\n", max_diff(3, x, ref));
+    assert_true(max_diff(3, x, ref) < 1e-9);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rk4_fourth_order_on_charts),
+        cmocka_unit_test(test_dopri5_meets_tolerance),
+        cmocka_unit_test(test_basis_invariants_along_motion),
+        cmocka_unit_test(test_assembly_corrects_and_reports),
+        cmocka_unit_test(test_redundant_rank_and_motion),
+        cmocka_unit_test(test_status_codes),
+        cmocka_unit_test(test_dense_output_matches_steps),
+    };
+    return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
+}
