@@ -76,7 +76,7 @@ class _Builder:
                 self.fail(f"unsupported constant {value!r}")
             if not math.isfinite(value):
                 self.fail("non-finite number")
-            return sp.Integer(value) if isinstance(value, int) else sp.Float(repr(value), 17)
+            return sp.Integer(value) if isinstance(value, int) else sp.Float(value)
         if isinstance(node, ast.Name):
             if node.id in self.symbols:
                 return self.symbols[node.id]
