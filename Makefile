@@ -9,6 +9,7 @@ INCLUDES := -Iruntime/include -Iruntime/src
 LIBS := -llapacke -llapack -lblas -lm
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 RUNTIME_SRC := $(filter-out runtime/src/mcs_linalg_portable.c,$(sort $(wildcard runtime/src/*.c)))
+PORTABLE_SRC := $(filter-out runtime/src/mcs_linalg_lapack.c,$(sort $(wildcard runtime/src/*.c)))
 RUNTIME_HDR := $(wildcard runtime/include/mcs/*.h runtime/src/*.h)
 TEST_MODELS := spatial_pendulum pendulum_3r planar_pendulum_redundant
 TEST_MODEL_SRC := $(foreach m,$(TEST_MODELS),generated/$(m)/$(m).c)
@@ -54,10 +55,17 @@ $(B)/tests-asan/%: tests/runtime/%.c $(RUNTIME_SRC) $(RUNTIME_HDR) $(TEST_MODEL_
 	$(CC) $(CFLAGS_STRICT) -O1 -g $(SANITIZE) $(INCLUDES) $(TEST_MODEL_INC) $< $(RUNTIME_SRC) \
 	  $(TEST_MODEL_SRC) -o $@ -lcmocka $(LIBS)
 
+# the same tests against the self-contained (firmware) linear algebra
+$(B)/tests-portable/%: tests/runtime/%.c $(PORTABLE_SRC) $(RUNTIME_HDR) $(TEST_MODEL_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_STRICT) -O2 -DMCS_LINALG_PORTABLE $(INCLUDES) $(TEST_MODEL_INC) $< \
+	  $(PORTABLE_SRC) $(TEST_MODEL_SRC) -o $@ -lcmocka -lm
+
 C_TESTS := test_basis test_sim
 
-test-c: deps $(addprefix $(B)/tests/,$(C_TESTS))
+test-c: deps $(addprefix $(B)/tests/,$(C_TESTS)) $(addprefix $(B)/tests-portable/,$(C_TESTS))
 	@for t in $(C_TESTS); do $(B)/tests/$$t || exit 1; done
+	@for t in $(C_TESTS); do $(B)/tests-portable/$$t || exit 1; done
 
 test-sanitize: deps $(addprefix $(B)/tests-asan/,$(C_TESTS))
 	@for t in $(C_TESTS); do \

@@ -16,9 +16,24 @@ CFLAGS = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2"]
 LIBS = ["-llapacke", "-llapack", "-lblas", "-lm"]
 
 
-def runtime_sources():
-    """Runtime C files for the LAPACK backend (the portable backend is for firmware builds)."""
-    return sorted(p for p in (RUNTIME / "src").glob("*.c") if p.name != "mcs_linalg_portable.c")
+def linalg_backend():
+    """'lapack' (default) or 'portable' (self-contained, as on firmware), from MCS_LINALG."""
+    backend = os.environ.get("MCS_LINALG", "lapack")
+    if backend not in ("lapack", "portable"):
+        raise BuildError(f"MCS_LINALG must be 'lapack' or 'portable', not '{backend}'")
+    return backend
+
+
+def runtime_sources(backend=None):
+    """Runtime C files for one linear-algebra backend."""
+    skip = {"lapack": "mcs_linalg_portable.c", "portable": "mcs_linalg_lapack.c"}[
+        backend or linalg_backend()]
+    return sorted(p for p in (RUNTIME / "src").glob("*.c") if p.name != skip)
+
+
+def backend_flags(backend=None):
+    backend = backend or linalg_backend()
+    return (["-DMCS_LINALG_PORTABLE"], ["-lm"]) if backend == "portable" else ([], LIBS)
 
 
 def compiler():
@@ -71,11 +86,12 @@ def build_simulator(name, extra_flags=()):
     sources = [app, gdir / f"{name}.c"] + runtime_sources()
     headers = sorted((RUNTIME / "include" / "mcs").glob("*.h")) + \
         sorted((RUNTIME / "src").glob("*.h")) + [gdir / f"{name}.h"]
-    target = BUILD / name / f"simulate_{name}"
-    cmd = [compiler(), *CFLAGS, *extra_flags, f"-I{RUNTIME / 'include'}", f"-I{RUNTIME / 'src'}",
-           f"-I{gdir}", f"-DMCS_APP_MODEL={name}", f"-DMCS_APP_NX={upper}_NX",
-           f"-DMCS_APP_NC={upper}_NC", "-include", f"{name}.h",
-           *map(str, sources), "-o", str(target), *LIBS]
+    target = BUILD / name / f"simulate_{name}_{linalg_backend()}"
+    defines, libs = backend_flags()
+    cmd = [compiler(), *CFLAGS, *extra_flags, *defines, f"-I{RUNTIME / 'include'}",
+           f"-I{RUNTIME / 'src'}", f"-I{gdir}", f"-DMCS_APP_MODEL={name}",
+           f"-DMCS_APP_NX={upper}_NX", f"-DMCS_APP_NC={upper}_NC", "-include", f"{name}.h",
+           *map(str, sources), "-o", str(target), *libs]
     return _cached(target, sources + headers, cmd, f"compiling the simulator of {name}")
 
 

@@ -90,6 +90,32 @@ int mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *
     return 0;
 }
 
+/* Orthogonal polar factor of a square x (k x k) in place by the Newton-Schulz iteration
+ * X <- X (3 I - X^T X) / 2, which converges quadratically when X is near orthogonal, as C is
+ * between consecutive steps (the predictor leaves it orthogonal to O(h^2) or better). y, z: k x k
+ * scratch. Returns nonzero when x is too far from orthogonal for it (the caller uses the SVD). */
+static int polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
+{
+    int it, i;
+    for (it = 0; it < 12; ++it) {
+        mcs_real delta = 0;
+        mcs_mat_gemm(1, 0, k, k, k, 1, x, k, x, k, 0, y, k); /* y = X^T X */
+        for (i = 0; i < k * k; ++i) {
+            const mcs_real d = fabs(y[i] - (i % (k + 1) == 0));
+            delta = d > delta ? d : delta;
+        }
+        if (!(delta < MCS_R(0.3)))
+            return -1;
+        if (delta <= 4 * MCS_REAL_EPS * k)
+            return 0;
+        for (i = 0; i < k * k; ++i)
+            y[i] = (i % (k + 1) == 0 ? MCS_R(1.5) : 0) - MCS_R(0.5) * y[i];
+        mcs_mat_gemm(0, 0, k, k, k, 1, x, k, y, k, 0, z, k);
+        mcs_mat_copy(k, k, z, k, x, k);
+    }
+    return -1;
+}
+
 int mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
                     mcs_real *Tout, mcs_real *work)
 {
@@ -104,6 +130,12 @@ int mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mc
     int info;
     if (g == 0) {
         mcs_mat_copy(n, f_new, That, n, Tout, n);
+        return 0;
+    }
+    mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);
+    if (f_old == f_new && polar_newton_schulz(g, C, W, Vt) == 0) {
+        /* Tout = That Up^T with Up = W V^T the orthogonal polar factor of C (now in C) */
+        mcs_mat_gemm(0, 1, n, g, g, 1, That, n, C, g, 0, Tout, n);
         return 0;
     }
     mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);

@@ -5,16 +5,42 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
                   const mcs_real *a, int lda, const mcs_real *b, int ldb, mcs_real beta,
                   mcs_real *c, int ldc)
 {
+    /* One loop order per transpose case, each with a contiguous innermost loop. */
     int i, j, k;
     for (j = 0; j < cols; ++j) {
-        for (i = 0; i < rows; ++i) {
-            mcs_real sum = 0;
+        mcs_real *cj = c + j * ldc;
+        if (beta == 0) {
+            for (i = 0; i < rows; ++i)
+                cj[i] = 0;
+        } else if (beta != 1) {
+            for (i = 0; i < rows; ++i)
+                cj[i] *= beta;
+        }
+        if (!ta) { /* c_j += alpha sum_k a_k op(b)_kj: axpy of columns of a */
             for (k = 0; k < inner; ++k) {
-                mcs_real aik = ta ? a[k + i * lda] : a[i + k * lda];
-                mcs_real bkj = tb ? b[j + k * ldb] : b[k + j * ldb];
-                sum += aik * bkj;
+                const mcs_real bkj = alpha * (tb ? b[j + k * ldb] : b[k + j * ldb]);
+                const mcs_real *ak = a + k * lda;
+                if (bkj == 0)
+                    continue;
+                for (i = 0; i < rows; ++i)
+                    cj[i] += ak[i] * bkj;
             }
-            c[i + j * ldc] = (beta == 0 ? 0 : beta * c[i + j * ldc]) + alpha * sum;
+        } else if (!tb) { /* c_ij += alpha a_i . b_j: dot products of columns */
+            const mcs_real *bj = b + j * ldb;
+            for (i = 0; i < rows; ++i) {
+                const mcs_real *ai = a + i * lda;
+                mcs_real sum = 0;
+                for (k = 0; k < inner; ++k)
+                    sum += ai[k] * bj[k];
+                cj[i] += alpha * sum;
+            }
+        } else { /* both transposed: rare, plain loops */
+            for (i = 0; i < rows; ++i) {
+                mcs_real sum = 0;
+                for (k = 0; k < inner; ++k)
+                    sum += a[k + i * lda] * b[j + k * ldb];
+                cj[i] += alpha * sum;
+            }
         }
     }
 }
@@ -67,15 +93,30 @@ mcs_real mcs_vec_max_abs(int n, const mcs_real *a)
 
 int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipiv)
 {
-    /* [6/6] Padé: N = sum c_k X^k, D = sum (-1)^k c_k X^k, exp(X) ~ D^-1 N, with X = a / 2^s and
-     * ||X||_1 <= 1/2 (truncation error below 1e-19), then s squarings. */
-    static const mcs_real c[7] = {
+    /* Diagonal [q/q] Padé: N = sum c_k X^k, D = sum (-1)^k c_k X^k, exp(X) ~ D^-1 N, with
+     * X = a / 2^s scaled to ||X||_1 <= 1/2, then s squarings. The degree q (2, 3, 4 or 6) is the
+     * smallest whose truncation bound (q!)^2 / ((2q)! (2q+1)!) ||X||^(2q+1) is below eps / 4: the
+     * continuation's h Omega is small, so q = 3 is typical. A diagonal Padé approximant of a skew
+     * matrix is orthogonal whatever q. */
+    static const mcs_real c6[7] = {
         MCS_R(1.0), MCS_R(0.5), MCS_R(0.11363636363636363636), MCS_R(0.015151515151515151515),
         MCS_R(0.0012626262626262626263), MCS_R(6.3131313131313131313e-05),
         MCS_R(1.5031265031265031265e-06)};
+    static const mcs_real c4[5] = {MCS_R(1.0), MCS_R(0.5), MCS_R(0.10714285714285714286),
+                                   MCS_R(0.011904761904761904762),
+                                   MCS_R(0.00059523809523809523810)};
+    static const mcs_real c3[4] = {MCS_R(1.0), MCS_R(0.5), MCS_R(0.1),
+                                   MCS_R(0.0083333333333333333333)};
+    static const mcs_real c2[3] = {MCS_R(1.0), MCS_R(0.5), MCS_R(0.083333333333333333333)};
+    /* truncation constants (q!)^2 / ((2q)! (2q+1)!) */
+    static const mcs_real bound[4] = {MCS_R(1.3888888888888889e-03), MCS_R(9.9206349206349206e-06),
+                                      MCS_R(3.936759889140842e-08), MCS_R(1.7379917572317766e-13)};
+    static const int degrees[4] = {2, 3, 4, 6};
+    static const mcs_real *const coefs[4] = {c2, c3, c4, c6};
     mcs_real *x = work, *xp = work + n * n, *num = work + 2 * n * n, *den = work + 3 * n * n;
     mcs_real norm = 0, scale = 1;
-    int i, j, k, s = 0;
+    const mcs_real *c = c6;
+    int i, j, k, s = 0, q = 6;
     for (j = 0; j < n; ++j) {
         mcs_real col = 0;
         for (i = 0; i < n; ++i)
@@ -89,6 +130,16 @@ int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipi
         scale *= MCS_R(0.5);
         ++s;
     }
+    for (k = 0; k < 4; ++k) {
+        mcs_real xn = norm * scale, p = 1;
+        for (i = 0; i < 2 * degrees[k] + 1; ++i)
+            p *= xn;
+        if (bound[k] * p <= MCS_REAL_EPS / 4) {
+            q = degrees[k];
+            c = coefs[k];
+            break;
+        }
+    }
     for (i = 0; i < n * n; ++i) {
         x[i] = a[i] * scale;
         xp[i] = x[i];
@@ -99,7 +150,7 @@ int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipi
         num[i + i * n] = c[0];
         den[i + i * n] = c[0];
     }
-    for (k = 1; k <= 6; ++k) {
+    for (k = 1; k <= q; ++k) {
         mcs_real sign = (k % 2) ? -1 : 1;
         if (k > 1) { /* xp <- xp * x, using e as scratch */
             mcs_mat_gemm(0, 0, n, n, n, 1, xp, n, x, n, 0, e, n);

@@ -9,10 +9,11 @@
 #ifndef MCS_LINALG_H
 #define MCS_LINALG_H
 
+#include "mcs/mcs_basis.h"
 #include "mcs/mcs_config.h"
 
 /* Real workspace (entries) that every mcs_la_* call below accepts for matrices of order <= k. */
-#define MCS_LA_LWORK(k) (66 * ((k) + 1) + 8 * (k) + 16)
+#define MCS_LA_LWORK(k) MCS_LINALG_LWORK(k)
 
 /* Column-pivoted Householder QR of a (rows x cols): a P = Q R. On return R is in the upper
  * triangle of a, the reflectors below it, tau (min(rows, cols)); jpvt (cols) holds the 0-based

@@ -17,12 +17,17 @@ typedef enum mcs_continuation {
     MCS_CONT_OFF = 3    /* traditional QR: T = T^ of each new factorization */
 } mcs_continuation;
 
-/* Real workspace of mcs_predict_tangent / mcs_align_basis for n coordinates, m constraints. */
+/* Real workspace that every linear-algebra call of either backend accepts for matrices of
+ * order <= k (LAPACK's blocked routines with block size 64; the portable Jacobi SVD's 3 k^2). */
+#define MCS_LINALG_LWORK(k) (3 * (k) * (k) + 66 * ((k) + 1) + 8 * (k) + 16)
+
+/* Real workspace of mcs_qr_basis / mcs_predict_tangent / mcs_align_basis for n coordinates and
+ * m constraints. */
 #define MCS_BASIS_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MCS_BASIS_K(n, m) MCS_BASIS_MAX(MCS_BASIS_MAX((n), (m)), 1)
 #define MCS_BASIS_WORK_SIZE(n, m) \
     (9 * MCS_BASIS_K(n, m) * MCS_BASIS_K(n, m) + 2 * MCS_BASIS_K(n, m) + \
-     (66 * (MCS_BASIS_K(n, m) + 1) + 8 * MCS_BASIS_K(n, m) + 16))
+     MCS_LINALG_LWORK(MCS_BASIS_K(n, m)))
 #define MCS_BASIS_IWORK_SIZE(n, m) (MCS_BASIS_K(n, m))
 
 /* Factor A^T P = Q R for A (m x n, lda >= m).

@@ -1,0 +1,170 @@
+"""make bench: speed of the runtime and of the generator, measured in one run (ratios first).
+
+1. Cost per RK4 step of the traditional QR basis vs. each continuation predictor (exp, euler,
+   none), for the spatial pendulum (n = 3) and a 10-mass point chain (n = 20, m = 10).
+2. TARGETS.md problems P1 (spatial pendulum, 2 s) and P2a (3R pendulum, 2 s): wall time of the
+   integration loop and error of the final positions against an independent reference (SciPy's
+   DOP853 at rtol 1e-13 on a separate formulation).
+3. Generation time per model.
+
+Timings are the best of several interleaved repeats (the machines are shared and noisy).
+Writes build/bench/results.json and prints a table.
+"""
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "generator"))
+
+from mcsgen import build  # noqa: E402
+from mcsgen.generate import generate  # noqa: E402
+
+OUT = ROOT / "build" / "bench"
+BACKENDS = ("lapack", "portable")
+
+
+def build_bench(name, gen_root, backend):
+    gdir = gen_root / name
+    upper = name.upper()
+    exe = OUT / f"bench_{name}_{backend}"
+    sources = [ROOT / "bench" / "bench_step.c", gdir / f"{name}.c"] + \
+        build.runtime_sources(backend)
+    defines, libs = build.backend_flags(backend)
+    cmd = [build.compiler(), "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2",
+           *defines, "-D_POSIX_C_SOURCE=199309L", f"-I{ROOT / 'runtime/include'}",
+           f"-I{ROOT / 'runtime/src'}", f"-I{gdir}",
+           f"-DMCS_APP_MODEL={name}", f"-DMCS_APP_NX={upper}_NX", f"-DMCS_APP_NC={upper}_NC",
+           "-include", f"{name}.h", *map(str, sources), "-o", str(exe), *libs]
+    subprocess.run(cmd, check=True)
+    return exe
+
+
+def run_json(cmd):
+    return json.loads(subprocess.run(list(map(str, cmd)), check=True, capture_output=True,
+                                     text=True).stdout)
+
+
+def reference_spatial_pendulum(t_end):
+    """Spherical pendulum in Cartesian coordinates with the multiplier in closed form
+    (an index-1 formulation, no projection), DOP853 at rtol 1e-13."""
+    from scipy.integrate import solve_ivp
+    g, l = 9.81, 0.08
+
+    def rhs(_, y):
+        r, v = y[:3], y[3:]
+        lam = (v @ v - g * r[2]) / (l * l)      # from d2/dt2 |r|^2 = 0 with a = -lam r - g e_z
+        a = -lam * r - np.array([0, 0, g])
+        return np.concatenate([v, a])
+    sol = solve_ivp(rhs, (0, t_end), [0.08, 0, 0, 0, 0.7895, 0], method="DOP853", rtol=1e-13,
+                    atol=1e-15)
+    return sol.y[:3, -1]
+
+
+def reference_pendulum_3r(t_end):
+    """3R pendulum: M(q) qdd = f(q, qd) from the textbook absolute-angle form, DOP853."""
+    from scipy.integrate import solve_ivp
+    m, J, L, g = 108.0, 9.36, 1.0, 9.81
+    lc = L / 2
+
+    def rhs(_, y):
+        q, qd = y[:3], y[3:]
+        phi = np.cumsum(q)
+        w = np.cumsum(qd)
+        # absolute angles phi_i; link i centre: sum_{k<i} L u_k + lc u_i, u = (sin, -cos)
+        # mass matrix in phi: Mphi_ij = m * sum_k a_ki a_kj cos(phi_i - phi_j) + J delta_ij
+        a = np.array([[lc, 0, 0], [L, lc, 0], [L, L, lc]])
+        Mphi = np.zeros((3, 3))
+        for i in range(3):
+            for j in range(3):
+                Mphi[i, j] = m * sum(a[k, i] * a[k, j] for k in range(3)) * np.cos(phi[i] - phi[j])
+            Mphi[i, i] += J
+        # centrifugal and gravity
+        h = np.zeros(3)
+        for i in range(3):
+            for j in range(3):
+                h[i] -= m * sum(a[k, i] * a[k, j] for k in range(3)) * np.sin(phi[i] - phi[j]) \
+                    * w[j] ** 2
+            h[i] -= m * g * sum(a[k, i] for k in range(3)) * np.sin(phi[i])
+        # q = S phi with phi = C q (C lower-triangular ones): qdd = C^-1 phidd
+        C = np.tril(np.ones((3, 3)))
+        Mq = C.T @ Mphi @ C
+        fq = C.T @ h
+        return np.concatenate([qd, np.linalg.solve(Mq, fq)])
+    sol = solve_ivp(rhs, (0, t_end), [np.pi / 6] * 3 + [0] * 3, method="DOP853", rtol=1e-13,
+                    atol=1e-14)
+    return sol.y[:3, -1]
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    gen_root = OUT / "generated"
+    results = {"generation_s": {}}
+    model_files = sorted((ROOT / "models").glob("*.yaml")) + [ROOT / "bench/models/point_chain_10.yaml"]
+    for path in model_files:
+        best = 1e30
+        for _ in range(3):
+            start = time.perf_counter()
+            generate(path, out_root=gen_root, force=True)
+            best = min(best, time.perf_counter() - start)
+        results["generation_s"][path.stem] = best
+
+    # 1. cost per step, traditional vs continuation, for both linear-algebra backends
+    results["per_step"] = []
+    for backend in BACKENDS:
+        for name, t_end in (("spatial_pendulum", 2.0), ("point_chain_10", 0.5)):
+            exe = build_bench(name, gen_root, backend)
+            r = run_json([exe, "per-step", t_end, 1e-3, 7])
+            r["backend"] = backend
+            results["per_step"].append(r)
+
+    # 2. TARGETS P1, P2a
+    ref1 = reference_spatial_pendulum(2.0)
+    ref2 = reference_pendulum_3r(2.0)
+    results["P1"], results["P2a"] = [], []
+    for backend in BACKENDS:
+        p1 = build_bench("spatial_pendulum", gen_root, backend)
+        for h in (1e-3, 2e-3):
+            r = run_json([p1, "run", "rk4", h, 1e-8, 2.0, 15])
+            r.update(backend=backend, method="rk4", h=h, rtol=0,
+                     err=float(np.abs(np.array(r["x"]) - ref1).max()))
+            results["P1"].append(r)
+        p2 = build_bench("pendulum_3r", gen_root, backend)
+        for method, h, rtol in (("rk4", 1e-3, 0), ("rk4", 2e-3, 0), ("dopri5", 1e-3, 1e-10),
+                                ("dopri5", 1e-3, 1e-11)):
+            r = run_json([p2, "run", method, h, rtol or 1e-8, 2.0, 15])
+            r.update(backend=backend, method=method, h=h, rtol=rtol,
+                     err=float(np.abs(np.array(r["x"]) - ref2).max()))
+            results["P2a"].append(r)
+
+    (OUT / "results.json").write_text(json.dumps(results, indent=2))
+    print("cost per RK4 step (best of 7 interleaved repeats)")
+    print(f"  {'backend':<9}{'model':<18} {'n':>3} {'m':>3}  {'off ns':>8}  {'euler':>14}  {'none':>14}  "
+          f"{'exp':>14}")
+    for r in results["per_step"]:
+        off = r["ns_per_step_off"]
+        cells = [f"{r[f'ns_per_step_{k}']:8.0f} ({r[f'ns_per_step_{k}'] / off:4.2f}x)"
+                 for k in ("euler", "none", "exp")]
+        print(f"  {r['backend']:<9}{r['model']:<18} {r['n']:>3} {r['m']:>3}  {off:8.0f}  " + "  ".join(cells))
+    print("TARGETS P1 spatial pendulum 2 s (target <= 1.5 ms at err <= 4e-9)")
+    for r in results["P1"]:
+        print(f"  {r['backend']:<9} rk4 h={r['h']:g}: {r['wall_s'] * 1e3:7.3f} ms, {r['steps']} steps, "
+              f"err {r['err']:.2e}")
+    print("TARGETS P2a 3R pendulum 2 s (target <= 2.4 ms at err <= 2e-10)")
+    for r in results["P2a"]:
+        label = f"{r['method']} h={r['h']:g}" + (f" rtol={r['rtol']:g}" if r["rtol"] else "")
+        print(f"  {r['backend']:<9} {label:<26}: {r['wall_s'] * 1e3:7.3f} ms, {r['steps']} steps, "
+              f"err {r['err']:.2e}")
+    print("generation time per model (best of 3)")
+    for name, s in results["generation_s"].items():
+        print(f"  {name:<28} {s:6.2f} s")
+    print(f"results: {OUT / 'results.json'}")
+
+
+if __name__ == "__main__":
+    main()
