@@ -40,37 +40,45 @@ def derive(model):
     gamma = sp.zeros(m, 1)
     A_dot = sp.zeros(m, n)
     K_c = sp.zeros(n, n)
+    index = {s: i for i, s in enumerate(x)}
     for i in range(m):
         ci = c[i]
-        row = [sp.diff(ci, xj) for xj in x]
+        cols = sorted((index[s] for s in ci.free_symbols if s in index))   # local to the row
+        row = {j: sp.diff(ci, x[j]) for j in cols}
         ct = sp.diff(ci, t)
-        for j in range(n):
+        for j in cols:
             A[i, j] = row[j]
         c_t[i] = ct
-        # cdot = A v + c_t; gamma = -(d(cdot)/dx v + d(cdot)/dt), term by term.
-        cdot = sum((row[j] * v[j] for j in range(n)), sp.Integer(0)) + ct
-        gamma[i] = -(sum((sp.diff(cdot, xk) * v[k] for k, xk in enumerate(x)), sp.Integer(0))
-                     + sp.diff(cdot, t))
-        for j in range(n):
+        for j in cols:
             if row[j] == 0:
                 continue
-            hess = [sp.diff(row[j], xk) for xk in x]
-            A_dot[i, j] = sum((hess[k] * v[k] for k in range(n)), sp.Integer(0)) + sp.diff(row[j], t)
-            for k in range(n):
+            hess = {k: sp.diff(row[j], x[k]) for k in cols}
+            A_dot[i, j] = sum((hess[k] * v[k] for k in cols), sp.Integer(0)) + sp.diff(row[j], t)
+            for k in cols:
                 if hess[k] != 0:
                     K_c[j, k] += lam[i] * hess[k]
+        # With cdot = A v + c_t:  d(cdot)/dx v + d(cdot)/dt = A_dot v + (dc_t/dx) v + c_tt,
+        # so gamma reuses A_dot (cheaper than differentiating cdot, and shared by the CSE).
+        gamma[i] = -(sum((A_dot[i, j] * v[j] for j in cols), sp.Integer(0))
+                     + sum((sp.diff(ct, x[k]) * v[k] for k in cols), sp.Integer(0))
+                     + sp.diff(ct, t))
 
-    if model.kinetic is not None:
+    if model.blocks is not None:
+        M, f = _lagrange_blocks(model)
+    elif model.kinetic is not None:
         M, f = _lagrange(model)
     else:
         M = model.mass_matrix
         f = model.forces
     K_f = sp.zeros(n, n)
     D = sp.zeros(n, n)
+    vindex = {s: i for i, s in enumerate(v)}
     for i in range(n):
-        for j in range(n):
-            K_f[i, j] = -sp.diff(f[i], x[j])
-            D[i, j] = -sp.diff(f[i], v[j])
+        for s in f[i].free_symbols:
+            if s in index:
+                K_f[i, index[s]] = -sp.diff(f[i], s)
+            elif s in vindex:
+                D[i, vindex[s]] = -sp.diff(f[i], s)
     if model.kinetic is not None:
         kinetic = model.kinetic
     else:
@@ -78,6 +86,60 @@ def derive(model):
                                            if M[i, j] != 0), sp.Integer(0))
     return Derived(c=c, A=A, c_t=c_t, gamma=gamma, A_dot=A_dot, M=M, f=f, K_c=K_c, K_f=K_f, D=D,
                    kinetic=kinetic, potential=model.potential, lam=lam)
+
+
+def _lagrange_blocks(model):
+    """M and f assembled from local Lagrange blocks (T_b, V_b), each over its own coordinates
+    (one per body, one per force element), plus the applied forces Q."""
+    x, v, t, n = model.x, model.v, model.time, model.n
+    index = {s: i for i, s in enumerate(x)}
+    vindex = {s: i for i, s in enumerate(v)}
+    M = sp.zeros(n, n)
+    f = sp.zeros(n, 1) if model.forces is None else sp.Matrix(model.forces)
+    cache = {}
+    for block in model.blocks:
+        T, V = block[0], block[1]
+        after = block[2] if len(block) > 2 else {}
+        free = T.free_symbols | V.free_symbols
+        cols = sorted({index[s] for s in free if s in index} |
+                      {vindex[s] for s in free if s in vindex})
+        xs = [x[i] for i in cols]
+        vs = [v[i] for i in cols]
+        # Blocks that are equal up to renaming their coordinates (e.g. identical links) are
+        # derived once: the derivation runs on canonical symbols and is renamed back.
+        canon_x = [sp.Symbol(f"_x{k}", real=True) for k in range(len(cols))]
+        canon_v = [sp.Symbol(f"_v{k}", real=True) for k in range(len(cols))]
+        to_canon = dict(zip(xs + vs, canon_x + canon_v))
+        key = sp.srepr((T.xreplace(to_canon), V.xreplace(to_canon)))
+        if key not in cache:
+            cache[key] = _lagrange_local(T.xreplace(to_canon), V.xreplace(to_canon), canon_x,
+                                         canon_v, t, model)
+        back = dict(zip(canon_x + canon_v, xs + vs))
+        back.update(after)
+        Mb, fb = (cache[key][0].xreplace(back), cache[key][1].xreplace(back))
+        for a, i in enumerate(cols):
+            f[i] += fb[a]
+            for b, j in enumerate(cols):
+                M[i, j] += Mb[a, b]
+    return M, f
+
+
+def _lagrange_local(T, V, x, v, t, model):
+    k = len(x)
+    momenta = [sp.diff(T, vi) for vi in v]
+    M = sp.zeros(k, k)
+    for i in range(k):
+        for j in range(i, k):
+            M[i, j] = M[j, i] = sp.diff(momenta[i], v[j])
+    if any(M[i, j].has(*v) for i in range(k) for j in range(k)):
+        raise ModelError(model.path, "dynamics.kinetic",
+                         "kinetic energy must be at most quadratic in the velocities")
+    f = sp.zeros(k, 1)
+    for i in range(k):
+        fi = sp.diff(T, x[i]) - sp.diff(momenta[i], t) - sp.diff(V, x[i])
+        fi -= sum((sp.diff(momenta[i], xk) * v[j] for j, xk in enumerate(x)), sp.Integer(0))
+        f[i] = fi
+    return M, f
 
 
 def _lagrange(model):

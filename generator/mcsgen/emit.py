@@ -14,6 +14,11 @@ import sympy as sp
 from . import __version__
 from .printer import McsCodePrinter
 
+
+def generator_fingerprint():
+    from .generate import generator_fingerprint as fp
+    return fp()
+
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "templates"
 # Values of mcs_method and mcs_continuation (runtime/include/mcs/mcs_sim.h, mcs_basis.h).
 METHOD_ID = {"rk4": 0, "dopri5": 1}
@@ -144,6 +149,7 @@ def render(model, derived):
     sim = model.simulation
     ctx = {
         "version": __version__,
+        "fingerprint": generator_fingerprint(),
         "model": model,
         "prefix": model.name,
         "PREFIX": model.name.upper(),

@@ -29,6 +29,8 @@ VELOCITY_SUFFIX = "_dot"
 
 TOP_KEYS = {"name", "description", "source", "coordinates", "parameters", "definitions",
             "constraints", "dynamics", "initial", "simulation"}
+BODY_TOP_KEYS = {"name", "description", "source", "parameters", "gravity", "bodies", "joints",
+                 "drivers", "forces", "simulation"}
 DYNAMICS_KEYS = {"mass_matrix", "forces", "kinetic", "potential"}
 SIM_DEFAULTS = {"t_end": 1.0, "h": 1e-3, "method": "rk4", "continuation": "exp",
                 "rtol": 1e-8, "atol": 1e-10, "dt_out": None}
@@ -78,6 +80,10 @@ class Model:
     v0: list = field(default_factory=list)
     simulation: dict = field(default_factory=dict)
     file_hash: str = ""
+    # Mechanism (bodies) models: per-body Lagrange blocks [(T, V)], derived locally, and what
+    # was done to the initial velocities.
+    blocks: list = None
+    initial_report: dict = None
 
     @property
     def n(self):
@@ -211,6 +217,8 @@ class _Validator:
         if doc is None:
             self.fail("", "file is empty")
         doc = self.mapping(doc, "(top level)")
+        if "bodies" in doc:
+            return self.mechanism(doc)
         self.unknown_keys(doc, TOP_KEYS, "")
         for key in ("name", "coordinates", "dynamics", "initial"):
             if key not in doc:
@@ -240,6 +248,48 @@ class _Validator:
         self.dynamics(doc["dynamics"], model, pos_syms, vel_syms)
         self.initial(doc["initial"], model)
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
+        return model
+
+    def mechanism(self, doc):
+        """A model described by bodies, joints, drivers and forces (mechanism.py)."""
+        from .mechanism import MechanismBuilder, solve_initial_velocities
+        self.unknown_keys(doc, BODY_TOP_KEYS, "")
+        name = self.identifier(doc.get("name"), "name", "model") if "name" in doc else \
+            self.fail("name", "missing required field")
+        if name != self.path.stem:
+            self.fail("name", f"model name '{name}' must match the file name '{self.path.stem}'")
+        description = self.text(doc.get("description", ""), "description").strip()
+        source = self.text(doc.get("source", ""), "source").strip()
+        params = self.parameters(doc.get("parameters", {}) or {})
+        t = sp.Symbol("t", real=True)
+        builder = MechanismBuilder(self, {p.name: p.symbol for p in params}, t)
+        builder.param_values = {p.symbol: p.value for p in params}
+        builder.build_bodies(doc["bodies"])
+        gravity = None
+        if doc.get("gravity") is not None:
+            dim = 2 if builder.kind == "planar" else 3
+            gravity = builder.vector(doc["gravity"], "gravity", dim, numeric=False)
+        builder.build_joints(doc.get("joints"))
+        builder.build_drivers(doc.get("drivers"))
+        builder.build_forces(doc.get("forces"))
+        builder.build_dynamics(gravity)
+        coords = [Coordinate(n_, u, s_, sd) for n_, u, s_, sd in builder.coords]
+        constraints = [Constraint(n_, e) for n_, e in builder.constraints]
+        model = Model(path=self.path, name=name, description=description, source=source,
+                      coordinates=coords, parameters=params, constraints=constraints, time=t,
+                      file_hash=self.file_hash)
+        model.blocks = builder.blocks
+        model.kinetic = builder.kinetic_total
+        model.potential = builder.potential_total
+        model.forces = builder.applied
+        model.x0, model.v0 = builder.initial_state()
+        model.simulation = self.simulation(doc.get("simulation", {}) or {})
+        x, v, report = solve_initial_velocities(model, builder.held, model.x, model.v, t)
+        if report["residual"] > 1e-8:
+            self.fail("bodies", f"the given initial velocities and joint rates contradict the "
+                                f"velocity constraints (residual {report['residual']:.3g})")
+        model.v0 = [float(a) for a in v]
+        model.initial_report = report
         return model
 
     def parameters(self, raw):

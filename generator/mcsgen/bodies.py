@@ -1,0 +1,225 @@
+"""Bodies, joints, drivers and force elements -> coordinates, constraint rows and local dynamics.
+
+Conventions (paper 003 §2, SPEC §1):
+- A spatial body has coordinates r = (x, y, z) of its centre of mass and Euler parameters
+  e = (e0, e1, e2, e3); `e^T e - 1 = 0` is added as the constraint row `<body>.norm`. Its rotation
+  matrix is R(e) (the homogeneous quadratic form, a rotation on |e| = 1) and its body-frame angular
+  velocity w' = 2 G(e) edot with G the paper's E of 000 eq. (61b).
+- A planar body has (x, y, theta). `ground` is fixed at the origin with identity orientation.
+- A joint connects frame F1 on body1 (the driven body) to frame F2 on body2 (the main body).
+  Translational rows are the position of F1's origin in F2's basis, R_F2^T (P1 - P2); rotational
+  rows the imaginary part of rho_F1(F2) = conj(rho_F2) rho_F1. A joint type selects rows
+  (003 Table 1). The joint axis is the frame's x axis.
+- Kinetic and potential energy are built per body (one Lagrange block each, 7 or 3 coordinates),
+  so derivation cost grows linearly with the number of bodies.
+"""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+
+SPATIAL_COORDS = ("x", "y", "z", "e0", "e1", "e2", "e3")
+PLANAR_COORDS = ("x", "y", "theta")
+
+# rows of each spatial joint type: translational x y z, rotational Rx Ry Rz (003 Table 1)
+SPATIAL_JOINTS = {
+    "fix": ("x", "y", "z", "Rx", "Ry", "Rz"),
+    "revolute": ("x", "y", "z", "Ry", "Rz"),
+    "prismatic": ("y", "z", "Rx", "Ry", "Rz"),
+    "cylindrical": ("y", "z", "Ry", "Rz"),
+    "spherical": ("x", "y", "z"),
+    "planar": ("x", "Ry", "Rz"),
+    "parallel": ("Ry", "Rz"),
+    "orthogonal": ("Rx",),
+    "distance_along_axis": ("x",),
+    "universal": ("x", "y", "z"),          # + perpendicularity of axis1 and axis2
+    "distance": (),                        # |P1 - P2| = d
+}
+PLANAR_JOINTS = {"revolute", "prismatic", "fix"}
+
+
+def quat_mul(a, b):
+    a0, a1, a2, a3 = a
+    b0, b1, b2, b3 = b
+    return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
+            a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
+            a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
+            a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
+
+
+def quat_conj(a):
+    return (a[0], -a[1], -a[2], -a[3])
+
+
+def rotation_from_euler(e):
+    """R(e) as a SymPy Matrix (3 x 3); a rotation when |e| = 1."""
+    e0, e1, e2, e3 = e
+    return sp.Matrix([
+        [e0**2 + e1**2 - e2**2 - e3**2, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
+        [2 * (e1 * e2 + e0 * e3), e0**2 - e1**2 + e2**2 - e3**2, 2 * (e2 * e3 - e0 * e1)],
+        [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), e0**2 - e1**2 - e2**2 + e3**2]])
+
+
+def G_matrix(e):
+    """Body-frame angular velocity w' = 2 G(e) edot (000 eq. 61b's E)."""
+    e0, e1, e2, e3 = e
+    return sp.Matrix([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
+
+
+def E_matrix(e):
+    """World-frame angular velocity w = 2 E(e) edot."""
+    e0, e1, e2, e3 = e
+    return sp.Matrix([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
+
+
+def quaternion_from_matrix(R):
+    """Unit quaternion (w, x, y, z) of a numeric rotation matrix (numpy 3 x 3), w >= 0."""
+    R = np.asarray(R, dtype=float)
+    tr = np.trace(R)
+    if tr > 0:
+        s = math.sqrt(tr + 1.0) * 2
+        q = [0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
+    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
+        s = math.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2]) * 2
+        q = [(R[2, 1] - R[1, 2]) / s, 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
+    elif R[1, 1] > R[2, 2]:
+        s = math.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2]) * 2
+        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s]
+    else:
+        s = math.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1]) * 2
+        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s]
+    q = np.array(q)
+    q /= np.linalg.norm(q)
+    return q if q[0] >= 0 else -q
+
+
+def matrix_from_quaternion(q):
+    w, x, y, z = q
+    return np.array([[w*w + x*x - y*y - z*z, 2*(x*y - w*z), 2*(x*z + w*y)],
+                     [2*(x*y + w*z), w*w - x*x + y*y - z*z, 2*(y*z - w*x)],
+                     [2*(x*z - w*y), 2*(y*z + w*x), w*w - x*x - y*y + z*z]])
+
+
+def frame_from_axis(axis):
+    """A deterministic rotation whose first column is the unit axis (numpy)."""
+    u = np.asarray(axis, dtype=float)
+    u = u / np.linalg.norm(u)
+    # the coordinate axis least aligned with u seeds the second column
+    seed = np.eye(3)[int(np.argmin(np.abs(u)))]
+    v = seed - (seed @ u) * u
+    v /= np.linalg.norm(v)
+    w = np.cross(u, v)
+    return np.column_stack([u, v, w])
+
+
+def exact(value):
+    """A float as an exact SymPy number when it is a small rational (0, 1, -0.5, ...), else Float.
+    Keeps the generated expressions free of 1.0* factors."""
+    value = float(value)
+    frac = Fraction(value).limit_denominator(1000)
+    if float(frac) == value:
+        return sp.Rational(frac.numerator, frac.denominator)
+    return sp.Float(value)
+
+
+class Body:
+    """One body: its symbols, pose expressions and initial state."""
+
+    def __init__(self, name, kind, index0=None):
+        self.name = name
+        self.kind = kind                   # "spatial" | "planar" | "ground"
+        self.index0 = index0               # index of its first coordinate
+        if kind == "spatial":
+            self.coord_names = [f"{name}.{c}" for c in SPATIAL_COORDS]
+        elif kind == "planar":
+            self.coord_names = [f"{name}.{c}" for c in PLANAR_COORDS]
+        else:
+            self.coord_names = []
+        self.q = [sp.Symbol(n, real=True) for n in self.coord_names]
+        self.qd = [sp.Symbol(n + "_dot", real=True) for n in self.coord_names]
+        self.mass = None
+        self.inertia = None                # (3 x 3) SymPy matrix, or scalar for planar
+        self.x0 = []
+        self.v0 = None                     # given linear velocity (world) or None
+        self.w0 = None                     # given angular velocity (world) or None
+
+    # --- pose ---------------------------------------------------------------------------------
+    @property
+    def dim(self):
+        return 2 if self.kind == "planar" else 3
+
+    def position(self):
+        if self.kind == "ground":
+            return None
+        return sp.Matrix(self.q[:self.dim])
+
+    def rotation(self):
+        if self.kind == "spatial":
+            return rotation_from_euler(self.q[3:7])
+        if self.kind == "planar":
+            th = self.q[2]
+            return sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]])
+        return None
+
+    def quaternion(self):
+        return tuple(self.q[3:7]) if self.kind == "spatial" else None
+
+    def point(self, p):
+        """World position of body point p (body coordinates, relative to the centre of mass)."""
+        p = sp.Matrix(p)
+        if self.kind == "ground":
+            return p
+        return self.position() + self.rotation() * p
+
+    # --- energy -------------------------------------------------------------------------------
+    def kinetic(self, generic=False):
+        """T of the body. generic: with placeholder symbols for the mass and the inertia entries
+        (returned with the substitution that restores them), so that every body of a kind shares
+        one symbolic derivation."""
+        m, J, subs = self.mass, self.inertia, {}
+        if generic:
+            m = sp.Symbol("_mass", real=True)
+            subs[m] = self.mass
+            if self.kind == "spatial":
+                Jg = sp.zeros(3, 3)
+                for a in range(3):
+                    for b in range(a, 3):
+                        if self.inertia[a, b] != 0:
+                            Jg[a, b] = Jg[b, a] = sp.Symbol(f"_J{a}{b}", real=True)
+                            subs[Jg[a, b]] = self.inertia[a, b]
+                J = Jg
+            else:
+                J = sp.Symbol("_J", real=True)
+                subs[J] = self.inertia
+        if self.kind == "spatial":
+            rd = sp.Matrix(self.qd[:3])
+            w = 2 * G_matrix(self.q[3:7]) * sp.Matrix(self.qd[3:7])
+            T = m / 2 * (rd.T * rd)[0] + (w.T * J * w)[0] / 2
+        else:
+            rd = sp.Matrix(self.qd[:2])
+            T = m / 2 * (rd.T * rd)[0] + J * self.qd[2] ** 2 / 2
+        return (T, subs) if generic else T
+
+    def gravity_potential(self, g, mass=None):
+        return -(self.mass if mass is None else mass) * (sp.Matrix(g).T * self.position())[0]
+
+
+def relative_rotation_rows(b1, q1, b2, q2, drive=None):
+    """Im(conj(rho_F2) rho_F1 [conj(rho_t)]) as 3 expressions. q1, q2: frame quaternions in their
+    bodies (numeric tuples); drive: a quaternion of t (tuple) or None."""
+    rho1 = quat_mul(b1.quaternion(), q1) if b1.kind == "spatial" else q1
+    rho2 = quat_mul(b2.quaternion(), q2) if b2.kind == "spatial" else q2
+    rel = quat_mul(quat_conj(rho2), rho1)
+    if drive is not None:
+        rel = quat_mul(rel, quat_conj(drive))
+    return rel
+
+
+def frame_rotation(body, R_frame):
+    """World rotation of a joint frame: R_body R_frame (ground: R_frame)."""
+    R_frame = sp.Matrix(R_frame)
+    if body.kind == "ground":
+        return R_frame
+    return body.rotation() * R_frame

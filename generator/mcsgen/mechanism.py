@@ -1,0 +1,577 @@
+"""Mechanism files with `bodies:` -> coordinates, constraints, Lagrange blocks and initial state.
+
+Called by model.py's validator (which supplies the error reporting and expression parsing). The
+schema is documented in README.md ("Bodies and joints"). Joint geometry (points, axes) is
+numeric, evaluated with the parameters' default values; masses, inertias, gravity, force values
+and drive functions stay symbolic in the parameters (and in t where allowed).
+"""
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from .bodies import (PLANAR_JOINTS, SPATIAL_JOINTS, Body, E_matrix, exact, frame_from_axis,
+                     frame_rotation, matrix_from_quaternion, quaternion_from_matrix,
+                     relative_rotation_rows)
+
+BODY_KEYS = {"name", "type", "mass", "inertia", "position", "orientation", "angle", "velocity",
+             "angular_velocity"}
+JOINT_KEYS = {"name", "type", "body1", "body2", "point", "point1", "point2", "axis", "axis1",
+              "axis2", "distance", "rate", "drive"}
+FORCE_KEYS = {"name", "type", "body", "point", "force", "torque", "body1", "body2", "point1",
+              "point2", "stiffness", "damping", "rest_length", "joint", "rest_angle"}
+FORCE_TYPES = ("force", "torque", "spring_damper", "rotational_spring_damper")
+
+
+class MechanismBuilder:
+    def __init__(self, validator, params, t):
+        self.v = validator
+        self.params = params                       # name -> Symbol
+        self.param_values = {}                     # Symbol -> default
+        self.t = t
+        self.bodies = {"ground": Body("ground", "ground")}
+        self.order = []
+        self.coords = []                           # (name, unit, Symbol, velocity Symbol)
+        self.constraints = []                      # (name, expr)
+        self.blocks = []                           # (kinetic, potential) per body / element
+        self.applied = None                        # (n x 1) non-conservative generalized forces
+        self.joints = {}
+        self.held = []                             # (description, row (n), value)
+        self.gravity = None
+        self.kind = None                           # "spatial" | "planar"
+
+    # --- numbers -------------------------------------------------------------------------------
+    def sym(self, value, where, allow_t=False):
+        names = dict(self.params)
+        if allow_t:
+            names["t"] = self.t
+        return self.v.expr(value, where, names)
+
+    def num(self, value, where):
+        e = self.sym(value, where).subs(self.param_values)
+        try:
+            x = float(e)
+        except (TypeError, ValueError):
+            self.v.fail(where, "does not evaluate to a number")
+        if not math.isfinite(x):
+            self.v.fail(where, f"number is not finite ({x})")
+        return x
+
+    def vector(self, value, where, dim, numeric=True, allow_t=False):
+        value = self.v.seq(value, where)
+        if len(value) != dim:
+            self.v.fail(where, f"expected {dim} components, got {len(value)}")
+        if numeric:
+            return np.array([self.num(c, f"{where}[{i}]") for i, c in enumerate(value)])
+        return [self.sym(c, f"{where}[{i}]", allow_t) for i, c in enumerate(value)]
+
+    def unit_vector(self, value, where, dim=3):
+        u = self.vector(value, where, dim)
+        norm = np.linalg.norm(u)
+        if norm < 1e-12:
+            self.v.fail(where, "axis has zero length")
+        return u / norm
+
+    # --- bodies ---------------------------------------------------------------------------------
+    def build_bodies(self, raw):
+        raw = self.v.seq(raw, "bodies")
+        if not raw:
+            self.v.fail("bodies", "a mechanism needs at least one body")
+        for i, spec in enumerate(raw):
+            where = f"bodies[{i}]"
+            spec = self.v.mapping(spec, where)
+            self.v.unknown_keys(spec, BODY_KEYS, where)
+            for key in ("name", "type", "mass", "inertia", "position"):
+                if key not in spec:
+                    self.v.fail(f"{where}.{key}", "missing required field")
+            name = spec["name"]
+            if name == "ground":
+                self.v.fail(f"{where}.name", "'ground' is predefined (fixed at the origin)")
+            self.v.declare(name, f"{where}.name", "body")
+            kind = spec["type"]
+            if kind not in ("spatial", "planar"):
+                self.v.fail(f"{where}.type", f"'{kind}' is not one of spatial, planar")
+            if self.kind and kind != self.kind:
+                self.v.fail(f"{where}.type", f"mixing {self.kind} and {kind} bodies is not "
+                                             "supported")
+            self.kind = kind
+            body = Body(name, kind, index0=len(self.coords))
+            body.mass = self.sym(spec["mass"], f"{where}.mass")
+            mass_value = float(body.mass.subs(self.param_values))
+            if not mass_value > 0:
+                self.v.fail(f"{where}.mass", f"mass must be positive, got {mass_value:g}")
+            self.read_inertia(body, spec["inertia"], f"{where}.inertia")
+            self.read_pose(body, spec, where)
+            units = ["m"] * body.dim + (["1"] * 4 if kind == "spatial" else ["rad"])
+            for n_, u, s, sd in zip(body.coord_names, units, body.q, body.qd):
+                self.coords.append((n_, u, s, sd))
+            self.bodies[name] = body
+            self.order.append(body)
+            if kind == "spatial":
+                e = body.q[3:7]
+                self.constraints.append((f"{name}.norm", sum(c * c for c in e) - 1))
+
+    def read_inertia(self, body, raw, where):
+        if body.kind == "planar":
+            body.inertia = self.sym(raw, where)
+            value = float(body.inertia.subs(self.param_values))
+            if not value >= 0:
+                self.v.fail(where, f"inertia must be non-negative, got {value:g}")
+            return
+        raw = self.v.seq(raw, where)
+        if len(raw) == 3 and not isinstance(raw[0], list):
+            J = sp.diag(*[self.sym(c, f"{where}[{i}]") for i, c in enumerate(raw)])
+        elif len(raw) == 3:
+            J = sp.Matrix([[self.sym(c, f"{where}[{i}][{j}]")
+                            for j, c in enumerate(self.v.seq(row, f"{where}[{i}]"))]
+                           for i, row in enumerate(raw)])
+            if J.shape != (3, 3):
+                self.v.fail(where, "expected a 3 x 3 matrix or 3 diagonal entries")
+        else:
+            self.v.fail(where, "expected 3 diagonal entries or a 3 x 3 matrix")
+        Jn = np.array(J.subs(self.param_values), dtype=float)
+        if not np.allclose(Jn, Jn.T, rtol=0, atol=1e-12 * max(1.0, np.abs(Jn).max())):
+            self.v.fail(where, "inertia tensor must be symmetric")
+        eig = np.linalg.eigvalsh(Jn)
+        if eig.min() <= 0:
+            self.v.fail(where, f"inertia tensor must be positive definite (eigenvalues "
+                               f"{', '.join(f'{x:g}' for x in eig)})")
+        if eig.max() > 1.0000001 * (eig.sum() - eig.max()):
+            self.v.fail(where, "inertia tensor violates the triangle inequality "
+                               "(J1 + J2 >= J3): not a rigid body")
+        body.inertia = J
+
+    def read_pose(self, body, spec, where):
+        pos = self.vector(spec["position"], f"{where}.position", body.dim)
+        if body.kind == "planar":
+            if "orientation" in spec:
+                self.v.fail(f"{where}.orientation", "planar bodies take 'angle'")
+            angle = self.num(spec.get("angle", 0), f"{where}.angle")
+            body.x0 = list(pos) + [angle]
+            body.R0 = np.array([[math.cos(angle), -math.sin(angle)],
+                                [math.sin(angle), math.cos(angle)]])
+        else:
+            if "angle" in spec:
+                self.v.fail(f"{where}.angle", "spatial bodies take 'orientation'")
+            q = self.read_orientation(spec.get("orientation"), f"{where}.orientation")
+            body.x0 = list(pos) + list(q)
+            body.R0 = matrix_from_quaternion(q)
+        if "velocity" in spec:
+            body.v0 = self.vector(spec["velocity"], f"{where}.velocity", body.dim)
+        if "angular_velocity" in spec:
+            if body.kind == "planar":
+                body.w0 = np.array([self.num(spec["angular_velocity"],
+                                             f"{where}.angular_velocity")])
+            else:
+                body.w0 = self.vector(spec["angular_velocity"], f"{where}.angular_velocity", 3)
+
+    def read_orientation(self, raw, where):
+        if raw is None:
+            return np.array([1.0, 0, 0, 0])
+        raw = self.v.mapping(raw, where)
+        self.v.unknown_keys(raw, {"axis", "angle", "matrix", "euler_parameters"}, where)
+        if "euler_parameters" in raw:
+            q = self.vector(raw["euler_parameters"], f"{where}.euler_parameters", 4)
+            norm = np.linalg.norm(q)
+            if abs(norm - 1) > 1e-9:
+                self.v.fail(f"{where}.euler_parameters", f"must have unit norm, got {norm:.12g}")
+            return q / norm
+        if "matrix" in raw:
+            rows = self.v.seq(raw["matrix"], f"{where}.matrix")
+            if len(rows) != 3:
+                self.v.fail(f"{where}.matrix", "expected 3 rows")
+            R = np.array([self.vector(r, f"{where}.matrix[{i}]", 3) for i, r in enumerate(rows)])
+            if np.abs(R.T @ R - np.eye(3)).max() > 1e-9 or np.linalg.det(R) < 0:
+                self.v.fail(f"{where}.matrix", "not a rotation matrix (R^T R = I, det R = 1)")
+            return quaternion_from_matrix(R)
+        if "axis" in raw:
+            u = self.unit_vector(raw["axis"], f"{where}.axis")
+            angle = self.num(raw.get("angle", 0), f"{where}.angle")
+            return np.array([math.cos(angle / 2), *(math.sin(angle / 2) * u)])
+        self.v.fail(where, "give 'axis' and 'angle', 'matrix', or 'euler_parameters'")
+
+    # --- joints ---------------------------------------------------------------------------------
+    def body_ref(self, name, where):
+        if not isinstance(name, str) or name not in self.bodies:
+            self.v.fail(where, f"unknown body '{name}'")
+        return self.bodies[name]
+
+    def world_to_body(self, body, point):
+        if body.kind == "ground":
+            return np.array(point, dtype=float)
+        r0 = np.array(body.x0[:body.dim])
+        return body.R0.T @ (np.array(point) - r0)
+
+    def build_joints(self, raw):
+        raw = self.v.seq(raw or [], "joints")
+        for i, spec in enumerate(raw):
+            where = f"joints[{i}]"
+            spec = self.v.mapping(spec, where)
+            self.v.unknown_keys(spec, JOINT_KEYS, where)
+            for key in ("name", "type", "body1", "body2"):
+                if key not in spec:
+                    self.v.fail(f"{where}.{key}", "missing required field")
+            name = self.v.declare(spec["name"], f"{where}.name", "joint")
+            b1 = self.body_ref(spec["body1"], f"{where}.body1")
+            b2 = self.body_ref(spec["body2"], f"{where}.body2")
+            if b1 is b2:
+                self.v.fail(f"{where}.body2", f"a joint needs two different bodies (both are "
+                                              f"'{b1.name}')")
+            jtype = spec["type"]
+            planar = self.kind == "planar"
+            allowed = PLANAR_JOINTS if planar else set(SPATIAL_JOINTS)
+            if jtype not in allowed:
+                self.v.fail(f"{where}.type", f"'{jtype}' is not a {'planar' if planar else 'spatial'}"
+                                             f" joint type ({', '.join(sorted(allowed))})")
+            dim = 2 if planar else 3
+            p1, p2 = self.joint_points(spec, b1, b2, where, dim)
+            if planar:
+                self.planar_joint(name, jtype, b1, b2, p1, p2, spec, where)
+            else:
+                self.spatial_joint(name, jtype, b1, b2, p1, p2, spec, where)
+
+    def joint_points(self, spec, b1, b2, where, dim):
+        if "point" in spec:
+            if "point1" in spec or "point2" in spec:
+                self.v.fail(f"{where}.point", "give 'point' (world, initial pose) or "
+                                              "'point1'/'point2' (body coordinates), not both")
+            P = self.vector(spec["point"], f"{where}.point", dim)
+            return self.world_to_body(b1, P), self.world_to_body(b2, P)
+        p1 = self.vector(spec.get("point1", [0] * dim), f"{where}.point1", dim)
+        p2 = self.vector(spec.get("point2", [0] * dim), f"{where}.point2", dim)
+        return p1, p2
+
+    def joint_frames(self, spec, b1, b2, where):
+        """Numeric frame rotations in body coordinates (x axis = joint axis)."""
+        if "axis1" in spec or "axis2" in spec:
+            if "axis" in spec:
+                self.v.fail(f"{where}.axis", "give 'axis' or 'axis1'/'axis2', not both")
+            a1 = self.unit_vector(spec.get("axis1", [1, 0, 0]), f"{where}.axis1")
+            a2 = self.unit_vector(spec.get("axis2", [1, 0, 0]), f"{where}.axis2")
+            return frame_from_axis(self.world_to_body_dir(b1, a1)), \
+                frame_from_axis(self.world_to_body_dir(b2, a2))
+        W = frame_from_axis(self.unit_vector(spec["axis"], f"{where}.axis")) \
+            if "axis" in spec else np.eye(3)
+        return self.world_to_body_dir(b1, W), self.world_to_body_dir(b2, W)
+
+    @staticmethod
+    def world_to_body_dir(body, W):
+        return W if body.kind == "ground" else body.R0.T @ W
+
+    def spatial_joint(self, name, jtype, b1, b2, p1, p2, spec, where):
+        rows = SPATIAL_JOINTS[jtype]
+        F1, F2 = self.joint_frames(spec, b1, b2, where)
+        P1 = b1.point([exact(c) for c in p1])
+        P2 = b2.point([exact(c) for c in p2])
+        RF2 = frame_rotation(b2, [[exact(c) for c in row] for row in F2])
+        drive = self.read_drive(spec.get("drive"), f"{where}.drive", jtype)
+        translation = RF2.T * (P1 - P2)
+        if drive and "translation" in drive:
+            translation = translation - sp.Matrix(drive["translation"])
+            rows = tuple(dict.fromkeys(("x", "y", "z") + rows))
+        q1 = tuple(exact(c) for c in quaternion_from_matrix(F1))
+        q2 = tuple(exact(c) for c in quaternion_from_matrix(F2))
+        rho_t = drive.get("quaternion") if drive else None
+        if drive and "angle" in drive:
+            half = drive["angle"] / 2
+            rho_t = (sp.cos(half), sp.sin(half), sp.Integer(0), sp.Integer(0))
+        if rho_t is not None:
+            rows = tuple(dict.fromkeys(rows + ("Rx", "Ry", "Rz")))
+        rel = relative_rotation_rows(b1, q1, b2, q2, rho_t)
+        parts = {"x": translation[0], "y": translation[1], "z": translation[2],
+                 "Rx": rel[1], "Ry": rel[2], "Rz": rel[3]}
+        if jtype == "distance_along_axis":
+            d = self.sym(spec.get("distance", 0), f"{where}.distance")
+            parts["x"] = parts["x"] - d
+        for r in rows:
+            self.constraints.append((f"{name}.{r}", parts[r]))
+        if jtype == "universal":
+            if "axis1" not in spec or "axis2" not in spec:
+                self.v.fail(f"{where}.axis1", "a universal joint needs 'axis1' (on body1) and "
+                                              "'axis2' (on body2), perpendicular")
+            a1 = frame_rotation(b1, [[exact(c) for c in row] for row in F1])[:, 0]
+            a2 = RF2[:, 0]
+            self.constraints.append((f"{name}.perp", (a1.T * a2)[0]))
+        if jtype == "distance":
+            if "distance" not in spec:
+                self.v.fail(f"{where}.distance", "missing required field (the distance d)")
+            d = self.sym(spec["distance"], f"{where}.distance")
+            if not float(d.subs(self.param_values)) > 0:
+                self.v.fail(f"{where}.distance", "distance must be positive")
+            delta = P1 - P2
+            self.constraints.append((f"{name}.d", ((delta.T * delta)[0] - d ** 2) / (2 * d)))
+        self.joints[name] = {"type": jtype, "b1": b1, "b2": b2, "rel": rel,
+                             "free_x": translation[0], "planar": False}
+        self.joint_rate(name, spec, where)
+
+    def planar_joint(self, name, jtype, b1, b2, p1, p2, spec, where):
+        P1 = b1.point([exact(c) for c in p1])
+        P2 = b2.point([exact(c) for c in p2])
+        R2 = b2.rotation() if b2.kind != "ground" else sp.eye(2)
+        th1 = b1.q[2] if b1.kind != "ground" else sp.Integer(0)
+        th2 = b2.q[2] if b2.kind != "ground" else sp.Integer(0)
+        rel0 = (b1.x0[2] if b1.kind != "ground" else 0) - (b2.x0[2] if b2.kind != "ground" else 0)
+        local = R2.T * (P1 - P2)
+        if spec.get("drive") is not None:
+            self.v.fail(f"{where}.drive", "drives on planar joints are not supported; use a "
+                                          "coordinate driver (drivers:)")
+        angle = th1 - th2 - exact(rel0)
+        if jtype in ("revolute", "fix"):
+            self.constraints.append((f"{name}.x", local[0]))
+            self.constraints.append((f"{name}.y", local[1]))
+            free = angle
+        if jtype == "prismatic":
+            if "axis" not in spec:
+                self.v.fail(f"{where}.axis", "a prismatic joint needs 'axis' (world, initial)")
+            u = self.unit_vector(spec["axis"], f"{where}.axis", 2)
+            u2 = self.world_to_body_dir(b2, u) if b2.kind != "ground" else u
+            n2 = [exact(-u2[1]), exact(u2[0])]
+            self.constraints.append((f"{name}.n", n2[0] * local[0] + n2[1] * local[1]))
+            free = exact(u2[0]) * local[0] + exact(u2[1]) * local[1]
+        if jtype in ("prismatic", "fix"):
+            self.constraints.append((f"{name}.theta", angle))
+        self.joints[name] = {"type": jtype, "b1": b1, "b2": b2, "angle": angle,
+                             "free": free, "planar": True}
+        self.joint_rate(name, spec, where)
+
+    def read_drive(self, raw, where, jtype):
+        if raw is None:
+            return None
+        raw = self.v.mapping(raw, where)
+        self.v.unknown_keys(raw, {"angle", "translation", "quaternion"}, where)
+        out = {}
+        if "angle" in raw:
+            if "quaternion" in raw:
+                self.v.fail(where, "give 'angle' or 'quaternion', not both")
+            out["angle"] = self.sym(raw["angle"], f"{where}.angle", allow_t=True)
+        if "quaternion" in raw:
+            out["quaternion"] = tuple(self.vector(raw["quaternion"], f"{where}.quaternion", 4,
+                                                  numeric=False, allow_t=True))
+        if "translation" in raw:
+            out["translation"] = self.vector(raw["translation"], f"{where}.translation", 3,
+                                             numeric=False, allow_t=True)
+        if not out:
+            self.v.fail(where, "give 'angle', 'quaternion' or 'translation'")
+        return out
+
+    def joint_coordinate(self, name):
+        """The joint's free coordinate: the angle about its axis (revolute) or the position along
+        it (prismatic), as an expression of x."""
+        j = self.joints[name]
+        if j["planar"]:
+            return j["free"]
+        if j["type"] == "prismatic":
+            return j["free_x"]
+        rel = j["rel"]
+        return 2 * sp.atan2(rel[1], rel[0])
+
+    def joint_rate(self, name, spec, where):
+        if "rate" not in spec:
+            return
+        jtype = self.joints[name]["type"]
+        if jtype not in ("revolute", "prismatic"):
+            self.v.fail(f"{where}.rate", "an initial rate needs a revolute or prismatic joint")
+        self.held.append((f"joint {name} rate", self.joint_coordinate(name),
+                          self.num(spec["rate"], f"{where}.rate")))
+
+    # --- drivers and forces ------------------------------------------------------------------------
+    def coordinate(self, name, where):
+        for n_, _, s, sd in self.coords:
+            if n_ == name:
+                return s, sd
+        self.v.fail(where, f"unknown coordinate '{name}' (coordinates are <body>.x, ...)")
+
+    def build_drivers(self, raw):
+        raw = self.v.seq(raw or [], "drivers")
+        for i, spec in enumerate(raw):
+            where = f"drivers[{i}]"
+            spec = self.v.mapping(spec, where)
+            self.v.unknown_keys(spec, {"name", "coordinate", "expr"}, where)
+            for key in ("name", "coordinate", "expr"):
+                if key not in spec:
+                    self.v.fail(f"{where}.{key}", "missing required field")
+            name = self.v.declare(spec["name"], f"{where}.name", "driver")
+            s, _ = self.coordinate(spec["coordinate"], f"{where}.coordinate")
+            self.constraints.append((name, s - self.sym(spec["expr"], f"{where}.expr",
+                                                        allow_t=True)))
+
+    def add_applied(self, q):
+        if self.applied is None:
+            self.applied = sp.zeros(len(self.coords), 1)
+        self.applied += q
+
+    def build_forces(self, raw):
+        raw = self.v.seq(raw or [], "forces")
+        n = len(self.coords)
+        xs = [c[2] for c in self.coords]
+        vs = [c[3] for c in self.coords]
+        for i, spec in enumerate(raw):
+            where = f"forces[{i}]"
+            spec = self.v.mapping(spec, where)
+            self.v.unknown_keys(spec, FORCE_KEYS, where)
+            ftype = spec.get("type")
+            if ftype not in FORCE_TYPES:
+                self.v.fail(f"{where}.type", f"'{ftype}' is not one of {', '.join(FORCE_TYPES)}")
+            dim = 2 if self.kind == "planar" else 3
+            if ftype in ("force", "torque"):
+                body = self.body_ref(spec.get("body"), f"{where}.body")
+                if body.kind == "ground":
+                    self.v.fail(f"{where}.body", "forces on ground do nothing")
+                idx = range(body.index0, body.index0 + len(body.q))
+                Q = sp.zeros(n, 1)
+                if ftype == "force":
+                    F = sp.Matrix(self.vector(spec.get("force"), f"{where}.force", dim,
+                                              numeric=False, allow_t=True))
+                    p = self.vector(spec.get("point", [0] * dim), f"{where}.point", dim)
+                    P = body.point([exact(c) for c in p])
+                    for k in idx:
+                        Q[k] = (sp.Matrix([sp.diff(P[a], xs[k]) for a in range(dim)]).T * F)[0]
+                else:
+                    if dim == 2:
+                        tau = self.sym(spec.get("torque"), f"{where}.torque", allow_t=True)
+                        Q[body.index0 + 2] = tau
+                    else:
+                        tau = sp.Matrix(self.vector(spec.get("torque"), f"{where}.torque", 3,
+                                                    numeric=False, allow_t=True))
+                        # virtual work tau . dtheta_world, dtheta_world = 2 E(e) de
+                        Qe = 2 * E_matrix(body.q[3:7]).T * tau
+                        for a in range(4):
+                            Q[body.index0 + 3 + a] = Qe[a]
+                self.add_applied(Q)
+            elif ftype == "spring_damper":
+                b1 = self.body_ref(spec.get("body1"), f"{where}.body1")
+                b2 = self.body_ref(spec.get("body2"), f"{where}.body2")
+                p1 = self.vector(spec.get("point1", [0] * dim), f"{where}.point1", dim)
+                p2 = self.vector(spec.get("point2", [0] * dim), f"{where}.point2", dim)
+                k = self.sym(spec.get("stiffness", 0), f"{where}.stiffness")
+                c = self.sym(spec.get("damping", 0), f"{where}.damping")
+                L0 = self.sym(spec.get("rest_length", 0), f"{where}.rest_length")
+                delta = b1.point([exact(a) for a in p1]) - b2.point([exact(a) for a in p2])
+                d = sp.sqrt((delta.T * delta)[0])
+                self.blocks.append((sp.Integer(0), k / 2 * (d - L0) ** 2))
+                if c != 0:
+                    self.add_damping(c, d, xs, vs)
+            else:
+                jname = spec.get("joint")
+                if jname not in self.joints:
+                    self.v.fail(f"{where}.joint", f"unknown joint '{jname}'")
+                if self.joints[jname]["type"] != "revolute":
+                    self.v.fail(f"{where}.joint", "a rotational spring-damper needs a revolute "
+                                                  "joint")
+                theta = self.joint_coordinate(jname)
+                k = self.sym(spec.get("stiffness", 0), f"{where}.stiffness")
+                c = self.sym(spec.get("damping", 0), f"{where}.damping")
+                th0 = self.sym(spec.get("rest_angle", 0), f"{where}.rest_angle")
+                self.blocks.append((sp.Integer(0), k / 2 * (theta - th0) ** 2))
+                if c != 0:
+                    self.add_damping(c, theta, xs, vs)
+
+    def add_damping(self, c, coord, xs, vs):
+        """Q = -c (d coord/dt) d coord/dx for a scalar coordinate of x."""
+        grad = [sp.diff(coord, x) for x in xs]
+        rate = sum((g * v for g, v in zip(grad, vs) if g != 0), sp.Integer(0))
+        self.add_applied(sp.Matrix([-c * rate * g for g in grad]))
+
+    # --- energy and initial state ------------------------------------------------------------------
+    def build_dynamics(self, gravity):
+        """One Lagrange block per body: its kinetic energy and its weight's potential."""
+        body_blocks = []
+        self.kinetic_total = sp.Integer(0)
+        self.potential_total = sp.Integer(0)
+        for body in self.order:
+            T, subs = body.kinetic(generic=True)
+            mass = next(iter(subs))                       # the mass placeholder
+            V = body.gravity_potential(gravity, mass) if gravity is not None else sp.Integer(0)
+            body_blocks.append((T, V, subs))
+            self.kinetic_total += T.xreplace(subs)
+            self.potential_total += V.xreplace(subs)
+        for T, V in self.blocks:                          # force elements
+            self.kinetic_total += T
+            self.potential_total += V
+        self.blocks = body_blocks + self.blocks
+
+    def initial_state(self):
+        x0, v0_guess = [], []
+        for body in self.order:
+            x0 += list(body.x0)
+        n = len(x0)
+        for body in self.order:
+            i0 = body.index0
+            if body.v0 is not None:
+                for a in range(body.dim):
+                    row = [0.0] * n
+                    row[i0 + a] = 1.0
+                    self.held.append((f"{body.name} velocity", row, float(body.v0[a])))
+            if body.w0 is not None:
+                if body.kind == "planar":
+                    row = [0.0] * n
+                    row[i0 + 2] = 1.0
+                    self.held.append((f"{body.name} angular velocity", row, float(body.w0[0])))
+                else:
+                    E = 2 * np.array(E_matrix(sp.Matrix(body.x0[3:7])).tolist(), dtype=float)
+                    for a in range(3):
+                        row = [0.0] * n
+                        row[i0 + 3: i0 + 7] = list(E[a])
+                        self.held.append((f"{body.name} angular velocity", row,
+                                          float(body.w0[a])))
+        return x0, [0.0] * n
+
+
+def solve_initial_velocities(model, held, x_sym, v_sym, t):
+    """Velocities that satisfy A v + c_t = 0 with the held conditions (body velocities, joint
+    rates) kept, the rest of minimum norm, at the assembled positions. Returns (x, v, report)."""
+    n = model.n
+    x0 = np.array(model.x0, dtype=float)
+    values = {p.symbol: p.value for p in model.parameters}
+    index = {s: i for i, s in enumerate(x_sym)}
+    # one small compiled function per constraint row, over the row's own coordinates
+    rows_fn = []
+    for con in model.constraints:
+        c = con.expr.xreplace(values)
+        local = sorted((s for s in c.free_symbols if s in index), key=lambda s: index[s])
+        fn = sp.lambdify([local, t], [c, [sp.diff(c, s) for s in local], sp.diff(c, t)],
+                         modules="numpy")
+        rows_fn.append(([index[s] for s in local], fn))
+    m = len(rows_fn)
+
+    def evaluate(x):
+        c, A, ct = np.zeros(m), np.zeros((m, n)), np.zeros(m)
+        for i, (cols, fn) in enumerate(rows_fn):
+            ci, gi, cti = fn(x[cols], 0.0)
+            c[i], ct[i] = ci, cti
+            A[i, cols] = gi
+        return c, A, ct
+
+    # assemble positions (minimum-norm Newton), as the runtime does
+    x = x0.copy()
+    for _ in range(50):
+        c, A, _ = evaluate(x)
+        if np.abs(c).max(initial=0) < 1e-14:
+            break
+        dx = np.linalg.lstsq(A, -c, rcond=1e-10)[0]
+        x += dx
+        if np.abs(dx).max() < 1e-15:
+            break
+    _, A, ct = evaluate(x)
+    rows, rhs, names = [], [], []
+    for name, row, value in held:
+        if isinstance(row, sp.Expr):
+            expr = row.xreplace(values)
+            local = sorted((s for s in expr.free_symbols if s in index), key=lambda s: index[s])
+            grad = sp.lambdify([local], [sp.diff(expr, s) for s in local], modules="numpy")
+            row = np.zeros(n)
+            row[[index[s] for s in local]] = np.array(grad(x[[index[s] for s in local]]),
+                                                      dtype=float)
+        rows.append(np.asarray(row, dtype=float))
+        rhs.append(value)
+        names.append(name)
+    H = np.array(rows).reshape(len(rows), n)
+    K = np.vstack([A, H])
+    b = np.concatenate([-ct, np.array(rhs, dtype=float)])
+    v = np.linalg.lstsq(K, b, rcond=1e-10)[0] if K.size else np.zeros(n)
+    residual = np.abs(K @ v - b).max(initial=0)
+    free = n - np.linalg.matrix_rank(K, tol=1e-9) if K.size else n
+    report = {"held": names, "residual": float(residual), "undetermined": int(free),
+              "x_correction": float(np.linalg.norm(x - x0))}
+    return x, v, report
