@@ -5,7 +5,8 @@
 2. TARGETS.md problems P1 (spatial pendulum, 2 s) and P2a (3R pendulum, 2 s): wall time of the
    integration loop and error of the final positions against an independent reference (SciPy's
    DOP853 at rtol 1e-13 on a separate formulation).
-3. Generation time per model.
+3. Generation time per model, and of a chain of N = 5, 10, 20, 40 spatial bodies joined by
+   spherical joints (bench/gen_chain.py; expected linear in N).
 
 Timings are the best of several interleaved repeats (the machines are shared and noisy).
 Writes build/bench/results.json and prints a table.
@@ -21,6 +22,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "generator"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from mcsgen import build  # noqa: E402
 from mcsgen.generate import generate  # noqa: E402
@@ -163,6 +165,10 @@ def main():
     print("generation time per model (best of 3)")
     for name, s in results["generation_s"].items():
         print(f"  {name:<28} {s:6.2f} s")
+    print("generation time of a chain of N spatial bodies with spherical joints")
+    import gen_chain
+    results["chain_generation_s"] = dict(gen_chain.main([5, 10, 20, 40]))
+    (OUT / "results.json").write_text(json.dumps(results, indent=2))
     print(f"results: {OUT / 'results.json'}")
 
 
