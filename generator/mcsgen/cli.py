@@ -131,7 +131,7 @@ def format_summary(s):
         lines.append(f"  energy E0 = {s['energy0']:.10g}, max |E - E0| = {s['energy_drift']:.3e} "
                      f"(relative {s['energy_drift_rel']:.3e})")
     a = s["assembly"]
-    if a["dx_norm"] > 0 or a["dv_norm"] > 0:
+    if a["dx_norm"] > 1e-12 or a["dv_norm"] > 1e-12:   # below that it is round-off
         lines.append(f"  initial conditions corrected: |c| {a['c_norm_before']:.3e} -> "
                      f"{a['c_norm_after']:.3e} with |dx| = {a['dx_norm']:.3e}; "
                      f"|A v + c_t| {a['cdot_norm_before']:.3e} fixed with |dv| = {a['dv_norm']:.3e}")
@@ -142,13 +142,20 @@ def cmd_simulate(args):
     model = _ensure_generated(args.model)
     options = {"t_end": args.t_end, "h": args.h, "method": args.method, "rtol": args.rtol,
                "atol": args.atol, "continuation": args.continuation, "dt_out": args.dt_out,
-               "rank_tol": args.rank_tol, "param": args.param}
+               "rank_tol": args.rank_tol, "param": args.param, "reactions": args.reactions}
     out = args.out
     if out is None:
         out = ROOT / "out" / f"{model.name}.csv"
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     summary = run_simulation(model.name, options, out_csv=out, progress=sys.stderr.isatty())
     print(format_summary(summary))
+    rep = model.initial_report
+    if rep is not None:
+        held = ", ".join(dict.fromkeys(rep["held"])) or "nothing"
+        extra = (f"; {rep['undetermined']} direction(s) were not fixed by them and took the "
+                 "minimum-norm value") if rep["undetermined"] else ""
+        print(f"  initial velocities: held {held}; every other velocity solved from the "
+              f"velocity constraints{extra}")
     print(f"  CSV: {out}")
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -206,6 +213,8 @@ def build_parser():
                    help="rows at exactly t = k D (default: one row per step)")
     s.add_argument("--rank-tol", type=float, metavar="TAU", help="rank tolerance (default 1e-9)")
     s.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")
+    s.add_argument("--reactions", action="store_true",
+                   help="add the constraint multipliers (joint reactions) lam.<row> to the CSV")
     s.add_argument("--out", metavar="FILE.csv", help="CSV path (default out/<model>.csv)")
     s.add_argument("--json", action="store_true", help="also print the summary as JSON")
     s.set_defaults(func=cmd_simulate)

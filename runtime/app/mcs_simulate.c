@@ -18,12 +18,14 @@
 static mcs_real work[MCS_SIM_WORK_SIZE(MCS_APP_NX, MCS_APP_NC)];
 static int iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, MCS_APP_NC)];
 static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_APP_NX];
+static mcs_real lambuf[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
 
 typedef struct run_info {
     FILE *csv;
     const mcs_model *model;
     mcs_real e0, kin_max, e_dev_max, c_max;
-    int has_energy, rank_min, rank_max, rows, progress;
+    int has_energy, rank_min, rank_max, rows, progress, reactions;
+    mcs_status reaction_status;
     mcs_real t0, t_end;
     clock_t started;
     int bar_shown;
@@ -34,7 +36,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: simulate [--t-end T] [--h H] [--method rk4|dopri5] [--rtol R] [--atol A]\n"
             "                [--continuation exp|euler|none|off] [--dt-out D] [--out FILE.csv]\n"
-            "                [--param NAME=VALUE]... [--progress]\n");
+            "                [--param NAME=VALUE]... [--reactions] [--progress]\n");
 }
 
 static void die(const char *what, const char *detail)
@@ -119,6 +121,13 @@ static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, co
         fprintf(ri->csv, ",%.17g,%d", (double)cn, rank);
         if (ri->has_energy)
             fprintf(ri->csv, ",%.17g", (double)(kin + pot));
+        if (ri->reactions && md->nc > 0) {
+            mcs_status st = mcs_sim_multipliers(sim, t, x, v, lambuf);
+            if (st != MCS_OK && ri->reaction_status == MCS_OK)
+                ri->reaction_status = st;
+            for (i = 0; i < md->nc; ++i)
+                fprintf(ri->csv, ",%.17g", st == MCS_OK ? (double)lambuf[i] : (double)NAN);
+        }
         fputc('\n', ri->csv);
     }
     progress(ri, t);
@@ -168,6 +177,9 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--progress")) {
             ri.progress = 1;
+            continue;
+        } else if (!strcmp(a, "--reactions")) {
+            ri.reactions = 1;
             continue;
         }
         if (!val)
@@ -245,7 +257,11 @@ int main(int argc, char **argv)
             fprintf(ri.csv, ",q%d", i + 1);
         for (i = 0; i < md->nx; ++i)
             fprintf(ri.csv, ",qd%d", i + 1);
-        fprintf(ri.csv, ",c_norm,rank%s\n", md->potential ? ",energy" : "");
+        fprintf(ri.csv, ",c_norm,rank%s", md->potential ? ",energy" : "");
+        if (ri.reactions)
+            for (i = 0; i < md->nc; ++i)
+                fprintf(ri.csv, ",lam.%s", md->constraint_names[i]);
+        fputc('\n', ri.csv);
     }
     ri.model = md;
     ri.has_energy = md->potential != NULL;
@@ -318,6 +334,10 @@ int main(int argc, char **argv)
            sim.stats.steps, sim.stats.rejected, sim.stats.evaluations,
            sim.stats.newton_iterations, sim.stats.factorizations, sim.stats.rank_changes, ri.rows);
     printf(", \"max_c_norm\": %.17g, \"wall_s\": %.6f", (double)ri.c_max, wall);
+    if (ri.reactions) {
+        printf(", \"reactions_status\": ");
+        json_string(mcs_status_str(ri.reaction_status));
+    }
     if (ri.has_energy) {
         mcs_real scale = fabs(ri.e0) > ri.kin_max ? fabs(ri.e0) : ri.kin_max;
         printf(", \"energy0\": %.17g, \"energy_drift\": %.17g, \"energy_drift_rel\": %.17g",

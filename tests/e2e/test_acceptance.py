@@ -144,3 +144,15 @@ def test_cli_errors_are_one_line(cli, tmp_path):
     assert proc.returncode == 2 and "not a simulation CSV" in proc.stderr
     proc = cli("simulate", "spatial_pendulum", "--param", "nope=1", "--t-end", "0.01")
     assert proc.returncode == 2 and "unknown parameter" in proc.stderr
+
+
+def test_reactions_are_the_multipliers(tmp_path):
+    """Spatial pendulum at t = 0: 2 l lam = M v0^2 / l (centripetal, gravity is tangent there)."""
+    _, run = simulate(tmp_path, "spatial_pendulum", t_end=0.01, reactions=True)
+    assert run["lam.length"][0] == pytest.approx(0.7895 ** 2 / (2 * 0.08 ** 2), rel=1e-13)
+    # redundant rows share the load with minimum norm: half each
+    _, plain = simulate(tmp_path, "planar_pendulum", t_end=0.5, reactions=True)
+    _, red = simulate(tmp_path, "planar_pendulum_redundant", t_end=0.5, reactions=True)
+    np.testing.assert_allclose(red["lam.length"], plain["lam.length"] / 2, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(red["lam.length_again"], plain["lam.length"] / 2, rtol=1e-10,
+                               atol=1e-12)

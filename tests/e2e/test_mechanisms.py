@@ -134,3 +134,14 @@ def test_pendulum_kc_swings_at_its_frequency(tmp_path):
     from scipy.special import ellipk
     exact = 4 * np.sqrt(4 / 9.81) * ellipk(k * k)
     assert period == pytest.approx(exact, rel=1e-6)
+
+
+def test_pendulum_kc_hinge_reaction(tmp_path):
+    """At release (rest, 30 degrees) the link tension is m g cos(30 deg): the hinge rows are in
+    the ground frame, so the reaction on the bob, -A_bob^T lam, points from bob to hinge."""
+    _, run = simulate(tmp_path, "pendulum_kc", t_end=0.01, reactions=True)
+    lam = np.array([run["lam.hinge.x"][0], run["lam.hinge.y"][0]])
+    tension = 15 * 9.81 * np.cos(np.pi / 6)
+    assert np.linalg.norm(lam) == pytest.approx(tension, rel=1e-10)
+    bob = np.array([run["x.bob.x"][0], run["x.bob.y"][0]])
+    assert (-lam) @ (-bob) / np.linalg.norm(bob) == pytest.approx(tension, rel=1e-10)
