@@ -124,7 +124,8 @@ def format_summary(s):
              f"  n = {s['n']}, m = {s['m']}, rank = {s['rank']}, DOF = {s['dof']}"
              + (f" (rank varied {s['rank_min']}..{s['rank_max']})"
                 if s["rank_min"] != s["rank_max"] else ""),
-             f"  steps {s['steps']} (rejected {s['rejected']}), evaluations {s['evaluations']}, "
+             f"  steps {s['steps']} (rejected {s['rejected']}, detours {s.get('detours', 0)}), "
+             f"evaluations {s['evaluations']}, "
              f"Newton iterations {s['newton_iterations']}, wall {s['wall_s'] * 1e3:.1f} ms",
              f"  max constraint residual |c|_inf = {s['max_c_norm']:.3e}"]
     if "energy_drift_rel" in s:
@@ -138,17 +139,42 @@ def format_summary(s):
     return "\n".join(lines)
 
 
+def format_events(path, limit=12):
+    """Summary lines of a JSON event log."""
+    try:
+        events = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return f"  events: cannot read {path}"
+    if not events:
+        return f"  singular configurations: none (event log {path})"
+    lines = [f"  singular configurations: {len(events)} (event log {path})"]
+    for ev in events[:limit]:
+        lines.append(f"    t = {ev['t']:.9f} s: rank {ev['rank_before']} -> {ev['rank_after']}, "
+                     f"{len(ev['motions'])} new motion(s), sigma {ev['sigma']:.1e}")
+    if len(events) > limit:
+        lines.append(f"    ... {len(events) - limit} more")
+    return "\n".join(lines)
+
+
 def cmd_simulate(args):
     model = _ensure_generated(args.model)
     options = {"t_end": args.t_end, "h": args.h, "method": args.method, "rtol": args.rtol,
                "atol": args.atol, "continuation": args.continuation, "dt_out": args.dt_out,
-               "rank_tol": args.rank_tol, "param": args.param, "reactions": args.reactions}
+               "rank_tol": args.rank_tol, "param": args.param, "reactions": args.reactions,
+               "sing_tol": args.sing_tol, "sing_watch": args.sing_watch,
+               "chart_tol": args.chart_tol}
     out = args.out
     if out is None:
         out = ROOT / "out" / f"{model.name}.csv"
     Path(out).parent.mkdir(parents=True, exist_ok=True)
+    events = Path(args.events) if args.events else Path(out).with_suffix(".events.json")
+    options["events"] = events
     summary = run_simulation(model.name, options, out_csv=out, progress=sys.stderr.isatty())
     print(format_summary(summary))
+    if summary.get("dependent_rows"):
+        print(f"  dependent constraint rows (redundant, found by the pivoted QR): "
+              f"{', '.join(summary['dependent_rows'])}")
+    print(format_events(events))
     rep = model.initial_report
     if rep is not None:
         held = ", ".join(dict.fromkeys(rep["held"])) or "nothing"
@@ -213,6 +239,17 @@ def build_parser():
                    help="rows at exactly t = k D (default: one row per step)")
     s.add_argument("--rank-tol", type=float, metavar="TAU", help="rank tolerance (default 1e-9)")
     s.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")
+    s.add_argument("--events", metavar="FILE.json",
+                   help="JSON log of singular configurations (default: next to the CSV)")
+    s.add_argument("--sing-tol", type=float, metavar="S",
+                   help="an event is a minimum of the smallest retained |R_ii|/|R_11| below S "
+                        "(default 1e-6; 0 turns detection off)")
+    s.add_argument("--sing-watch", type=float, metavar="W",
+                   help="search a step for such a minimum when the ratio at one of its ends "
+                        "is below W (default 0.05)")
+    s.add_argument("--chart-tol", type=float, metavar="C",
+                   help="retake a step shorter if it would end with the ratio below C "
+                        "(default 1e-6)")
     s.add_argument("--reactions", action="store_true",
                    help="add the constraint multipliers (joint reactions) lam.<row> to the CSV")
     s.add_argument("--out", metavar="FILE.csv", help="CSV path (default out/<model>.csv)")

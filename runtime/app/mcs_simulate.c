@@ -19,9 +19,12 @@ static mcs_real work[MCS_SIM_WORK_SIZE(MCS_APP_NX, MCS_APP_NC)];
 static int iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, MCS_APP_NC)];
 static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_APP_NX];
 static mcs_real lambuf[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
+static int dep_piv[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
 
 typedef struct run_info {
     FILE *csv;
+    FILE *events;
+    int nevents;
     const mcs_model *model;
     mcs_real e0, kin_max, e_dev_max, c_max;
     int has_energy, rank_min, rank_max, rows, progress, reactions;
@@ -36,7 +39,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: simulate [--t-end T] [--h H] [--method rk4|dopri5] [--rtol R] [--atol A]\n"
             "                [--continuation exp|euler|none|off] [--dt-out D] [--out FILE.csv]\n"
-            "                [--param NAME=VALUE]... [--reactions] [--progress]\n");
+            "                [--param NAME=VALUE]... [--reactions] [--events FILE.json]\n"
+            "                [--sing-tol S] [--sing-watch W] [--chart-tol C] [--progress]\n");
 }
 
 static void die(const char *what, const char *detail)
@@ -75,7 +79,7 @@ static void progress(run_info *ri, mcs_real t)
 }
 
 static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
-                   const mcs_real *q, const mcs_real *qd, int rank)
+                   const mcs_real *q, const mcs_real *qd, int rank, const mcs_real *R)
 {
     const mcs_model *md = ri->model;
     const int n = md->nx, f = n - rank;
@@ -119,6 +123,8 @@ static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, co
         for (i = 0; i < n; ++i)
             fprintf(ri->csv, i < f ? ",%.17g" : ",", i < f ? (double)qd[i] : 0.0);
         fprintf(ri->csv, ",%.17g,%d", (double)cn, rank);
+        for (i = 0; i < (n < md->nc ? n : md->nc); ++i)
+            fprintf(ri->csv, ",%.17g", (double)fabs(R[i + i * n]));
         if (ri->has_energy)
             fprintf(ri->csv, ",%.17g", (double)(kin + pot));
         if (ri->reactions && md->nc > 0) {
@@ -136,7 +142,54 @@ static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, co
 static void record_current(run_info *ri, mcs_sim *sim)
 {
     mcs_sim_minimal(sim, qbuf, qdbuf);
-    record(ri, sim, sim->cur.t, sim->cur.x, sim->cur.v, qbuf, qdbuf, sim->cur.r);
+    record(ri, sim, sim->cur.t, sim->cur.x, sim->cur.v, qbuf, qdbuf, sim->cur.r, sim->cur.R);
+}
+
+/* One event as a JSON object (a list item of the --events file). */
+static void write_event(run_info *ri, const mcs_sim *sim)
+{
+    const mcs_event *ev = &sim->event;
+    const mcs_model *md = ri->model;
+    const int n = md->nx;
+    int i, j;
+    FILE *o = ri->events;
+    if (!o)
+        return;
+    fprintf(o, "%s\n  {\"t\": %.17g, \"sigma\": %.17g, \"rank_before\": %d, \"rank_after\": %d,",
+            ri->nevents ? "," : "", (double)ev->t, (double)ev->sigma, ev->rank_before,
+            ev->rank_after);
+    fprintf(o, "\n   \"rdiag\": [");
+    for (i = 0; i < ev->nrdiag; ++i)
+        fprintf(o, "%s%.17g", i ? ", " : "", (double)ev->rdiag[i]);
+    fprintf(o, "],\n   \"x\": {");
+    for (i = 0; i < n; ++i)
+        fprintf(o, "%s\"%s\": %.17g", i ? ", " : "", md->coord_names[i], (double)ev->x[i]);
+    fprintf(o, "},\n   \"continued\": [");
+    for (j = 0; j < n - ev->rank_before; ++j) {
+        fprintf(o, "%s{", j ? ", " : "");
+        for (i = 0; i < n; ++i)
+            fprintf(o, "%s\"%s\": %.17g", i ? ", " : "", md->coord_names[i],
+                    (double)ev->continued[i + j * n]);
+        fprintf(o, "}");
+    }
+    fprintf(o, "],\n   \"motions\": [");
+    for (j = 0; j < ev->nmotions; ++j) {
+        fprintf(o, "%s{", j ? ", " : "");
+        for (i = 0; i < n; ++i)
+            fprintf(o, "%s\"%s\": %.17g", i ? ", " : "", md->coord_names[i],
+                    (double)ev->motions[i + j * n]);
+        fprintf(o, "}");
+    }
+    fprintf(o, "]}");
+    ri->nevents++;
+}
+
+static void take_event(run_info *ri, mcs_sim *sim)
+{
+    if (sim->event_ready) {
+        write_event(ri, sim);
+        sim->event_ready = 0;
+    }
 }
 
 static void json_string(const char *s)
@@ -159,7 +212,7 @@ int main(int argc, char **argv)
     mcs_assembly asm_rep;
     mcs_status st;
     run_info ri;
-    const char *out_path = NULL, *method_names[] = {"rk4", "dopri5"},
+    const char *out_path = NULL, *events_path = NULL, *method_names[] = {"rk4", "dopri5"},
                *cont_names[] = {"exp", "euler", "none", "off"};
     mcs_real t_end, dt_out;
     int i, rank0;
@@ -199,6 +252,14 @@ int main(int argc, char **argv)
             opt.rank_tol = (mcs_real)number(val, a);
         else if (!strcmp(a, "--out"))
             out_path = val;
+        else if (!strcmp(a, "--events"))
+            events_path = val;
+        else if (!strcmp(a, "--sing-tol"))
+            opt.sing_tol = (mcs_real)number(val, a);
+        else if (!strcmp(a, "--sing-watch"))
+            opt.sing_watch = (mcs_real)number(val, a);
+        else if (!strcmp(a, "--chart-tol"))
+            opt.chart_tol = (mcs_real)number(val, a);
         else if (!strcmp(a, "--method")) {
             if (!strcmp(val, "rk4"))
                 opt.method = MCS_METHOD_RK4;
@@ -243,6 +304,8 @@ int main(int argc, char **argv)
     if ((st = mcs_sim_set_state(&sim, 0, md->x0, md->v0, &asm_rep)) != MCS_OK)
         die("initial conditions", mcs_status_str(st));
     rank0 = sim.cur.r;
+    for (i = 0; i < md->nc; ++i)
+        dep_piv[i] = sim.cur.piv[i];
 
     if (out_path) {
         ri.csv = fopen(out_path, "w");
@@ -257,13 +320,22 @@ int main(int argc, char **argv)
             fprintf(ri.csv, ",q%d", i + 1);
         for (i = 0; i < md->nx; ++i)
             fprintf(ri.csv, ",qd%d", i + 1);
-        fprintf(ri.csv, ",c_norm,rank%s", md->potential ? ",energy" : "");
+        fprintf(ri.csv, ",c_norm,rank");
+        for (i = 0; i < (md->nx < md->nc ? md->nx : md->nc); ++i)
+            fprintf(ri.csv, ",rdiag%d", i + 1);
+        fprintf(ri.csv, "%s", md->potential ? ",energy" : "");
         if (ri.reactions)
             for (i = 0; i < md->nc; ++i)
                 fprintf(ri.csv, ",lam.%s", md->constraint_names[i]);
         fputc('\n', ri.csv);
     }
     ri.model = md;
+    if (events_path) {
+        ri.events = fopen(events_path, "w");
+        if (!ri.events)
+            die("cannot write", events_path);
+        fprintf(ri.events, "[");
+    }
     ri.has_energy = md->potential != NULL;
     ri.rank_min = md->nx + md->nc;
     ri.rank_max = -1;
@@ -282,12 +354,17 @@ int main(int argc, char **argv)
             t_out = t_end;
         while (st == MCS_OK && more) {
             if (opt.method == MCS_METHOD_RK4) {
-                st = mcs_sim_advance(&sim, t_out);
+                while (st == MCS_OK && sim.cur.t < t_out) {
+                    st = mcs_sim_step(&sim, t_out);
+                    take_event(&ri, &sim);
+                }
                 if (st == MCS_OK)
                     record_current(&ri, &sim);
             } else {
-                if (sim.cur.t < t_out)
+                if (sim.cur.t < t_out) {
                     st = mcs_sim_step(&sim, t_end);
+                    take_event(&ri, &sim);
+                }
                 if (st != MCS_OK || t_out > sim.cur.t)
                     continue;
                 if (t_out == sim.cur.t) {
@@ -295,7 +372,8 @@ int main(int argc, char **argv)
                 } else {
                     st = mcs_sim_dense(&sim, t_out, xbuf, vbuf, qbuf, qdbuf);
                     if (st == MCS_OK)
-                        record(&ri, &sim, t_out, xbuf, vbuf, qbuf, qdbuf, sim.probe.r);
+                        record(&ri, &sim, t_out, xbuf, vbuf, qbuf, qdbuf, sim.probe.r,
+                               sim.probe.R);
                 }
             }
             ++k;
@@ -307,6 +385,7 @@ int main(int argc, char **argv)
     } else {
         while (st == MCS_OK && sim.cur.t < t_end) {
             st = mcs_sim_step(&sim, t_end);
+            take_event(&ri, &sim);
             if (st == MCS_OK)
                 record_current(&ri, &sim);
         }
@@ -316,6 +395,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "\n");
     if (ri.csv)
         fclose(ri.csv);
+    if (ri.events) {
+        fprintf(ri.events, "%s]\n", ri.nevents ? "\n" : "");
+        fclose(ri.events);
+    }
 
     printf("{\"model\": ");
     json_string(md->name);
@@ -330,9 +413,17 @@ int main(int argc, char **argv)
     printf(", \"n\": %d, \"m\": %d, \"rank\": %d, \"dof\": %d, \"rank_min\": %d, \"rank_max\": %d",
            md->nx, md->nc, rank0, md->nx - rank0, ri.rank_min, ri.rank_max);
     printf(", \"steps\": %ld, \"rejected\": %ld, \"evaluations\": %ld, \"newton_iterations\": %ld, "
-           "\"factorizations\": %ld, \"rank_changes\": %ld, \"rows\": %d",
+           "\"factorizations\": %ld, \"rank_changes\": %ld, \"rows\": %d, \"events\": %ld, "
+           "\"detours\": %ld",
            sim.stats.steps, sim.stats.rejected, sim.stats.evaluations,
-           sim.stats.newton_iterations, sim.stats.factorizations, sim.stats.rank_changes, ri.rows);
+           sim.stats.newton_iterations, sim.stats.factorizations, sim.stats.rank_changes, ri.rows,
+           sim.stats.events, sim.stats.detours);
+    printf(", \"sing_tol\": %.17g, \"rank_tol\": %.17g", (double)opt.sing_tol,
+           (double)opt.rank_tol);
+    printf(", \"dependent_rows\": [");
+    for (i = rank0; i < md->nc; ++i)
+        printf("%s\"%s\"", i > rank0 ? ", " : "", md->constraint_names[dep_piv[i]]);
+    printf("]");
     printf(", \"max_c_norm\": %.17g, \"wall_s\": %.6f", (double)ri.c_max, wall);
     if (ri.reactions) {
         printf(", \"reactions_status\": ");

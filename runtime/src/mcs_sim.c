@@ -39,6 +39,7 @@ static void carve_frame(carver *c, mcs_frame *fr, size_t k)
     fr->piv = itake(c, k);
     fr->t = 0;
     fr->r = 0;
+    fr->sigma = 1;
 }
 
 /* Lays out everything; with null arrays it only counts. */
@@ -66,6 +67,7 @@ static void carve_all(carver *c, mcs_sim *s, int n, int m)
     s->w.p = take(c, k);
     s->w.xs = take(c, k);
     s->w.vs = take(c, k);
+    s->w.tmp2 = take(c, k);
     s->w.rhs = take(c, k);
     s->w.tmp = take(c, k);
     s->w.y0 = take(c, 2 * k);
@@ -74,6 +76,10 @@ static void carve_all(carver *c, mcs_sim *s, int n, int m)
     s->w.yerr = take(c, 2 * k);
     for (i = 0; i < 7; ++i)
         s->w.k[i] = take(c, 2 * k);
+    s->event.x = take(c, k);
+    s->event.rdiag = take(c, k);
+    s->event.continued = take(c, k * k);
+    s->event.motions = take(c, k * k);
     s->w.basis_work = take(c, (size_t)MCS_BASIS_WORK_SIZE(n, m));
     s->w.ipiv = itake(c, k);
     s->w.basis_iwork = itake(c, (size_t)MCS_BASIS_IWORK_SIZE(n, m));
@@ -101,6 +107,9 @@ void mcs_options_default(mcs_options *opt, const mcs_model *model)
     opt->newton_tol = 500 * MCS_REAL_EPS;
     opt->newton_max_iter = 25;
     opt->chart_pivot_min = MAX2(MCS_R(1e-12), 100 * MCS_REAL_EPS);
+    opt->sing_watch = MCS_R(0.05);
+    opt->sing_tol = MAX2(MCS_R(1e-6), 1000 * MCS_REAL_EPS);
+    opt->chart_tol = MAX2(MCS_R(1e-6), 1000 * MCS_REAL_EPS);
 }
 
 mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
@@ -137,14 +146,25 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
     s->t_grid0 = 0;
     s->grid_index = 0;
     s->w.dense_ready = 0;
+    s->w.retries = 0;
+    s->event_ready = 0;
     {
-        mcs_stats zero = {0, 0, 0, 0, 0, 0};
+        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0};
         s->stats = zero;
     }
     return MCS_OK;
 }
 
 /* ---------------------------------------------------------------- factorization */
+
+/* |R_{r-1, r-1}| / |R_00| of a factored frame (1 when r = 0): how far from losing rank r. */
+static mcs_real ratio_at_rank(const mcs_sim *s, const mcs_frame *fr, int r)
+{
+    const mcs_real r00 = fabs(fr->R[0]);
+    if (r <= 0 || s->m == 0 || !(r00 > 0))
+        return 1;
+    return fabs(fr->R[(r - 1) + (r - 1) * s->n]) / r00;
+}
 
 /* A(x, t)^T P = Q R into fr (Q = the fresh Q^). */
 static mcs_status factor_frame(mcs_sim *s, mcs_frame *fr)
@@ -155,6 +175,7 @@ static mcs_status factor_frame(mcs_sim *s, mcs_frame *fr)
     info = mcs_qr_basis(s->n, s->m, s->w.A, MAX2(s->m, 1), s->opt.rank_tol, fr->Q, fr->R, fr->piv,
                         &fr->r, s->w.basis_work);
     s->stats.factorizations++;
+    fr->sigma = ratio_at_rank(s, fr, fr->r);
     return info == 0 ? MCS_OK : MCS_ERR_LINALG;
 }
 
@@ -202,6 +223,7 @@ static mcs_status factor_G(mcs_sim *s, const mcs_frame *ch)
         pmin = MIN2(pmin, fabs(G[i + i * r]));
     if (!(pmin > s->opt.chart_pivot_min * pmax))
         return MCS_ERR_SINGULAR_CHART;
+    s->w.g_cond = pmax / pmin;
     return MCS_OK;
 }
 
@@ -226,6 +248,7 @@ static mcs_status chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, 
     const mcs_real *U = ch->Q, *T = ch->Q + r * n;
     mcs_real *p = s->w.p, *Phi = s->w.Phi;
     const mcs_real tol = s->opt.newton_tol * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, ch->x));
+    mcs_real tol_it = tol;
     int i, it;
     mcs_status st;
     for (it = 0;; ++it) {
@@ -248,10 +271,13 @@ static mcs_status chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, 
         dp_norm = mcs_vec_max_abs(r, s->w.tmp);
         if (dp_norm < 0)
             return MCS_ERR_NONFINITE;
+        /* Near a singular configuration G is ill-conditioned and |dp| cannot fall below about
+         * eps cond(G): the tolerance follows the conditioning (pivot ratio), up to 1e4 times. */
+        tol_it = tol * MIN2(MCS_R(1e4), MAX2(MCS_R(1.0), s->w.g_cond * MCS_R(1e-3)));
         for (i = 0; i < r; ++i)
             p[i] += s->w.tmp[i];
         s->stats.newton_iterations++;
-        if (dp_norm <= tol) {
+        if (dp_norm <= tol_it) {
             /* the last correction is below tolerance: apply it to x. A and G (for Phi and v) stay
              * at the previous iterate, |dp| <= tol away; stopping earlier on an error estimate
              * would leave them O(|dp|) off and cost accuracy (measured: RK4 order test) */
@@ -410,7 +436,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     s->grid_index = 0;
     s->w.dense_ready = 0;
     {
-        mcs_stats zero = {0, 0, 0, 0, 0, 0};
+        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0};
         zero.factorizations = s->stats.factorizations;
         s->stats = zero;
     }
@@ -419,8 +445,15 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
 
 /* ---------------------------------------------------------------- steps */
 
+/* Retakes of one step near a singular point before the step is accepted as it is. */
+#define MAX_RETRIES 6
+
+static void detect_event(mcs_sim *s);
+
 /* After the stages: x1, v1 are in s->prev's buffers (the new frame). Factor there, continue the
- * basis from the chart (s->cur), and make the new frame current. */
+ * basis from the chart (s->cur), and make the new frame current. Rule 1 of SPEC §6: a step that
+ * would end at (or within chart_tol of) a singular configuration returns MCS_ERR_SINGULAR_CHART
+ * so that the caller retakes it shorter; after MAX_RETRIES it is accepted as it is. */
 static mcs_status finish_step(mcs_sim *s, mcs_real h)
 {
     mcs_frame *nf = &s->prev, tmp;
@@ -430,6 +463,9 @@ static mcs_status finish_step(mcs_sim *s, mcs_real h)
         return MCS_ERR_NONFINITE;
     if ((st = factor_frame(s, nf)) != MCS_OK)
         return st;
+    if (s->opt.chart_tol > 0 && s->w.retries < MAX_RETRIES && r_old > 0 &&
+        (nf->r < r_old || ratio_at_rank(s, nf, r_old) < s->opt.chart_tol))
+        return MCS_ERR_SINGULAR_CHART;
     if ((st = continue_basis(s, &s->cur, h, nf)) != MCS_OK)
         return st;
     tmp = s->cur;
@@ -437,9 +473,18 @@ static mcs_status finish_step(mcs_sim *s, mcs_real h)
     s->prev = tmp;
     s->h_last = h;
     s->stats.steps++;
+    s->w.retries = 0;
     if (s->cur.r != r_old)
         s->stats.rank_changes++;
+    detect_event(s);
     return MCS_OK;
+}
+
+/* Whether a failed step should be retaken shorter (the failures a singular point causes). */
+static int retryable(mcs_status st)
+{
+    return st == MCS_ERR_NEWTON || st == MCS_ERR_SINGULAR_CHART || st == MCS_ERR_MASS_NOT_PD ||
+           st == MCS_ERR_NONFINITE;
 }
 
 /* y0 = (0, T^T v_k) on the chart of s->cur; resets the Newton warm start. */
@@ -492,7 +537,7 @@ static mcs_status step_rk4(mcs_sim *s, mcs_real h)
     if ((st = chart_map(s, &s->cur, s->w.y1, s->w.y1 + f, t + h, s->prev.x, s->prev.v)) != MCS_OK)
         return st;
     s->prev.t = t + h;
-    s->w.dense_ready = 0;
+    s->w.dense_ready = 2; /* y0, y1 kept for the Hermite dense output */
     return finish_step(s, h);
 }
 
@@ -571,8 +616,7 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
         if (h < s->opt.h_min)
             return MCS_ERR_STEP_TOO_SMALL;
         st = dopri_attempt(s, h, &err);
-        if (st == MCS_ERR_NEWTON || st == MCS_ERR_SINGULAR_CHART || st == MCS_ERR_MASS_NOT_PD ||
-            st == MCS_ERR_NONFINITE) {
+        if (retryable(st)) {
             /* a failed stage rejects the step; it is retaken shorter on the same chart */
             s->stats.rejected++;
             s->h_next = h * MCS_R(0.25);
@@ -586,7 +630,15 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
             fac = MIN2(fac, last_rejected ? MCS_R(1.0) : MCS_R(5.0));
             s->prev.t = final ? t_target : t + h;
             s->w.dense_ready = 1;
-            if ((st = finish_step(s, s->prev.t - t)) != MCS_OK)
+            st = finish_step(s, s->prev.t - t);
+            if (st == MCS_ERR_SINGULAR_CHART) { /* rule 1: never end a step at a singular point */
+                s->stats.detours++;
+                s->w.retries++;
+                s->h_next = h * MCS_R(0.45);
+                last_rejected = 1;
+                continue;
+            }
+            if (st != MCS_OK)
                 return st;
             /* keep the controller's step when this one was cut short to hit the target */
             if (!final || h * MAX2(fac, MCS_R(0.2)) > s->h_next)
@@ -608,7 +660,9 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
         return step_dopri5(s, t_target);
     {
         /* RK4 on the grid t_grid0 + k h; a step towards an off-grid target is shortened and the
-         * next one returns to the grid */
+         * next one returns to the grid. Rules 2-3 of SPEC §6: a step whose stages fail near a
+         * singular point, or that would end on one, is retaken shorter and asymmetric (0.45 of
+         * it), and the next step returns to the grid; each retake is counted as a detour. */
         const mcs_real h = s->opt.h, snap = MCS_R(1e-9) * h;
         mcs_real next = s->t_grid0 + (mcs_real)(s->grid_index + 1) * h, end;
         if (s->cur.t >= next - snap) {
@@ -618,13 +672,20 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
         end = next;
         if (t_target < next - snap)
             end = t_target;
-        st = step_rk4(s, end - s->cur.t);
-        if (st != MCS_OK)
-            return st;
-        if (end == next) {
-            s->grid_index++;
+        for (;;) {
+            st = step_rk4(s, end - s->cur.t);
+            if (st == MCS_OK)
+                break;
+            if (!retryable(st) || s->w.retries >= MAX_RETRIES)
+                return st;
+            s->stats.detours++;
+            s->w.retries++;
+            end = s->cur.t + MCS_R(0.45) * (end - s->cur.t);
         }
-        s->cur.t = (t_target >= next - snap && t_target <= next + snap) ? t_target : end;
+        if (end == next)
+            s->grid_index++;
+        s->cur.t = (end == next && t_target >= next - snap && t_target <= next + snap) ? t_target
+                                                                                        : end;
         return MCS_OK;
     }
 }
@@ -655,7 +716,20 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
         return MCS_ERR_NO_DENSE;
     th = (t - s->prev.t) / h;
     th1 = 1 - th;
-    for (i = 0; i < len; ++i) {
+    if (s->w.dense_ready == 2) {
+        /* RK4: cubic Hermite of q from (q, qd) at both ends; qd from its derivative */
+        const mcs_real h00 = (2 * th - 3) * th * th + 1, h10 = ((th - 2) * th + 1) * th;
+        const mcs_real h01 = (3 - 2 * th) * th * th, h11 = (th - 1) * th * th;
+        const mcs_real d00 = 6 * th * (th - 1), d10 = (3 * th - 4) * th + 1;
+        const mcs_real d01 = -d00, d11 = (3 * th - 2) * th;
+        for (i = 0; i < f; ++i) {
+            const mcs_real q0 = s->w.y0[i], q1 = s->w.y1[i];
+            const mcs_real v0 = s->w.y0[f + i], v1 = s->w.y1[f + i];
+            y[i] = h00 * q0 + h10 * h * v0 + h01 * q1 + h11 * h * v1;
+            y[f + i] = (d00 * q0 + d01 * q1) / h + d10 * v0 + d11 * v1;
+        }
+    }
+    for (i = 0; i < len && s->w.dense_ready == 1; ++i) {
         const mcs_real y0 = s->w.y0[i], dy = s->w.y1[i] - y0;
         const mcs_real bspl = h * s->w.k[0][i] - dy;
         const mcs_real r4 = dy - h * s->w.k[6][i] - bspl;
@@ -686,6 +760,116 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
             mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, pr->Q + pr->r * n, n, v, n, 0, qd, n);
     }
     return MCS_OK;
+}
+
+/* sigma at time t inside the last step, measured at the chart's rank: the dense state's
+ * |R_{rp-1}| / |R_0| with rp = prev.r (0 when the chart cannot be evaluated there, which happens
+ * only at a singular point). Leaves x in s->event.x and the factorization in s->probe. */
+static mcs_real sigma_at(mcs_sim *s, mcs_real t)
+{
+    mcs_real *x = s->event.x, *v = s->w.tmp2;
+    if (mcs_sim_dense(s, t, x, v, NULL, NULL) != MCS_OK)
+        return 0;
+    s->probe.t = t;
+    {
+        int i;
+        for (i = 0; i < s->n; ++i) {
+            s->probe.x[i] = x[i];
+            s->probe.v[i] = v[i];
+        }
+    }
+    if (factor_frame(s, &s->probe) != MCS_OK)
+        return 0;
+    return ratio_at_rank(s, &s->probe, s->prev.r);
+}
+
+/* SPEC §6: look for a singular configuration inside the step just accepted (prev.t .. cur.t).
+ * When sigma is small at one of its ends, minimize sigma(t) over the step by golden-section
+ * search on the dense output; a minimum inside the step and below sing_tol is an event. The new
+ * motions come from the factorization there with sing_tol, aligned with the continued basis
+ * (SPEC §3.7: continued motions first, the new ones after). */
+static void detect_event(mcs_sim *s)
+{
+    const mcs_real g = MCS_R(0.6180339887498949);
+    const int n = s->n, rp = s->prev.r, f_old = n - rp;
+    mcs_real a = s->prev.t, b = s->cur.t, c, d, fc, fd, t_min, s_min, ends;
+    mcs_event *ev = &s->event;
+    int it, i, r_s, f_s, kmin;
+    if (!(s->opt.sing_tol > 0) || !s->w.dense_ready || rp == 0 || s->cur.r != rp)
+        return;
+    ends = MIN2(s->prev.sigma, s->cur.sigma);
+    if (!(ends < s->opt.sing_watch))
+        return;
+    c = b - g * (b - a);
+    d = a + g * (b - a);
+    fc = sigma_at(s, c);
+    fd = sigma_at(s, d);
+    for (it = 0; it < 80 && (b - a) > MCS_R(1e-13) * MAX2(MCS_R(1.0), fabs(b)); ++it) {
+        if (fc < fd) {
+            b = d;
+            d = c;
+            fd = fc;
+            c = b - g * (b - a);
+            fc = sigma_at(s, c);
+        } else {
+            a = c;
+            c = d;
+            fc = fd;
+            d = a + g * (b - a);
+            fd = sigma_at(s, d);
+        }
+    }
+    t_min = fc < fd ? c : d;
+    s_min = MIN2(fc, fd);
+    if (!(s_min < s->opt.sing_tol) || !(s_min < MCS_R(0.5) * ends))
+        return;
+    /* the configuration there: step off the exact point if the chart cannot be evaluated on it */
+    {
+        mcs_real dt = MCS_R(1e-12) * MAX2(MCS_R(1.0), fabs(t_min));
+        for (i = 0; i < 40 && mcs_sim_dense(s, t_min, ev->x, s->w.tmp2, NULL, NULL) != MCS_OK;
+             ++i, dt *= 2)
+            t_min += (i % 2 ? -dt * (i + 1) : dt * (i + 1));
+        if (i == 40)
+            return;
+    }
+    if (s->m > 0)
+        s->model->A(ev->x, t_min, s->params, s->w.A);
+    if (mcs_qr_basis(n, s->m, s->w.A, MAX2(s->m, 1), s->opt.sing_tol, s->probe.Q, s->probe.R,
+                     s->probe.piv, &r_s, s->w.basis_work) != 0)
+        return;
+    f_s = n - r_s;
+    if (r_s >= rp)
+        return;
+    /* continued basis at t_min, then align the singular null space with it */
+    if (s->opt.continuation != MCS_CONT_OFF && s->m > 0 && s->opt.continuation != MCS_CONT_NONE)
+        s->model->A_dot(s->prev.x, s->prev.v, s->prev.t, s->params, s->w.A_dot);
+    if (s->opt.continuation == MCS_CONT_OFF) {
+        mcs_mat_copy(n, f_old, s->prev.Q + rp * n, n, s->w.Tpred, n);
+    } else if (mcs_predict_tangent(n, s->m, rp, s->prev.Q, s->prev.R, s->prev.piv, s->w.A_dot,
+                                   t_min - s->prev.t, s->opt.continuation, s->w.Tpred,
+                                   s->w.basis_work, s->w.basis_iwork) != 0) {
+        return;
+    }
+    mcs_mat_copy(n, f_s, s->probe.Q + r_s * n, n, s->w.That, n);
+    if (mcs_align_basis(n, f_old, s->w.Tpred, f_s, s->w.That, s->w.Phi, s->w.basis_work) != 0)
+        return;
+    ev->t = t_min;
+    /* sigma measured at the located configuration (the search may end where the chart could
+     * not be evaluated, counted there as 0) */
+    ev->sigma = fabs(s->probe.R[0]) > 0
+                    ? fabs(s->probe.R[(rp - 1) + (rp - 1) * n]) / fabs(s->probe.R[0]) : s_min;
+    ev->rank_before = rp;
+    ev->rank_after = r_s;
+    kmin = n < s->m ? n : s->m;
+    ev->nrdiag = kmin;
+    for (i = 0; i < kmin; ++i)
+        ev->rdiag[i] = fabs(s->probe.R[i + i * n]);
+    ev->nmotions = f_s - f_old;
+    mcs_mat_copy(n, f_old, s->w.Phi, n, ev->continued, n);
+    mcs_mat_copy(n, f_s - f_old, s->w.Phi + f_old * n, n, ev->motions, n);
+    s->event_ready = 1;
+    s->stats.events++;
+    s->probe.r = r_s; /* the probe now holds the singular factorization */
 }
 
 mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,

@@ -31,7 +31,7 @@ typedef enum mcs_method {
 /* Workspace (number of mcs_real / int entries) for a model with n coordinates and m constraints. */
 #define MCS_SIM_K(n, m) MCS_BASIS_K(n, m)
 #define MCS_SIM_WORK_SIZE(n, m) \
-    (28 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 48 * MCS_SIM_K(n, m) + MCS_BASIS_WORK_SIZE(n, m))
+    (29 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 52 * MCS_SIM_K(n, m) + MCS_BASIS_WORK_SIZE(n, m))
 #define MCS_SIM_IWORK_SIZE(n, m) (8 * MCS_SIM_K(n, m))
 
 typedef struct mcs_options {
@@ -44,6 +44,14 @@ typedef struct mcs_options {
     mcs_real newton_tol;     /* chart Newton: stop when |dp|_inf <= newton_tol max(1, |x|_inf) */
     int newton_max_iter;     /* chart Newton iterations before MCS_ERR_NEWTON */
     mcs_real chart_pivot_min; /* a stage whose LU of A_S U has a pivot ratio below this fails */
+    /* Singular configurations (SPEC §6). sigma = smallest retained |R_ii| / |R_11| (rank from
+     * rank_tol). A step is searched for a minimum of sigma when sigma at one of its ends is below
+     * sing_watch; a minimum below sing_tol inside the step is an event. A step that would end
+     * with sigma below chart_tol is retaken shorter (no chart is centred at a singular point).
+     * sing_tol = 0 turns event detection off. */
+    mcs_real sing_watch;     /* default 0.05 */
+    mcs_real sing_tol;       /* default 1e-6: also the rank tolerance at the located event */
+    mcs_real chart_tol;      /* default 1e-6 */
 } mcs_options;
 
 /* The state at one time and the factorization of A(x, t)^T there. */
@@ -55,6 +63,7 @@ typedef struct mcs_frame {
     mcs_real *R;   /* (n x m, ld n) R of A^T P = Q R in the upper triangle */
     int *piv;      /* (m) pivot order; piv[0..r-1] is the independent row set S */
     int r;         /* rank of A */
+    mcs_real sigma; /* smallest retained |R_ii| / |R_11| (1 when r = 0) */
 } mcs_frame;
 
 typedef struct mcs_stats {
@@ -64,7 +73,23 @@ typedef struct mcs_stats {
     long newton_iterations;  /* chart Newton iterations */
     long factorizations;     /* QR factorizations of A^T */
     long rank_changes;       /* accepted steps after which the rank differs */
+    long events;             /* singular configurations located */
+    long detours;            /* steps retaken shorter near a singular configuration (rules 1-2) */
 } mcs_stats;
+
+/* A singular configuration located inside the last accepted step (SPEC §6). */
+typedef struct mcs_event {
+    mcs_real t;          /* time of the minimum of sigma */
+    mcs_real sigma;      /* sigma there (rank_tol rank) */
+    int rank_before;     /* rank of A on the regular motion (the step's chart) */
+    int rank_after;      /* rank at the located configuration, counted with sing_tol */
+    int nrdiag;          /* min(n, m) */
+    int nmotions;        /* new admissible motions: rank_before - rank_after */
+    mcs_real *x;         /* (n) configuration at the event */
+    mcs_real *rdiag;     /* (nrdiag) |R_ii| of the factorization there */
+    mcs_real *continued; /* (n x f) the continued basis there, f = n - rank_before */
+    mcs_real *motions;   /* (n x nmotions) new motions, orthonormal, orthogonal to `continued` */
+} mcs_event;
 
 /* What mcs_sim_set_state changed to make the initial state consistent (SPEC §4). */
 typedef struct mcs_assembly {
@@ -89,14 +114,18 @@ typedef struct mcs_sim {
     mcs_real t_grid0;     /* RK4: origin of the fixed grid */
     long grid_index;      /* RK4: index of the last grid point reached */
     mcs_stats stats;
+    mcs_event event;      /* the last event located */
+    int event_ready;      /* set by a step that located an event; the caller clears it */
     /* Internal scratch, carved from the caller's work array by mcs_sim_init. */
     struct mcs_sim_scratch {
         mcs_real *A, *A_dot, *c, *c_t, *gamma, *M, *f;
-        mcs_real *G, *Z, *Phi, *MPhi, *Mred, *p, *xs, *vs, *rhs, *tmp;
+        mcs_real *G, *Z, *Phi, *MPhi, *Mred, *p, *xs, *vs, *rhs, *tmp, *tmp2;
         mcs_real *y0, *y1, *ys, *yerr, *k[7];
         mcs_real *That, *Tpred, *basis_work;
         int *ipiv, *basis_iwork;
-        int dense_ready;  /* DOPRI5 stages of the last step are valid for dense output */
+        int dense_ready;  /* the last step's data are valid for dense output: 1 DOPRI5, 2 RK4 */
+        int retries;      /* consecutive retakes of the current step near a singular point */
+        mcs_real g_cond;  /* pivot-ratio condition estimate of the last LU of A_S U */
     } w;
 } mcs_sim;
 
@@ -125,9 +154,11 @@ mcs_status mcs_sim_step(mcs_sim *sim, mcs_real t_target);
 /* Steps until cur.t == t_target. */
 mcs_status mcs_sim_advance(mcs_sim *sim, mcs_real t_target);
 
-/* DOPRI5 dense output inside the last accepted step (prev.t <= t <= cur.t): x, v (n each) on the
- * constraint manifold and, if q / qd are not NULL, the projected coordinates T^T x, T^T v (f each)
- * with the basis continued to t. */
+/* Dense output inside the last accepted step (prev.t <= t <= cur.t): DOPRI5's continuous
+ * extension, or for RK4 a cubic Hermite interpolant of the chart coordinates (third order), mapped
+ * onto the constraint manifold: x, v (n each) and, if q / qd are not NULL, the projected
+ * coordinates T^T x, T^T v (f each) with the basis continued to t (s->probe holds the
+ * factorization there). */
 mcs_status mcs_sim_dense(mcs_sim *sim, mcs_real t, mcs_real *x, mcs_real *v, mcs_real *q,
                          mcs_real *qd);
 
