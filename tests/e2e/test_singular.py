@@ -1,0 +1,156 @@
+"""Redundant constraints and singular configurations (paper 002, SPEC §6): rank, events where the
+geometry says and nowhere else, new motions, and crossing on the physical branch."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from mcsgen.check import CompiledModel
+from mcsgen.cli import run_simulation
+from mcsgen.model import load_model
+from mcsgen.plot import read_run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def simulate(tmp_path, model, **options):
+    tag = "_".join(f"{k}{v}" for k, v in sorted(options.items()))
+    out = tmp_path / f"{model}_{tag}.csv"
+    events = tmp_path / f"{model}_{tag}.events.json"
+    summary = run_simulation(model, dict(options, events=events), out_csv=out)
+    assert summary["ok"], summary
+    return summary, read_run(out), json.loads(events.read_text())
+
+
+def parallelogram(t_end):
+    """3 phi'' = 3.5 g sin(phi): the parallelogram motion of the four-bar family with 1 kg/m bars
+    (also of the modified double four-bar: same T = 1.5 phi'^2 and V = 3.5 g cos(phi))."""
+    return solve_ivp(lambda t, y: [y[1], 3.5 * 9.81 * np.sin(y[0]) / 3], (0, t_end), [0, 1],
+                     rtol=1e-13, atol=1e-14, dense_output=True)
+
+
+def horizontal_crossings(sol, t_end):
+    """Times where cos(phi) = 0 (all bars horizontal)."""
+    t = np.linspace(0, t_end, 200001)
+    c = np.cos(sol.sol(t)[0])
+    idx = np.nonzero(np.sign(c[1:]) != np.sign(c[:-1]))[0]
+    return t[idx] - c[idx] * (t[idx + 1] - t[idx]) / (c[idx + 1] - c[idx])
+
+
+@pytest.fixture(scope="module")
+def dfb(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("dfb")
+    return simulate(tmp, "double_four_bar", method="dopri5", rtol=1e-10, atol=1e-12)
+
+
+def test_double_four_bar_stays_on_the_parallelogram_branch(dfb):
+    s, run, events = dfb
+    sol = parallelogram(10.0)
+    phi = np.pi / 2 - run["x.bar1.theta"]
+    # integration error only (3e-7 after 10 s and 5 turns); leaving the branch would be O(1)
+    assert np.abs(phi - sol.sol(run["t"])[0]).max() < 1e-6
+    assert run["c_norm"].max() <= 1e-10                 # after every crossing too
+    e = run["energy"]
+    assert np.abs(e - e[0]).max() / abs(e[0]) <= 1e-6
+    assert s["steps"] < 3000                              # DOPRI5 does not grind at the crossings
+
+
+def test_double_four_bar_events_where_the_bars_are_horizontal_and_nowhere_else(dfb):
+    s, run, events = dfb
+    expected = horizontal_crossings(parallelogram(10.0), 10.0)
+    assert len(expected) == 10 and len(events) == 10 and s["events"] == 10
+    np.testing.assert_allclose([e["t"] for e in events], expected, atol=1e-6)
+    for e in events:
+        assert (e["rank_before"], e["rank_after"]) == (14, 12)
+        for bar in ("bar1", "bar3", "bar5"):
+            assert abs(np.sin(e["x"][f"{bar}.theta"])) < 1e-6   # vertical bars horizontal
+        assert len(e["motions"]) == 2 and len(e["rdiag"]) == 14
+        assert e["rdiag"][12] < 1e-6 * e["rdiag"][0] and e["rdiag"][11] > 1e-3 * e["rdiag"][0]
+    assert set(run["rank"]) == {14}                      # no chart is centred on a singular point
+
+
+def test_new_motions_span_the_admissible_velocities(dfb):
+    _, _, events = dfb
+    model = load_model(ROOT / "models" / "double_four_bar.yaml")
+    cm = CompiledModel(model)
+    names = [c.name for c in model.coordinates]
+    e = events[0]
+    x = np.array([e["x"][n] for n in names])
+    A = cm.A(x, e["t"])
+    motions = np.array([[mo[n] for n in names] for mo in e["motions"]]).T
+    continued = np.array([[mo[n] for n in names] for mo in e["continued"]]).T
+    assert np.abs(A @ motions).max() < 1e-6              # admissible: A v = 0
+    V = np.hstack([continued, motions])
+    assert np.abs(V.T @ V - np.eye(3)).max() < 1e-12     # orthonormal, new ones orthogonal to it
+    # together they span the null space of A there (dimension n - rank = 3)
+    _, sv, vt = np.linalg.svd(A)
+    null = vt[12:].T
+    assert sv[11] > 1e-3 * sv[0] and sv[12] < 1e-6 * sv[0]
+    assert np.abs(null - V @ (V.T @ null)).max() < 1e-6
+
+
+def test_continued_qdot_flips_only_where_the_motion_reverses(dfb):
+    _, run, _ = dfb
+    qd = run["qd1"]
+    flips = np.nonzero(np.sign(qd[1:]) != np.sign(qd[:-1]))[0]
+    # the bars turn round and round: phi' never changes sign, so neither may qdot1
+    assert len(flips) == 0
+
+
+def test_traditional_basis_is_discontinuous_and_continued_is_not(tmp_path):
+    _, cont, ev_c = simulate(tmp_path, "double_four_bar", t_end=3.0)
+    _, trad, ev_t = simulate(tmp_path, "double_four_bar", t_end=3.0, continuation="off")
+    for col in ("x.bar1.theta", "x.bar2.x", "x.bar4.y"):
+        # same physical trajectory (round-off differences grow on this unstable motion)
+        assert np.abs(cont[col] - trad[col]).max() < 1e-7
+    jumps = lambda run: int((np.abs(np.diff(run["qd1"])) > 0.5).sum())
+    assert jumps(cont) == 0 and jumps(trad) >= 2
+    assert [round(e["t"], 6) for e in ev_c] == [round(e["t"], 6) for e in ev_t]
+
+
+@pytest.mark.parametrize("model, n, m, rank, rank_sing, dependent", [
+    ("modified_double_four_bar", 12, 12, 11, 10, 1),
+    ("modified_triple_four_bar", 15, 16, 14, 13, 2),
+    ("modified_2x2_four_bar", 24, 24, 22, 21, 2),
+    ("planar_pendulum_redundant", 2, 2, 1, None, 1),
+])
+def test_ranks_events_and_dependent_rows(tmp_path, model, n, m, rank, rank_sing, dependent):
+    s, run, events = simulate(tmp_path, model, t_end=3.0)
+    assert (s["n"], s["m"], s["rank"]) == (n, m, rank)
+    assert len(s["dependent_rows"]) == dependent
+    assert set(run["rank"]) == {rank}
+    if rank_sing is None:
+        assert events == []
+        return
+    assert events and all((e["rank_before"], e["rank_after"]) == (rank, rank_sing) for e in events)
+    assert run["c_norm"].max() < 1e-10
+    e0 = run["energy"]
+    assert np.abs(e0 - e0[0]).max() / abs(e0[0]) < 1e-6
+
+
+def test_modified_models_events_match_their_geometry(tmp_path):
+    # one-DOF models: every event is an all-horizontal configuration and every crossing is one
+    for model, bars, mass_top in (("modified_double_four_bar", ("bar1", "bar3", "bar5"), 2),
+                                  ("modified_triple_four_bar", ("bar1", "bar3", "bar5", "bar7"),
+                                   3)):
+        _, run, events = simulate(tmp_path, model, t_end=3.0)
+        phi = np.pi / 2 - run["x.bar1.theta"]
+        c = np.cos(phi)
+        crossings = int((np.sign(c[1:]) != np.sign(c[:-1])).sum())
+        assert len(events) == crossings > 0
+        for e in events:
+            assert all(abs(np.sin(e["x"][f"{b}.theta"])) < 1e-6 for b in bars)
+
+
+def test_2x2_sub_mechanisms_cross_at_different_times(tmp_path):
+    _, run, events = simulate(tmp_path, "modified_2x2_four_bar", t_end=3.0)
+    lower = [e["t"] for e in events if abs(np.sin(e["x"]["low1.theta"])) < 1e-6]
+    upper = [e["t"] for e in events if abs(np.sin(e["x"]["up1.theta"])) < 1e-6]
+    assert lower and upper and len(lower) + len(upper) == len(events)
+    assert min(abs(a - b) for a in lower for b in upper) > 0.05
+    # and nowhere else: each crossing of either sub-mechanism in the run is an event
+    for bar, times in (("low1", lower), ("up1", upper)):
+        s = np.sin(run[f"x.{bar}.theta"])
+        assert int((np.sign(s[1:]) != np.sign(s[:-1])).sum()) == len(times)
