@@ -162,7 +162,7 @@ def cmd_simulate(args):
                "atol": args.atol, "continuation": args.continuation, "dt_out": args.dt_out,
                "rank_tol": args.rank_tol, "param": args.param, "reactions": args.reactions,
                "sing_tol": args.sing_tol, "sing_watch": args.sing_watch,
-               "chart_tol": args.chart_tol}
+               "chart_tol": args.chart_tol, "basis": args.basis}
     out = args.out
     if out is None:
         out = ROOT / "out" / f"{model.name}.csv"
@@ -189,8 +189,20 @@ def cmd_simulate(args):
 
 
 def cmd_plot(args):
-    from .plot import plot_runs
-    written = plot_runs(args.csv, args.out, labels=args.label)
+    from .plot import plot_basis, plot_events, plot_rdiag, plot_runs
+    if args.events:
+        if not args.model:
+            raise McsError("plot --events needs --model MODEL (to draw the mechanism)")
+        from .model import load_model
+        written = plot_events(args.events, load_model(model_path(args.model)), args.out)
+    elif not args.csv:
+        raise McsError("plot: give CSV files, or --events FILE.json --model MODEL")
+    elif args.rdiag:
+        written = plot_rdiag(args.csv, args.out, labels=args.label)
+    elif args.basis:
+        written = plot_basis(args.csv, args.basis, args.out, labels=args.label)
+    else:
+        written = plot_runs(args.csv, args.out, labels=args.label)
     for path in written:
         print(path)
     return 0
@@ -250,16 +262,27 @@ def build_parser():
     s.add_argument("--chart-tol", type=float, metavar="C",
                    help="retake a step shorter if it would end with the ratio below C "
                         "(default 1e-6)")
+    s.add_argument("--basis", action="store_true",
+                   help="add the tangent basis T (columns T<j>.<coordinate>) to the CSV")
     s.add_argument("--reactions", action="store_true",
                    help="add the constraint multipliers (joint reactions) lam.<row> to the CSV")
     s.add_argument("--out", metavar="FILE.csv", help="CSV path (default out/<model>.csv)")
     s.add_argument("--json", action="store_true", help="also print the summary as JSON")
     s.set_defaults(func=cmd_simulate)
 
-    p = sub.add_parser("plot", help="PNG figures of q and qdot from CSV runs",
+    p = sub.add_parser("plot", help="PNG figures of runs and events",
                        description="Plot q_i and qdot_i of one or more runs side by side (as in "
-                                   "the papers' figures), plus constraint residual and energy.")
-    p.add_argument("csv", nargs="+", metavar="FILE.csv")
+                                   "the papers' figures), plus constraint residual and energy; "
+                                   "or with --rdiag the diagonal of R over time (002 Figs. 2, 5, "
+                                   "8, 14); with --basis BODY the tangent-basis components of a "
+                                   "body (runs made with simulate --basis; 002 Figs. 10-11); "
+                                   "with --events the admissible motions at each singular "
+                                   "configuration drawn on the mechanism (002 Figs. 3, 6, 9).")
+    p.add_argument("csv", nargs="*", metavar="FILE.csv")
+    p.add_argument("--rdiag", action="store_true", help="diag(R) over time")
+    p.add_argument("--basis", metavar="BODY", help="components of T for BODY's coordinates")
+    p.add_argument("--events", metavar="FILE.json", help="draw the motions of an event log")
+    p.add_argument("--model", metavar="MODEL", help="the model of --events")
     p.add_argument("--out", metavar="FILE.png", help="output (default: next to the first CSV)")
     p.add_argument("--label", action="append", help="legend label per CSV (default: file name)")
     p.set_defaults(func=cmd_plot)

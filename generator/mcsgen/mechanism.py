@@ -40,6 +40,7 @@ class MechanismBuilder:
         self.held = []                             # (description, row (n), value)
         self.gravity = None
         self.kind = None                           # "spatial" | "planar"
+        self.drawing = {}                          # body -> joint points (body coordinates)
 
     # --- numbers -------------------------------------------------------------------------------
     def sym(self, value, where, allow_t=False):
@@ -226,6 +227,8 @@ class MechanismBuilder:
                                              f" joint type ({', '.join(sorted(allowed))})")
             dim = 2 if planar else 3
             p1, p2 = self.joint_points(spec, b1, b2, where, dim)
+            for body, point in ((b1, p1), (b2, p2)):
+                self.drawing.setdefault(body.name, []).append([float(c) for c in point])
             if planar:
                 self.planar_joint(name, jtype, b1, b2, p1, p2, spec, where)
             else:

@@ -84,6 +84,8 @@ class Model:
     # was done to the initial velocities.
     blocks: list = None
     initial_report: dict = None
+    kind: str = None          # "planar" | "spatial" for mechanisms
+    drawing: dict = None      # body -> joint points in body coordinates (for figures)
 
     @property
     def n(self):
@@ -279,6 +281,8 @@ class _Validator:
                       coordinates=coords, parameters=params, constraints=constraints, time=t,
                       file_hash=self.file_hash)
         model.blocks = builder.blocks
+        model.kind = builder.kind
+        model.drawing = builder.drawing
         model.kinetic = builder.kinetic_total
         model.potential = builder.potential_total
         model.forces = builder.applied

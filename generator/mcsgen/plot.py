@@ -80,3 +80,143 @@ def plot_runs(csv_paths, out=None, labels=None):
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return [out]
+
+
+def _figure(nrows, ncols, size):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(nrows, ncols, figsize=size, squeeze=False)
+    return plt, fig, axes
+
+
+def _labels(csv_paths, labels):
+    labels = list(labels or [])
+    if labels and len(labels) != len(csv_paths):
+        raise McsError("plot: give one --label per CSV file")
+    return labels or [Path(p).stem for p in csv_paths]
+
+
+def plot_rdiag(csv_paths, out=None, labels=None):
+    """|R_ii| over time, one panel per run (002 Figs. 2, 5, 8, 14)."""
+    runs = [read_run(p) for p in csv_paths]
+    labels = _labels(csv_paths, labels)
+    plt, fig, axes = _figure(len(runs), 1, (9, 3.2 * len(runs)))
+    for ax, run, label in zip(axes[:, 0], runs, labels):
+        cols = sorted((k for k in run if k.startswith("rdiag")), key=lambda k: int(k[5:]))
+        if not cols:
+            raise McsError(f"plot --rdiag: {label} has no rdiag columns (a model without "
+                           "constraints?)")
+        for k in cols:
+            ax.semilogy(run["t"], np.maximum(run[k], 1e-300), lw=1.0, label=f"$|R_{{{k[5:]}}}|$")
+        ax.set_title(f"diagonal of R ({label})")
+        ax.set_xlabel("t [s]")
+        ax.grid(True, alpha=0.3)
+        if len(cols) <= 16:
+            ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="x-small")
+    fig.tight_layout()
+    out = Path(out) if out else Path(csv_paths[0]).with_name(Path(csv_paths[0]).stem + "_rdiag.png")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return [out]
+
+
+def plot_basis(csv_paths, body, out=None, labels=None):
+    """Components of the tangent basis T for one body's coordinates, runs side by side
+    (002 Figs. 10-11: traditional vs continued)."""
+    runs = [read_run(p) for p in csv_paths]
+    labels = _labels(csv_paths, labels)
+    prefix = f".{body}."
+    cols = [k for k in runs[0] if k.startswith("T1" + prefix)]
+    if not cols:
+        raise McsError(f"plot --basis: no columns T1.{body}.* (simulate with --basis, and check "
+                       "the body name)")
+    coords = [k.split(prefix, 1)[1] for k in cols]
+    nbasis = max(int(k.split(".")[0][1:]) for k in runs[0] if k.startswith("T") and
+                 k.split(".")[0][1:].isdigit() and not np.all(np.isnan(runs[0][k])))
+    plt, fig, axes = _figure(nbasis, len(runs), (5.5 * len(runs), 2.6 * nbasis))
+    for c, (run, label) in enumerate(zip(runs, labels)):
+        for j in range(nbasis):
+            ax = axes[j, c]
+            for coord in coords:
+                key = f"T{j + 1}{prefix}{coord}"
+                if key in run:
+                    ax.plot(run["t"], run[key], lw=1.0, label=coord)
+            ax.set_ylabel(f"column {j + 1} of T")
+            ax.grid(True, alpha=0.3)
+        axes[0, c].set_title(f"{label}: components of T for {body}")
+        axes[-1, c].set_xlabel("t [s]")
+    axes[0, 0].legend(fontsize="small")
+    fig.tight_layout()
+    out = Path(out) if out else Path(csv_paths[0]).with_name(Path(csv_paths[0]).stem +
+                                                            f"_basis_{body}.png")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return [out]
+
+
+def plot_events(events_path, model, out=None):
+    """The mechanism at each singular configuration with the continued and the new admissible
+    motions drawn as arrows at the joint points (planar mechanisms; 002 Figs. 3, 6, 9)."""
+    import json
+    try:
+        events = json.loads(Path(events_path).read_text())
+    except (OSError, ValueError) as exc:
+        raise McsError(f"{events_path}: cannot read the event log ({exc})") from None
+    if not events:
+        raise McsError(f"{events_path}: no events to draw")
+    if model.kind != "planar" or not model.drawing:
+        raise McsError("plot --events draws planar mechanisms described by bodies and joints")
+    shown = events[:4]
+    nmot = max(len(e["continued"]) + len(e["motions"]) for e in shown)
+    plt, fig, axes = _figure(len(shown), nmot, (4.2 * nmot, 3.4 * len(shown)))
+    for row, ev in enumerate(shown):
+        vectors = [("continued", m) for m in ev["continued"]] + \
+                  [("new", m) for m in ev["motions"]]
+        for col in range(nmot):
+            ax = axes[row, col]
+            ax.set_aspect("equal")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if col >= len(vectors):
+                continue
+            kind, motion = vectors[col]
+            extent, arrows = [], []
+            for body, points in sorted(model.drawing.items()):
+                if body == "ground":
+                    continue
+                x, y, th = (ev["x"][f"{body}.{c}"] for c in ("x", "y", "theta"))
+                dx, dy, dth = (motion[f"{body}.{c}"] for c in ("x", "y", "theta"))
+                c, s = np.cos(th), np.sin(th)
+                world = sorted((x + c * px - s * py, y + s * px + c * py) for px, py in points)
+                xs, ys = zip(*world)
+                ax.plot(xs, ys, "-o", color="0.3", lw=3, ms=4, alpha=0.6)
+                extent += world
+                for wx, wy in world:
+                    # velocity of the point under the motion: dr + dtheta x (R p)
+                    arrows.append((wx, wy, dx - dth * (wy - y), dy + dth * (wx - x)))
+            ex, ey = zip(*extent)
+            span = max(max(ex) - min(ex), max(ey) - min(ey), 1e-3)
+            longest = max(np.hypot(a[2], a[3]) for a in arrows) or 1.0
+            scale = 0.25 * span / longest
+            for wx, wy, vx, vy in arrows:
+                if np.hypot(vx, vy) < 1e-9 * longest:
+                    continue
+                ax.annotate("", xy=(wx + scale * vx, wy + scale * vy), xytext=(wx, wy),
+                            arrowprops=dict(arrowstyle="->", lw=1.5,
+                                            color="tab:blue" if kind == "continued"
+                                            else "tab:red"))
+                extent.append((wx + scale * vx, wy + scale * vy))
+            ex, ey = zip(*extent)
+            span = max(max(ex) - min(ex), max(ey) - min(ey), 1e-3)
+            cx, cy = (max(ex) + min(ex)) / 2, (max(ey) + min(ey)) / 2
+            ax.set_xlim(cx - 0.6 * span, cx + 0.6 * span)
+            ax.set_ylim(cy - 0.6 * span, cy + 0.6 * span)
+            ax.set_title(f"t = {ev['t']:.4f} s: {kind} motion", fontsize="small")
+    fig.suptitle(f"{model.name}: admissible motions at singular configurations "
+                 f"(rank {shown[0]['rank_before']} -> {shown[0]['rank_after']})")
+    fig.tight_layout()
+    out = Path(out) if out else Path(events_path).with_suffix(".png")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return [out]

@@ -27,7 +27,7 @@ typedef struct run_info {
     int nevents;
     const mcs_model *model;
     mcs_real e0, kin_max, e_dev_max, c_max;
-    int has_energy, rank_min, rank_max, rows, progress, reactions;
+    int has_energy, rank_min, rank_max, rows, progress, reactions, basis;
     mcs_status reaction_status;
     mcs_real t0, t_end;
     clock_t started;
@@ -39,7 +39,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: simulate [--t-end T] [--h H] [--method rk4|dopri5] [--rtol R] [--atol A]\n"
             "                [--continuation exp|euler|none|off] [--dt-out D] [--out FILE.csv]\n"
-            "                [--param NAME=VALUE]... [--reactions] [--events FILE.json]\n"
+            "                [--param NAME=VALUE]... [--reactions] [--basis] [--events FILE.json]\n"
             "                [--sing-tol S] [--sing-watch W] [--chart-tol C] [--progress]\n");
 }
 
@@ -79,7 +79,8 @@ static void progress(run_info *ri, mcs_real t)
 }
 
 static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
-                   const mcs_real *q, const mcs_real *qd, int rank, const mcs_real *R)
+                   const mcs_real *q, const mcs_real *qd, int rank, const mcs_real *R,
+                   const mcs_real *Q)
 {
     const mcs_model *md = ri->model;
     const int n = md->nx, f = n - rank;
@@ -127,6 +128,16 @@ static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, co
             fprintf(ri->csv, ",%.17g", (double)fabs(R[i + i * n]));
         if (ri->has_energy)
             fprintf(ri->csv, ",%.17g", (double)(kin + pot));
+        if (ri->basis) { /* T = Q[:, rank:], column by column; empty cells past f */
+            int j;
+            for (j = 0; j < n; ++j)
+                for (i = 0; i < n; ++i) {
+                    if (j < f)
+                        fprintf(ri->csv, ",%.17g", (double)Q[i + (rank + j) * n]);
+                    else
+                        fputc(',', ri->csv);
+                }
+        }
         if (ri->reactions && md->nc > 0) {
             mcs_status st = mcs_sim_multipliers(sim, t, x, v, lambuf);
             if (st != MCS_OK && ri->reaction_status == MCS_OK)
@@ -142,7 +153,8 @@ static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, co
 static void record_current(run_info *ri, mcs_sim *sim)
 {
     mcs_sim_minimal(sim, qbuf, qdbuf);
-    record(ri, sim, sim->cur.t, sim->cur.x, sim->cur.v, qbuf, qdbuf, sim->cur.r, sim->cur.R);
+    record(ri, sim, sim->cur.t, sim->cur.x, sim->cur.v, qbuf, qdbuf, sim->cur.r, sim->cur.R,
+           sim->cur.Q);
 }
 
 /* One event as a JSON object (a list item of the --events file). */
@@ -234,6 +246,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--reactions")) {
             ri.reactions = 1;
             continue;
+        } else if (!strcmp(a, "--basis")) {
+            ri.basis = 1;
+            continue;
         }
         if (!val)
             die("missing value after", a);
@@ -324,6 +339,12 @@ int main(int argc, char **argv)
         for (i = 0; i < (md->nx < md->nc ? md->nx : md->nc); ++i)
             fprintf(ri.csv, ",rdiag%d", i + 1);
         fprintf(ri.csv, "%s", md->potential ? ",energy" : "");
+        if (ri.basis) {
+            int j;
+            for (j = 0; j < md->nx; ++j)
+                for (i = 0; i < md->nx; ++i)
+                    fprintf(ri.csv, ",T%d.%s", j + 1, md->coord_names[i]);
+        }
         if (ri.reactions)
             for (i = 0; i < md->nc; ++i)
                 fprintf(ri.csv, ",lam.%s", md->constraint_names[i]);
@@ -373,7 +394,7 @@ int main(int argc, char **argv)
                     st = mcs_sim_dense(&sim, t_out, xbuf, vbuf, qbuf, qdbuf);
                     if (st == MCS_OK)
                         record(&ri, &sim, t_out, xbuf, vbuf, qbuf, qdbuf, sim.probe.r,
-                               sim.probe.R);
+                               sim.probe.R, sim.probe.Q);
                 }
             }
             ++k;

@@ -154,3 +154,28 @@ def test_2x2_sub_mechanisms_cross_at_different_times(tmp_path):
     for bar, times in (("low1", lower), ("up1", upper)):
         s = np.sin(run[f"x.{bar}.theta"])
         assert int((np.sign(s[1:]) != np.sign(s[:-1])).sum()) == len(times)
+
+
+def test_figures_of_rdiag_basis_and_events(tmp_path, cli):
+    csv_c, csv_t = tmp_path / "c.csv", tmp_path / "t.csv"
+    for csv, cont in ((csv_c, "exp"), (csv_t, "off")):
+        proc = cli("simulate", "double_four_bar", "--t-end", "0.8", "--basis", "--continuation",
+                   cont, "--out", csv)
+        assert proc.returncode == 0, proc.stderr
+    run = read_run(csv_c)
+    # T has one column (1 DOF): unit norm and A T = 0 on the rows
+    T = np.column_stack([run[k] for k in run if k.startswith("T1.")])
+    assert np.abs(np.linalg.norm(T, axis=1) - 1).max() < 1e-13
+    assert "rdiag14" in run and "rdiag15" not in run
+    outs = []
+    for args in (["--rdiag", str(csv_c)],
+                 ["--basis", "bar2", str(csv_c), str(csv_t), "--label", "continued", "--label",
+                  "traditional"],
+                 ["--events", str(tmp_path / "c.events.json"), "--model", "double_four_bar"]):
+        png = tmp_path / f"fig{len(outs)}.png"
+        proc = cli("plot", *args, "--out", png)
+        assert proc.returncode == 0, proc.stderr
+        assert png.read_bytes()[:4] == b"\x89PNG" and png.stat().st_size > 10000
+        outs.append(png)
+    proc = cli("plot", "--events", tmp_path / "c.events.json")
+    assert proc.returncode == 2 and "needs --model" in proc.stderr
