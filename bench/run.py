@@ -2,9 +2,10 @@
 
 1. Cost per RK4 step of the traditional QR basis vs. each continuation predictor (exp, euler,
    none), for the spatial pendulum (n = 3) and a 10-mass point chain (n = 20, m = 10).
-2. TARGETS.md problems P1 (spatial pendulum, 2 s) and P2a (3R pendulum, 2 s): wall time of the
-   integration loop and error of the final positions against an independent reference (SciPy's
-   DOP853 at rtol 1e-13 on a separate formulation).
+2. TARGETS.md problems P1 (spatial pendulum, 2 s), P2a (3R pendulum, 2 s) and P3 (double
+   four-bar, 10 s, 10 singular crossings): wall time of the integration loop and error of the
+   final positions against an independent reference (SciPy's DOP853 at rtol 1e-13 on a separate
+   formulation; for P3 the exact parallelogram motion).
 3. Generation time per model, and of a chain of N = 5, 10, 20, 40 spatial bodies joined by
    spherical joints (bench/gen_chain.py; expected linear in N).
 
@@ -103,6 +104,22 @@ def reference_pendulum_3r(t_end):
     return sol.y[:3, -1]
 
 
+def reference_double_four_bar(t_end):
+    """Positions of the five bars on the parallelogram branch at t_end (phi from the vertical)."""
+    from scipy.integrate import solve_ivp
+    sol = solve_ivp(lambda t, y: [y[1], 3.5 * 9.81 * np.sin(y[0]) / 3], (0, t_end), [0, 1],
+                    method="DOP853", rtol=1e-13, atol=1e-14)
+    phi = sol.y[0, -1]
+    s, c = np.sin(phi), np.cos(phi)
+    x = []
+    for k in range(5):
+        if k % 2 == 0:      # vertical bars 1, 3, 5 hinged at x = 0, 1, 2: centre at half length
+            x += [k / 2 + 0.5 * s, 0.5 * c, np.pi / 2 - phi]
+        else:               # horizontal bars translate with the tops
+            x += [(k - 1) / 2 + 0.5 + s, c, 0.0]
+    return np.array(x)
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     gen_root = OUT / "generated"
@@ -144,6 +161,19 @@ def main():
                      err=float(np.abs(np.array(r["x"]) - ref2).max()))
             results["P2a"].append(r)
 
+    # TARGETS P3: double four-bar, 10 s, through 10 singular configurations; error of the final
+    # positions against the parallelogram motion 3 phi'' = 3.5 g sin(phi) (exact on that branch)
+    ref3 = reference_double_four_bar(10.0)
+    results["P3"] = []
+    for backend in BACKENDS:
+        p3 = build_bench("double_four_bar", gen_root, backend)
+        for method, h, rtol in (("rk4", 1e-3, 0), ("rk4", 5e-4, 0), ("dopri5", 1e-3, 1e-10),
+                                ("dopri5", 1e-3, 1e-12)):
+            r = run_json([p3, "run", method, h, rtol or 1e-8, 10.0, 3])
+            r.update(backend=backend, method=method, h=h, rtol=rtol,
+                     err=float(np.abs(np.array(r["x"]) - ref3).max()))
+            results["P3"].append(r)
+
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     print("cost per RK4 step (best of 7 interleaved repeats)")
     print(f"  {'backend':<9}{'model':<18} {'n':>3} {'m':>3}  {'off ns':>8}  {'euler':>14}  {'none':>14}  "
@@ -161,6 +191,11 @@ def main():
     for r in results["P2a"]:
         label = f"{r['method']} h={r['h']:g}" + (f" rtol={r['rtol']:g}" if r["rtol"] else "")
         print(f"  {r['backend']:<9} {label:<26}: {r['wall_s'] * 1e3:7.3f} ms, {r['steps']} steps, "
+              f"err {r['err']:.2e}")
+    print("TARGETS P3 double four-bar 10 s, 10 singular crossings (target err <= 1e-8 in <= 50 ms)")
+    for r in results["P3"]:
+        label = f"{r['method']} h={r['h']:g}" + (f" rtol={r['rtol']:g}" if r["rtol"] else "")
+        print(f"  {r['backend']:<9} {label:<26}: {r['wall_s'] * 1e3:8.2f} ms, {r['steps']} steps, "
               f"err {r['err']:.2e}")
     print("generation time per model (best of 3)")
     for name, s in results["generation_s"].items():
