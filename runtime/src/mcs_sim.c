@@ -106,10 +106,10 @@ void mcs_options_default(mcs_options *opt, const mcs_model *model)
     opt->rank_tol = MAX2(MCS_R(1e-9), 100 * MCS_REAL_EPS);
     opt->newton_tol = 500 * MCS_REAL_EPS;
     opt->newton_max_iter = 25;
-    opt->chart_pivot_min = MAX2(MCS_R(1e-12), 100 * MCS_REAL_EPS);
+    opt->chart_pivot_min = MAX2(MCS_R(1e-8), 100 * MCS_REAL_EPS);
     opt->sing_watch = MCS_R(0.05);
     opt->sing_tol = MAX2(MCS_R(1e-6), 1000 * MCS_REAL_EPS);
-    opt->chart_tol = MAX2(MCS_R(1e-6), 1000 * MCS_REAL_EPS);
+    opt->chart_tol = MAX2(MCS_R(1e-4), 1000 * MCS_REAL_EPS);
 }
 
 mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
@@ -224,6 +224,8 @@ static mcs_status factor_G(mcs_sim *s, const mcs_frame *ch)
     if (!(pmin > s->opt.chart_pivot_min * pmax))
         return MCS_ERR_SINGULAR_CHART;
     s->w.g_cond = pmax / pmin;
+    if (s->w.g_cond > s->w.g_cond_max)
+        s->w.g_cond_max = s->w.g_cond;
     return MCS_OK;
 }
 
@@ -272,8 +274,9 @@ static mcs_status chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, 
         if (dp_norm < 0)
             return MCS_ERR_NONFINITE;
         /* Near a singular configuration G is ill-conditioned and |dp| cannot fall below about
-         * eps cond(G): the tolerance follows the conditioning (pivot ratio), up to 1e4 times. */
-        tol_it = tol * MIN2(MCS_R(1e4), MAX2(MCS_R(1.0), s->w.g_cond * MCS_R(1e-3)));
+         * about 20 eps cond(G) (the tolerance is 500 eps): it follows the pivot-ratio condition
+         * estimate. Stages whose factor is worse than 1 / chart_pivot_min fail (SPEC rule 2). */
+        tol_it = tol * MIN2(MCS_R(1e6), MAX2(MCS_R(1.0), s->w.g_cond * MCS_R(0.04)));
         for (i = 0; i < r; ++i)
             p[i] += s->w.tmp[i];
         s->stats.newton_iterations++;
@@ -480,6 +483,15 @@ static mcs_status finish_step(mcs_sim *s, mcs_real h)
     return MCS_OK;
 }
 
+/* How to retake a step that ended on, or whose stages met, a singular configuration: shorter
+ * (0.45) when its start is well away from it, so that it now ends before the singular point; but
+ * longer (3x) when the start itself is close to it, so that it ends past it (shortening would
+ * only creep towards it). */
+static mcs_real retake_factor(const mcs_sim *s)
+{
+    return s->cur.sigma > 3 * s->opt.chart_tol ? MCS_R(0.45) : MCS_R(3.0);
+}
+
 /* Whether a failed step should be retaken shorter (the failures a singular point causes). */
 static int retryable(mcs_status st)
 {
@@ -567,9 +579,10 @@ static mcs_status dopri_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
 {
     const int n = s->n, f = n - s->cur.r, len = 2 * f;
     const mcs_real t = s->cur.t, xscale = mcs_vec_max_abs(n, s->cur.x);
-    mcs_real **k = s->w.k, sum = 0;
+    mcs_real **k = s->w.k, sum = 0, rtol;
     mcs_status st;
     int i, j;
+    s->w.g_cond_max = 1;
     chart_start(s, s->w.y0);
     if ((st = chart_rhs(s, &s->cur, s->w.y0, t, k[0])) != MCS_OK)
         return st;
@@ -584,6 +597,10 @@ static mcs_status dopri_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
         s->prev.x[i] = s->w.xs[i];
         s->prev.v[i] = s->w.vs[i];
     }
+    /* Near a singular configuration the stages cannot be evaluated to better than about
+     * eps cond(A_S U): the relative tolerance is not allowed below that, or error control would
+     * creep towards the singular point with ever shorter steps. */
+    rtol = MAX2(s->opt.rtol, 10 * MCS_REAL_EPS * s->w.g_cond_max);
     for (i = 0; i < len; ++i) {
         mcs_real e = 0, sc;
         for (j = 0; j < 7; ++j)
@@ -592,7 +609,7 @@ static mcs_status dopri_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
         sc = MAX2(fabs(s->w.y0[i]), fabs(s->w.y1[i]));
         if (i < f) /* positions on the chart start at 0: scale them by the size of x */
             sc = MAX2(sc, xscale);
-        sc = s->opt.atol + s->opt.rtol * sc;
+        sc = s->opt.atol + rtol * sc;
         sum += (e / sc) * (e / sc);
     }
     *err = len > 0 ? sqrt(sum / len) : 0;
@@ -617,9 +634,10 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
             return MCS_ERR_STEP_TOO_SMALL;
         st = dopri_attempt(s, h, &err);
         if (retryable(st)) {
-            /* a failed stage rejects the step; it is retaken shorter on the same chart */
+            /* a failed stage rejects the step; it is retaken on the same chart, shorter, or
+             * longer when the chart itself is close to the singular point */
             s->stats.rejected++;
-            s->h_next = h * MCS_R(0.25);
+            s->h_next = h * (retake_factor(s) < 1 ? MCS_R(0.25) : retake_factor(s));
             last_rejected = 1;
             continue;
         }
@@ -634,7 +652,7 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
             if (st == MCS_ERR_SINGULAR_CHART) { /* rule 1: never end a step at a singular point */
                 s->stats.detours++;
                 s->w.retries++;
-                s->h_next = h * MCS_R(0.45);
+                s->h_next = h * retake_factor(s);
                 last_rejected = 1;
                 continue;
             }

@@ -126,6 +126,7 @@ typedef struct mcs_sim {
         int dense_ready;  /* the last step's data are valid for dense output: 1 DOPRI5, 2 RK4 */
         int retries;      /* consecutive retakes of the current step near a singular point */
         mcs_real g_cond;  /* pivot-ratio condition estimate of the last LU of A_S U */
+        mcs_real g_cond_max; /* the largest over the stages of the current DOPRI5 attempt */
     } w;
 } mcs_sim;
 
