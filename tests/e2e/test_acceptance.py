@@ -119,7 +119,7 @@ def test_cli_simulate_and_plot(cli, tmp_path):
     assert "energy" in proc.stdout and "max constraint residual" in proc.stdout
     header = csv_a.read_text().splitlines()[0].split(",")
     assert header == ["t", "x.x", "x.y", "x.z", "v.x", "v.y", "v.z", "q1", "q2", "q3", "qd1",
-                      "qd2", "qd3", "c_norm", "rank", "energy"]
+                      "qd2", "qd3", "c_norm", "rank", "rdiag1", "energy"]
     cli("simulate", "spatial_pendulum", "--t-end", "0.5", "--continuation", "off", "--out", csv_b)
     png = tmp_path / "fig.png"
     proc = cli("plot", csv_a, csv_b, "--label", "continued", "--label", "traditional",
