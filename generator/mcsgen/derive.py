@@ -125,6 +125,11 @@ def _lagrange_blocks(model):
 
 
 def _lagrange_local(T, V, x, v, t, model):
+    """M and f of Lagrange's equations for T(x, v, t), V(x, t) over the coordinates x.
+
+    With p = dT/dv:  d/dt p - dT/dx + dV/dx = Q  and  d/dt p = M vdot + (dp/dx) v + dp/dt,
+    so  M = d2T/dv2  and  f = -dV/dx + dT/dx - (dp/dx) v - dp/dt  (Q is added by the caller).
+    """
     k = len(x)
     momenta = [sp.diff(T, vi) for vi in v]
     M = sp.zeros(k, k)
@@ -133,7 +138,8 @@ def _lagrange_local(T, V, x, v, t, model):
             M[i, j] = M[j, i] = sp.diff(momenta[i], v[j])
     if any(M[i, j].has(*v) for i in range(k) for j in range(k)):
         raise ModelError(model.path, "dynamics.kinetic",
-                         "kinetic energy must be at most quadratic in the velocities")
+                         "kinetic energy must be at most quadratic in the velocities "
+                         "(its second derivative in the velocities depends on them)")
     f = sp.zeros(k, 1)
     for i in range(k):
         fi = sp.diff(T, x[i]) - sp.diff(momenta[i], t) - sp.diff(V, x[i])
@@ -143,29 +149,10 @@ def _lagrange_local(T, V, x, v, t, model):
 
 
 def _lagrange(model):
-    """M and f from T(x, v, t), V(x, t) and extra forces Q by Lagrange's equations.
-
-    With p = dT/dv:  d/dt p - dT/dx + dV/dx = Q  and  d/dt p = M vdot + (dp/dx) v + dp/dt,
-    so  M = d2T/dv2  and  f = Q - dV/dx + dT/dx - (dp/dx) v - dp/dt.
-    """
-    x, v, t, n = model.x, model.v, model.time, model.n
-    T = model.kinetic
-    momenta = [sp.diff(T, vi) for vi in v]
-    M = sp.zeros(n, n)
-    for i in range(n):
-        for j in range(i, n):
-            M[i, j] = M[j, i] = sp.diff(momenta[i], v[j])
-    if any(M[i, j].has(*v) for i in range(n) for j in range(n)):
-        raise ModelError(model.path, "dynamics.kinetic",
-                         "kinetic energy must be at most quadratic in the velocities "
-                         "(its second derivative in the velocities depends on them)")
-    f = sp.zeros(n, 1)
-    for i in range(n):
-        fi = sp.diff(T, x[i]) - sp.diff(momenta[i], t)
-        fi -= sum((sp.diff(momenta[i], xk) * v[k] for k, xk in enumerate(x)), sp.Integer(0))
-        if model.potential is not None:
-            fi -= sp.diff(model.potential, x[i])
-        if model.forces is not None:
-            fi += model.forces[i]
-        f[i] = fi
+    """M and f of a coordinate model given by its kinetic energy (one block over all
+    coordinates), plus its extra generalized forces Q."""
+    V = model.potential if model.potential is not None else sp.Integer(0)
+    M, f = _lagrange_local(model.kinetic, V, model.x, model.v, model.time, model)
+    if model.forces is not None:
+        f += model.forces
     return M, f

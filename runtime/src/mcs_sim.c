@@ -179,6 +179,18 @@ static mcs_status factor_frame(mcs_sim *s, mcs_frame *fr)
     return info == 0 ? MCS_OK : MCS_ERR_LINALG;
 }
 
+/* Load the state (t, x, v) into the probe frame and factor it there. */
+static mcs_status factor_probe(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v)
+{
+    int i;
+    s->probe.t = t;
+    for (i = 0; i < s->n; ++i) {
+        s->probe.x[i] = x[i];
+        s->probe.v[i] = v[i];
+    }
+    return factor_frame(s, &s->probe);
+}
+
 /* fr has been factored (Q = [U^ T^]); replace its T by the basis continued from the chart `from`
  * over h (SPEC §3). */
 static mcs_status continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real h, mcs_frame *to)
@@ -763,12 +775,7 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
         return st;
     if (q || qd) {
         mcs_frame *pr = &s->probe;
-        pr->t = t;
-        for (i = 0; i < n; ++i) {
-            pr->x[i] = x[i];
-            pr->v[i] = v[i];
-        }
-        if ((st = factor_frame(s, pr)) != MCS_OK)
+        if ((st = factor_probe(s, t, x, v)) != MCS_OK)
             return st;
         if ((st = continue_basis(s, &s->prev, t - s->prev.t, pr)) != MCS_OK)
             return st;
@@ -788,15 +795,7 @@ static mcs_real sigma_at(mcs_sim *s, mcs_real t)
     mcs_real *x = s->event.x, *v = s->w.tmp2;
     if (mcs_sim_dense(s, t, x, v, NULL, NULL) != MCS_OK)
         return 0;
-    s->probe.t = t;
-    {
-        int i;
-        for (i = 0; i < s->n; ++i) {
-            s->probe.x[i] = x[i];
-            s->probe.v[i] = v[i];
-        }
-    }
-    if (factor_frame(s, &s->probe) != MCS_OK)
+    if (factor_probe(s, t, x, v) != MCS_OK)
         return 0;
     return ratio_at_rank(s, &s->probe, s->prev.r);
 }
@@ -903,12 +902,7 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     if (m == 0)
         return MCS_OK;
     pr = &s->probe;
-    pr->t = t;
-    for (i = 0; i < n; ++i) {
-        pr->x[i] = x[i];
-        pr->v[i] = v[i];
-    }
-    if ((st = factor_frame(s, pr)) != MCS_OK)
+    if ((st = factor_probe(s, t, x, v)) != MCS_OK)
         return st;
     r = pr->r;
     f = n - r;

@@ -5,19 +5,11 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from mcsgen.cli import run_simulation
 from mcsgen.model import load_model
-from mcsgen.plot import read_run
+
+from helpers import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def simulate(tmp_path, model, **options):
-    tag = "_".join(f"{k}{v}" for k, v in sorted(options.items()))
-    out = tmp_path / f"{model}_{tag}.csv"
-    summary = run_simulation(model, options, out_csv=out)
-    assert summary["ok"], summary
-    return summary, read_run(out)
 
 
 @pytest.fixture(scope="module")

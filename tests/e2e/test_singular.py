@@ -1,6 +1,5 @@
 """Redundant constraints and singular configurations (paper 002, SPEC §6): rank, events where the
 geometry says and nowhere else, new motions, and crossing on the physical branch."""
-import json
 from pathlib import Path
 
 import numpy as np
@@ -8,20 +7,16 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from mcsgen.check import CompiledModel
-from mcsgen.cli import run_simulation
 from mcsgen.model import load_model
 from mcsgen.plot import read_run
+
+from helpers import simulate as run
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def simulate(tmp_path, model, **options):
-    tag = "_".join(f"{k}{v}" for k, v in sorted(options.items()))
-    out = tmp_path / f"{model}_{tag}.csv"
-    events = tmp_path / f"{model}_{tag}.events.json"
-    summary = run_simulation(model, dict(options, events=events), out_csv=out)
-    assert summary["ok"], summary
-    return summary, read_run(out), json.loads(events.read_text())
+    return run(tmp_path, model, with_events=True, **options)
 
 
 def parallelogram(t_end):

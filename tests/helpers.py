@@ -1,0 +1,18 @@
+"""Helpers shared by the end-to-end tests (tests/ is on sys.path through conftest.py)."""
+import json
+
+from mcsgen.cli import run_simulation
+from mcsgen.plot import read_run
+
+
+def simulate(tmp_path, model, with_events=False, **options):
+    """Run a model with the given simulate options; returns (summary, run) or, with_events,
+    (summary, run, events). Fails the test when the run does not succeed."""
+    tag = "_".join(f"{k}{v}" for k, v in sorted(options.items()))
+    out = tmp_path / f"{model}_{tag}.csv"
+    events = tmp_path / f"{model}_{tag}.events.json"
+    summary = run_simulation(model, dict(options, events=events), out_csv=out)
+    assert summary["ok"], summary
+    if with_events:
+        return summary, read_run(out), json.loads(events.read_text())
+    return summary, read_run(out)
