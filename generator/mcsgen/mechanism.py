@@ -495,7 +495,7 @@ class MechanismBuilder:
         self.blocks = body_blocks + self.blocks
 
     def initial_state(self):
-        x0, v0_guess = [], []
+        x0 = []
         for body in self.order:
             x0 += list(body.x0)
         n = len(x0)

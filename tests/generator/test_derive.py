@@ -40,7 +40,7 @@ initial: {x: {x: 0, y: 1}}
 """)
     model = load_model(path)
     d = derive(model)
-    t, (x, y), (xd, yd), w = model.time, model.x, model.v, model.p[0]
+    t, (xd, yd), w = model.time, model.v, model.p[0]
     assert sp.simplify(d.c_t[0] + w * sp.cos(w * t)) == 0
     assert sp.simplify(d.gamma[0] + w**2 * sp.sin(w * t)) == 0
     # second row: cdot = 2(x - t)(xd - 1) + 2 y yd -> gamma = -(2 (xd - 1)^2 + 2 yd^2)
