@@ -59,7 +59,7 @@ def plot_runs(csv_paths, out=None, labels=None):
                 axes[i, 0].plot(t, run[qc], label=label, lw=1.2)
             if qdc in run:
                 axes[i, 1].plot(t, run[qdc], label=label, lw=1.2)
-        axes[nrows, 0].semilogy(t, np.maximum(run["c_norm"], 1e-300), label=label, lw=1.0)
+        axes[nrows, 0].semilogy(t, np.maximum(run["c_norm"], 1e-20), label=label, lw=1.0)
         if "energy" in run:
             axes[nrows, 1].plot(t, run["energy"] - run["energy"][0], label=label, lw=1.0)
     for i, (qc, qdc) in enumerate(zip(q_cols, qd_cols)):
