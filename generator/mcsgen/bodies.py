@@ -175,7 +175,7 @@ class Body:
 
     # --- energy -------------------------------------------------------------------------------
     def kinetic(self, generic=False):
-        """T of the body. generic: with placeholder symbols for the mass and the inertia entries
+        """T of the body. generic: with generic symbols for the mass and the inertia entries
         (returned with the substitution that restores them), so that every body of a kind shares
         one symbolic derivation."""
         m, J, subs = self.mass, self.inertia, {}

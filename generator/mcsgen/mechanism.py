@@ -484,7 +484,7 @@ class MechanismBuilder:
         self.potential_total = sp.Integer(0)
         for body in self.order:
             T, subs = body.kinetic(generic=True)
-            mass = next(iter(subs))                       # the mass placeholder
+            mass = next(iter(subs))                       # the generic mass symbol
             V = body.gravity_potential(gravity, mass) if gravity is not None else sp.Integer(0)
             body_blocks.append((T, V, subs))
             self.kinetic_total += T.xreplace(subs)
