@@ -2,6 +2,8 @@
 SHELL := /bin/bash
 PYTHON := /usr/bin/python3
 export PYTHONHASHSEED := 0
+export OPENBLAS_NUM_THREADS := 1
+export OMP_NUM_THREADS := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 CFLAGS_STRICT := -std=c99 -pedantic -Wall -Wextra -Werror

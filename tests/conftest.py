@@ -1,10 +1,15 @@
 """Shared fixtures: the generator package on sys.path, paths, and a CLI runner."""
 import os
-import subprocess
+
+# before numpy is imported anywhere: reproducible BLAS (see generator/mcsgen/__init__.py)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import subprocess  # noqa: E402
 import sys
 from pathlib import Path
 
-import pytest
+import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "generator"))

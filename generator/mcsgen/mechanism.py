@@ -523,58 +523,124 @@ class MechanismBuilder:
 
 def solve_initial_velocities(model, held, x_sym, v_sym, t):
     """Velocities that satisfy A v + c_t = 0 with the held conditions (body velocities, joint
-    rates) kept, the rest of minimum norm, at the assembled positions. Returns (x, v, report)."""
+    rates) kept, the rest of minimum norm, at the assembled positions. Returns (x, v, report).
+
+    The values are emitted into the generated C, so they must not depend on round-off (BLAS
+    threading, evaluation order): rows are chosen and positions assembled in double, then the
+    assembly is refined and the minimum-norm system solved in 40-digit arithmetic (mpmath) and
+    rounded once. The minimum-norm solution is unique whichever independent rows are used."""
+    import mpmath
+    from scipy.linalg import qr
+
     n = model.n
     x0 = np.array(model.x0, dtype=float)
     values = {p.symbol: p.value for p in model.parameters}
     index = {s: i for i, s in enumerate(x_sym)}
-    # one small compiled function per constraint row, over the row's own coordinates
+
+    class compiled:
+        """A row's functions: double now, multiprecision compiled on first use."""
+
+        def __init__(self, exprs, local, with_t=True):
+            self.args = [local, t] if with_t else [local]
+            self.exprs = exprs
+            self.fns = [sp.lambdify(self.args, exprs, modules="numpy"), None]
+
+        def __getitem__(self, mp):
+            if self.fns[mp] is None:
+                self.fns[mp] = sp.lambdify(self.args, self.exprs, modules="mpmath")
+            return self.fns[mp]
+
+    # one small pair of functions (double, multiprecision) per row, over the row's coordinates
     rows_fn = []
     for con in model.constraints:
         c = con.expr.xreplace(values)
         local = sorted((s for s in c.free_symbols if s in index), key=lambda s: index[s])
-        fn = sp.lambdify([local, t], [c, [sp.diff(c, s) for s in local], sp.diff(c, t)],
-                         modules="numpy")
-        rows_fn.append(([index[s] for s in local], fn))
-    m = len(rows_fn)
-
-    def evaluate(x):
-        c, A, ct = np.zeros(m), np.zeros((m, n)), np.zeros(m)
-        for i, (cols, fn) in enumerate(rows_fn):
-            ci, gi, cti = fn(x[cols], 0.0)
-            c[i], ct[i] = ci, cti
-            A[i, cols] = gi
-        return c, A, ct
-
-    # assemble positions (minimum-norm Newton), as the runtime does
-    x = x0.copy()
-    for _ in range(50):
-        c, A, _ = evaluate(x)
-        if np.abs(c).max(initial=0) < 1e-14:
-            break
-        dx = np.linalg.lstsq(A, -c, rcond=1e-10)[0]
-        x += dx
-        if np.abs(dx).max() < 1e-15:
-            break
-    _, A, ct = evaluate(x)
-    rows, rhs, names = [], [], []
+        rows_fn.append(([index[s] for s in local],
+                        compiled([c, [sp.diff(c, s) for s in local], sp.diff(c, t)], local)))
+    held_rows, rhs, names = [], [], []
     for name, row, value in held:
         if isinstance(row, sp.Expr):
             expr = row.xreplace(values)
             local = sorted((s for s in expr.free_symbols if s in index), key=lambda s: index[s])
-            grad = sp.lambdify([local], [sp.diff(expr, s) for s in local], modules="numpy")
-            row = np.zeros(n)
-            row[[index[s] for s in local]] = np.array(grad(x[[index[s] for s in local]]),
-                                                      dtype=float)
-        rows.append(np.asarray(row, dtype=float))
-        rhs.append(value)
+            held_rows.append(([index[s] for s in local],
+                              compiled([sp.diff(expr, s) for s in local], local, False)))
+        else:
+            cols = [i for i, a in enumerate(row) if a != 0]
+            held_rows.append((cols, [float(row[i]) for i in cols]))
+        rhs.append(float(value))
         names.append(name)
-    H = np.array(rows).reshape(len(rows), n)
-    K = np.vstack([A, H])
-    b = np.concatenate([-ct, np.array(rhs, dtype=float)])
-    v = np.linalg.lstsq(K, b, rcond=1e-10)[0] if K.size else np.zeros(n)
-    residual = np.abs(K @ v - b).max(initial=0)
-    free = n - np.linalg.matrix_rank(K, tol=1e-9) if K.size else n
-    report = {"held": names, "residual": float(residual), "undetermined": int(free),
+    m, nh = len(rows_fn), len(held_rows)
+
+    def evaluate(x, mp=False):
+        """c (m), K = [A; H] (m + nh, n), b = [-c_t; h] at x, in double or in mpmath."""
+        zero = mpmath.mpf(0) if mp else 0.0
+        c = [zero] * m
+        K = [[zero] * n for _ in range(m + nh)]
+        b = [zero] * (m + nh)
+        for i, (cols, fns) in enumerate(rows_fn):
+            ci, gi, cti = fns[1 if mp else 0]([x[j] for j in cols], zero)
+            c[i], b[i] = ci, -cti
+            for j, g in zip(cols, gi):
+                K[i][j] = g
+        for k, (cols, spec) in enumerate(held_rows):
+            grad = spec if isinstance(spec, list) else spec[1 if mp else 0]([x[j] for j in cols])
+            for j, g in zip(cols, grad):
+                K[m + k][j] = mpmath.mpf(g) if mp else float(g)
+            b[m + k] = mpmath.mpf(rhs[k]) if mp else rhs[k]
+        return c, K, b
+
+    def independent(rows):
+        """Indices of a maximal independent subset of the rows (pivoted QR, double)."""
+        rows = np.asarray(rows, dtype=float).reshape(-1, n)
+        if rows.shape[0] == 0 or not np.any(rows):
+            return []
+        _, R, piv = qr(rows.T, mode="economic", pivoting=True)
+        diag = np.abs(np.diag(R))
+        return sorted(int(p) for p in piv[:int(np.sum(diag > 1e-9 * diag[0]))])
+
+    def min_norm(Krows, bvec):
+        """Minimum-norm solution of Krows z = bvec (independent rows), mpmath."""
+        if not Krows:
+            return mpmath.matrix(n, 1)
+        Km = mpmath.matrix(Krows)
+        return Km.T * mpmath.lu_solve(Km * Km.T, mpmath.matrix(bvec))
+
+    # assemble positions in double (minimum-norm Newton, as the runtime does), then refine
+    x = x0.copy()
+    for _ in range(50):
+        c, K, _ = evaluate(x)
+        if np.abs(np.array(c, dtype=float)).max(initial=0) < 1e-14:
+            break
+        x += np.linalg.lstsq(np.array(K[:m], dtype=float).reshape(m, n), -np.array(c, float),
+                             rcond=1e-10)[0]
+    c, K, b = evaluate(x)
+    rows_k = independent(np.array(K, dtype=float).reshape(m + nh, n)) if m + nh else []
+    if not any(b):
+        # nothing moves the mechanism (no held velocity, no rheonomic row): v = 0 exactly
+        report = {"held": names, "residual": 0.0, "undetermined": n - len(rows_k),
+                  "x_correction": float(np.linalg.norm(x - x0))}
+        return x, np.zeros(n), report
+    rows_c = independent(K[:m])
+    with mpmath.workdps(40):
+        xm = [mpmath.mpf(float(a)) for a in x]
+        for _ in range(4):
+            cm, Km, bm = evaluate(xm, mp=True)
+            if max((abs(a) for a in cm), default=0) < mpmath.mpf(10) ** -32:
+                break
+            dx = min_norm([Km[i] for i in rows_c], [-cm[i] for i in rows_c])
+            xm = [a + dx[j] for j, a in enumerate(xm)]
+        cm, Km, bm = evaluate(xm, mp=True)
+        if all(bm[i] == 0 for i in range(m + nh)):
+            vm = mpmath.matrix(n, 1)
+        else:
+            vm = min_norm([Km[i] for i in rows_k], [bm[i] for i in rows_k])
+        residual = max((abs(sum(Km[i][j] * vm[j] for j in range(n)) - bm[i])
+                        for i in range(m + nh)), default=mpmath.mpf(0))
+        # exact zeros come out as 40-digit noise (~1e-42): flush them, so they print as 0
+        scale = max([mpmath.mpf(1)] + [abs(vm[j]) for j in range(n)])
+        v = np.array([0.0 if abs(vm[j]) < mpmath.mpf(10) ** -30 * scale else float(vm[j])
+                      for j in range(n)])
+        x = np.array([float(a) for a in xm])
+    report = {"held": names, "residual": float(residual), "undetermined": n - len(rows_k),
               "x_correction": float(np.linalg.norm(x - x0))}
     return x, v, report

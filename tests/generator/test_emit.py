@@ -112,3 +112,23 @@ def test_self_check_catches_a_wrong_kernel(tmp_path, monkeypatch):
     report = check_model(load_model(ROOT / "models" / "spatial_pendulum.yaml"), samples=2)
     failed = [row[0] for row in report.rows if row[2] > report.tol]
     assert failed == ["gamma"], report.table()
+
+
+def test_same_bytes_whatever_the_process(tmp_path):
+    """Regression: the numerically solved initial velocities once depended on BLAS threading and
+    on what the process had generated before. Generate after another model, with a random hash
+    seed, threaded BLAS and numpy imported first: the bytes must equal the committed ones."""
+    import os
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    env.update(PYTHONHASHSEED="7", PYTHONPATH=str(ROOT / "generator"))
+    script = ("import numpy\n"
+              "from mcsgen.generate import generate\n"
+              f"generate({str(ROOT / 'models/pendulum_kc.yaml')!r}, out_root={str(tmp_path)!r}, "
+              "force=True)\n"
+              f"generate({str(ROOT / 'models/slider_crank.yaml')!r}, out_root={str(tmp_path)!r}, "
+              "force=True)\n")
+    subprocess.run(["/usr/bin/python3", "-c", script], check=True, env=env, cwd=ROOT)
+    for name in ("slider_crank.c", "slider_crank.h"):
+        assert (tmp_path / "slider_crank" / name).read_bytes() == \
+            (ROOT / "generated" / "slider_crank" / name).read_bytes()
