@@ -18,7 +18,8 @@ TEST_MODEL_SRC := $(foreach m,$(TEST_MODELS),generated/$(m)/$(m).c)
 TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
-.PHONY: all deps generate check-generated runtime test test-c test-sanitize test-py demo bench clean
+.PHONY: all deps generate check-generated runtime test test-c test-sanitize test-py demo bench \
+        firmware clean
 
 all: runtime
 
@@ -92,6 +93,12 @@ demo: deps
 
 bench: deps
 	$(PYTHON) bench/run.py
+
+# Cortex-M4F builds (float, -Os, portable linear algebra, no heap): flash and RAM per model.
+# Installs gcc-arm-none-eabi and libnewlib-arm-none-eabi when missing (about 450 MB).
+firmware: deps
+	@for m in spatial_pendulum pendulum_3r double_four_bar slider_crank; do \
+	  scripts/firmware-size $$m || exit 1; done
 
 clean:
 	rm -rf $(B) out

@@ -12,7 +12,8 @@ import math
 import sympy as sp
 
 # Functions a model may call, with their arity. Each maps to a SymPy function that the C printer
-# knows; the generated C calls the <math.h>/<tgmath.h> function of the same name.
+# knows; the generated C calls the <math.h> function of the same name (float variant in float
+# builds, through MCS_FN).
 FUNCTIONS = {
     "sin": (sp.sin, 1), "cos": (sp.cos, 1), "tan": (sp.tan, 1),
     "asin": (sp.asin, 1), "acos": (sp.acos, 1), "atan": (sp.atan, 1), "atan2": (sp.atan2, 2),

@@ -1,6 +1,7 @@
 """C printing of derived expressions: SymPy's C99 printer, adapted to the runtime's `mcs_real`.
 
-- Real literals go through MCS_R(...) so the same generated file compiles for double and float.
+- Real literals go through MCS_R(...) and math functions through MCS_FN(name)(...), so the same
+  generated file compiles for double and for float (sinf, sqrtf, ...) with no double arithmetic.
 - Small integer powers become products (x*x), other powers pow(); 1/2 powers sqrt().
 - No M_PI-style macros (not standard C): named constants print as their 17-digit value.
 - Anything the printer does not support is an error, never silently emitted text.
@@ -64,10 +65,23 @@ class McsCodePrinter(C99CodePrinter):
                 return prod if k == 1 else f"({prod})"
             return f"{self._literal(1)}/({prod})"
         if exp == sp.Rational(1, 2):
-            return f"sqrt({self._print(base)})"
+            return f"MCS_FN(sqrt)({self._print(base)})"
         if exp == -sp.Rational(1, 2):
-            return f"{self._literal(1)}/sqrt({self._print(base)})"
-        return f"pow({self._print(base)}, {self._print(exp)})"
+            return f"{self._literal(1)}/MCS_FN(sqrt)({self._print(base)})"
+        return f"MCS_FN(pow)({self._print(base)}, {self._print(exp)})"
 
     def _print_Abs(self, expr):
-        return f"fabs({self._print(expr.args[0])})"
+        return f"MCS_FN(fabs)({self._print(expr.args[0])})"
+
+    def _print_mcs_function(self, expr):
+        name = MATH_FUNCTIONS[type(expr)]
+        return f"MCS_FN({name})({', '.join(self._print(a) for a in expr.args)})"
+
+
+# The model language's functions (expr.py) and their <math.h> names.
+MATH_FUNCTIONS = {sp.sin: "sin", sp.cos: "cos", sp.tan: "tan", sp.asin: "asin", sp.acos: "acos",
+                  sp.atan: "atan", sp.atan2: "atan2", sp.sinh: "sinh", sp.cosh: "cosh",
+                  sp.tanh: "tanh", sp.exp: "exp", sp.log: "log"}
+# SymPy binds each math function's printer to the base class's method, so ours are set per class.
+for _cls in MATH_FUNCTIONS:
+    setattr(McsCodePrinter, f"_print_{_cls.__name__}", McsCodePrinter._print_mcs_function)

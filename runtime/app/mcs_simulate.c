@@ -95,8 +95,8 @@ static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, co
             mcs_real c[MCS_APP_NC];
             md->c(x, t, sim->params, c);
             for (i = 0; i < md->nc; ++i)
-                if (fabs(c[i]) > cn)
-                    cn = fabs(c[i]);
+                if (MCS_FN(fabs)(c[i]) > cn)
+                    cn = MCS_FN(fabs)(c[i]);
         }
 #endif
     }
@@ -104,8 +104,8 @@ static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, co
         ri->e0 = kin + pot;
     if (kin > ri->kin_max)
         ri->kin_max = kin;
-    if (fabs(kin + pot - ri->e0) > ri->e_dev_max)
-        ri->e_dev_max = fabs(kin + pot - ri->e0);
+    if (MCS_FN(fabs)(kin + pot - ri->e0) > ri->e_dev_max)
+        ri->e_dev_max = MCS_FN(fabs)(kin + pot - ri->e0);
     if (cn > ri->c_max)
         ri->c_max = cn;
     if (rank < ri->rank_min)
@@ -125,7 +125,7 @@ static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, co
             fprintf(ri->csv, i < f ? ",%.17g" : ",", i < f ? (double)qd[i] : 0.0);
         fprintf(ri->csv, ",%.17g,%d", (double)cn, rank);
         for (i = 0; i < (n < md->nc ? n : md->nc); ++i)
-            fprintf(ri->csv, ",%.17g", (double)fabs(R[i + i * n]));
+            fprintf(ri->csv, ",%.17g", (double)MCS_FN(fabs)(R[i + i * n]));
         if (ri->has_energy)
             fprintf(ri->csv, ",%.17g", (double)(kin + pot));
         if (ri->basis) { /* T = Q[:, rank:], column by column; empty cells past f */
@@ -451,7 +451,7 @@ int main(int argc, char **argv)
         json_string(mcs_status_str(ri.reaction_status));
     }
     if (ri.has_energy) {
-        mcs_real scale = fabs(ri.e0) > ri.kin_max ? fabs(ri.e0) : ri.kin_max;
+        mcs_real scale = MCS_FN(fabs)(ri.e0) > ri.kin_max ? MCS_FN(fabs)(ri.e0) : ri.kin_max;
         printf(", \"energy0\": %.17g, \"energy_drift\": %.17g, \"energy_drift_rel\": %.17g",
                (double)ri.e0, (double)ri.e_dev_max,
                (double)(scale > 0 ? ri.e_dev_max / scale : 0));

@@ -20,9 +20,9 @@ int mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol,
     if (info != 0)
         return info;
     if (kmin > 0) {
-        const mcs_real r11 = fabs(R[0]);
+        const mcs_real r11 = MCS_FN(fabs)(R[0]);
         for (i = 0; i < kmin; ++i) {
-            if (r11 > 0 && fabs(R[i + i * n]) > rank_tol * r11)
+            if (r11 > 0 && MCS_FN(fabs)(R[i + i * n]) > rank_tol * r11)
                 ++r;
             else
                 break;
@@ -101,7 +101,7 @@ static int polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
         mcs_real delta = 0;
         mcs_mat_gemm(1, 0, k, k, k, 1, x, k, x, k, 0, y, k); /* y = X^T X */
         for (i = 0; i < k * k; ++i) {
-            const mcs_real d = fabs(y[i] - (i % (k + 1) == 0));
+            const mcs_real d = MCS_FN(fabs)(y[i] - (i % (k + 1) == 0));
             delta = d > delta ? d : delta;
         }
         if (!(delta < MCS_R(0.3)))

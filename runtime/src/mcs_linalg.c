@@ -82,7 +82,7 @@ mcs_real mcs_vec_max_abs(int n, const mcs_real *a)
     mcs_real m = 0;
     int i;
     for (i = 0; i < n; ++i) {
-        mcs_real x = fabs(a[i]);
+        mcs_real x = MCS_FN(fabs)(a[i]);
         if (!(x <= m) && !(x > m))
             return -1; /* NaN */
         if (x > m)
@@ -120,7 +120,7 @@ int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipi
     for (j = 0; j < n; ++j) {
         mcs_real col = 0;
         for (i = 0; i < n; ++i)
-            col += fabs(a[i + j * n]);
+            col += MCS_FN(fabs)(a[i + j * n]);
         if (col > norm)
             norm = col;
     }

@@ -8,13 +8,13 @@
 
 static mcs_real hypot2(mcs_real a, mcs_real b)
 {
-    const mcs_real aa = fabs(a), bb = fabs(b);
+    const mcs_real aa = MCS_FN(fabs)(a), bb = MCS_FN(fabs)(b);
     const mcs_real big = aa > bb ? aa : bb, small = aa > bb ? bb : aa;
     mcs_real r;
     if (big == 0)
         return 0;
     r = small / big;
-    return big * sqrt(1 + r * r);
+    return big * MCS_FN(sqrt)(1 + r * r);
 }
 
 static mcs_real column_norm(int len, const mcs_real *x)
@@ -23,7 +23,7 @@ static mcs_real column_norm(int len, const mcs_real *x)
     int i;
     for (i = 0; i < len; ++i) { /* scaled sum of squares, as LAPACK's dnrm2 */
         if (x[i] != 0) {
-            const mcs_real ax = fabs(x[i]);
+            const mcs_real ax = MCS_FN(fabs)(x[i]);
             if (scale < ax) {
                 ssq = 1 + ssq * (scale / ax) * (scale / ax);
                 scale = ax;
@@ -32,7 +32,7 @@ static mcs_real column_norm(int len, const mcs_real *x)
             }
         }
     }
-    return scale * sqrt(ssq);
+    return scale * MCS_FN(sqrt)(ssq);
 }
 
 /* Householder reflector for x (len): on return x[0] = beta, x[1..] = v[1..], *tau. */
@@ -147,7 +147,7 @@ int mcs_la_lu(int n, mcs_real *a, int lda, int *ipiv)
     for (k = 0; k < n; ++k) {
         int p = k;
         for (i = k + 1; i < n; ++i)
-            if (fabs(a[i + k * lda]) > fabs(a[p + k * lda]))
+            if (MCS_FN(fabs)(a[i + k * lda]) > MCS_FN(fabs)(a[p + k * lda]))
                 p = i;
         ipiv[k] = p;
         if (p != k)
@@ -206,7 +206,7 @@ int mcs_la_cholesky(int n, mcs_real *a, int lda)
             d -= a[j + k * lda] * a[j + k * lda];
         if (!(d > 0))
             return j + 1;
-        d = sqrt(d);
+        d = MCS_FN(sqrt)(d);
         a[j + j * lda] = d;
         for (i = j + 1; i < n; ++i) {
             mcs_real s = a[i + j * lda];
@@ -292,12 +292,12 @@ static void jacobi_tall(int len, int k, mcs_real *b, mcs_real *jm, mcs_real *s)
                     beta += b[i + q * len] * b[i + q * len];
                     gamma += b[i + p * len] * b[i + q * len];
                 }
-                if (gamma == 0 || fabs(gamma) <= tol * sqrt(alpha * beta))
+                if (gamma == 0 || MCS_FN(fabs)(gamma) <= tol * MCS_FN(sqrt)(alpha * beta))
                     continue;
                 rotated = 1;
                 zeta = (beta - alpha) / (2 * gamma);
-                t = (zeta >= 0 ? 1 : -1) / (fabs(zeta) + sqrt(1 + zeta * zeta));
-                c = 1 / sqrt(1 + t * t);
+                t = (zeta >= 0 ? 1 : -1) / (MCS_FN(fabs)(zeta) + MCS_FN(sqrt)(1 + zeta * zeta));
+                c = 1 / MCS_FN(sqrt)(1 + t * t);
                 sn = c * t;
                 for (i = 0; i < len; ++i) {
                     const mcs_real bp = b[i + p * len], bq = b[i + q * len];

@@ -122,8 +122,9 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
     if (model->abi_version != MCS_MODEL_ABI_VERSION)
         return MCS_ERR_MODEL_VERSION;
     if (model->nx < 1 || model->nc < 0 || !(opt->h > 0) || !(opt->rtol > 0) || !(opt->atol > 0) ||
-        opt->method < MCS_METHOD_RK4 || opt->method > MCS_METHOD_DOPRI5 ||
-        opt->continuation < MCS_CONT_EXP || opt->continuation > MCS_CONT_OFF ||
+        /* unsigned: one test covers negative values too, whatever type the ABI gives enums */
+        (unsigned)opt->method > (unsigned)MCS_METHOD_DOPRI5 ||
+        (unsigned)opt->continuation > (unsigned)MCS_CONT_OFF ||
         opt->newton_max_iter < 1)
         return MCS_ERR_ARGUMENT;
     if (work_len < mcs_sim_work_size(model->nx, model->nc) ||
@@ -160,10 +161,10 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
 /* |R_{r-1, r-1}| / |R_00| of a factored frame (1 when r = 0): how far from losing rank r. */
 static mcs_real ratio_at_rank(const mcs_sim *s, const mcs_frame *fr, int r)
 {
-    const mcs_real r00 = fabs(fr->R[0]);
+    const mcs_real r00 = MCS_FN(fabs)(fr->R[0]);
     if (r <= 0 || s->m == 0 || !(r00 > 0))
         return 1;
-    return fabs(fr->R[(r - 1) + (r - 1) * s->n]) / r00;
+    return MCS_FN(fabs)(fr->R[(r - 1) + (r - 1) * s->n]) / r00;
 }
 
 /* A(x, t)^T P = Q R into fr (Q = the fresh Q^). */
@@ -229,10 +230,10 @@ static mcs_status factor_G(mcs_sim *s, const mcs_frame *ch)
     if (mcs_la_lu(r, G, r, s->w.ipiv) < 0)
         return MCS_ERR_LINALG;
     for (i = 0; i < r; ++i)
-        pmax = MAX2(pmax, fabs(G[i + i * r]));
+        pmax = MAX2(pmax, MCS_FN(fabs)(G[i + i * r]));
     pmin = pmax;
     for (i = 0; i < r; ++i)
-        pmin = MIN2(pmin, fabs(G[i + i * r]));
+        pmin = MIN2(pmin, MCS_FN(fabs)(G[i + i * r]));
     if (!(pmin > s->opt.chart_pivot_min * pmax))
         return MCS_ERR_SINGULAR_CHART;
     s->w.g_cond = pmax / pmin;
@@ -440,8 +441,8 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
         dx2 += (fr->x[i] - x[i]) * (fr->x[i] - x[i]);
         dv2 += (fr->v[i] - v[i]) * (fr->v[i] - v[i]);
     }
-    rep.dx_norm = sqrt(dx2);
-    rep.dv_norm = sqrt(dv2);
+    rep.dx_norm = MCS_FN(sqrt)(dx2);
+    rep.dv_norm = MCS_FN(sqrt)(dv2);
     rep.c_norm_after = constraint_norm_at(s, fr->x, t);
     if (report)
         *report = rep;
@@ -618,13 +619,13 @@ static mcs_status dopri_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
         for (j = 0; j < 7; ++j)
             e += DP_E[j] * k[j][i];
         e *= h;
-        sc = MAX2(fabs(s->w.y0[i]), fabs(s->w.y1[i]));
+        sc = MAX2(MCS_FN(fabs)(s->w.y0[i]), MCS_FN(fabs)(s->w.y1[i]));
         if (i < f) /* positions on the chart start at 0: scale them by the size of x */
             sc = MAX2(sc, xscale);
         sc = s->opt.atol + rtol * sc;
         sum += (e / sc) * (e / sc);
     }
-    *err = len > 0 ? sqrt(sum / len) : 0;
+    *err = len > 0 ? MCS_FN(sqrt)(sum / len) : 0;
     if (!(*err - *err == 0))
         return MCS_ERR_NONFINITE;
     return MCS_OK;
@@ -638,7 +639,7 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
         mcs_real h = s->h_next, err = 0, fac;
         mcs_status st;
         int final = 0;
-        if (h >= t_target - t - MCS_R(1e-12) * MAX2(MCS_R(1.0), fabs(t))) {
+        if (h >= t_target - t - MCS_R(1e-12) * MAX2(MCS_R(1.0), MCS_FN(fabs)(t))) {
             h = t_target - t;
             final = 1;
         }
@@ -655,7 +656,7 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
         }
         if (st != MCS_OK)
             return st;
-        fac = err > 0 ? MCS_R(0.9) * pow(err, MCS_R(-0.2)) : MCS_R(5.0);
+        fac = err > 0 ? MCS_R(0.9) * MCS_FN(pow)(err, MCS_R(-0.2)) : MCS_R(5.0);
         if (err <= 1) {
             fac = MIN2(fac, last_rejected ? MCS_R(1.0) : MCS_R(5.0));
             s->prev.t = final ? t_target : t + h;
@@ -821,7 +822,7 @@ static void detect_event(mcs_sim *s)
     d = a + g * (b - a);
     fc = sigma_at(s, c);
     fd = sigma_at(s, d);
-    for (it = 0; it < 80 && (b - a) > MCS_R(1e-13) * MAX2(MCS_R(1.0), fabs(b)); ++it) {
+    for (it = 0; it < 80 && (b - a) > MCS_R(1e-13) * MAX2(MCS_R(1.0), MCS_FN(fabs)(b)); ++it) {
         if (fc < fd) {
             b = d;
             d = c;
@@ -842,7 +843,7 @@ static void detect_event(mcs_sim *s)
         return;
     /* the configuration there: step off the exact point if the chart cannot be evaluated on it */
     {
-        mcs_real dt = MCS_R(1e-12) * MAX2(MCS_R(1.0), fabs(t_min));
+        mcs_real dt = MCS_R(1e-12) * MAX2(MCS_R(1.0), MCS_FN(fabs)(t_min));
         for (i = 0; i < 40 && mcs_sim_dense(s, t_min, ev->x, s->w.tmp2, NULL, NULL) != MCS_OK;
              ++i, dt *= 2)
             t_min += (i % 2 ? -dt * (i + 1) : dt * (i + 1));
@@ -873,14 +874,14 @@ static void detect_event(mcs_sim *s)
     ev->t = t_min;
     /* sigma measured at the located configuration (the search may end where the chart could
      * not be evaluated, counted there as 0) */
-    ev->sigma = fabs(s->probe.R[0]) > 0
-                    ? fabs(s->probe.R[(rp - 1) + (rp - 1) * n]) / fabs(s->probe.R[0]) : s_min;
+    ev->sigma = MCS_FN(fabs)(s->probe.R[0]) > 0
+                    ? MCS_FN(fabs)(s->probe.R[(rp - 1) + (rp - 1) * n]) / MCS_FN(fabs)(s->probe.R[0]) : s_min;
     ev->rank_before = rp;
     ev->rank_after = r_s;
     kmin = n < s->m ? n : s->m;
     ev->nrdiag = kmin;
     for (i = 0; i < kmin; ++i)
-        ev->rdiag[i] = fabs(s->probe.R[i + i * n]);
+        ev->rdiag[i] = MCS_FN(fabs)(s->probe.R[i + i * n]);
     ev->nmotions = f_s - f_old;
     mcs_mat_copy(n, f_old, s->w.Phi, n, ev->continued, n);
     mcs_mat_copy(n, f_s - f_old, s->w.Phi + f_old * n, n, ev->motions, n);

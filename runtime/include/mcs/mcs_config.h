@@ -2,7 +2,8 @@
  *
  * Options (define on the compiler command line, e.g. -DMCS_REAL_FLOAT):
  *   MCS_REAL_FLOAT        use float instead of double for every real number (Cortex-M4F class).
- *                         Generated code then calls the type-generic <tgmath.h> functions.
+ *                         Math functions are then the float variants (sinf, sqrtf, ...): code
+ *                         calls them as MCS_FN(sin)(x), so no double arithmetic slips in.
  *   MCS_LINALG_PORTABLE   use the self-contained linear algebra (no LAPACK), for firmware.
  *                         Default: LAPACKE _work routines backed by LAPACK/OpenBLAS.
  */
@@ -11,16 +12,18 @@
 
 #include <stddef.h>
 
+#include <math.h>
+
 #ifdef MCS_REAL_FLOAT
 typedef float mcs_real;
 #define MCS_R(lit) lit##f            /* a real literal: MCS_R(0.5) is 0.5f */
+#define MCS_FN(name) name##f         /* a <math.h> function of mcs_real: MCS_FN(sqrt) is sqrtf */
 #define MCS_REAL_EPS 1.1920929e-07f
-#include <tgmath.h>
 #else
 typedef double mcs_real;
 #define MCS_R(lit) lit
+#define MCS_FN(name) name
 #define MCS_REAL_EPS 2.220446049250313e-16
-#include <math.h>
 #endif
 
 #define MCS_VERSION_STRING "0.1.0"
