@@ -5,6 +5,7 @@ Templates hold structure only (guards, prototypes, tables); kernel bodies arrive
 """
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -127,7 +128,6 @@ def _scalar(name, kind, expr, names, what):
 
 def _uses(code, arg):
     """Whether C code reads argument `arg` (x[..], v[..], lam[..], t, p->.., out[..])."""
-    import re
     if arg == "t":
         return re.search(r"(?<![A-Za-z0-9_>.\[])t(?![A-Za-z0-9_\[])", code) is not None
     if arg == "p":

@@ -256,8 +256,9 @@ class _Validator:
         """A model described by bodies, joints, drivers and forces (mechanism.py)."""
         from .mechanism import MechanismBuilder, solve_initial_velocities
         self.unknown_keys(doc, BODY_TOP_KEYS, "")
-        name = self.identifier(doc.get("name"), "name", "model") if "name" in doc else \
+        if "name" not in doc:
             self.fail("name", "missing required field")
+        name = self.identifier(doc["name"], "name", "model")
         if name != self.path.stem:
             self.fail("name", f"model name '{name}' must match the file name '{self.path.stem}'")
         description = self.text(doc.get("description", ""), "description").strip()

@@ -333,10 +333,9 @@ static mcs_status chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, 
                             mcs_real *ydot)
 {
     const int n = s->n, r = ch->r, f = n - r;
-    mcs_real *x = s->w.xs, *v = s->w.vs, *rhs = s->w.rhs, *beta = s->w.y1 /* unused here */;
+    mcs_real *x = s->w.xs, *v = s->w.vs, *rhs = s->w.rhs;
     mcs_status st;
     int i;
-    (void)beta;
     s->stats.evaluations++;
     if ((st = chart_map(s, ch, y, y + f, t, x, v)) != MCS_OK)
         return st;
