@@ -14,11 +14,9 @@ Conventions (paper 003 §2, SPEC §1):
   so derivation cost grows linearly with the number of bodies.
 """
 
-import math
-from fractions import Fraction
-
-import numpy as np
 import sympy as sp
+
+from .exact import approx, sign
 
 SPATIAL_COORDS = ("x", "y", "z", "e0", "e1", "e2", "e3")
 PLANAR_COORDS = ("x", "y", "theta")
@@ -75,53 +73,44 @@ def E_matrix(e):
 
 
 def quaternion_from_matrix(R):
-    """Unit quaternion (w, x, y, z) of a numeric rotation matrix (numpy 3 x 3), w >= 0."""
-    R = np.asarray(R, dtype=float)
-    tr = np.trace(R)
-    if tr > 0:
-        s = math.sqrt(tr + 1.0) * 2
-        q = [0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
-    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
-        s = math.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2]) * 2
-        q = [(R[2, 1] - R[1, 2]) / s, 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
-    elif R[1, 1] > R[2, 2]:
-        s = math.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2]) * 2
-        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s]
+    """Unit quaternion (w, x, y, z) of an exact rotation matrix (3 x 3), w >= 0; exact SymPy
+    numbers. The branch is chosen from the exact values (Shepperd's method: the largest of the
+    trace and the diagonal keeps the square root away from zero)."""
+    R = sp.Matrix(R)
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    if sign(tr) > 0:
+        s = sp.sqrt(tr + 1) * 2
+        q = [s / 4, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
+    elif sign(R[0, 0] - R[1, 1]) > 0 and sign(R[0, 0] - R[2, 2]) > 0:
+        s = sp.sqrt(1 + R[0, 0] - R[1, 1] - R[2, 2]) * 2
+        q = [(R[2, 1] - R[1, 2]) / s, s / 4, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
+    elif sign(R[1, 1] - R[2, 2]) > 0:
+        s = sp.sqrt(1 + R[1, 1] - R[0, 0] - R[2, 2]) * 2
+        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, s / 4, (R[1, 2] + R[2, 1]) / s]
     else:
-        s = math.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1]) * 2
-        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s]
-    q = np.array(q)
-    q /= np.linalg.norm(q)
-    return q if q[0] >= 0 else -q
+        s = sp.sqrt(1 + R[2, 2] - R[0, 0] - R[1, 1]) * 2
+        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, s / 4]
+    return tuple(-c for c in q) if sign(q[0]) < 0 else tuple(q)
 
 
 def matrix_from_quaternion(q):
-    w, x, y, z = q
-    return np.array([[w*w + x*x - y*y - z*z, 2*(x*y - w*z), 2*(x*z + w*y)],
-                     [2*(x*y + w*z), w*w - x*x + y*y - z*z, 2*(y*z - w*x)],
-                     [2*(x*z - w*y), 2*(y*z + w*x), w*w - x*x - y*y + z*z]])
+    """R(q) (3 x 3) of a unit quaternion, exact SymPy (the same form as rotation_from_euler)."""
+    return rotation_from_euler([sp.sympify(c) for c in q])
 
 
 def frame_from_axis(axis):
-    """A deterministic rotation whose first column is the unit axis (numpy)."""
-    u = np.asarray(axis, dtype=float)
-    u = u / np.linalg.norm(u)
-    # the coordinate axis least aligned with u seeds the second column
-    seed = np.eye(3)[int(np.argmin(np.abs(u)))]
-    v = seed - (seed @ u) * u
-    v /= np.linalg.norm(v)
-    w = np.cross(u, v)
-    return np.column_stack([u, v, w])
+    """A deterministic rotation (3 x 3, exact SymPy) whose first column is the unit axis.
 
-
-def exact(value):
-    """A float as an exact SymPy number when it is a small rational (0, 1, -0.5, ...), else Float.
-    Keeps the generated expressions free of 1.0* factors."""
-    value = float(value)
-    frac = Fraction(value).limit_denominator(1000)
-    if float(frac) == value:
-        return sp.Rational(frac.numerator, frac.denominator)
-    return sp.Float(value)
+    The coordinate axis least aligned with u (the first one on a tie) seeds the second column."""
+    u = sp.Matrix([sp.sympify(c) for c in axis])
+    u = u / sp.sqrt(sum(c * c for c in u))
+    magnitudes = [approx(abs(c)) for c in u]
+    k = min(range(3), key=lambda i: (magnitudes[i], i))
+    seed = sp.Matrix([1 if i == k else 0 for i in range(3)])
+    v = seed - u[k] * u
+    v = v / sp.sqrt(sum(c * c for c in v))
+    w = u.cross(v)
+    return sp.Matrix.hstack(u, v, w)
 
 
 class Body:

@@ -13,6 +13,7 @@ import jinja2
 import sympy as sp
 
 from . import __version__
+from .exact import clean
 from .printer import McsCodePrinter
 
 
@@ -45,6 +46,7 @@ def kernel_body(entries, length, names, out="out"):
     Every output entry is written (zeros included). Common subexpressions of all entries are
     shared (one sympy.cse per kernel) and named w0, w1, ...
     """
+    entries = [(k, clean(e)) for k, e in entries]     # exact zeros and ones, not 1e-40 noise
     nonzero = [(k, e) for k, e in entries if e != 0]
     lines = []
     if len(nonzero) < length:
@@ -113,7 +115,8 @@ def build_kernels(model, derived):
 
 def _scalar(name, kind, expr, names, what):
     """A scalar kernel: CSE'd temporaries and a return statement."""
-    replacements, (reduced,) = sp.cse([expr], symbols=sp.numbered_symbols("w"), order="canonical")
+    replacements, (reduced,) = sp.cse([clean(expr)], symbols=sp.numbered_symbols("w"),
+                                      order="canonical")
     local = dict(names)
     for sym, _ in replacements:
         local[sym] = str(sym)
@@ -159,7 +162,7 @@ def render(model, derived):
         "scalars": scalars,
         "has_potential": derived.potential is not None,
         "pattern": a_pattern(derived),
-        "real": McsCodePrinter({})._literal,
+        "real": McsCodePrinter({}).value,
         "sim": sim,
         "method_id": METHOD_ID[sim["method"]],
         "cont_id": CONT_ID[sim["continuation"]],

@@ -11,6 +11,8 @@ import math
 
 import sympy as sp
 
+from .exact import from_literal
+
 # Functions a model may call, with their arity. Each maps to a SymPy function that the C printer
 # knows; the generated C calls the <math.h> function of the same name (float variant in float
 # builds, through MCS_FN).
@@ -34,14 +36,15 @@ def parse_expr(text, symbols):
     """Parse `text` into a SymPy expression.
 
     symbols: dict name -> sympy.Symbol of every name the expression may use.
-    Numbers may be given as YAML numbers (int/float) as well as text.
+    Numbers may be given as YAML numbers (int/float) as well as text. A number is exact: the
+    rational its decimal digits say (`0.08` is 8/100), never a binary float (exact.py).
     """
     if isinstance(text, bool):
         raise ExprError("expected an expression, got a boolean")
     if isinstance(text, (int, float)):
         if not math.isfinite(text):
             raise ExprError(f"number is not finite: {text}")
-        return sp.Integer(text) if isinstance(text, int) else sp.Float(text)
+        return from_literal(text)
     if not isinstance(text, str):
         raise ExprError(f"expected an expression (text or number), got {type(text).__name__}")
     if not text.strip():
@@ -77,7 +80,10 @@ class _Builder:
                 self.fail(f"unsupported constant {value!r}")
             if not math.isfinite(value):
                 self.fail("non-finite number")
-            return sp.Integer(value) if isinstance(value, int) else sp.Float(value)
+            if isinstance(value, int):
+                return sp.Integer(value)
+            # the digits as written (ast keeps the source text), not the binary float
+            return from_literal(ast.get_source_segment(self.text, node) or value)
         if isinstance(node, ast.Name):
             if node.id in self.symbols:
                 return self.symbols[node.id]

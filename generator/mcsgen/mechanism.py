@@ -1,19 +1,29 @@
 """Mechanism files with `bodies:` -> coordinates, constraints, Lagrange blocks and initial state.
 
 Called by model.py's validator (which supplies the error reporting and expression parsing). The
-schema is documented in README.md ("Bodies and joints"). Joint geometry (points, axes) is
-numeric, evaluated with the parameters' default values; masses, inertias, gravity, force values
+schema is documented in README.md ("Bodies and joints"). Joint geometry (points, axes) is a
+number, evaluated with the parameters' default values; masses, inertias, gravity, force values
 and drive functions stay symbolic in the parameters (and in t where allowed).
+
+Geometry is exact (exact.py): poses, points, axes and frames are exact SymPy numbers, and enter
+the constraint rows as exact rationals or 40-digit Floats (`coefficient`). numpy only answers
+yes/no questions here (is the inertia positive definite, is this a rotation matrix).
 """
 
-import math
+from fractions import Fraction
 
 import numpy as np
 import sympy as sp
 
-from .bodies import (PLANAR_JOINTS, SPATIAL_JOINTS, Body, E_matrix, exact, frame_from_axis,
+from .bodies import (PLANAR_JOINTS, SPATIAL_JOINTS, Body, E_matrix, frame_from_axis,
                      frame_rotation, matrix_from_quaternion, quaternion_from_matrix,
                      relative_rotation_rows)
+from .exact import DIGITS, NotANumber, approx, clean, coefficient, to_double
+
+
+def coefficients(values):
+    """Exact numbers -> coefficients ready for symbolic rows (Rational or 40-digit Float)."""
+    return [coefficient(c) for c in values]
 
 BODY_KEYS = {"name", "type", "mass", "inertia", "position", "orientation", "angle", "velocity",
              "angular_velocity"}
@@ -28,7 +38,7 @@ class MechanismBuilder:
     def __init__(self, validator, params, t):
         self.v = validator
         self.params = params                       # name -> Symbol
-        self.param_values = {}                     # Symbol -> default
+        self.param_values = {}                     # Symbol -> default (exact)
         self.t = t
         self.bodies = {"ground": Body("ground", "ground")}
         self.order = []
@@ -50,29 +60,33 @@ class MechanismBuilder:
         return self.v.expr(value, where, names)
 
     def num(self, value, where):
-        e = self.sym(value, where).subs(self.param_values)
-        try:
-            x = float(e)
-        except (TypeError, ValueError):
+        """An expression that must be a number: the exact SymPy number (parameters at their
+        default values)."""
+        e = self.sym(value, where).xreplace(self.param_values)
+        if not e.is_number:
             self.v.fail(where, "does not evaluate to a number")
-        if not math.isfinite(x):
-            self.v.fail(where, f"number is not finite ({x})")
-        return x
+        try:
+            approx(e)
+        except NotANumber:
+            self.v.fail(where, f"number is not finite or not real ({e})")
+        return e
 
     def vector(self, value, where, dim, numeric=True, allow_t=False):
+        """numeric: exact numbers (list); else symbolic expressions (list)."""
         value = self.v.seq(value, where)
         if len(value) != dim:
             self.v.fail(where, f"expected {dim} components, got {len(value)}")
         if numeric:
-            return np.array([self.num(c, f"{where}[{i}]") for i, c in enumerate(value)])
+            return [self.num(c, f"{where}[{i}]") for i, c in enumerate(value)]
         return [self.sym(c, f"{where}[{i}]", allow_t) for i, c in enumerate(value)]
 
     def unit_vector(self, value, where, dim=3):
         u = self.vector(value, where, dim)
-        norm = np.linalg.norm(u)
-        if norm < 1e-12:
+        norm2 = sum(c * c for c in u)
+        if approx(norm2) < 1e-24:
             self.v.fail(where, "axis has zero length")
-        return u / norm
+        norm = sp.sqrt(norm2)
+        return [c / norm for c in u]
 
     # --- bodies ---------------------------------------------------------------------------------
     def build_bodies(self, raw):
@@ -99,7 +113,7 @@ class MechanismBuilder:
             self.kind = kind
             body = Body(name, kind, index0=len(self.coords))
             body.mass = self.sym(spec["mass"], f"{where}.mass")
-            mass_value = float(body.mass.subs(self.param_values))
+            mass_value = float(approx(self.num(spec["mass"], f"{where}.mass")))
             if not mass_value > 0:
                 self.v.fail(f"{where}.mass", f"mass must be positive, got {mass_value:g}")
             self.read_inertia(body, spec["inertia"], f"{where}.inertia")
@@ -116,7 +130,7 @@ class MechanismBuilder:
     def read_inertia(self, body, raw, where):
         if body.kind == "planar":
             body.inertia = self.sym(raw, where)
-            value = float(body.inertia.subs(self.param_values))
+            value = float(approx(self.num(raw, where)))
             if not value >= 0:
                 self.v.fail(where, f"inertia must be non-negative, got {value:g}")
             return
@@ -131,7 +145,8 @@ class MechanismBuilder:
                 self.v.fail(where, "expected a 3 x 3 matrix or 3 diagonal entries")
         else:
             self.v.fail(where, "expected 3 diagonal entries or a 3 x 3 matrix")
-        Jn = np.array(J.subs(self.param_values), dtype=float)
+        Jn = np.array([[float(approx(self.num_of(J[a, b], where))) for b in range(3)]
+                       for a in range(3)])
         if not np.allclose(Jn, Jn.T, rtol=0, atol=1e-12 * max(1.0, np.abs(Jn).max())):
             self.v.fail(where, "inertia tensor must be symmetric")
         eig = np.linalg.eigvalsh(Jn)
@@ -143,53 +158,67 @@ class MechanismBuilder:
                                "(J1 + J2 >= J3): not a rigid body")
         body.inertia = J
 
+    def num_of(self, expr, where):
+        """A symbolic number (e.g. an inertia entry) at the parameters' default values."""
+        e = expr.xreplace(self.param_values)
+        try:
+            approx(e)
+        except NotANumber:
+            self.v.fail(where, f"does not evaluate to a finite real number ({e})")
+        return e
+
     def read_pose(self, body, spec, where):
+        """Initial pose, exact: body.x0 (coordinates) and body.R0 (rotation, dim x dim)."""
         pos = self.vector(spec["position"], f"{where}.position", body.dim)
         if body.kind == "planar":
             if "orientation" in spec:
                 self.v.fail(f"{where}.orientation", "planar bodies take 'angle'")
             angle = self.num(spec.get("angle", 0), f"{where}.angle")
             body.x0 = list(pos) + [angle]
-            body.R0 = np.array([[math.cos(angle), -math.sin(angle)],
-                                [math.sin(angle), math.cos(angle)]])
+            body.R0 = sp.Matrix([[sp.cos(angle), -sp.sin(angle)],
+                                 [sp.sin(angle), sp.cos(angle)]])
         else:
             if "angle" in spec:
                 self.v.fail(f"{where}.angle", "spatial bodies take 'orientation'")
-            q = self.read_orientation(spec.get("orientation"), f"{where}.orientation")
+            q, R = self.read_orientation(spec.get("orientation"), f"{where}.orientation")
             body.x0 = list(pos) + list(q)
-            body.R0 = matrix_from_quaternion(q)
+            body.R0 = R
         if "velocity" in spec:
             body.v0 = self.vector(spec["velocity"], f"{where}.velocity", body.dim)
         if "angular_velocity" in spec:
             if body.kind == "planar":
-                body.w0 = np.array([self.num(spec["angular_velocity"],
-                                             f"{where}.angular_velocity")])
+                body.w0 = [self.num(spec["angular_velocity"], f"{where}.angular_velocity")]
             else:
                 body.w0 = self.vector(spec["angular_velocity"], f"{where}.angular_velocity", 3)
 
     def read_orientation(self, raw, where):
+        """(Euler parameters (4), rotation matrix (3 x 3)), both exact."""
         if raw is None:
-            return np.array([1.0, 0, 0, 0])
+            return (sp.Integer(1), sp.Integer(0), sp.Integer(0), sp.Integer(0)), sp.eye(3)
         raw = self.v.mapping(raw, where)
         self.v.unknown_keys(raw, {"axis", "angle", "matrix", "euler_parameters"}, where)
         if "euler_parameters" in raw:
             q = self.vector(raw["euler_parameters"], f"{where}.euler_parameters", 4)
-            norm = np.linalg.norm(q)
-            if abs(norm - 1) > 1e-9:
-                self.v.fail(f"{where}.euler_parameters", f"must have unit norm, got {norm:.12g}")
-            return q / norm
+            norm2 = sum(c * c for c in q)
+            if abs(float(approx(norm2)) ** 0.5 - 1) > 1e-9:
+                self.v.fail(f"{where}.euler_parameters",
+                            f"must have unit norm, got {float(approx(norm2)) ** 0.5:.12g}")
+            q = tuple(c / sp.sqrt(norm2) for c in q)
+            return q, matrix_from_quaternion(q)
         if "matrix" in raw:
             rows = self.v.seq(raw["matrix"], f"{where}.matrix")
             if len(rows) != 3:
                 self.v.fail(f"{where}.matrix", "expected 3 rows")
-            R = np.array([self.vector(r, f"{where}.matrix[{i}]", 3) for i, r in enumerate(rows)])
-            if np.abs(R.T @ R - np.eye(3)).max() > 1e-9 or np.linalg.det(R) < 0:
+            R = sp.Matrix([self.vector(r, f"{where}.matrix[{i}]", 3) for i, r in enumerate(rows)])
+            Rn = np.array([[float(approx(c)) for c in R.row(i)] for i in range(3)])
+            if np.abs(Rn.T @ Rn - np.eye(3)).max() > 1e-9 or np.linalg.det(Rn) < 0:
                 self.v.fail(f"{where}.matrix", "not a rotation matrix (R^T R = I, det R = 1)")
-            return quaternion_from_matrix(R)
+            return quaternion_from_matrix(R), R
         if "axis" in raw:
             u = self.unit_vector(raw["axis"], f"{where}.axis")
             angle = self.num(raw.get("angle", 0), f"{where}.angle")
-            return np.array([math.cos(angle / 2), *(math.sin(angle / 2) * u)])
+            q = (sp.cos(angle / 2),) + tuple(sp.sin(angle / 2) * c for c in u)
+            return q, matrix_from_quaternion(q)
         self.v.fail(where, "give 'axis' and 'angle', 'matrix', or 'euler_parameters'")
 
     # --- joints ---------------------------------------------------------------------------------
@@ -199,10 +228,11 @@ class MechanismBuilder:
         return self.bodies[name]
 
     def world_to_body(self, body, point):
+        """A world point at the initial pose in body coordinates (exact list)."""
         if body.kind == "ground":
-            return np.array(point, dtype=float)
-        r0 = np.array(body.x0[:body.dim])
-        return body.R0.T @ (np.array(point) - r0)
+            return list(point)
+        r0 = sp.Matrix(body.x0[:body.dim])
+        return list(body.R0.T * (sp.Matrix(point) - r0))
 
     def build_joints(self, raw):
         raw = self.v.seq(raw or [], "joints")
@@ -228,7 +258,7 @@ class MechanismBuilder:
             dim = 2 if planar else 3
             p1, p2 = self.joint_points(spec, b1, b2, where, dim)
             for body, point in ((b1, p1), (b2, p2)):
-                self.drawing.setdefault(body.name, []).append([float(c) for c in point])
+                self.drawing.setdefault(body.name, []).append([to_double(c) for c in point])
             if planar:
                 self.planar_joint(name, jtype, b1, b2, p1, p2, spec, where)
             else:
@@ -246,7 +276,7 @@ class MechanismBuilder:
         return p1, p2
 
     def joint_frames(self, spec, b1, b2, where):
-        """Numeric frame rotations in body coordinates (x axis = joint axis)."""
+        """Frame rotations in body coordinates (x axis = joint axis), exact (3 x 3)."""
         if "axis1" in spec or "axis2" in spec:
             if "axis" in spec:
                 self.v.fail(f"{where}.axis", "give 'axis' or 'axis1'/'axis2', not both")
@@ -255,26 +285,27 @@ class MechanismBuilder:
             return frame_from_axis(self.world_to_body_dir(b1, a1)), \
                 frame_from_axis(self.world_to_body_dir(b2, a2))
         W = frame_from_axis(self.unit_vector(spec["axis"], f"{where}.axis")) \
-            if "axis" in spec else np.eye(3)
+            if "axis" in spec else sp.eye(3)
         return self.world_to_body_dir(b1, W), self.world_to_body_dir(b2, W)
 
     @staticmethod
     def world_to_body_dir(body, W):
-        return W if body.kind == "ground" else body.R0.T @ W
+        W = sp.Matrix(W)
+        return W if body.kind == "ground" else body.R0.T * W
 
     def spatial_joint(self, name, jtype, b1, b2, p1, p2, spec, where):
         rows = SPATIAL_JOINTS[jtype]
         F1, F2 = self.joint_frames(spec, b1, b2, where)
-        P1 = b1.point([exact(c) for c in p1])
-        P2 = b2.point([exact(c) for c in p2])
-        RF2 = frame_rotation(b2, [[exact(c) for c in row] for row in F2])
+        P1 = b1.point(coefficients(p1))
+        P2 = b2.point(coefficients(p2))
+        RF2 = frame_rotation(b2, F2.applyfunc(coefficient))
         drive = self.read_drive(spec.get("drive"), f"{where}.drive", jtype)
         translation = RF2.T * (P1 - P2)
         if drive and "translation" in drive:
             translation = translation - sp.Matrix(drive["translation"])
             rows = tuple(dict.fromkeys(("x", "y", "z") + rows))
-        q1 = tuple(exact(c) for c in quaternion_from_matrix(F1))
-        q2 = tuple(exact(c) for c in quaternion_from_matrix(F2))
+        q1 = tuple(coefficients(quaternion_from_matrix(F1)))
+        q2 = tuple(coefficients(quaternion_from_matrix(F2)))
         rho_t = drive.get("quaternion") if drive else None
         if drive and "angle" in drive:
             half = drive["angle"] / 2
@@ -288,29 +319,29 @@ class MechanismBuilder:
             d = self.sym(spec.get("distance", 0), f"{where}.distance")
             parts["x"] = parts["x"] - d
         for r in rows:
-            self.constraints.append((f"{name}.{r}", parts[r]))
+            self.add_row(f"{name}.{r}", parts[r])
         if jtype == "universal":
             if "axis1" not in spec or "axis2" not in spec:
                 self.v.fail(f"{where}.axis1", "a universal joint needs 'axis1' (on body1) and "
                                               "'axis2' (on body2), perpendicular")
-            a1 = frame_rotation(b1, [[exact(c) for c in row] for row in F1])[:, 0]
+            a1 = frame_rotation(b1, F1.applyfunc(coefficient))[:, 0]
             a2 = RF2[:, 0]
-            self.constraints.append((f"{name}.perp", (a1.T * a2)[0]))
+            self.add_row(f"{name}.perp", (a1.T * a2)[0])
         if jtype == "distance":
             if "distance" not in spec:
                 self.v.fail(f"{where}.distance", "missing required field (the distance d)")
             d = self.sym(spec["distance"], f"{where}.distance")
-            if not float(d.subs(self.param_values)) > 0:
+            if not approx(self.num_of(d, f"{where}.distance")) > 0:
                 self.v.fail(f"{where}.distance", "distance must be positive")
             delta = P1 - P2
-            self.constraints.append((f"{name}.d", ((delta.T * delta)[0] - d ** 2) / (2 * d)))
+            self.add_row(f"{name}.d", ((delta.T * delta)[0] - d ** 2) / (2 * d))
         self.joints[name] = {"type": jtype, "b1": b1, "b2": b2, "rel": rel,
                              "free_x": translation[0], "planar": False}
         self.joint_rate(name, spec, where)
 
     def planar_joint(self, name, jtype, b1, b2, p1, p2, spec, where):
-        P1 = b1.point([exact(c) for c in p1])
-        P2 = b2.point([exact(c) for c in p2])
+        P1 = b1.point(coefficients(p1))
+        P2 = b2.point(coefficients(p2))
         R2 = b2.rotation() if b2.kind != "ground" else sp.eye(2)
         th1 = b1.q[2] if b1.kind != "ground" else sp.Integer(0)
         th2 = b2.q[2] if b2.kind != "ground" else sp.Integer(0)
@@ -319,21 +350,21 @@ class MechanismBuilder:
         if spec.get("drive") is not None:
             self.v.fail(f"{where}.drive", "drives on planar joints are not supported; use a "
                                           "coordinate driver (drivers:)")
-        angle = th1 - th2 - exact(rel0)
+        angle = th1 - th2 - coefficient(rel0)
         if jtype in ("revolute", "fix"):
-            self.constraints.append((f"{name}.x", local[0]))
-            self.constraints.append((f"{name}.y", local[1]))
+            self.add_row(f"{name}.x", local[0])
+            self.add_row(f"{name}.y", local[1])
             free = angle
         if jtype == "prismatic":
             if "axis" not in spec:
                 self.v.fail(f"{where}.axis", "a prismatic joint needs 'axis' (world, initial)")
             u = self.unit_vector(spec["axis"], f"{where}.axis", 2)
-            u2 = self.world_to_body_dir(b2, u) if b2.kind != "ground" else u
-            n2 = [exact(-u2[1]), exact(u2[0])]
-            self.constraints.append((f"{name}.n", n2[0] * local[0] + n2[1] * local[1]))
-            free = exact(u2[0]) * local[0] + exact(u2[1]) * local[1]
+            u2 = self.world_to_body_dir(b2, u) if b2.kind != "ground" else sp.Matrix(u)
+            n2 = [coefficient(-u2[1]), coefficient(u2[0])]
+            self.add_row(f"{name}.n", n2[0] * local[0] + n2[1] * local[1])
+            free = clean(coefficient(u2[0]) * local[0] + coefficient(u2[1]) * local[1])
         if jtype in ("prismatic", "fix"):
-            self.constraints.append((f"{name}.theta", angle))
+            self.add_row(f"{name}.theta", angle)
         self.joints[name] = {"type": jtype, "b1": b1, "b2": b2, "angle": angle,
                              "free": free, "planar": True}
         self.joint_rate(name, spec, where)
@@ -396,8 +427,7 @@ class MechanismBuilder:
                     self.v.fail(f"{where}.{key}", "missing required field")
             name = self.v.declare(spec["name"], f"{where}.name", "driver")
             s, _ = self.coordinate(spec["coordinate"], f"{where}.coordinate")
-            self.constraints.append((name, s - self.sym(spec["expr"], f"{where}.expr",
-                                                        allow_t=True)))
+            self.add_row(name, s - self.sym(spec["expr"], f"{where}.expr", allow_t=True))
 
     def add_applied(self, q):
         if self.applied is None:
@@ -427,7 +457,7 @@ class MechanismBuilder:
                     F = sp.Matrix(self.vector(spec.get("force"), f"{where}.force", dim,
                                               numeric=False, allow_t=True))
                     p = self.vector(spec.get("point", [0] * dim), f"{where}.point", dim)
-                    P = body.point([exact(c) for c in p])
+                    P = body.point(coefficients(p))
                     for k in idx:
                         Q[k] = (sp.Matrix([sp.diff(P[a], xs[k]) for a in range(dim)]).T * F)[0]
                 else:
@@ -450,7 +480,7 @@ class MechanismBuilder:
                 k = self.sym(spec.get("stiffness", 0), f"{where}.stiffness")
                 c = self.sym(spec.get("damping", 0), f"{where}.damping")
                 L0 = self.sym(spec.get("rest_length", 0), f"{where}.rest_length")
-                delta = b1.point([exact(a) for a in p1]) - b2.point([exact(a) for a in p2])
+                delta = b1.point(coefficients(p1)) - b2.point(coefficients(p2))
                 d = sp.sqrt((delta.T * delta)[0])
                 self.blocks.append((sp.Integer(0), k / 2 * (d - L0) ** 2))
                 if c != 0:
@@ -495,152 +525,215 @@ class MechanismBuilder:
         self.blocks = body_blocks + self.blocks
 
     def initial_state(self):
+        """Exact initial positions (n) and the held velocity conditions (self.held)."""
         x0 = []
         for body in self.order:
             x0 += list(body.x0)
         n = len(x0)
+
+        def unit_row(i):
+            row = [sp.Integer(0)] * n
+            row[i] = sp.Integer(1)
+            return row
+
         for body in self.order:
             i0 = body.index0
             if body.v0 is not None:
                 for a in range(body.dim):
-                    row = [0.0] * n
-                    row[i0 + a] = 1.0
-                    self.held.append((f"{body.name} velocity", row, float(body.v0[a])))
+                    self.held.append((f"{body.name} velocity", unit_row(i0 + a), body.v0[a]))
             if body.w0 is not None:
                 if body.kind == "planar":
-                    row = [0.0] * n
-                    row[i0 + 2] = 1.0
-                    self.held.append((f"{body.name} angular velocity", row, float(body.w0[0])))
+                    self.held.append((f"{body.name} angular velocity", unit_row(i0 + 2),
+                                      body.w0[0]))
                 else:
-                    E = 2 * np.array(E_matrix(sp.Matrix(body.x0[3:7])).tolist(), dtype=float)
+                    E = 2 * E_matrix(sp.Matrix(body.x0[3:7]))
                     for a in range(3):
-                        row = [0.0] * n
-                        row[i0 + 3: i0 + 7] = list(E[a])
-                        self.held.append((f"{body.name} angular velocity", row,
-                                          float(body.w0[a])))
-        return x0, [0.0] * n
+                        row = [sp.Integer(0)] * n
+                        row[i0 + 3: i0 + 7] = list(E.row(a))
+                        self.held.append((f"{body.name} angular velocity", row, body.w0[a]))
+        return x0
+
+    def add_row(self, name, expr):
+        """A constraint row, with its 40-digit noise removed (exact zeros vanish)."""
+        self.constraints.append((name, clean(expr)))
 
 
-def solve_initial_velocities(model, held, x_sym, v_sym, t):
+def solve_initial_velocities(model, x0, held, x_sym, t):
     """Velocities that satisfy A v + c_t = 0 with the held conditions (body velocities, joint
-    rates) kept, the rest of minimum norm, at the assembled positions. Returns (x, v, report).
+    rates) kept, the rest of minimum norm, at the assembled positions. Returns (v, report).
 
-    The values are emitted into the generated C, so they must not depend on round-off (BLAS
-    threading, evaluation order): rows are chosen and positions assembled in double, then the
-    assembly is refined and the minimum-norm system solved in 40-digit arithmetic (mpmath) and
-    rounded once. The minimum-norm solution is unique whichever independent rows are used."""
+    v is emitted into the generated C, so no machine floating point may reach it (exact.py):
+    starting from the exact positions x0, the positions are assembled by minimum-norm Newton and
+    the velocity system solved, all in DIGITS-digit mpmath, and v is rounded to double once.
+    Double precision only chooses which rows are independent (a yes/no per row, far from its
+    threshold) and preconditions the multiprecision solves, whose answers do not depend on it.
+    The minimum-norm solution is unique whichever independent rows are used."""
     import mpmath
-    from scipy.linalg import qr
 
     n = model.n
-    x0 = np.array(model.x0, dtype=float)
-    values = {p.symbol: p.value for p in model.parameters}
+    values = {p.symbol: p.exact for p in model.parameters}
     index = {s: i for i, s in enumerate(x_sym)}
 
-    class compiled:
-        """A row's functions: double now, multiprecision compiled on first use."""
+    def local_symbols(expr):
+        return sorted((s for s in expr.free_symbols if s in index), key=lambda s: index[s])
 
-        def __init__(self, exprs, local, with_t=True):
-            self.args = [local, t] if with_t else [local]
-            self.exprs = exprs
-            self.fns = [sp.lambdify(self.args, exprs, modules="numpy"), None]
-
-        def __getitem__(self, mp):
-            if self.fns[mp] is None:
-                self.fns[mp] = sp.lambdify(self.args, self.exprs, modules="mpmath")
-            return self.fns[mp]
-
-    # one small pair of functions (double, multiprecision) per row, over the row's coordinates
+    # one small multiprecision function per row, over the row's own coordinates:
+    # (c_i, dc_i/dx_local, dc_i/dt)
     rows_fn = []
     for con in model.constraints:
         c = con.expr.xreplace(values)
-        local = sorted((s for s in c.free_symbols if s in index), key=lambda s: index[s])
+        local = local_symbols(c)
         rows_fn.append(([index[s] for s in local],
-                        compiled([c, [sp.diff(c, s) for s in local], sp.diff(c, t)], local)))
+                        sp.lambdify([local, t], [c, [sp.diff(c, s) for s in local],
+                                                 sp.diff(c, t)], modules="mpmath")))
     held_rows, rhs, names = [], [], []
     for name, row, value in held:
-        if isinstance(row, sp.Expr):
+        if isinstance(row, sp.Expr):         # a joint coordinate: its gradient is the row
             expr = row.xreplace(values)
-            local = sorted((s for s in expr.free_symbols if s in index), key=lambda s: index[s])
+            local = local_symbols(expr)
             held_rows.append(([index[s] for s in local],
-                              compiled([sp.diff(expr, s) for s in local], local, False)))
-        else:
+                              sp.lambdify([local], [sp.diff(expr, s) for s in local],
+                                          modules="mpmath")))
+        else:                                # explicit coefficients of v
             cols = [i for i, a in enumerate(row) if a != 0]
-            held_rows.append((cols, [float(row[i]) for i in cols]))
-        rhs.append(float(value))
+            held_rows.append((cols, [row[i] for i in cols]))
+        rhs.append(value)
         names.append(name)
     m, nh = len(rows_fn), len(held_rows)
 
-    def evaluate(x, mp=False):
-        """c (m), K = [A; H] (m + nh, n), b = [-c_t; h] at x, in double or in mpmath."""
-        zero = mpmath.mpf(0) if mp else 0.0
-        c = [zero] * m
-        K = [[zero] * n for _ in range(m + nh)]
-        b = [zero] * (m + nh)
-        for i, (cols, fns) in enumerate(rows_fn):
-            ci, gi, cti = fns[1 if mp else 0]([x[j] for j in cols], zero)
-            c[i], b[i] = ci, -cti
-            for j, g in zip(cols, gi):
-                K[i][j] = g
-        for k, (cols, spec) in enumerate(held_rows):
-            grad = spec if isinstance(spec, list) else spec[1 if mp else 0]([x[j] for j in cols])
-            for j, g in zip(cols, grad):
-                K[m + k][j] = mpmath.mpf(g) if mp else float(g)
-            b[m + k] = mpmath.mpf(rhs[k]) if mp else rhs[k]
-        return c, K, b
+    with mpmath.workdps(DIGITS):
+        def mp(value):
+            return mpmath.mpf(approx(value, DIGITS + 10)._mpf_)
 
-    def independent(rows):
-        """Indices of a maximal independent subset of the rows (pivoted QR, double)."""
-        rows = np.asarray(rows, dtype=float).reshape(-1, n)
-        if rows.shape[0] == 0 or not np.any(rows):
-            return []
-        _, R, piv = qr(rows.T, mode="economic", pivoting=True)
-        diag = np.abs(np.diag(R))
-        return sorted(int(p) for p in piv[:int(np.sum(diag > 1e-9 * diag[0]))])
+        def constraints(x):
+            """c (m), the sparse rows of [A; H] ({column: value}), b = [-c_t; h]."""
+            zero = mpmath.mpf(0)
+            c, rows, b = [], [], []
+            for cols, fn in rows_fn:
+                ci, gi, cti = fn([x[j] for j in cols], zero)
+                c.append(mpmath.mpf(ci))
+                rows.append({j: mpmath.mpf(g) for j, g in zip(cols, gi) if g != 0})
+                b.append(-mpmath.mpf(cti))
+            for (cols, spec), h in zip(held_rows, rhs):
+                grad = spec([x[j] for j in cols]) if callable(spec) else [mp(a) for a in spec]
+                rows.append({j: mpmath.mpf(g) for j, g in zip(cols, grad) if g != 0})
+                b.append(mp(h))
+            return c, rows, b
 
-    def min_norm(Krows, bvec):
-        """Minimum-norm solution of Krows z = bvec (independent rows), mpmath."""
-        if not Krows:
-            return mpmath.matrix(n, 1)
-        Km = mpmath.matrix(Krows)
-        return Km.T * mpmath.lu_solve(Km * Km.T, mpmath.matrix(bvec))
-
-    # assemble positions in double (minimum-norm Newton, as the runtime does), then refine
-    x = x0.copy()
-    for _ in range(50):
-        c, K, _ = evaluate(x)
-        if np.abs(np.array(c, dtype=float)).max(initial=0) < 1e-14:
-            break
-        x += np.linalg.lstsq(np.array(K[:m], dtype=float).reshape(m, n), -np.array(c, float),
-                             rcond=1e-10)[0]
-    c, K, b = evaluate(x)
-    rows_k = independent(np.array(K, dtype=float).reshape(m + nh, n)) if m + nh else []
-    if not any(b):
-        # nothing moves the mechanism (no held velocity, no rheonomic row): v = 0 exactly
-        report = {"held": names, "residual": 0.0, "undetermined": n - len(rows_k),
-                  "x_correction": float(np.linalg.norm(x - x0))}
-        return x, np.zeros(n), report
-    rows_c = independent(K[:m])
-    with mpmath.workdps(40):
-        xm = [mpmath.mpf(float(a)) for a in x]
-        for _ in range(4):
-            cm, Km, bm = evaluate(xm, mp=True)
-            if max((abs(a) for a in cm), default=0) < mpmath.mpf(10) ** -32:
+        x = [mp(a) for a in x0]
+        tol = mpmath.mpf(10) ** -(DIGITS - 8)
+        c, rows, b = constraints(x)
+        for _ in range(50):
+            if max((abs(a) for a in c), default=0) <= tol:
                 break
-            dx = min_norm([Km[i] for i in rows_c], [-cm[i] for i in rows_c])
-            xm = [a + dx[j] for j, a in enumerate(xm)]
-        cm, Km, bm = evaluate(xm, mp=True)
-        if all(bm[i] == 0 for i in range(m + nh)):
-            vm = mpmath.matrix(n, 1)
+            keep = independent_rows(rows[:m], n)
+            dx = min_norm_solution([rows[i] for i in keep], [-c[i] for i in keep], n)
+            x = [a + d for a, d in zip(x, dx)]
+            c, rows, b = constraints(x)
+        assembly = max((abs(a) for a in c), default=mpmath.mpf(0))
+        keep = independent_rows(rows, n)
+        if all(bi == 0 for bi in b):
+            # nothing moves the mechanism (no held velocity, no rheonomic row): v = 0 exactly
+            v = [mpmath.mpf(0)] * n
         else:
-            vm = min_norm([Km[i] for i in rows_k], [bm[i] for i in rows_k])
-        residual = max((abs(sum(Km[i][j] * vm[j] for j in range(n)) - bm[i])
-                        for i in range(m + nh)), default=mpmath.mpf(0))
-        # exact zeros come out as 40-digit noise (~1e-42): flush them, so they print as 0
-        scale = max([mpmath.mpf(1)] + [abs(vm[j]) for j in range(n)])
-        v = np.array([0.0 if abs(vm[j]) < mpmath.mpf(10) ** -30 * scale else float(vm[j])
-                      for j in range(n)])
-        x = np.array([float(a) for a in xm])
-    report = {"held": names, "residual": float(residual), "undetermined": n - len(rows_k),
-              "x_correction": float(np.linalg.norm(x - x0))}
-    return x, v, report
+            v = min_norm_solution([rows[i] for i in keep], [b[i] for i in keep], n)
+        residual = max((abs(sum(a * v[j] for j, a in row.items()) - bi)
+                        for row, bi in zip(rows, b)), default=mpmath.mpf(0))
+        # exact zeros come out as 40-digit noise: flush them, so they print as 0
+        scale = max([mpmath.mpf(1)] + [abs(a) for a in v])
+        flush = mpmath.mpf(10) ** -(DIGITS - 10) * scale
+        v_double = [0.0 if abs(a) < flush else mpf_to_double(a) for a in v]
+        correction = mpmath.sqrt(sum((a - mp(a0)) ** 2 for a, a0 in zip(x, x0)))
+    report = {"held": names, "residual": float(residual), "undetermined": n - len(keep),
+              "x_correction": float(correction), "assembly_residual": float(assembly)}
+    return v_double, report
+
+
+def mpf_to_double(value):
+    """An mpmath number rounded once to the nearest double (integer arithmetic)."""
+    sign, man, exp, _ = value._mpf_
+    if not man:
+        return 0.0
+    frac = Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+    return float(-frac if sign else frac)
+
+
+def independent_rows(rows, n):
+    """Indices of a maximal independent subset of sparse rows ({column: value}), chosen greedily
+    in their order (no pivoting, so no ties that round differently on another machine): a row is
+    kept when what remains of it after removing its part in the kept rows' span is above 1e-9
+    of its norm. Double precision: a yes/no per row, far from its threshold."""
+    basis, keep = [], []
+    for i, row in enumerate(rows):
+        w = np.zeros(n)
+        for j, a in row.items():
+            w[j] = float(a)
+        norm = float(np.sqrt(np.dot(w, w)))
+        if norm == 0.0:
+            continue
+        w /= norm
+        for _ in range(2):                 # Gram-Schmidt twice is enough (Kahan)
+            for q in basis:
+                w -= np.dot(q, w) * q
+        rest = float(np.sqrt(np.dot(w, w)))
+        if rest > 1e-9:
+            basis.append(w / rest)
+            keep.append(i)
+    return keep
+
+
+def min_norm_solution(rows, b, n):
+    """The minimum-norm solution z = K^T y, (K K^T) y = b, of K z = b for independent sparse rows
+    K (r x n), in mpmath at the working precision plus 10 digits.
+
+    Iterative refinement: residuals in multiprecision, corrections from a double factorization
+    of K K^T (which only sets how fast it converges, not what it converges to); an exact
+    multiprecision solve when the double factorization is too poor to converge."""
+    import mpmath
+    from scipy.linalg import lu_factor, lu_solve
+
+    r = len(rows)
+    if r == 0:
+        return [mpmath.mpf(0)] * n
+    with mpmath.workdps(mpmath.mp.dps + 10):
+        K = np.zeros((r, n))
+        for i, row in enumerate(rows):
+            for j, a in row.items():
+                K[i, j] = float(a)
+
+        def transpose_times(y):
+            z = [mpmath.mpf(0)] * n
+            for row, yi in zip(rows, y):
+                for j, a in row.items():
+                    z[j] += a * yi
+            return z
+
+        def residual(y):
+            z = transpose_times(y)
+            return [bi - sum(a * z[j] for j, a in row.items()) for row, bi in zip(rows, b)]
+
+        tol = mpmath.mpf(10) ** -(mpmath.mp.dps - 8) * max([mpmath.mpf(1)] + [abs(a) for a in b])
+        y = [mpmath.mpf(0)] * r
+        res = residual(y)
+        size = max(abs(a) for a in res)
+        factor = lu_factor(K @ K.T)
+        converged = False
+        for _ in range(40):
+            if size <= tol:
+                converged = True
+                break
+            dy = lu_solve(factor, np.array([float(a) for a in res]))
+            y = [yi + mpmath.mpf(float(d)) for yi, d in zip(y, dy)]
+            res = residual(y)
+            new_size = max(abs(a) for a in res)
+            if not new_size < size / 10:       # not contracting: solve exactly instead
+                break
+            size = new_size
+        if not converged and size > tol:
+            G = mpmath.matrix(r, r)
+            for i, ri in enumerate(rows):
+                for k, rk in enumerate(rows):
+                    G[i, k] = sum(a * rk[j] for j, a in ri.items() if j in rk)
+            y = list(mpmath.lu_solve(G, mpmath.matrix(b)))
+        z = transpose_times(y)
+    return [+a for a in z]                 # unary + rounds to the caller's precision

@@ -14,6 +14,7 @@ import sympy as sp
 import yaml
 
 from .errors import ModelError
+from .exact import NotANumber, from_literal, to_double
 from .expr import CONSTANTS, FUNCTIONS, ExprError, parse_expr
 
 C_KEYWORDS = frozenset("""
@@ -49,10 +50,11 @@ class Coordinate:
 @dataclass
 class Parameter:
     name: str
-    value: float
+    value: float              # the default, as the double the generated C initializes it to
     unit: str
     description: str
     symbol: sp.Symbol
+    exact: sp.Rational = None  # the default as written (decimal digits, exact)
 
 
 @dataclass
@@ -266,7 +268,7 @@ class _Validator:
         params = self.parameters(doc.get("parameters", {}) or {})
         t = sp.Symbol("t", real=True)
         builder = MechanismBuilder(self, {p.name: p.symbol for p in params}, t)
-        builder.param_values = {p.symbol: p.value for p in params}
+        builder.param_values = {p.symbol: p.exact for p in params}
         builder.build_bodies(doc["bodies"])
         gravity = None
         if doc.get("gravity") is not None:
@@ -287,13 +289,18 @@ class _Validator:
         model.kinetic = builder.kinetic_total
         model.potential = builder.potential_total
         model.forces = builder.applied
-        model.x0, model.v0 = builder.initial_state()
+        x0 = builder.initial_state()
+        model.x0 = [to_double(a) for a in x0]
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
-        x, v, report = solve_initial_velocities(model, builder.held, model.x, model.v, t)
+        v, report = solve_initial_velocities(model, x0, builder.held, model.x, t)
+        if report["assembly_residual"] > 1e-8:
+            self.fail("bodies", f"the initial positions cannot be assembled: the constraint "
+                                f"residual stays at {report['assembly_residual']:.3g} (check the "
+                                "joint points and the bodies' positions)")
         if report["residual"] > 1e-8:
             self.fail("bodies", f"the given initial velocities and joint rates contradict the "
                                 f"velocity constraints (residual {report['residual']:.3g})")
-        model.v0 = [float(a) for a in v]
+        model.v0 = v
         model.initial_report = report
         return model
 
@@ -308,12 +315,15 @@ class _Validator:
                 self.unknown_keys(spec, {"value", "unit", "description"}, where)
                 if "value" not in spec:
                     self.fail(where + ".value", "missing required field")
-                value = self.number(spec["value"], where + ".value")
+                raw_value = spec["value"]
+                value = self.number(raw_value, where + ".value")
                 unit = self.text(spec.get("unit", ""), where + ".unit")
                 description = self.text(spec.get("description", ""), where + ".description")
             else:
+                raw_value = spec
                 value = self.number(spec, where)
-            out.append(Parameter(key, value, unit, description, sp.Symbol(key, real=True)))
+            out.append(Parameter(key, value, unit, description, sp.Symbol(key, real=True),
+                                 from_literal(raw_value)))
         return out
 
     def coordinates(self, raw):
@@ -428,7 +438,7 @@ class _Validator:
         raw = self.mapping(raw, "initial")
         self.unknown_keys(raw, {"x", "v"}, "initial")
         consts = {p.name: p.symbol for p in model.parameters}
-        values = {p.symbol: p.value for p in model.parameters}
+        values = {p.symbol: p.exact for p in model.parameters}
         for key in ("x", "v"):
             given = self.mapping(raw.get(key, {}) or {}, f"initial.{key}")
             known = {c.name for c in model.coordinates}
@@ -443,13 +453,13 @@ class _Validator:
                         self.fail(where, "missing initial position")
                     out.append(0.0)
                     continue
-                e = self.expr(given[c.name], where, consts).subs(values)
-                try:
-                    value = float(e)
-                except (TypeError, ValueError):
+                e = self.expr(given[c.name], where, consts).xreplace(values)
+                if not e.is_number:
                     self.fail(where, "does not evaluate to a number")
-                if not math.isfinite(value):
-                    self.fail(where, f"number is not finite ({value})")
+                try:
+                    value = to_double(e)        # exact, rounded once (exact.py)
+                except NotANumber:
+                    self.fail(where, f"number is not finite or not real ({e})")
                 out.append(value)
             setattr(model, f"{key}0", out)
 

@@ -4,6 +4,8 @@
   generated file compiles for double and for float (sinf, sqrtf, ...) with no double arithmetic.
 - Small integer powers become products (x*x), other powers pow(); 1/2 powers sqrt().
 - No M_PI-style macros (not standard C): named constants print as their 17-digit value.
+- Every number is rounded to double once, from its exact value (exact.to_double): an exact
+  rational prints as its correctly rounded decimal (`MCS_R(0.08)`), an integer as an integer.
 - Anything the printer does not support is an error, never silently emitted text.
 """
 
@@ -12,6 +14,7 @@ from sympy.printing.c import C99CodePrinter
 from sympy.printing.precedence import precedence
 
 from .errors import McsError
+from .exact import to_double
 
 
 class McsCodePrinter(C99CodePrinter):
@@ -34,10 +37,25 @@ class McsCodePrinter(C99CodePrinter):
             raise McsError(f"internal: no C name for symbol {expr}") from None
 
     def _literal(self, value):
-        text = repr(float(value))
+        """A real constant: MCS_R(<shortest round-trip text of the correctly rounded double>)."""
+        text = repr(to_double(value))
         if "e" not in text and "." not in text and "inf" not in text:
             text += ".0"
         return f"MCS_R({text})"
+
+    def value(self, value):
+        """A constant outside expressions (initial state, defaults): exact integers as integers
+        (`0`, `1`), anything else as a literal."""
+        number = sp.Rational(value) if isinstance(value, (int, float)) else sp.sympify(value)
+        if number.is_Integer:
+            return str(int(number))
+        return self._literal(number)
+
+    def parenthesize(self, item, level, strict=False):
+        # a rational prints as one literal (MCS_R(0.06)), not as a quotient that needs brackets
+        if isinstance(item, sp.Rational) and not item.is_Integer and item > 0:
+            return self._print(item)
+        return super().parenthesize(item, level, strict)
 
     def _print_Float(self, expr):
         return self._literal(expr)
@@ -46,10 +64,10 @@ class McsCodePrinter(C99CodePrinter):
         return str(int(expr))
 
     def _print_Rational(self, expr):
-        return f"({self._literal(expr.p)}/{self._literal(expr.q)})"
+        return self._literal(expr)
 
     def _print_NumberSymbol(self, expr):
-        return self._literal(sp.N(expr, 20))
+        return self._literal(expr)
 
     _print_Pi = _print_NumberSymbol
     _print_Exp1 = _print_NumberSymbol
@@ -63,11 +81,11 @@ class McsCodePrinter(C99CodePrinter):
             prod = "*".join([b] * k) if k > 1 else b
             if exp > 0:
                 return prod if k == 1 else f"({prod})"
-            return f"{self._literal(1)}/({prod})"
+            return f"1/({prod})"
         if exp == sp.Rational(1, 2):
             return f"MCS_FN(sqrt)({self._print(base)})"
         if exp == -sp.Rational(1, 2):
-            return f"{self._literal(1)}/MCS_FN(sqrt)({self._print(base)})"
+            return f"1/MCS_FN(sqrt)({self._print(base)})"
         return f"MCS_FN(pow)({self._print(base)}, {self._print(exp)})"
 
     def _print_Abs(self, expr):

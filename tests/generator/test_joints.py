@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from mcsgen.bodies import SPATIAL_JOINTS, matrix_from_quaternion
+from mcsgen import bodies
+from mcsgen.bodies import SPATIAL_JOINTS
 from mcsgen.model import load_model
 
 DOFS = ("x", "y", "z", "Rx", "Ry", "Rz")
@@ -53,6 +54,20 @@ joints:
     return load_model(path)
 
 
+# numeric (float) views of the generator's exact geometry helpers, for the reference formulas
+def matrix_from_quaternion(q):
+    return np.array(bodies.matrix_from_quaternion([float(c) for c in q]), dtype=float)
+
+
+def frame_from_axis(axis):
+    return np.array(bodies.frame_from_axis([float(c) for c in axis]), dtype=float)
+
+
+def quaternion_from_matrix(R):
+    return np.array([float(c) for c in bodies.quaternion_from_matrix(
+        sp.Matrix(np.asarray(R, dtype=float)))])
+
+
 def joint_rows(model):
     return [c for c in model.constraints if c.name.startswith("J.")]
 
@@ -82,7 +97,6 @@ def moved(x0, dof, amount):
     """Move body a (coordinates 0..6) relative to b by `amount` along/about the frame axis of
     `dof`. At the start F1 and F2 coincide with world frame W = frame_from_axis(AXIS) at the
     joint point P (or at a's origin for the distance joint)."""
-    from mcsgen.bodies import frame_from_axis
     x = np.array(x0, float)
     W = frame_from_axis(AXIS)
     P = JOINT_POINT
@@ -171,7 +185,6 @@ def closed_form_jacobian(x, p1, p2, F1, F2, t_rows, r_rows, rho_t=None):
     r12 = Rb.T @ (ra + Ra @ p1 - rb - Rb @ p2)
     trans = np.hstack([RF2.T, -RF2.T @ Ra @ skew(p1), -RF2.T,
                        RF2.T @ Rb @ skew(p2) + RF2.T @ Rb @ skew(r12)])
-    from mcsgen.bodies import quaternion_from_matrix
     q1, q2 = quaternion_from_matrix(F1), quaternion_from_matrix(F2)
     rho1, rho2 = quat_mul(ea, q1), quat_mul(eb, q2)
     rel = quat_mul(np.array([rho2[0], *-rho2[1:]]), rho1)
@@ -189,7 +202,6 @@ def closed_form_jacobian(x, p1, p2, F1, F2, t_rows, r_rows, rho_t=None):
                                            "spherical", "planar", "parallel", "orthogonal")] +
                          [("revolute", "{angle: '0.3*t + 0.1*t**2'}")])
 def test_jacobian_equals_003_closed_form(tmp_path, jtype, drive):
-    from mcsgen.bodies import frame_from_axis
     model = two_body_model(tmp_path, jtype, drive)
     rows = joint_rows(model)
     names = [r.name.split(".")[1] for r in rows]

@@ -1,0 +1,117 @@
+"""Exact numbers: why the generated C is the same on every machine (README, "Deterministic output").
+
+Every number the generator writes is computed without machine floating point:
+
+- a number in a model file is the exact rational of its decimal text (`0.08` is 8/100);
+- geometry (joint points and frames in body coordinates, rotations, quaternions) is SymPy's exact
+  arithmetic on those numbers, with exact `pi`, `sqrt`, `sin`, `cos`;
+- an irrational constant enters a symbolic expression as a `DIGITS`-digit Float (`coefficient`),
+  the initial-velocity solve runs in `DIGITS`-digit mpmath, and a value is rounded to double
+  once, when it is printed (`to_double`, correctly rounded through integer arithmetic).
+
+SymPy's and mpmath's arithmetic is integer arithmetic in Python: it gives the same digits on every
+CPU, BLAS and thread count. numpy, scipy and `math` may still make yes/no decisions (is this
+inertia positive definite, which rows are independent), never a number that is emitted.
+
+A value computed with 40 digits can carry noise of about 1e-40 where the exact value is simple
+(a product of two rounded radicals that is exactly 1, a sum that is exactly 0). `snap` returns the
+simple rational when the value is within `SNAP` (relative) of one with a small denominator:
+a 1e-30 coincidence with such a rational does not happen for the numbers of a mechanism file.
+"""
+
+from decimal import Decimal
+from fractions import Fraction
+
+import sympy as sp
+
+DIGITS = 40                 # digits of the Floats that carry irrational constants
+EVAL_DIGITS = 60            # digits used to evaluate an exact expression before snapping
+SNAP = sp.Rational(1, 10**30)
+MAX_DENOMINATOR = 10**6
+
+
+class NotANumber(ValueError):
+    """The expression does not evaluate to a finite real number."""
+
+
+def from_literal(value):
+    """An int, a float or a numeral's text as the exact SymPy number its decimal digits say.
+
+    A float is taken as its shortest round-trip text (`repr`), which is the decimal the author
+    wrote for every number with at most 17 significant digits."""
+    if isinstance(value, bool):
+        raise TypeError("a boolean is not a number")
+    if isinstance(value, int):
+        return sp.Integer(value)
+    text = repr(value) if isinstance(value, float) else str(value).replace("_", "")
+    frac = Fraction(Decimal(text))
+    return sp.Rational(frac.numerator, frac.denominator)
+
+
+def approx(expr, digits=EVAL_DIGITS):
+    """`expr` (an exact SymPy number) as a Float of `digits` digits; NotANumber if it is not a
+    finite real number."""
+    expr = sp.sympify(expr)
+    if not expr.is_number:
+        raise NotANumber(f"'{expr}' is not a number")
+    if expr.is_Rational:
+        return sp.Float(expr, digits)
+    value = expr.evalf(digits)
+    if not value.is_Number:                       # complex, or a non-numeric leftover
+        re, im = value.as_real_imag()
+        if im.is_Number and abs(im) < SNAP and re.is_Number:
+            value = re
+        else:
+            raise NotANumber(f"'{expr}' is not a real number")
+    if value in (sp.oo, -sp.oo, sp.zoo, sp.nan) or not value.is_finite:
+        raise NotANumber(f"'{expr}' is not finite")
+    return sp.Float(value, digits)
+
+
+def snap(expr):
+    """The exact rational `expr` is, if it is one (or within SNAP of a rational with a small
+    denominator); else None."""
+    expr = sp.sympify(expr)
+    if expr.is_Rational:
+        return expr
+    value = sp.Rational(approx(expr))              # the exact value of the binary Float
+    scale = max(sp.Integer(1), abs(value))
+    near = Fraction(value.p, value.q).limit_denominator(MAX_DENOMINATOR)
+    if abs(value - sp.Rational(near.numerator, near.denominator)) <= SNAP * scale:
+        return sp.Rational(near.numerator, near.denominator)
+    return None
+
+
+def coefficient(expr):
+    """A number ready to enter a symbolic expression: the exact Rational when it is one, else
+    a DIGITS-digit Float."""
+    rational = snap(expr)
+    if rational is not None:
+        return rational
+    return sp.Float(approx(expr), DIGITS)
+
+
+def to_double(expr):
+    """`expr` rounded once to the nearest double (correctly rounded, machine-independent)."""
+    expr = sp.sympify(expr)
+    rational = snap(expr)
+    if rational is None:
+        rational = sp.Rational(approx(expr))
+    return float(Fraction(int(rational.p), int(rational.q)))   # int/int division is exact
+
+
+def sign(expr):
+    """-1, 0 or 1: the sign of an exact number (0 within SNAP of zero)."""
+    rational = snap(expr)
+    value = rational if rational is not None else approx(expr)
+    return 0 if value == 0 else (1 if value > 0 else -1)
+
+
+def clean(expr):
+    """`expr` with every Float coefficient replaced by its exact rational when it is one (the
+    40-digit noise of products of rounded constants), so that exact zeros vanish and exact ones
+    print as 1."""
+    floats = expr.atoms(sp.Float) if isinstance(expr, sp.Basic) else ()
+    if not floats:
+        return expr
+    return expr.xreplace({f: coefficient(f) for f in floats})
