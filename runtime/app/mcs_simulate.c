@@ -152,7 +152,7 @@ static void record(run_info *ri, mcs_sim *sim, mcs_real t, const mcs_real *x, co
 
 static void record_current(run_info *ri, mcs_sim *sim)
 {
-    mcs_sim_minimal(sim, qbuf, qdbuf);
+    (void)mcs_sim_minimal(sim, qbuf, qdbuf); /* cannot fail: valid arguments */
     record(ri, sim, sim->cur.t, sim->cur.x, sim->cur.v, qbuf, qdbuf, sim->cur.r, sim->cur.R,
            sim->cur.Q);
 }

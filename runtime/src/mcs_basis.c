@@ -3,7 +3,7 @@
 
 #include "mcs_linalg.h"
 
-int mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol,
+mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol,
                  mcs_real *Q, mcs_real *R, int *piv, int *rank, mcs_real *work)
 {
     const int k = MCS_BASIS_K(n, m);
@@ -18,7 +18,7 @@ int mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol,
             R[i + j * n] = A[j + i * lda];
     info = mcs_la_qr_pivoted(n, m, R, n, piv, tau, lawork, lwork);
     if (info != 0)
-        return info;
+        return MCS_ERR_LINALG;
     if (kmin > 0) {
         const mcs_real r11 = MCS_FN(fabs)(R[0]);
         for (i = 0; i < kmin; ++i) {
@@ -34,10 +34,10 @@ int mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol,
             Q[i + j * n] = (j < kmin && i > j) ? R[i + j * n] : 0;
     info = mcs_la_qr_form_q(n, kmin, Q, n, tau, lawork, lwork);
     *rank = r;
-    return info;
+    return info == 0 ? MCS_OK : MCS_ERR_LINALG;
 }
 
-int mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
+mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
                         const int *piv, const mcs_real *A_dot, mcs_real h, mcs_continuation kind,
                         mcs_real *Tpred, mcs_real *work, int *iwork)
 {
@@ -51,7 +51,7 @@ int mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *
     (void)m;
     if (kind == MCS_CONT_OFF || kind == MCS_CONT_NONE || r == 0 || f == 0) {
         mcs_mat_copy(n, f, T, n, Tpred, n);
-        return 0;
+        return MCS_OK;
     }
     /* J = Q^T A_dot_S^T: column j is Q^T (row piv[j] of A_dot) */
     for (j = 0; j < r; ++j)
@@ -67,7 +67,7 @@ int mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *
         /* T~ = T - h U Omega_s^T */
         mcs_mat_copy(n, f, T, n, Tpred, n);
         mcs_mat_gemm(0, 1, n, f, r, -h, U, n, J + r, n, 1, Tpred, n);
-        return 0;
+        return MCS_OK;
     }
     /* Omega = [[Omega_ns, -Omega_s^T], [Omega_s, 0]] scaled by h */
     for (j = 0; j < n; ++j)
@@ -84,10 +84,10 @@ int mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *
         }
     }
     if (mcs_mat_expm(n, omega, E, scratch, iwork) != 0)
-        return -1;
+        return MCS_ERR_LINALG;
     /* T~ = (Q E)[:, r:] = Q E[:, r:] */
     mcs_mat_gemm(0, 0, n, f, n, 1, Q, n, E + r * n, n, 0, Tpred, n);
-    return 0;
+    return MCS_OK;
 }
 
 /* Orthogonal polar factor of a square x (k x k) in place by the Newton-Schulz iteration
@@ -116,7 +116,7 @@ static int polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
     return -1;
 }
 
-int mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
+mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
                     mcs_real *Tout, mcs_real *work)
 {
     const int g = f_old < f_new ? f_old : f_new;
@@ -130,22 +130,22 @@ int mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mc
     int info;
     if (g == 0) {
         mcs_mat_copy(n, f_new, That, n, Tout, n);
-        return 0;
+        return MCS_OK;
     }
     mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);
     if (f_old == f_new && polar_newton_schulz(g, C, W, Vt) == 0) {
         /* Tout = That Up^T with Up = W V^T the orthogonal polar factor of C (now in C) */
         mcs_mat_gemm(0, 1, n, g, g, 1, That, n, C, g, 0, Tout, n);
-        return 0;
+        return MCS_OK;
     }
     mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);
     info = mcs_la_svd(g, f_new, C, g, sv, W, g, Vt, f_new, lawork, MCS_LA_LWORK(k));
     if (info != 0)
-        return info;
+        return MCS_ERR_LINALG;
     /* V_Wt = V[:, :g] W^T  (f_new x g);  Tout[:, :g] = That V_Wt */
     mcs_mat_gemm(1, 1, f_new, g, g, 1, Vt, f_new, W, g, 0, V_Wt, f_new);
     mcs_mat_gemm(0, 0, n, g, f_new, 1, That, n, V_Wt, f_new, 0, Tout, n);
     if (f_new > g) /* Tout[:, g:] = That V[:, g:] = That (Vt[g:, :])^T */
         mcs_mat_gemm(0, 1, n, f_new - g, f_new, 1, That, n, Vt + g, f_new, 0, Tout + g * n, n);
-    return 0;
+    return MCS_OK;
 }

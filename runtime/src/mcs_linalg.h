@@ -9,7 +9,6 @@
 #ifndef MCS_LINALG_H
 #define MCS_LINALG_H
 
-#include "mcs/mcs_basis.h"
 #include "mcs/mcs_config.h"
 
 /* Real workspace (entries) that every mcs_la_* call below accepts for matrices of order <= k. */

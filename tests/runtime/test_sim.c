@@ -183,7 +183,11 @@ static void test_redundant_rank_and_motion(void **state)
     assert_int_equal(sim.cur.r, 1);
     assert_int_equal(mcs_sim_advance(&sim, 1.0), MCS_OK);
     assert_int_equal(sim.cur.r, 1);
-    assert_true(mcs_sim_constraint_norm(&sim) < 1e-14);
+    {
+        mcs_real cn = -1;
+        assert_int_equal(mcs_sim_constraint_norm(&sim, &cn), MCS_OK);
+        assert_true(cn >= 0 && cn < 1e-14);
+    }
 }
 
 static void test_status_codes(void **state)
@@ -192,17 +196,21 @@ static void test_status_codes(void **state)
     mcs_model wrong_abi = spatial_pendulum_model;
     mcs_sim sim;
     mcs_options opt;
+    size_t need = 0, ineed = 0;
     int s;
     (void)state;
-    mcs_options_default(&opt, md);
+    assert_int_equal(mcs_options_default(NULL, md), MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_options_default(&opt, md), MCS_OK);
+    assert_int_equal(mcs_sim_workspace_size(3, 1, &need, &ineed), MCS_OK);
+    assert_int_equal(mcs_sim_workspace_size(0, 1, &need, &ineed), MCS_ERR_ARGUMENT);
     assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work,
-                                  mcs_sim_work_size(3, 1) - 1, iwork, 1000),
+                                  need - 1, iwork, 1000),
                      MCS_ERR_WORKSPACE);
     assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work,
-                                  mcs_sim_work_size(3, 1), iwork, mcs_sim_iwork_size(3, 1) - 1),
+                                  need, iwork, ineed - 1),
                      MCS_ERR_WORKSPACE);
     assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work,
-                                  mcs_sim_work_size(3, 1), iwork, mcs_sim_iwork_size(3, 1)),
+                                  need, iwork, ineed),
                      MCS_OK);
     wrong_abi.abi_version = MCS_MODEL_ABI_VERSION + 1;
     assert_int_equal(mcs_sim_init(&sim, &wrong_abi, &spatial_pendulum_default_params, &opt,
@@ -228,6 +236,45 @@ static void test_status_codes(void **state)
     for (s = 0; s < MCS_NSTATUS; ++s)
         assert_true(strlen(mcs_status_str((mcs_status)s)) > 1);
     assert_string_equal(mcs_status_str(MCS_NSTATUS), "unknown status");
+}
+
+/* The compile-time size macros equal what the carver counts from the layout itself. */
+static void test_workspace_macros_equal_the_layout(void **state)
+{
+    int n, m;
+    (void)state;
+    for (n = 1; n <= 40; ++n)
+        for (m = 0; m <= 45; ++m) {
+            size_t reals = 0, ints = 0;
+            assert_int_equal(mcs_sim_workspace_size(n, m, &reals, &ints), MCS_OK);
+            assert_int_equal(reals, (size_t)MCS_SIM_WORK_SIZE(n, m));
+            assert_int_equal(ints, (size_t)MCS_SIM_IWORK_SIZE(n, m));
+        }
+}
+
+/* Queries check their arguments first and report through a status. */
+static void test_queries_return_status(void **state)
+{
+    const mcs_model *md = &spatial_pendulum_model;
+    mcs_sim sim;
+    mcs_options opt;
+    mcs_real q[3], qd[3], kin = -1, pot = -1, cn = -1, x[3], v[3];
+    (void)state;
+    assert_int_equal(mcs_options_default(&opt, md), MCS_OK);
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    assert_int_equal(mcs_sim_minimal(NULL, q, qd), MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_sim_minimal(&sim, q, qd), MCS_OK);
+    assert_int_equal(mcs_sim_energy(&sim, NULL, &pot), MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_sim_energy(&sim, &kin, &pot), MCS_OK);
+    assert_true(kin > 0);
+    assert_int_equal(mcs_sim_constraint_norm(NULL, &cn), MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_sim_constraint_norm(&sim, &cn), MCS_OK);
+    assert_true(cn >= 0 && cn < 1e-14);
+    assert_int_equal(mcs_sim_dense(NULL, 0, x, v, NULL, NULL), MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_sim_dense(&sim, 0, NULL, v, NULL, NULL), MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_sim_dense(&sim, 0, x, v, NULL, NULL), MCS_ERR_NO_DENSE);
 }
 
 static void test_dense_output_matches_steps(void **state)
@@ -271,6 +318,8 @@ int main(void)
         cmocka_unit_test(test_redundant_rank_and_motion),
         cmocka_unit_test(test_status_codes),
         cmocka_unit_test(test_dense_output_matches_steps),
+        cmocka_unit_test(test_workspace_macros_equal_the_layout),
+        cmocka_unit_test(test_queries_return_status),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

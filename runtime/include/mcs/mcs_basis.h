@@ -9,6 +9,7 @@
 #define MCS_BASIS_H
 
 #include "mcs_config.h"
+#include "mcs_status.h"
 
 typedef enum mcs_continuation {
     MCS_CONT_EXP = 0,   /* predictor Q exp(h Omega), diagonal Padé */
@@ -16,10 +17,6 @@ typedef enum mcs_continuation {
     MCS_CONT_NONE = 2,  /* no predictor: T~ = T (polar alignment only) */
     MCS_CONT_OFF = 3    /* traditional QR: T = T^ of each new factorization */
 } mcs_continuation;
-
-/* Real workspace that every linear-algebra call of either backend accepts for matrices of
- * order <= k (LAPACK's blocked routines with block size 64; the portable Jacobi SVD's 3 k^2). */
-#define MCS_LINALG_LWORK(k) (3 * (k) * (k) + 66 * ((k) + 1) + 8 * (k) + 16)
 
 /* Real workspace of mcs_qr_basis / mcs_predict_tangent / mcs_align_basis for n coordinates and
  * m constraints. */
@@ -33,16 +30,18 @@ typedef enum mcs_continuation {
 /* Factor A^T P = Q R for A (m x n, lda >= m).
  * Out: Q (n x n, ld n) orthogonal; R (n x m, ld n) with R in its upper triangle; piv (m) the
  * 0-based pivot order (piv[0..r-1] = S, the independent rows); *rank = number of leading
- * |R_ii| > rank_tol |R_11|. work: MCS_BASIS_WORK_SIZE(n, m) reals. Returns 0 or a LAPACK info. */
-int mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol,
+ * |R_ii| > rank_tol |R_11|. work: MCS_BASIS_WORK_SIZE(n, m) reals. Returns MCS_OK, or
+ * MCS_ERR_LINALG when LAPACK reports an error. */
+mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol,
                  mcs_real *Q, mcs_real *R, int *piv, int *rank, mcs_real *work);
 
 /* Predict the tangent basis after a step h (SPEC §3 steps 1-4).
  * In: Q (n x n) = [U T] at the start (T continued), R (n x m, ld n) and piv (m) from the start
  * factorization, rank r, A_dot (m x n, ld m) at the start state.
  * Out: Tpred (n x f, ld n), f = n - r. work: MCS_BASIS_WORK_SIZE, iwork: MCS_BASIS_IWORK_SIZE.
- * kind MCS_CONT_OFF or MCS_CONT_NONE copies T. Returns 0, or nonzero when exp fails. */
-int mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
+ * kind MCS_CONT_OFF or MCS_CONT_NONE copies T. Returns MCS_OK, or MCS_ERR_LINALG when the
+ * exponential fails. */
+mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
                         const int *piv, const mcs_real *A_dot, mcs_real h, mcs_continuation kind,
                         mcs_real *Tpred, mcs_real *work, int *iwork);
 
@@ -50,8 +49,9 @@ int mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *
  * orthonormal columns. With g = min(f_old, f_new) and SVD  Tpred[:, :g]^T That = W S V^T:
  *   Tout[:, :g] = That V[:, :g] W^T   (the recombination of That closest to the prediction)
  *   Tout[:, g:] = That V[:, g:]       (new motions when f_new > f_old)
- * Tout (n x f_new) must not alias the inputs. work: MCS_BASIS_WORK_SIZE(n, 0) reals. */
-int mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
+ * Tout (n x f_new) must not alias the inputs. work: MCS_BASIS_WORK_SIZE(n, 0) reals. Returns
+ * MCS_OK, or MCS_ERR_LINALG when the SVD fails. */
+mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
                     mcs_real *Tout, mcs_real *work);
 
 #endif /* MCS_BASIS_H */

@@ -28,4 +28,9 @@ typedef double mcs_real;
 
 #define MCS_VERSION_STRING "0.1.0"
 
+/* Real workspace that every linear-algebra call of either backend accepts for matrices of
+ * order <= k (LAPACK's blocked routines with block size 64; the portable Jacobi SVD's 3 k^2).
+ * Public because the workspace macros of mcs_basis.h and mcs_sim.h are built on it. */
+#define MCS_LINALG_LWORK(k) (3 * (k) * (k) + 66 * ((k) + 1) + 8 * (k) + 16)
+
 #endif /* MCS_CONFIG_H */

@@ -28,11 +28,13 @@ typedef enum mcs_method {
     MCS_METHOD_DOPRI5 = 1 /* Dormand-Prince 5(4) with error control and dense output */
 } mcs_method;
 
-/* Workspace (number of mcs_real / int entries) for a model with n coordinates and m constraints. */
+/* Workspace (number of mcs_real / int entries) for a model with n coordinates and m constraints,
+ * as compile-time constants for static allocation. They equal what mcs_sim_workspace_size counts
+ * from the layout itself (a test checks it for many n, m). */
 #define MCS_SIM_K(n, m) MCS_BASIS_K(n, m)
 #define MCS_SIM_WORK_SIZE(n, m) \
-    (29 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 52 * MCS_SIM_K(n, m) + MCS_BASIS_WORK_SIZE(n, m))
-#define MCS_SIM_IWORK_SIZE(n, m) (8 * MCS_SIM_K(n, m))
+    (18 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 40 * MCS_SIM_K(n, m) + MCS_BASIS_WORK_SIZE(n, m))
+#define MCS_SIM_IWORK_SIZE(n, m) (4 * MCS_SIM_K(n, m) + MCS_BASIS_IWORK_SIZE(n, m))
 
 typedef struct mcs_options {
     mcs_method method;
@@ -130,12 +132,15 @@ typedef struct mcs_sim {
     } w;
 } mcs_sim;
 
-/* Defaults: the model's simulation settings, rank_tol 1e-9, newton_tol 1e-13, 25 iterations. */
-void mcs_options_default(mcs_options *opt, const mcs_model *model);
+/* Defaults: the model's simulation settings (method, continuation, h, rtol, atol; model may be
+ * NULL), h_min 1e-12, rank_tol 1e-9, newton_tol 500 eps, 25 iterations, chart_pivot_min 1e-8,
+ * sing_watch 0.05, sing_tol 1e-6, chart_tol 1e-4 (the tolerances never below a few hundred eps of
+ * mcs_real). */
+mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model);
 
-/* Size of the workspace (reals, ints) that mcs_sim_init needs; equal to the macros above. */
-size_t mcs_sim_work_size(int n, int m);
-size_t mcs_sim_iwork_size(int n, int m);
+/* Size of the workspace that mcs_sim_init needs: *reals mcs_real and *ints int entries (equal to
+ * the MCS_SIM_*_SIZE macros). */
+mcs_status mcs_sim_workspace_size(int n, int m, size_t *reals, size_t *ints);
 
 /* Bind a model, its parameters (kept by pointer) and options to caller-owned workspace. */
 mcs_status mcs_sim_init(mcs_sim *sim, const mcs_model *model, const void *params,
@@ -172,12 +177,13 @@ mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, cons
                                mcs_real *lambda);
 
 /* Projected coordinates of the current state: q = T^T x, qd = T^T v (f = n - r entries each). */
-void mcs_sim_minimal(const mcs_sim *sim, mcs_real *q, mcs_real *qd);
+mcs_status mcs_sim_minimal(const mcs_sim *sim, mcs_real *q, mcs_real *qd);
 
-/* |c(x, t)|_inf of the current state. */
-mcs_real mcs_sim_constraint_norm(mcs_sim *sim);
+/* *norm = |c(x, t)|_inf of the current state. */
+mcs_status mcs_sim_constraint_norm(mcs_sim *sim, mcs_real *norm);
 
-/* Kinetic energy T (the model's kinetic kernel) and potential V (0 when the model has none) of the current state. */
-void mcs_sim_energy(mcs_sim *sim, mcs_real *kinetic, mcs_real *potential);
+/* Kinetic energy T (the model's kinetic kernel) and potential V (0 when the model has none) of
+ * the current state. */
+mcs_status mcs_sim_energy(mcs_sim *sim, mcs_real *kinetic, mcs_real *potential);
 
 #endif /* MCS_SIM_H */

@@ -1,0 +1,220 @@
+/* mcs_chart.c - frames (factorization, rank, basis continuation) and the chart: its map from
+ * projected coordinates to the constraint manifold and the Maggi-Kane ODE on it (SPEC §2-§4). */
+
+#include "mcs_sim_internal.h"
+
+/* |R_{r-1, r-1}| / |R_00| of a factored frame (1 when r = 0): how far from losing rank r. */
+mcs_real mcs_frame_ratio(const mcs_sim *s, const mcs_frame *fr, int r)
+{
+    const mcs_real r00 = MCS_FN(fabs)(fr->R[0]);
+    if (r <= 0 || s->m == 0 || !(r00 > 0))
+        return 1;
+    return MCS_FN(fabs)(fr->R[(r - 1) + (r - 1) * s->n]) / r00;
+}
+
+/* A(x, t)^T P = Q R into fr (Q = the fresh Q^). */
+mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr)
+{
+    int info;
+    if (s->m > 0)
+        s->model->A(fr->x, fr->t, s->params, s->w.A);
+    info = mcs_qr_basis(s->n, s->m, s->w.A, MAX2(s->m, 1), s->opt.rank_tol, fr->Q, fr->R, fr->piv,
+                        &fr->r, s->w.basis_work);
+    s->stats.factorizations++;
+    fr->sigma = mcs_frame_ratio(s, fr, fr->r);
+    return info == 0 ? MCS_OK : MCS_ERR_LINALG;
+}
+
+/* Load the state (t, x, v) into the probe frame and factor it there. */
+mcs_status mcs_probe_factor(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v)
+{
+    int i;
+    s->probe.t = t;
+    for (i = 0; i < s->n; ++i) {
+        s->probe.x[i] = x[i];
+        s->probe.v[i] = v[i];
+    }
+    return mcs_frame_factor(s, &s->probe);
+}
+
+/* fr has been factored (Q = [U^ T^]); replace its T by the basis continued from the chart `from`
+ * over h (SPEC §3). */
+mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real h, mcs_frame *to)
+{
+    const int n = s->n, f_old = n - from->r, f_new = n - to->r;
+    if (s->opt.continuation == MCS_CONT_OFF)
+        return MCS_OK;
+    if (s->m > 0 && s->opt.continuation != MCS_CONT_NONE)
+        s->model->A_dot(from->x, from->v, from->t, s->params, s->w.A_dot);
+    if (mcs_predict_tangent(n, s->m, from->r, from->Q, from->R, from->piv, s->w.A_dot, h,
+                            s->opt.continuation, s->w.Tpred, s->w.basis_work,
+                            s->w.basis_iwork) != 0)
+        return MCS_ERR_LINALG;
+    mcs_mat_copy(n, f_new, to->Q + to->r * n, n, s->w.That, n);
+    if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, to->Q + to->r * n,
+                        s->w.basis_work) != 0)
+        return MCS_ERR_LINALG;
+    return MCS_OK;
+}
+
+/* ---------------------------------------------------------------- the chart (SPEC §4) */
+
+/* y0 = (0, T^T v_k) on the chart of s->cur; resets the Newton warm start. */
+void mcs_chart_start(mcs_sim *s, mcs_real *y0)
+{
+    const int n = s->n, r = s->cur.r, f = n - r;
+    int i;
+    for (i = 0; i < f; ++i)
+        y0[i] = 0;
+    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.Q + r * n, n, s->cur.v, n, 0, y0 + f, MAX2(f, 1));
+    for (i = 0; i < r; ++i)
+        s->w.p[i] = 0;
+}
+
+/* G = A_S U (r x r) from s->w.A, LU-factored in place; fails on a (nearly) singular factor. */
+static mcs_status factor_G(mcs_sim *s, const mcs_frame *ch)
+{
+    const int n = s->n, m = s->m, r = ch->r;
+    mcs_real *G = s->w.G, pmax = 0, pmin;
+    int i, j, l;
+    for (j = 0; j < r; ++j)
+        for (i = 0; i < r; ++i) {
+            mcs_real sum = 0;
+            for (l = 0; l < n; ++l)
+                sum += s->w.A[ch->piv[i] + l * m] * ch->Q[l + j * n];
+            G[i + j * r] = sum;
+        }
+    if (mcs_la_lu(r, G, r, s->w.ipiv) < 0)
+        return MCS_ERR_LINALG;
+    for (i = 0; i < r; ++i)
+        pmax = MAX2(pmax, MCS_FN(fabs)(G[i + i * r]));
+    pmin = pmax;
+    for (i = 0; i < r; ++i)
+        pmin = MIN2(pmin, MCS_FN(fabs)(G[i + i * r]));
+    if (!(pmin > s->opt.chart_pivot_min * pmax))
+        return MCS_ERR_SINGULAR_CHART;
+    s->w.g_cond = pmax / pmin;
+    if (s->w.g_cond > s->w.g_cond_max)
+        s->w.g_cond_max = s->w.g_cond;
+    return MCS_OK;
+}
+
+/* out (n) = U G^-1 b_S, where b (m) is a constraint-row vector; uses s->w.tmp. */
+static void apply_U_Ginv(mcs_sim *s, const mcs_frame *ch, const mcs_real *b, mcs_real *out)
+{
+    const int n = s->n, r = ch->r;
+    int i;
+    for (i = 0; i < r; ++i)
+        s->w.tmp[i] = b[ch->piv[i]];
+    mcs_la_lu_solve(r, 1, s->w.G, r, s->w.ipiv, s->w.tmp, MAX2(r, 1));
+    mcs_mat_gemm(0, 0, n, 1, r, 1, ch->Q, n, s->w.tmp, MAX2(r, 1), 0, out, n);
+}
+
+/* Position and velocity of the chart at (q, qd, t): x = x_k + T q + U p with c_S(x, t) = 0 by
+ * Newton on p (warm-started from s->w.p), Phi = (I - U G^-1 A_S) T, v = Phi qd - U G^-1 c_S,t.
+ * Leaves A, the LU of G and Phi at x in the scratch for the dynamics. */
+mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *qd,
+                            mcs_real t, mcs_real *x, mcs_real *v)
+{
+    const int n = s->n, m = s->m, r = ch->r, f = n - r;
+    const mcs_real *U = ch->Q, *T = ch->Q + r * n;
+    mcs_real *p = s->w.p, *Phi = s->w.Phi;
+    const mcs_real tol = s->opt.newton_tol * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, ch->x));
+    mcs_real tol_it = tol;
+    int i, it;
+    mcs_status st;
+    for (it = 0;; ++it) {
+        mcs_real dp_norm;
+        for (i = 0; i < n; ++i)
+            x[i] = ch->x[i];
+        mcs_mat_gemm(0, 0, n, 1, f, 1, T, n, q, MAX2(f, 1), 1, x, n);
+        mcs_mat_gemm(0, 0, n, 1, r, 1, U, n, p, MAX2(r, 1), 1, x, n);
+        if (m == 0)
+            break;
+        s->model->A(x, t, s->params, s->w.A);
+        if (r == 0)
+            break;
+        s->model->c(x, t, s->params, s->w.c);
+        if ((st = factor_G(s, ch)) != MCS_OK)
+            return st;
+        for (i = 0; i < r; ++i)
+            s->w.tmp[i] = -s->w.c[ch->piv[i]];
+        mcs_la_lu_solve(r, 1, s->w.G, r, s->w.ipiv, s->w.tmp, r);
+        dp_norm = mcs_vec_max_abs(r, s->w.tmp);
+        if (dp_norm < 0)
+            return MCS_ERR_NONFINITE;
+        /* Near a singular configuration G is ill-conditioned and |dp| cannot fall below about
+         * about 20 eps cond(G) (the tolerance is 500 eps): it follows the pivot-ratio condition
+         * estimate. Stages whose factor is worse than 1 / chart_pivot_min fail (SPEC rule 2). */
+        tol_it = tol * MIN2(MCS_R(1e6), MAX2(MCS_R(1.0), s->w.g_cond * MCS_R(0.04)));
+        for (i = 0; i < r; ++i)
+            p[i] += s->w.tmp[i];
+        s->stats.newton_iterations++;
+        if (dp_norm <= tol_it) {
+            /* the last correction is below tolerance: apply it to x. A and G (for Phi and v) stay
+             * at the previous iterate, |dp| <= tol away; stopping earlier on an error estimate
+             * would leave them O(|dp|) off and cost accuracy (measured: RK4 order test) */
+            mcs_mat_gemm(0, 0, n, 1, r, 1, U, n, s->w.tmp, r, 1, x, n);
+            break;
+        }        if (it + 1 >= s->opt.newton_max_iter)
+            return MCS_ERR_NEWTON;
+    }
+    /* Phi = T - U G^-1 (A_S T) */
+    mcs_mat_copy(n, f, T, n, Phi, n);
+    if (r > 0 && f > 0) {
+        mcs_real *Z = s->w.Z;
+        int j, l;
+        for (j = 0; j < f; ++j)
+            for (i = 0; i < r; ++i) {
+                mcs_real sum = 0;
+                for (l = 0; l < n; ++l)
+                    sum += s->w.A[ch->piv[i] + l * m] * T[l + j * n];
+                Z[i + j * r] = sum;
+            }
+        mcs_la_lu_solve(r, f, s->w.G, r, s->w.ipiv, Z, r);
+        mcs_mat_gemm(0, 0, n, f, r, -1, U, n, Z, r, 1, Phi, n);
+    }
+    /* v = Phi qd - U G^-1 c_S,t */
+    mcs_mat_gemm(0, 0, n, 1, f, 1, Phi, n, qd, MAX2(f, 1), 0, v, n);
+    if (r > 0) {
+        s->model->c_t(x, t, s->params, s->w.c_t);
+        apply_U_Ginv(s, ch, s->w.c_t, s->w.rhs);
+        for (i = 0; i < n; ++i)
+            v[i] -= s->w.rhs[i];
+    }
+    return MCS_OK;
+}
+
+/* ydot = (qd, qdd) at y = (q, qd): (Phi^T M Phi) qdd = Phi^T (f - M beta), beta = U G^-1 gamma_S. */
+mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
+                            mcs_real *ydot)
+{
+    const int n = s->n, r = ch->r, f = n - r;
+    mcs_real *x = s->w.xs, *v = s->w.vs, *rhs = s->w.rhs;
+    mcs_status st;
+    int i;
+    s->stats.evaluations++;
+    if ((st = mcs_chart_map(s, ch, y, y + f, t, x, v)) != MCS_OK)
+        return st;
+    s->model->M(x, t, s->params, s->w.M);
+    s->model->f(x, v, t, s->params, s->w.f);
+    for (i = 0; i < n; ++i)
+        rhs[i] = s->w.f[i];
+    if (r > 0) {
+        /* rhs = f - M beta */
+        s->model->gamma(x, v, t, s->params, s->w.gamma);
+        apply_U_Ginv(s, ch, s->w.gamma, s->w.Z /* n scratch, Z is free after mcs_chart_map */);
+        mcs_mat_gemm(0, 0, n, 1, n, -1, s->w.M, n, s->w.Z, n, 1, rhs, n);
+    }
+    mcs_mat_gemm(0, 0, n, f, n, 1, s->w.M, n, s->w.Phi, n, 0, s->w.MPhi, n);
+    mcs_mat_gemm(1, 0, f, f, n, 1, s->w.Phi, n, s->w.MPhi, n, 0, s->w.Mred, MAX2(f, 1));
+    for (i = 0; i < f; ++i)
+        ydot[i] = y[f + i];
+    mcs_mat_gemm(1, 0, f, 1, n, 1, s->w.Phi, n, rhs, n, 0, ydot + f, MAX2(f, 1));
+    if (mcs_la_cholesky(f, s->w.Mred, MAX2(f, 1)) != 0)
+        return MCS_ERR_MASS_NOT_PD;
+    mcs_la_cholesky_solve(f, 1, s->w.Mred, MAX2(f, 1), ydot + f, MAX2(f, 1));
+    if (mcs_vec_max_abs(2 * f, ydot) < 0)
+        return MCS_ERR_NONFINITE;
+    return MCS_OK;
+}

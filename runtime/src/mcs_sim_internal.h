@@ -1,0 +1,88 @@
+/* mcs_sim_internal.h - what the simulator's modules share (internal: not a public header).
+ *
+ * The simulator (mcs/mcs_sim.h) is split by job:
+ *   mcs_sim.c        options, workspace layout (one carver, which also counts), init, queries
+ *   mcs_chart.c      factorization of frames, basis continuation, the chart map and its ODE
+ *                    (SPEC §2-§4)
+ *   mcs_assembly.c   consistent initial state (mcs_sim_set_state)
+ *   mcs_integrate.c  RK4 and DOPRI5 stages on the frozen chart of s->cur, and dense output
+ *   mcs_step.c       the step policy: RK4 grid, DOPRI5 control, retakes near singular points,
+ *                    acceptance (mcs_sim_step, mcs_sim_advance)
+ *   mcs_events.c     singular configurations inside an accepted step (SPEC §6)
+ *   mcs_reactions.c  constraint multipliers (mcs_sim_multipliers)
+ *
+ * Scratch: the buffers in s->w are shared, and each function below says which ones it writes and
+ * which results it leaves valid for its caller. A function may overwrite any buffer it lists;
+ * nothing else is touched. "chart scratch" means: A, c, c_t, G and ipiv (the LU of A_S U), Z,
+ * Phi, rhs, tmp and the Newton warm start p.
+ */
+#ifndef MCS_SIM_INTERNAL_H
+#define MCS_SIM_INTERNAL_H
+
+#include "mcs/mcs_sim.h"
+
+#include "mcs_linalg.h"
+
+#define MAX2(a, b) ((a) > (b) ? (a) : (b))
+#define MIN2(a, b) ((a) < (b) ? (a) : (b))
+
+/* ---- mcs_chart.c ---- */
+
+/* |R_{r-1, r-1}| / |R_00| of a factored frame (1 when r = 0): how far from losing rank r. */
+mcs_real mcs_frame_ratio(const mcs_sim *s, const mcs_frame *fr, int r);
+
+/* A(fr->x, fr->t)^T P = Q R into fr (Q = the fresh Q^), rank and sigma. Writes w.A (left valid:
+ * A at the frame) and w.basis_work. */
+mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr);
+
+/* Loads (t, x, v) into s->probe and factors it there (as mcs_frame_factor). */
+mcs_status mcs_probe_factor(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v);
+
+/* `to` has been factored (Q = [U^ T^]); replaces its T by the basis continued from the chart
+ * `from` over h (SPEC §3). Writes w.A_dot, w.Tpred, w.That, w.basis_work, w.basis_iwork. */
+mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real h,
+                                    mcs_frame *to);
+
+/* y0 (2 f) = (0, T^T v) on the chart of s->cur; resets the Newton warm start w.p. */
+void mcs_chart_start(mcs_sim *s, mcs_real *y0);
+
+/* Position and velocity of the chart `ch` at (q, qd, t) (SPEC §4): x = x_k + T q + U p with
+ * c_S(x, t) = 0 by Newton on p (warm-started from w.p), v = Phi qd - U G^-1 c_S,t. Writes the
+ * chart scratch; leaves valid A at x, the LU of G = A_S U (w.G, w.ipiv), w.g_cond and
+ * Phi = (I - U G^-1 A_S) T (w.Phi). x, v must not be chart scratch. */
+mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *qd,
+                         mcs_real t, mcs_real *x, mcs_real *v);
+
+/* ydot = (qd, qdd) at y = (q, qd) on the chart `ch` (Maggi-Kane). Writes the chart scratch and
+ * w.xs, w.vs (the state at y, left valid), w.M, w.f, w.gamma, w.MPhi, w.Mred; leaves valid
+ * w.rhs = f - M U G^-1 gamma_S and w.MPhi = M Phi. */
+mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
+                         mcs_real *ydot);
+
+/* ---- mcs_assembly.c ---- */
+
+/* |c(x, t)|_inf (0 when m = 0; negative when not finite). Writes w.c. */
+mcs_real mcs_constraint_norm_at(mcs_sim *s, const mcs_real *x, mcs_real t);
+
+/* ---- mcs_integrate.c ---- */
+
+/* One RK4 step of length h on the chart of s->cur: the end state in s->prev (x, v, t), w.y0 and
+ * w.y1 kept for dense output (dense_ready = 2). Writes w.k, w.ys and what mcs_chart_rhs writes. */
+mcs_status mcs_rk4_attempt(mcs_sim *s, mcs_real h);
+
+/* One DOPRI5 attempt of length h on the chart of s->cur: the end state in s->prev (x, v; the
+ * caller sets t), *err the scaled error norm; w.y0, w.y1, w.k kept for dense output. */
+mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err);
+
+/* The state at t inside the last accepted step (prev.t <= t <= cur.t) from the dense output on
+ * the chart of s->prev. Writes w.ys and the chart scratch; x, v must not be chart scratch. */
+mcs_status mcs_dense_state(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v);
+
+/* ---- mcs_events.c ---- */
+
+/* After a step has been accepted: locate a singular configuration inside it (SPEC §6) and, if
+ * one is found, fill s->event and set s->event_ready. Writes s->probe, s->event, w.tmp2, w.Tpred,
+ * w.That, w.Phi, w.A, w.A_dot and what mcs_dense_state writes. */
+void mcs_events_detect(mcs_sim *s);
+
+#endif /* MCS_SIM_INTERNAL_H */
