@@ -1,8 +1,8 @@
 """Helpers shared by the end-to-end tests (tests/ is on sys.path through conftest.py)."""
 import json
 
-from mcsgen.cli import run_simulation
-from mcsgen.plot import read_run
+from mcsgen.simulate import run_simulation
+from mcsgen.outputs.plot import read_run
 
 
 def simulate(tmp_path, model, with_events=False, **options):

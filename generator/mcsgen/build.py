@@ -7,11 +7,7 @@ import subprocess
 from pathlib import Path
 
 from .errors import BuildError
-
-ROOT = Path(__file__).resolve().parents[2]
-RUNTIME = ROOT / "runtime"
-GENERATED = ROOT / "generated"
-BUILD = ROOT / "build"
+from .paths import BUILD, GENERATED, RUNTIME
 CFLAGS = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2"]
 LIBS = ["-llapacke", "-llapack", "-lblas", "-lm"]
 

@@ -2,7 +2,6 @@
 
 import argparse
 import json
-import subprocess
 import sys
 import threading
 import time
@@ -10,8 +9,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import McsError
-
-ROOT = Path(__file__).resolve().parents[2]
+from .paths import MODELS, ROOT
 
 
 class Spinner:
@@ -56,12 +54,12 @@ def model_path(arg):
     p = Path(arg)
     if p.suffix in (".yaml", ".yml") or p.exists():
         return p
-    return ROOT / "models" / f"{arg}.yaml"
+    return MODELS / f"{arg}.yaml"
 
 
 def cmd_generate(args):
     from .generate import generate
-    paths = [model_path(m) for m in args.models] or sorted((ROOT / "models").glob("*.yaml"))
+    paths = [model_path(m) for m in args.models] or sorted(MODELS.glob("*.yaml"))
     for path in paths:
         start = time.monotonic()
         with Spinner(f"generating {path.stem}"):
@@ -81,41 +79,12 @@ def _ensure_generated(name_or_path):
 
 
 def cmd_check(args):
-    from .check import check_model
+    from .analysis.check import check_model
     model = _ensure_generated(args.model)
     with Spinner(f"checking {model.name}"):
         report = check_model(model, samples=args.samples, seed=args.seed, tol=args.tol)
     print(report.table())
     return 0 if report.ok else 1
-
-
-def run_simulation(model_name, options, out_csv=None, progress=False):
-    """Build and run the simulator; returns its JSON summary as a dict."""
-    from .build import build_simulator
-    with Spinner(f"compiling {model_name}"):
-        exe = build_simulator(model_name)
-    cmd = [str(exe)]
-    for key, value in options.items():
-        if value is None or value is False:
-            continue
-        flag = "--" + key.replace("_", "-")
-        if isinstance(value, (list, tuple)):
-            for item in value:
-                cmd += [flag, str(item)]
-        elif value is True:
-            cmd.append(flag)
-        else:
-            cmd += [flag, str(value)]
-    if out_csv:
-        cmd += ["--out", str(out_csv)]
-    if progress:
-        cmd.append("--progress")
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE,
-                          text=True)
-    if proc.returncode not in (0, 1) or not proc.stdout.strip():
-        err = (proc.stderr or "").strip() or f"exit code {proc.returncode}"
-        raise McsError(f"simulation of {model_name} failed: {err}")
-    return json.loads(proc.stdout)
 
 
 def format_summary(s):
@@ -169,6 +138,10 @@ def cmd_simulate(args):
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     events = Path(args.events) if args.events else Path(out).with_suffix(".events.json")
     options["events"] = events
+    from .build import build_simulator
+    from .simulate import run_simulation
+    with Spinner(f"compiling {model.name}"):
+        build_simulator(model.name)                   # cached: run_simulation finds it built
     summary = run_simulation(model.name, options, out_csv=out, progress=sys.stderr.isatty())
     print(format_summary(summary))
     if summary.get("dependent_rows"):
@@ -189,7 +162,7 @@ def cmd_simulate(args):
 
 
 def cmd_plot(args):
-    from .plot import plot_basis, plot_events, plot_rdiag, plot_runs
+    from .outputs.plot import plot_basis, plot_events, plot_rdiag, plot_runs
     if args.events:
         if not args.model:
             raise McsError("plot --events needs --model MODEL (to draw the mechanism)")

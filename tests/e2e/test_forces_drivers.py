@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 import mcsgen.build as build
-from mcsgen.check import check_model
-from mcsgen.cli import run_simulation
+from mcsgen.analysis.check import check_model
+from mcsgen.simulate import run_simulation
 from mcsgen.generate import generate
 from mcsgen.model import load_model
-from mcsgen.plot import read_run
+from mcsgen.outputs.plot import read_run
 
 PLANAR = """\
 name: planar_forces

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from mcsgen.check import CompiledModel
+from mcsgen.analysis.check import CompiledModel
 from mcsgen.model import load_model
-from mcsgen.plot import read_run
+from mcsgen.outputs.plot import read_run
 
 from helpers import simulate as run
 

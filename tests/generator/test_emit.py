@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from mcsgen.check import CompiledModel, check_model
+from mcsgen.analysis.check import CompiledModel, check_model
 from mcsgen.derive import derive
 from mcsgen.generate import generate, is_up_to_date
 from mcsgen.model import load_model

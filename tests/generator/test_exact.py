@@ -5,9 +5,9 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from mcsgen.exact import (NotANumber, approx, clean, coefficient, from_literal, sign, snap,
+from mcsgen.model.exact import (NotANumber, approx, clean, coefficient, from_literal, sign, snap,
                           to_double)
-from mcsgen.expr import parse_expr
+from mcsgen.model.expr import parse_expr
 
 
 def test_decimals_are_the_rationals_they_spell():

@@ -6,7 +6,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings, strategies as st
 
-from mcsgen.expr import ExprError, parse_expr
+from mcsgen.model.expr import ExprError, parse_expr
 
 x, y, t = sp.symbols("x y t", real=True)
 SYMS = {"x": x, "y": y, "t": t}

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from mcsgen import bodies
-from mcsgen.bodies import SPATIAL_JOINTS
+from mcsgen.model import bodies
+from mcsgen.model.bodies import SPATIAL_JOINTS
 from mcsgen.model import load_model
 
 DOFS = ("x", "y", "z", "Rx", "Ry", "Rz")

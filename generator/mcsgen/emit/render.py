@@ -12,16 +12,12 @@ from pathlib import Path
 import jinja2
 import sympy as sp
 
-from . import __version__
-from .exact import clean
+from .. import __version__
+from ..model.exact import clean
+from ..paths import TEMPLATES
+from .fingerprint import generator_fingerprint
 from .printer import McsCodePrinter
 
-
-def generator_fingerprint():
-    from .generate import generator_fingerprint as fp
-    return fp()
-
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "templates"
 # Values of mcs_method and mcs_continuation (runtime/include/mcs/mcs_sim.h, mcs_basis.h).
 METHOD_ID = {"rk4": 0, "dopri5": 1}
 CONT_ID = {"exp": 0, "euler": 1, "none": 2, "off": 3}
@@ -146,7 +142,7 @@ def a_pattern(derived):
 def render(model, derived):
     """Return {filename: text} of the generated sources."""
     kernels, scalars = build_kernels(model, derived)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                              trim_blocks=True, lstrip_blocks=True)
     sim = model.simulation

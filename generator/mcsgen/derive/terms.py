@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .errors import ModelError
+from ..errors import ModelError
 
 
 @dataclass

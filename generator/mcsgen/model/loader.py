@@ -13,9 +13,11 @@ from pathlib import Path
 import sympy as sp
 import yaml
 
-from .errors import ModelError
+from ..errors import ModelError
 from .exact import NotANumber, from_literal, to_double
 from .expr import CONSTANTS, FUNCTIONS, ExprError, parse_expr
+from .initial import solve_initial_velocities
+from .mechanism import MechanismBuilder
 
 C_KEYWORDS = frozenset("""
 auto break case char const continue default do double else enum extern float for goto if inline
@@ -256,7 +258,6 @@ class _Validator:
 
     def mechanism(self, doc):
         """A model described by bodies, joints, drivers and forces (mechanism.py)."""
-        from .mechanism import MechanismBuilder, solve_initial_velocities
         self.unknown_keys(doc, BODY_TOP_KEYS, "")
         if "name" not in doc:
             self.fail("name", "missing required field")

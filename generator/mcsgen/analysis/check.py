@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from .build import build_shared
-from .errors import McsError
+from ..build import build_shared
+from ..errors import McsError
 
 DP = ctypes.POINTER(ctypes.c_double)
 

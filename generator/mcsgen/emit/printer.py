@@ -13,8 +13,8 @@ import sympy as sp
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.precedence import precedence
 
-from .errors import McsError
-from .exact import to_double
+from ..errors import McsError
+from ..model.exact import to_double
 
 
 class McsCodePrinter(C99CodePrinter):

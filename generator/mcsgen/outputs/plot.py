@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import McsError
+from ..errors import McsError
 
 
 def read_run(path):

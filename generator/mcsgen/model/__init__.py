@@ -1,0 +1,15 @@
+"""Stage 1 of the pipeline: a mechanism file -> a validated `Model` (README, "Model-file reference").
+
+- loader.py     YAML -> Model: the file's schema, one error message per problem
+- expr.py       the safe expression parser (no eval, no sympify of model text)
+- exact.py      exact numbers, and rounding to double once (README, "Deterministic output")
+- bodies.py     bodies and their kinematics; joint geometry helpers
+- mechanism.py  bodies, joints, drivers, forces -> coordinates, constraint rows, Lagrange blocks
+- initial.py    the initial velocities a mechanism's given rates imply (multiprecision)
+"""
+
+from .loader import (CONTINUATIONS, METHODS, SIM_DEFAULTS, Constraint, Coordinate, Model,
+                     Parameter, load_model)
+
+__all__ = ["CONTINUATIONS", "METHODS", "SIM_DEFAULTS", "Constraint", "Coordinate", "Model",
+           "Parameter", "load_model"]

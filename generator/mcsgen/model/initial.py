@@ -1,0 +1,194 @@
+"""The initial velocities of a mechanism: the given body velocities and joint rates held, the rest
+of minimum norm, at the assembled positions, all in multiprecision (exact.py explains why).
+
+`solve_initial_velocities` is the entry point; `independent_rows` and `min_norm_solution` are its
+linear algebra (sparse rows as {column: value} dicts).
+"""
+
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+
+from .exact import DIGITS, approx
+
+
+def solve_initial_velocities(model, x0, held, x_sym, t):
+    """Velocities that satisfy A v + c_t = 0 with the held conditions (body velocities, joint
+    rates) kept, the rest of minimum norm, at the assembled positions. Returns (v, report).
+
+    v is emitted into the generated C, so no machine floating point may reach it (exact.py):
+    starting from the exact positions x0, the positions are assembled by minimum-norm Newton and
+    the velocity system solved, all in DIGITS-digit mpmath, and v is rounded to double once.
+    Double precision only chooses which rows are independent (a yes/no per row, far from its
+    threshold) and preconditions the multiprecision solves, whose answers do not depend on it.
+    The minimum-norm solution is unique whichever independent rows are used."""
+    import mpmath
+
+    n = model.n
+    values = {p.symbol: p.exact for p in model.parameters}
+    index = {s: i for i, s in enumerate(x_sym)}
+
+    def local_symbols(expr):
+        return sorted((s for s in expr.free_symbols if s in index), key=lambda s: index[s])
+
+    # one small multiprecision function per row, over the row's own coordinates:
+    # (c_i, dc_i/dx_local, dc_i/dt)
+    rows_fn = []
+    for con in model.constraints:
+        c = con.expr.xreplace(values)
+        local = local_symbols(c)
+        rows_fn.append(([index[s] for s in local],
+                        sp.lambdify([local, t], [c, [sp.diff(c, s) for s in local],
+                                                 sp.diff(c, t)], modules="mpmath")))
+    held_rows, rhs, names = [], [], []
+    for name, row, value in held:
+        if isinstance(row, sp.Expr):         # a joint coordinate: its gradient is the row
+            expr = row.xreplace(values)
+            local = local_symbols(expr)
+            held_rows.append(([index[s] for s in local],
+                              sp.lambdify([local], [sp.diff(expr, s) for s in local],
+                                          modules="mpmath")))
+        else:                                # explicit coefficients of v
+            cols = [i for i, a in enumerate(row) if a != 0]
+            held_rows.append((cols, [row[i] for i in cols]))
+        rhs.append(value)
+        names.append(name)
+    m, nh = len(rows_fn), len(held_rows)
+
+    with mpmath.workdps(DIGITS):
+        def mp(value):
+            return mpmath.mpf(approx(value, DIGITS + 10)._mpf_)
+
+        def constraints(x):
+            """c (m), the sparse rows of [A; H] ({column: value}), b = [-c_t; h]."""
+            zero = mpmath.mpf(0)
+            c, rows, b = [], [], []
+            for cols, fn in rows_fn:
+                ci, gi, cti = fn([x[j] for j in cols], zero)
+                c.append(mpmath.mpf(ci))
+                rows.append({j: mpmath.mpf(g) for j, g in zip(cols, gi) if g != 0})
+                b.append(-mpmath.mpf(cti))
+            for (cols, spec), h in zip(held_rows, rhs):
+                grad = spec([x[j] for j in cols]) if callable(spec) else [mp(a) for a in spec]
+                rows.append({j: mpmath.mpf(g) for j, g in zip(cols, grad) if g != 0})
+                b.append(mp(h))
+            return c, rows, b
+
+        x = [mp(a) for a in x0]
+        tol = mpmath.mpf(10) ** -(DIGITS - 8)
+        c, rows, b = constraints(x)
+        for _ in range(50):
+            if max((abs(a) for a in c), default=0) <= tol:
+                break
+            keep = independent_rows(rows[:m], n)
+            dx = min_norm_solution([rows[i] for i in keep], [-c[i] for i in keep], n)
+            x = [a + d for a, d in zip(x, dx)]
+            c, rows, b = constraints(x)
+        assembly = max((abs(a) for a in c), default=mpmath.mpf(0))
+        keep = independent_rows(rows, n)
+        if all(bi == 0 for bi in b):
+            # nothing moves the mechanism (no held velocity, no rheonomic row): v = 0 exactly
+            v = [mpmath.mpf(0)] * n
+        else:
+            v = min_norm_solution([rows[i] for i in keep], [b[i] for i in keep], n)
+        residual = max((abs(sum(a * v[j] for j, a in row.items()) - bi)
+                        for row, bi in zip(rows, b)), default=mpmath.mpf(0))
+        # exact zeros come out as 40-digit noise: flush them, so they print as 0
+        scale = max([mpmath.mpf(1)] + [abs(a) for a in v])
+        flush = mpmath.mpf(10) ** -(DIGITS - 10) * scale
+        v_double = [0.0 if abs(a) < flush else mpf_to_double(a) for a in v]
+        correction = mpmath.sqrt(sum((a - mp(a0)) ** 2 for a, a0 in zip(x, x0)))
+    report = {"held": names, "residual": float(residual), "undetermined": n - len(keep),
+              "x_correction": float(correction), "assembly_residual": float(assembly)}
+    return v_double, report
+
+
+def mpf_to_double(value):
+    """An mpmath number rounded once to the nearest double (integer arithmetic)."""
+    sign, man, exp, _ = value._mpf_
+    if not man:
+        return 0.0
+    frac = Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+    return float(-frac if sign else frac)
+
+
+def independent_rows(rows, n):
+    """Indices of a maximal independent subset of sparse rows ({column: value}), chosen greedily
+    in their order (no pivoting, so no ties that round differently on another machine): a row is
+    kept when what remains of it after removing its part in the kept rows' span is above 1e-9
+    of its norm. Double precision: a yes/no per row, far from its threshold."""
+    basis, keep = [], []
+    for i, row in enumerate(rows):
+        w = np.zeros(n)
+        for j, a in row.items():
+            w[j] = float(a)
+        norm = float(np.sqrt(np.dot(w, w)))
+        if norm == 0.0:
+            continue
+        w /= norm
+        for _ in range(2):                 # Gram-Schmidt twice is enough (Kahan)
+            for q in basis:
+                w -= np.dot(q, w) * q
+        rest = float(np.sqrt(np.dot(w, w)))
+        if rest > 1e-9:
+            basis.append(w / rest)
+            keep.append(i)
+    return keep
+
+
+def min_norm_solution(rows, b, n):
+    """The minimum-norm solution z = K^T y, (K K^T) y = b, of K z = b for independent sparse rows
+    K (r x n), in mpmath at the working precision plus 10 digits.
+
+    Iterative refinement: residuals in multiprecision, corrections from a double factorization
+    of K K^T (which only sets how fast it converges, not what it converges to); an exact
+    multiprecision solve when the double factorization is too poor to converge."""
+    import mpmath
+    from scipy.linalg import lu_factor, lu_solve
+
+    r = len(rows)
+    if r == 0:
+        return [mpmath.mpf(0)] * n
+    with mpmath.workdps(mpmath.mp.dps + 10):
+        K = np.zeros((r, n))
+        for i, row in enumerate(rows):
+            for j, a in row.items():
+                K[i, j] = float(a)
+
+        def transpose_times(y):
+            z = [mpmath.mpf(0)] * n
+            for row, yi in zip(rows, y):
+                for j, a in row.items():
+                    z[j] += a * yi
+            return z
+
+        def residual(y):
+            z = transpose_times(y)
+            return [bi - sum(a * z[j] for j, a in row.items()) for row, bi in zip(rows, b)]
+
+        tol = mpmath.mpf(10) ** -(mpmath.mp.dps - 8) * max([mpmath.mpf(1)] + [abs(a) for a in b])
+        y = [mpmath.mpf(0)] * r
+        res = residual(y)
+        size = max(abs(a) for a in res)
+        factor = lu_factor(K @ K.T)
+        converged = False
+        for _ in range(40):
+            if size <= tol:
+                converged = True
+                break
+            dy = lu_solve(factor, np.array([float(a) for a in res]))
+            y = [yi + mpmath.mpf(float(d)) for yi, d in zip(y, dy)]
+            res = residual(y)
+            new_size = max(abs(a) for a in res)
+            if not new_size < size / 10:       # not contracting: solve exactly instead
+                break
+            size = new_size
+        if not converged and size > tol:
+            G = mpmath.matrix(r, r)
+            for i, ri in enumerate(rows):
+                for k, rk in enumerate(rows):
+                    G[i, k] = sum(a * rk[j] for j, a in ri.items() if j in rk)
+            y = list(mpmath.lu_solve(G, mpmath.matrix(b)))
+        z = transpose_times(y)
+    return [+a for a in z]                 # unary + rounds to the caller's precision
