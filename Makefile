@@ -18,7 +18,7 @@ TEST_MODEL_SRC := $(foreach m,$(TEST_MODELS),generated/$(m)/$(m).c)
 TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
-.PHONY: all deps generate check-generated runtime test test-c test-sanitize test-py demo bench \
+.PHONY: all deps generate options-table check-generated runtime test test-c test-sanitize test-py demo bench \
         firmware clean
 
 all: runtime
@@ -30,6 +30,10 @@ deps:
 # generator makes now.
 generate: deps
 	./mcsgen generate --force
+
+# The simulate options' C table and README table, from generator/mcsgen/options.py.
+options-table:
+	PYTHONPATH=generator $(PYTHON) -m mcsgen.options
 
 check-generated: deps
 	@rm -rf $(B)/regen && mkdir -p $(B)/regen

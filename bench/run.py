@@ -33,17 +33,9 @@ BACKENDS = ("lapack", "portable")
 
 
 def build_bench(name, gen_root, backend):
-    gdir = gen_root / name
-    upper = name.upper()
     exe = OUT / f"bench_{name}_{backend}"
-    sources = [ROOT / "bench" / "bench_step.c", gdir / f"{name}.c"] + \
-        build.runtime_sources(backend)
-    defines, libs = build.backend_flags(backend)
-    cmd = [build.compiler(), "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2",
-           *defines, "-D_POSIX_C_SOURCE=199309L", f"-I{ROOT / 'runtime/include'}",
-           f"-I{ROOT / 'runtime/src'}", f"-I{gdir}",
-           f"-DMCS_APP_MODEL={name}", f"-DMCS_APP_NX={upper}_NX", f"-DMCS_APP_NC={upper}_NC",
-           "-include", f"{name}.h", *map(str, sources), "-o", str(exe), *libs]
+    cmd = build.program_command(name, [ROOT / "bench" / "bench_step.c"], exe, backend,
+                                ["-D_POSIX_C_SOURCE=199309L"], gdir=gen_root / name)
     subprocess.run(cmd, check=True)
     return exe
 

@@ -74,20 +74,35 @@ def model_dir(name):
     return d
 
 
+def simulator_sources():
+    """The command-line simulator's own C files (runtime/app/mcs_simulate*.c)."""
+    return sorted((RUNTIME / "app").glob("mcs_simulate*.c"))
+
+
+def program_command(name, main_sources, target, backend=None, extra_flags=(), gdir=None):
+    """The one compile line of a program linked with generated model `name` and the runtime
+    (used by `simulate`, the benchmarks and the tests): strict C99 flags, the backend's defines
+    and libraries, and the MCS_APP_* macros the drivers expect."""
+    gdir = Path(gdir) if gdir else model_dir(name)
+    upper = name.upper()
+    backend = backend or linalg_backend()
+    defines, libs = backend_flags(backend)
+    sources = list(main_sources) + [gdir / f"{name}.c"] + runtime_sources(backend)
+    return [compiler(), *CFLAGS, *extra_flags, *defines, f"-I{RUNTIME / 'include'}",
+            f"-I{RUNTIME / 'src'}", f"-I{RUNTIME / 'app'}", f"-I{gdir}",
+            f"-DMCS_APP_MODEL={name}", f"-DMCS_APP_NX={upper}_NX", f"-DMCS_APP_NC={upper}_NC",
+            "-include", f"{name}.h", *map(str, sources), "-o", str(target), *libs]
+
+
 def build_simulator(name, extra_flags=()):
     """The simulate driver linked with one generated model; returns the executable's path."""
     gdir = model_dir(name)
-    upper = name.upper()
-    app = RUNTIME / "app" / "mcs_simulate.c"
-    sources = [app, gdir / f"{name}.c"] + runtime_sources()
+    sources = simulator_sources() + [gdir / f"{name}.c"] + runtime_sources()
     headers = sorted((RUNTIME / "include" / "mcs").glob("*.h")) + \
-        sorted((RUNTIME / "src").glob("*.h")) + [gdir / f"{name}.h"]
+        sorted((RUNTIME / "src").glob("*.h")) + sorted((RUNTIME / "app").glob("*.h")) + \
+        [gdir / f"{name}.h"]
     target = BUILD / name / f"simulate_{name}_{linalg_backend()}"
-    defines, libs = backend_flags()
-    cmd = [compiler(), *CFLAGS, *extra_flags, *defines, f"-I{RUNTIME / 'include'}",
-           f"-I{RUNTIME / 'src'}", f"-I{gdir}", f"-DMCS_APP_MODEL={name}",
-           f"-DMCS_APP_NX={upper}_NX", f"-DMCS_APP_NC={upper}_NC", "-include", f"{name}.h",
-           *map(str, sources), "-o", str(target), *libs]
+    cmd = program_command(name, simulator_sources(), target, extra_flags=extra_flags)
     return _cached(target, sources + headers, cmd, f"compiling the simulator of {name}")
 
 

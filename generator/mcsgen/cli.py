@@ -127,11 +127,9 @@ def format_events(path, limit=12):
 
 def cmd_simulate(args):
     model = _ensure_generated(args.model)
-    options = {"t_end": args.t_end, "h": args.h, "method": args.method, "rtol": args.rtol,
-               "atol": args.atol, "continuation": args.continuation, "dt_out": args.dt_out,
-               "rank_tol": args.rank_tol, "param": args.param, "reactions": args.reactions,
-               "sing_tol": args.sing_tol, "sing_watch": args.sing_watch,
-               "chart_tol": args.chart_tol, "basis": args.basis}
+    from .options import OPTIONS
+    options = {o.name.replace("-", "_"): getattr(args, o.name.replace("-", "_"))
+               for o in OPTIONS if o.name not in ("out", "events", "progress")}
     out = args.out
     if out is None:
         out = ROOT / "out" / f"{model.name}.csv"
@@ -213,33 +211,8 @@ def build_parser():
                        description="Compile the generated model with the runtime, simulate, write "
                                    "a CSV and print a summary. Defaults come from the model file.")
     s.add_argument("model", metavar="MODEL")
-    s.add_argument("--t-end", type=float, metavar="T")
-    s.add_argument("--h", type=float, metavar="H", help="RK4 step / DOPRI5 first step")
-    s.add_argument("--method", choices=["rk4", "dopri5"])
-    s.add_argument("--rtol", type=float, metavar="R")
-    s.add_argument("--atol", type=float, metavar="A")
-    s.add_argument("--continuation", choices=["exp", "euler", "none", "off"],
-                   help="tangent-basis predictor; off = traditional QR")
-    s.add_argument("--dt-out", type=float, metavar="D",
-                   help="rows at exactly t = k D (default: one row per step)")
-    s.add_argument("--rank-tol", type=float, metavar="TAU", help="rank tolerance (default 1e-9)")
-    s.add_argument("--param", action="append", metavar="NAME=VALUE", help="override a parameter")
-    s.add_argument("--events", metavar="FILE.json",
-                   help="JSON log of singular configurations (default: next to the CSV)")
-    s.add_argument("--sing-tol", type=float, metavar="S",
-                   help="an event is a minimum of the smallest retained |R_ii|/|R_11| below S "
-                        "(default 1e-6; 0 turns detection off)")
-    s.add_argument("--sing-watch", type=float, metavar="W",
-                   help="search a step for such a minimum when the ratio at one of its ends "
-                        "is below W (default 0.05)")
-    s.add_argument("--chart-tol", type=float, metavar="C",
-                   help="retake a step shorter if it would end with the ratio below C "
-                        "(default 1e-6)")
-    s.add_argument("--basis", action="store_true",
-                   help="add the tangent basis T (columns T<j>.<coordinate>) to the CSV")
-    s.add_argument("--reactions", action="store_true",
-                   help="add the constraint multipliers (joint reactions) lam.<row> to the CSV")
-    s.add_argument("--out", metavar="FILE.csv", help="CSV path (default out/<model>.csv)")
+    from .options import add_arguments
+    add_arguments(s)                  # the one table of simulate options (options.py)
     s.add_argument("--json", action="store_true", help="also print the summary as JSON")
     s.set_defaults(func=cmd_simulate)
 

@@ -175,19 +175,34 @@ mcs_status mcs_sim_minimal(const mcs_sim *s, mcs_real *q, mcs_real *qd)
     return MCS_OK;
 }
 
+mcs_status mcs_sim_constraint_norm_at(mcs_sim *s, mcs_real t, const mcs_real *x, mcs_real *norm)
+{
+    if (!s || !x || !norm)
+        return MCS_ERR_ARGUMENT;
+    *norm = mcs_constraint_norm_at(s, x, t);
+    return *norm < 0 ? MCS_ERR_NONFINITE : MCS_OK;
+}
+
 mcs_status mcs_sim_constraint_norm(mcs_sim *s, mcs_real *norm)
 {
-    if (!s || !norm)
+    if (!s)
         return MCS_ERR_ARGUMENT;
-    *norm = mcs_constraint_norm_at(s, s->cur.x, s->cur.t);
-    return *norm < 0 ? MCS_ERR_NONFINITE : MCS_OK;
+    return mcs_sim_constraint_norm_at(s, s->cur.t, s->cur.x, norm);
+}
+
+mcs_status mcs_sim_energy_at(const mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
+                             mcs_real *kinetic, mcs_real *potential)
+{
+    if (!s || !x || !v || !kinetic || !potential)
+        return MCS_ERR_ARGUMENT;
+    *kinetic = s->model->kinetic(x, v, t, s->params);
+    *potential = s->model->potential ? s->model->potential(x, t, s->params) : 0;
+    return *kinetic - *kinetic == 0 && *potential - *potential == 0 ? MCS_OK : MCS_ERR_NONFINITE;
 }
 
 mcs_status mcs_sim_energy(mcs_sim *s, mcs_real *kinetic, mcs_real *potential)
 {
-    if (!s || !kinetic || !potential)
+    if (!s)
         return MCS_ERR_ARGUMENT;
-    *kinetic = s->model->kinetic(s->cur.x, s->cur.v, s->cur.t, s->params);
-    *potential = s->model->potential ? s->model->potential(s->cur.x, s->cur.t, s->params) : 0;
-    return MCS_OK;
+    return mcs_sim_energy_at(s, s->cur.t, s->cur.x, s->cur.v, kinetic, potential);
 }

@@ -71,19 +71,10 @@ def test_float_build_runs(tmp_path, backend):
     """The whole solver (runtime, driver, generated model) builds with MCS_REAL_FLOAT, clean under
     -Wdouble-promotion (no hidden double arithmetic), and integrates to single precision."""
     import json
-    srcs = sorted(p for p in (ROOT / "runtime/src").glob("*.c")
-                  if p.name != ("mcs_linalg_lapack.c" if backend == "portable"
-                                else "mcs_linalg_portable.c"))
-    flags = ["-DMCS_LINALG_PORTABLE"] if backend == "portable" else []
-    libs = ["-lm"] if backend == "portable" else ["-llapacke", "-llapack", "-lblas", "-lm"]
+    from mcsgen.build import program_command, simulator_sources
     exe = tmp_path / "sim_float"
-    g = ROOT / "generated" / "spatial_pendulum"
-    cmd = ["cc", "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-Wdouble-promotion",
-           "-O2", "-DMCS_REAL_FLOAT", *flags, f"-I{ROOT / 'runtime/include'}",
-           f"-I{ROOT / 'runtime/src'}", f"-I{g}", "-DMCS_APP_MODEL=spatial_pendulum",
-           "-DMCS_APP_NX=SPATIAL_PENDULUM_NX", "-DMCS_APP_NC=SPATIAL_PENDULUM_NC", "-include",
-           "spatial_pendulum.h", str(ROOT / "runtime/app/mcs_simulate.c"),
-           str(g / "spatial_pendulum.c"), *map(str, srcs), "-o", str(exe), *libs]
+    cmd = program_command("spatial_pendulum", simulator_sources(), exe, backend,
+                          ["-DMCS_REAL_FLOAT", "-Wdouble-promotion"])
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     run = subprocess.run([str(exe), "--t-end", "2"], capture_output=True, text=True)

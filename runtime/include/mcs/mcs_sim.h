@@ -53,7 +53,7 @@ typedef struct mcs_options {
      * sing_tol = 0 turns event detection off. */
     mcs_real sing_watch;     /* default 0.05 */
     mcs_real sing_tol;       /* default 1e-6: also the rank tolerance at the located event */
-    mcs_real chart_tol;      /* default 1e-6 */
+    mcs_real chart_tol;      /* default 1e-4 */
 } mcs_options;
 
 /* The state at one time and the factorization of A(x, t)^T there. */
@@ -179,11 +179,16 @@ mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, cons
 /* Projected coordinates of the current state: q = T^T x, qd = T^T v (f = n - r entries each). */
 mcs_status mcs_sim_minimal(const mcs_sim *sim, mcs_real *q, mcs_real *qd);
 
-/* *norm = |c(x, t)|_inf of the current state. */
+/* *norm = |c(x, t)|_inf of the current state, or of the state (t, x) (e.g. a dense output).
+ * Uses the scratch (not the state). */
 mcs_status mcs_sim_constraint_norm(mcs_sim *sim, mcs_real *norm);
+mcs_status mcs_sim_constraint_norm_at(mcs_sim *sim, mcs_real t, const mcs_real *x,
+                                      mcs_real *norm);
 
 /* Kinetic energy T (the model's kinetic kernel) and potential V (0 when the model has none) of
- * the current state. */
+ * the current state, or of the state (t, x, v). */
 mcs_status mcs_sim_energy(mcs_sim *sim, mcs_real *kinetic, mcs_real *potential);
+mcs_status mcs_sim_energy_at(const mcs_sim *sim, mcs_real t, const mcs_real *x,
+                             const mcs_real *v, mcs_real *kinetic, mcs_real *potential);
 
 #endif /* MCS_SIM_H */

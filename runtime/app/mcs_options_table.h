@@ -1,0 +1,70 @@
+/* mcs_options_table.h - the simulator's command-line options. Generated from
+ * generator/mcsgen/options.py by `make options-table`: do not edit. */
+#ifndef MCS_OPTIONS_TABLE_H
+#define MCS_OPTIONS_TABLE_H
+
+#include <stddef.h>
+
+#include "mcs/mcs_sim.h"
+
+typedef enum opt_kind { OPT_REAL, OPT_INT, OPT_CHOICE, OPT_FLAG, OPT_PATH, OPT_PARAM } opt_kind;
+
+/* field: offset in mcs_options, or -1 for an option of the simulator itself (matched by
+ * name). choices: '|'-separated names, whose index is the enum value. */
+typedef struct sim_option {
+    const char *name;
+    opt_kind kind;
+    long field;
+    const char *choices;
+    const char *metavar;
+    const char *help;
+} sim_option;
+
+static const sim_option SIM_OPTIONS[] = {
+    {"t-end", OPT_REAL, -1, NULL, "T",
+     "end time of the run (default: model)"},
+    {"h", OPT_REAL, (long)offsetof(mcs_options, h), NULL, "H",
+     "RK4 step; DOPRI5 first step (default: model)"},
+    {"method", OPT_CHOICE, (long)offsetof(mcs_options, method), "rk4|dopri5", NULL,
+     "integrator (default: model)"},
+    {"rtol", OPT_REAL, (long)offsetof(mcs_options, rtol), NULL, "R",
+     "DOPRI5 relative tolerance (default: model)"},
+    {"atol", OPT_REAL, (long)offsetof(mcs_options, atol), NULL, "A",
+     "DOPRI5 absolute tolerance (default: model)"},
+    {"continuation", OPT_CHOICE, (long)offsetof(mcs_options, continuation), "exp|euler|none|off", NULL,
+     "tangent basis: exp (exponential predictor), euler (first order), none (polar alignment only), off (traditional QR) (default: model)"},
+    {"dt-out", OPT_REAL, -1, NULL, "D",
+     "rows at exactly t = k D (0: one row per step) (default: model)"},
+    {"out", OPT_PATH, -1, NULL, "FILE.csv",
+     "CSV file of the run (default: out/<model>.csv)"},
+    {"events", OPT_PATH, -1, NULL, "FILE.json",
+     "JSON log of singular configurations (default: next to the CSV)"},
+    {"param", OPT_PARAM, -1, NULL, "NAME=VALUE",
+     "override a parameter (repeatable)"},
+    {"reactions", OPT_FLAG, -1, NULL, NULL,
+     "add the constraint multipliers lam.<row> to the CSV"},
+    {"basis", OPT_FLAG, -1, NULL, NULL,
+     "add the tangent basis T (columns T<j>.<coordinate>) to the CSV"},
+    {"rank-tol", OPT_REAL, (long)offsetof(mcs_options, rank_tol), NULL, "TAU",
+     "rank tolerance: |R_ii| > TAU |R_11| counts towards the rank (default: 1e-9)"},
+    {"sing-tol", OPT_REAL, (long)offsetof(mcs_options, sing_tol), NULL, "S",
+     "an event is a minimum of the smallest retained |R_ii|/|R_11| below S (0 turns detection off) (default: 1e-6)"},
+    {"sing-watch", OPT_REAL, (long)offsetof(mcs_options, sing_watch), NULL, "W",
+     "search a step for such a minimum when the ratio at one of its ends is below W (default: 0.05)"},
+    {"chart-tol", OPT_REAL, (long)offsetof(mcs_options, chart_tol), NULL, "C",
+     "retake a step shorter if it would end with the ratio below C (default: 1e-4)"},
+    {"chart-pivot-min", OPT_REAL, (long)offsetof(mcs_options, chart_pivot_min), NULL, "P",
+     "a stage whose LU of A_S U has a pivot ratio below P fails (and is retaken) (default: 1e-8)"},
+    {"newton-tol", OPT_REAL, (long)offsetof(mcs_options, newton_tol), NULL, "N",
+     "chart Newton: stop when |dp| <= N max(1, |x|) (default: 500 eps)"},
+    {"newton-max-iter", OPT_INT, (long)offsetof(mcs_options, newton_max_iter), NULL, "K",
+     "chart Newton iterations before a stage fails (default: 25)"},
+    {"h-min", OPT_REAL, (long)offsetof(mcs_options, h_min), NULL, "HMIN",
+     "DOPRI5: smallest step before the run stops (default: 1e-12)"},
+    {"progress", OPT_FLAG, -1, NULL, NULL,
+     "a progress bar on stderr"},
+};
+
+#define SIM_NOPTIONS (sizeof SIM_OPTIONS / sizeof *SIM_OPTIONS)
+
+#endif /* MCS_OPTIONS_TABLE_H */

@@ -1,0 +1,273 @@
+/* mcs_simulate_output.c - the command-line simulator's outputs (see mcs_simulate_output.h). */
+#include "mcs_simulate_output.h"
+
+#include <math.h>
+#include <string.h>
+
+static void value(FILE *o, mcs_real x)
+{
+    fprintf(o, ",%.17g", (double)x);
+}
+
+static void empty(FILE *o)
+{
+    fputc(',', o);
+}
+
+static void name(FILE *o, const char *prefix, const char *text)
+{
+    fprintf(o, ",%s%s", prefix, text);
+}
+
+static void numbered(FILE *o, const char *prefix, int k)
+{
+    fprintf(o, ",%s%d", prefix, k);
+}
+
+/* The CSV columns, in order: the header when row is NULL, else the row's values. One list, so the
+ * header and the rows cannot disagree. cn and energy are the row's |c| and T + V. */
+static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real cn,
+                        mcs_real energy)
+{
+    const mcs_model *md = ri->model;
+    const int n = md->nx, kmin = n < md->nc ? n : md->nc, f = row ? n - row->rank : 0;
+    FILE *o = ri->csv;
+    int i, j;
+    if (row)
+        fprintf(o, "%.17g", (double)row->t);
+    else
+        fputs("t", o);
+    for (i = 0; i < n; ++i)
+        row ? value(o, row->x[i]) : name(o, "x.", md->coord_names[i]);
+    for (i = 0; i < n; ++i)
+        row ? value(o, row->v[i]) : name(o, "v.", md->coord_names[i]);
+    for (i = 0; i < n; ++i) /* projected coordinates: f of them, empty cells after */
+        row ? (i < f ? value(o, row->q[i]) : empty(o)) : numbered(o, "q", i + 1);
+    for (i = 0; i < n; ++i)
+        row ? (i < f ? value(o, row->qd[i]) : empty(o)) : numbered(o, "qd", i + 1);
+    if (row)
+        fprintf(o, ",%.17g,%d", (double)cn, row->rank);
+    else
+        fputs(",c_norm,rank", o);
+    for (i = 0; i < kmin; ++i)
+        row ? value(o, MCS_FN(fabs)(row->R[i + i * n])) : numbered(o, "rdiag", i + 1);
+    if (md->potential)
+        row ? value(o, energy) : name(o, "energy", "");
+    if (ri->basis) /* T = Q[:, rank:], column by column; empty cells past f */
+        for (j = 0; j < n; ++j)
+            for (i = 0; i < n; ++i) {
+                if (!row)
+                    fprintf(o, ",T%d.%s", j + 1, md->coord_names[i]);
+                else if (j < f)
+                    value(o, row->Q[i + (row->rank + j) * n]);
+                else
+                    empty(o);
+            }
+    if (ri->reactions && md->nc > 0) {
+        /* last: the multipliers use the probe frame, which may hold row->R and row->Q */
+        mcs_status st = row ? mcs_sim_multipliers(sim, row->t, row->x, row->v, ri->lambda)
+                            : MCS_OK;
+        if (st != MCS_OK && ri->reaction_status == MCS_OK)
+            ri->reaction_status = st;
+        for (i = 0; i < md->nc; ++i) {
+            if (!row)
+                name(o, "lam.", md->constraint_names[i]);
+            else
+                value(o, st == MCS_OK ? ri->lambda[i] : (mcs_real)NAN);
+        }
+    }
+    fputc('\n', o);
+}
+
+int output_open(run_info *ri, const char *csv_path, const char *events_path)
+{
+    ri->rank_min = ri->model->nx + ri->model->nc;
+    ri->rank_max = -1;
+    ri->started = clock();
+    if (csv_path) {
+        if (!(ri->csv = fopen(csv_path, "w")))
+            return -1;
+        csv_columns(ri, NULL, NULL, 0, 0);
+    }
+    if (events_path) {
+        if (!(ri->events = fopen(events_path, "w")))
+            return -1;
+        fputc('[', ri->events);
+    }
+    return 0;
+}
+
+static void progress(run_info *ri, mcs_real t)
+{
+    const double elapsed = (double)(clock() - ri->started) / CLOCKS_PER_SEC;
+    const double frac = ri->t_end > ri->t0 ? (double)((t - ri->t0) / (ri->t_end - ri->t0)) : 1.0;
+    static int last = -1;
+    int pct = (int)(frac * 100.0), i, filled;
+    if (!ri->progress || elapsed < 1.0 || pct == last)
+        return;
+    last = pct;
+    filled = pct * 30 / 100;
+    fprintf(stderr, "\r  simulating [");
+    for (i = 0; i < 30; ++i)
+        fputc(i < filled ? '#' : '.', stderr);
+    fprintf(stderr, "] %3d%%  t = %.3f", pct, (double)t);
+    fflush(stderr);
+    ri->bar_shown = 1;
+}
+
+void output_record(run_info *ri, mcs_sim *sim, const run_row *row)
+{
+    mcs_real kin = 0, pot = 0, cn = 0;
+    /* energy and residual of (x, v), evaluated through the model's kernels */
+    (void)mcs_sim_energy_at(sim, row->t, row->x, row->v, &kin, &pot);
+    (void)mcs_sim_constraint_norm_at(sim, row->t, row->x, &cn);
+    if (ri->rows == 0)
+        ri->e0 = kin + pot;
+    if (kin > ri->kin_max)
+        ri->kin_max = kin;
+    if (MCS_FN(fabs)(kin + pot - ri->e0) > ri->e_dev_max)
+        ri->e_dev_max = MCS_FN(fabs)(kin + pot - ri->e0);
+    if (cn > ri->c_max)
+        ri->c_max = cn;
+    if (row->rank < ri->rank_min)
+        ri->rank_min = row->rank;
+    if (row->rank > ri->rank_max)
+        ri->rank_max = row->rank;
+    ri->rows++;
+    if (ri->csv)
+        csv_columns(ri, sim, row, cn, kin + pot);
+    progress(ri, row->t);
+}
+
+void output_record_current(run_info *ri, mcs_sim *sim)
+{
+    run_row row;
+    (void)mcs_sim_minimal(sim, ri->q, ri->qd); /* cannot fail: valid arguments */
+    row.t = sim->cur.t;
+    row.x = sim->cur.x;
+    row.v = sim->cur.v;
+    row.q = ri->q;
+    row.qd = ri->qd;
+    row.R = sim->cur.R;
+    row.Q = sim->cur.Q;
+    row.rank = sim->cur.r;
+    output_record(ri, sim, &row);
+}
+
+static void json_vector(FILE *o, const mcs_model *md, const mcs_real *a)
+{
+    int i;
+    fputc('{', o);
+    for (i = 0; i < md->nx; ++i)
+        fprintf(o, "%s\"%s\": %.17g", i ? ", " : "", md->coord_names[i], (double)a[i]);
+    fputc('}', o);
+}
+
+/* One event as a JSON object (a list item of the --events file). */
+void output_take_event(run_info *ri, mcs_sim *sim)
+{
+    const mcs_event *ev = &sim->event;
+    const mcs_model *md = ri->model;
+    const int n = md->nx;
+    FILE *o = ri->events;
+    int i, j;
+    if (!sim->event_ready)
+        return;
+    sim->event_ready = 0;
+    if (!o)
+        return;
+    fprintf(o, "%s\n  {\"t\": %.17g, \"sigma\": %.17g, \"rank_before\": %d, \"rank_after\": %d,",
+            ri->nevents ? "," : "", (double)ev->t, (double)ev->sigma, ev->rank_before,
+            ev->rank_after);
+    fprintf(o, "\n   \"rdiag\": [");
+    for (i = 0; i < ev->nrdiag; ++i)
+        fprintf(o, "%s%.17g", i ? ", " : "", (double)ev->rdiag[i]);
+    fprintf(o, "],\n   \"x\": ");
+    json_vector(o, md, ev->x);
+    fprintf(o, ",\n   \"continued\": [");
+    for (j = 0; j < n - ev->rank_before; ++j) {
+        fprintf(o, "%s", j ? ", " : "");
+        json_vector(o, md, ev->continued + j * n);
+    }
+    fprintf(o, "],\n   \"motions\": [");
+    for (j = 0; j < ev->nmotions; ++j) {
+        fprintf(o, "%s", j ? ", " : "");
+        json_vector(o, md, ev->motions + j * n);
+    }
+    fprintf(o, "]}");
+    ri->nevents++;
+}
+
+void output_close(run_info *ri)
+{
+    if (ri->bar_shown)
+        fprintf(stderr, "\n");
+    if (ri->csv)
+        fclose(ri->csv);
+    if (ri->events) {
+        fprintf(ri->events, "%s]\n", ri->nevents ? "\n" : "");
+        fclose(ri->events);
+    }
+    ri->csv = ri->events = NULL;
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; ++s) {
+        if (*s == '"' || *s == '\\')
+            putchar('\\');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+void output_summary(const run_info *ri, const mcs_sim *sim, const run_summary *rs)
+{
+    static const char *const method_names[] = {"rk4", "dopri5"};
+    static const char *const cont_names[] = {"exp", "euler", "none", "off"};
+    const mcs_model *md = ri->model;
+    const mcs_options *opt = rs->opt;
+    const mcs_assembly *a = rs->assembly;
+    int i;
+    printf("{\"model\": ");
+    json_string(md->name);
+    printf(", \"status\": ");
+    json_string(mcs_status_str(rs->status));
+    printf(", \"ok\": %s, \"t_reached\": %.17g, \"t_end\": %.17g",
+           rs->status == MCS_OK ? "true" : "false", (double)sim->cur.t, (double)rs->t_end);
+    printf(", \"method\": \"%s\", \"continuation\": \"%s\", \"h\": %.17g, \"rtol\": %.17g, "
+           "\"atol\": %.17g",
+           method_names[opt->method], cont_names[opt->continuation], (double)opt->h,
+           (double)opt->rtol, (double)opt->atol);
+    printf(", \"n\": %d, \"m\": %d, \"rank\": %d, \"dof\": %d, \"rank_min\": %d, \"rank_max\": %d",
+           md->nx, md->nc, rs->rank0, md->nx - rs->rank0, ri->rank_min, ri->rank_max);
+    printf(", \"steps\": %ld, \"rejected\": %ld, \"evaluations\": %ld, \"newton_iterations\": %ld, "
+           "\"factorizations\": %ld, \"rank_changes\": %ld, \"rows\": %d, \"events\": %ld, "
+           "\"detours\": %ld",
+           sim->stats.steps, sim->stats.rejected, sim->stats.evaluations,
+           sim->stats.newton_iterations, sim->stats.factorizations, sim->stats.rank_changes,
+           ri->rows, sim->stats.events, sim->stats.detours);
+    printf(", \"sing_tol\": %.17g, \"rank_tol\": %.17g", (double)opt->sing_tol,
+           (double)opt->rank_tol);
+    printf(", \"dependent_rows\": [");
+    for (i = rs->rank0; i < md->nc; ++i)
+        printf("%s\"%s\"", i > rs->rank0 ? ", " : "", md->constraint_names[rs->piv0[i]]);
+    printf("]");
+    printf(", \"max_c_norm\": %.17g, \"wall_s\": %.6f", (double)ri->c_max, rs->wall_s);
+    if (ri->reactions) {
+        printf(", \"reactions_status\": ");
+        json_string(mcs_status_str(ri->reaction_status));
+    }
+    if (md->potential) {
+        mcs_real scale = MCS_FN(fabs)(ri->e0) > ri->kin_max ? MCS_FN(fabs)(ri->e0) : ri->kin_max;
+        printf(", \"energy0\": %.17g, \"energy_drift\": %.17g, \"energy_drift_rel\": %.17g",
+               (double)ri->e0, (double)ri->e_dev_max,
+               (double)(scale > 0 ? ri->e_dev_max / scale : 0));
+    }
+    printf(", \"assembly\": {\"c_norm_before\": %.17g, \"c_norm_after\": %.17g, \"dx_norm\": %.17g, "
+           "\"cdot_norm_before\": %.17g, \"dv_norm\": %.17g, \"iterations\": %d}",
+           (double)a->c_norm_before, (double)a->c_norm_after, (double)a->dx_norm,
+           (double)a->cdot_norm_before, (double)a->dv_norm, a->iterations);
+    printf("}\n");
+}

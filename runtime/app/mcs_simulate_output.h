@@ -1,0 +1,58 @@
+/* mcs_simulate_output.h - what the command-line simulator writes: the CSV of a run (one column
+ * list for its header and its rows), the JSON event log, the JSON summary on stdout, and the
+ * progress bar. Application code (it prints); model-independent. */
+#ifndef MCS_SIMULATE_OUTPUT_H
+#define MCS_SIMULATE_OUTPUT_H
+
+#include <stdio.h>
+#include <time.h>
+
+#include "mcs/mcs_sim.h"
+
+typedef struct run_info {
+    const mcs_model *model;
+    FILE *csv;               /* NULL: no CSV */
+    FILE *events;            /* NULL: no event log */
+    int nevents;
+    int reactions, basis, progress; /* --reactions, --basis, --progress */
+    mcs_real *lambda;        /* (nc) scratch for the multipliers (--reactions) */
+    mcs_real *q, *qd;        /* (nx) scratch for the projected coordinates */
+    /* statistics over the recorded rows */
+    int rows, rank_min, rank_max, bar_shown;
+    mcs_real e0, kin_max, e_dev_max, c_max;
+    mcs_status reaction_status;
+    mcs_real t0, t_end;
+    clock_t started;
+} run_info;
+
+/* A state to record: (t, x, v), its projected coordinates q, qd (f = n - rank entries) and the
+ * factorization there (R, Q with the given rank). */
+typedef struct run_row {
+    mcs_real t;
+    const mcs_real *x, *v, *q, *qd, *R, *Q;
+    int rank;
+} run_row;
+
+/* Opens the CSV (and writes its header) and the event log; 0 on success. */
+int output_open(run_info *ri, const char *csv_path, const char *events_path);
+/* One CSV row (and the statistics) of a state; the current state of sim with record_current. */
+void output_record(run_info *ri, mcs_sim *sim, const run_row *row);
+void output_record_current(run_info *ri, mcs_sim *sim);
+/* Writes the event the last step located, if any, and clears it. */
+void output_take_event(run_info *ri, mcs_sim *sim);
+/* Closes the files. */
+void output_close(run_info *ri);
+
+/* The run's JSON summary on stdout. */
+typedef struct run_summary {
+    mcs_status status;
+    mcs_real t_end;
+    int rank0;
+    const int *piv0;          /* (nc) pivot order at the start: rows past rank0 are dependent */
+    const mcs_options *opt;
+    const mcs_assembly *assembly;
+    double wall_s;
+} run_summary;
+void output_summary(const run_info *ri, const mcs_sim *sim, const run_summary *rs);
+
+#endif /* MCS_SIMULATE_OUTPUT_H */

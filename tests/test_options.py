@@ -1,0 +1,80 @@
+"""One source of truth for the simulate options (generator/mcsgen/options.py): the C simulator's
+table and the README's are generated from it and current, the CLI takes it, and every documented
+default is the value the C runtime's mcs_options_default actually sets."""
+import json
+import subprocess
+
+import pytest
+
+from mcsgen import options
+from mcsgen.paths import RUNTIME
+
+PROBE = r"""
+#include <stdio.h>
+#include "mcs/mcs_sim.h"
+int main(void)
+{
+    mcs_options o;
+    if (mcs_options_default(&o, NULL) != MCS_OK)
+        return 1;
+    printf("{\"rank_tol\": %.17g, \"sing_tol\": %.17g, \"sing_watch\": %.17g, "
+           "\"chart_tol\": %.17g, \"chart_pivot_min\": %.17g, \"newton_tol\": %.17g, "
+           "\"newton_max_iter\": %d, \"h_min\": %.17g, \"eps\": %.17g}\n",
+           (double)o.rank_tol, (double)o.sing_tol, (double)o.sing_watch, (double)o.chart_tol,
+           (double)o.chart_pivot_min, (double)o.newton_tol, o.newton_max_iter, (double)o.h_min,
+           (double)MCS_REAL_EPS);
+    return 0;
+}
+"""
+
+
+def test_c_table_is_generated_from_options_py():
+    assert options.C_TABLE.read_text() == options.c_table(), \
+        "runtime/app/mcs_options_table.h is stale: run `make options-table`"
+
+
+def test_readme_table_is_generated_from_options_py():
+    text = options.README.read_text()
+    block = text[text.index(options.README_BEGIN):text.index(options.README_END)
+                 + len(options.README_END)]
+    assert block == options.markdown_table(), "README options table is stale: `make options-table`"
+
+
+@pytest.mark.parametrize("real", ["double", "float"])
+def test_documented_defaults_are_the_runtimes(tmp_path, real):
+    src = tmp_path / "probe.c"
+    src.write_text(PROBE)
+    exe = tmp_path / "probe"
+    flags = ["-DMCS_REAL_FLOAT"] if real == "float" else []
+    subprocess.run(["cc", "-std=c99", *flags, f"-I{RUNTIME / 'include'}", f"-I{RUNTIME / 'src'}",
+                    str(src), *map(str, sorted((RUNTIME / "src").glob("*.c"))), "-o", str(exe),
+                    "-DMCS_LINALG_PORTABLE", "-lm"], check=True)
+    got = json.loads(subprocess.run([str(exe)], capture_output=True, text=True,
+                                    check=True).stdout)
+    eps = got.pop("eps")
+    checked = 0
+    for opt in options.OPTIONS:
+        if not opt.field or opt.default == "model":
+            continue
+        value = got[opt.field]
+        if opt.default.endswith(" eps"):
+            documented = float(opt.default.split()[0]) * eps
+        else:
+            documented = float(opt.default)
+        # in float the tolerances never go below a few hundred eps (mcs_options_default)
+        floor = {"rank_tol": 100, "chart_pivot_min": 100, "sing_tol": 1000, "chart_tol": 1000}
+        if real == "float" and opt.field in floor:
+            documented = max(documented, floor[opt.field] * eps)
+        assert value == pytest.approx(documented, rel=1e-6), (opt.name, value, documented)
+        checked += 1
+    assert checked == 8
+
+
+def test_cli_takes_every_option():
+    import argparse
+    parser = argparse.ArgumentParser()
+    options.add_arguments(parser)
+    dests = {a.dest for a in parser._actions}
+    for opt in options.OPTIONS:
+        if opt.name != "progress":
+            assert opt.name.replace("-", "_") in dests
