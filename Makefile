@@ -18,7 +18,7 @@ TEST_MODEL_SRC := $(foreach m,$(TEST_MODELS),generated/$(m)/$(m).c)
 TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
-.PHONY: all deps generate options-table check-generated runtime test test-c test-sanitize test-py demo bench \
+.PHONY: all deps generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
         firmware clean
 
 all: runtime
@@ -82,8 +82,18 @@ test-sanitize: deps $(addprefix $(B)/tests-asan/,$(C_TESTS))
 test-py: deps
 	$(PYTHON) -m pytest -q tests
 
+# Formatting and static checks (black, flake8, clang-format; configured in pyproject.toml, .flake8
+# and .clang-format). Generated C is not linted.
+C_LINT := $(filter-out runtime/app/mcs_options_table.h,$(sort $(wildcard runtime/src/*.[ch] \
+          runtime/include/mcs/*.h runtime/app/*.[ch] tests/runtime/*.c bench/*.c)))
+lint: deps
+	black --check --quiet generator tests bench
+	flake8 generator tests bench
+	clang-format --dry-run --Werror $(C_LINT)
+	@echo "lint: clean"
+
 # The README's test command: everything, under 10 minutes on 2 cores.
-test: deps check-generated test-c test-sanitize test-py
+test: deps lint check-generated test-c test-sanitize test-py
 
 # ---- the main job ----------------------------------------------------------------------------
 demo: deps

@@ -88,12 +88,14 @@ int main(int argc, char **argv)
                 best = w;
         }
         printf("{\"model\": \"%s\", \"wall_s\": %.9f, \"steps\": %ld, \"evaluations\": %ld, "
-               "\"x\": [", MODEL.name, best, sim.stats.steps, sim.stats.evaluations);
+               "\"x\": [",
+               MODEL.name, best, sim.stats.steps, sim.stats.evaluations);
         for (i = 0; i < MODEL.nx; ++i)
             printf("%s%.17g", i ? ", " : "", (double)sim.cur.x[i]);
         printf("]}\n");
         return 0;
     }
-    fprintf(stderr, "usage: bench_step per-step T_END H REPEATS | run METHOD H RTOL T_END REPEATS\n");
+    fprintf(stderr,
+            "usage: bench_step per-step T_END H REPEATS | run METHOD H RTOL T_END REPEATS\n");
     return 2;
 }

@@ -34,36 +34,49 @@ BACKENDS = ("lapack", "portable")
 
 def build_bench(name, gen_root, backend):
     exe = OUT / f"bench_{name}_{backend}"
-    cmd = build.program_command(name, [ROOT / "bench" / "bench_step.c"], exe, backend,
-                                ["-D_POSIX_C_SOURCE=199309L"], gdir=gen_root / name)
+    cmd = build.program_command(
+        name,
+        [ROOT / "bench" / "bench_step.c"],
+        exe,
+        backend,
+        ["-D_POSIX_C_SOURCE=199309L"],
+        gdir=gen_root / name,
+    )
     subprocess.run(cmd, check=True)
     return exe
 
 
 def run_json(cmd):
-    return json.loads(subprocess.run(list(map(str, cmd)), check=True, capture_output=True,
-                                     text=True).stdout)
+    return json.loads(
+        subprocess.run(list(map(str, cmd)), check=True, capture_output=True, text=True).stdout
+    )
 
 
 def reference_spatial_pendulum(t_end):
     """Spherical pendulum in Cartesian coordinates with the multiplier in closed form
     (an index-1 formulation, no projection), DOP853 at rtol 1e-13."""
     from scipy.integrate import solve_ivp
-    g, l = 9.81, 0.08
+
+    g, length = 9.81, 0.08
 
     def rhs(_, y):
         r, v = y[:3], y[3:]
-        lam = (v @ v - g * r[2]) / (l * l)      # from d2/dt2 |r|^2 = 0 with a = -lam r - g e_z
+        lam = (v @ v - g * r[2]) / (
+            length * length
+        )  # from d2/dt2 |r|^2 = 0 with a = -lam r - g e_z
         a = -lam * r - np.array([0, 0, g])
         return np.concatenate([v, a])
-    sol = solve_ivp(rhs, (0, t_end), [0.08, 0, 0, 0, 0.7895, 0], method="DOP853", rtol=1e-13,
-                    atol=1e-15)
+
+    sol = solve_ivp(
+        rhs, (0, t_end), [0.08, 0, 0, 0, 0.7895, 0], method="DOP853", rtol=1e-13, atol=1e-15
+    )
     return sol.y[:3, -1]
 
 
 def reference_pendulum_3r(t_end):
     """3R pendulum: M(q) qdd = f(q, qd) from the textbook absolute-angle form, DOP853."""
     from scipy.integrate import solve_ivp
+
     m, J, L, g = 108.0, 9.36, 1.0, 9.81
     lc = L / 2
 
@@ -83,31 +96,44 @@ def reference_pendulum_3r(t_end):
         h = np.zeros(3)
         for i in range(3):
             for j in range(3):
-                h[i] -= m * sum(a[k, i] * a[k, j] for k in range(3)) * np.sin(phi[i] - phi[j]) \
+                h[i] -= (
+                    m
+                    * sum(a[k, i] * a[k, j] for k in range(3))
+                    * np.sin(phi[i] - phi[j])
                     * w[j] ** 2
+                )
             h[i] -= m * g * sum(a[k, i] for k in range(3)) * np.sin(phi[i])
         # q = S phi with phi = C q (C lower-triangular ones): qdd = C^-1 phidd
         C = np.tril(np.ones((3, 3)))
         Mq = C.T @ Mphi @ C
         fq = C.T @ h
         return np.concatenate([qd, np.linalg.solve(Mq, fq)])
-    sol = solve_ivp(rhs, (0, t_end), [np.pi / 6] * 3 + [0] * 3, method="DOP853", rtol=1e-13,
-                    atol=1e-14)
+
+    sol = solve_ivp(
+        rhs, (0, t_end), [np.pi / 6] * 3 + [0] * 3, method="DOP853", rtol=1e-13, atol=1e-14
+    )
     return sol.y[:3, -1]
 
 
 def reference_double_four_bar(t_end):
     """Positions of the five bars on the parallelogram branch at t_end (phi from the vertical)."""
     from scipy.integrate import solve_ivp
-    sol = solve_ivp(lambda t, y: [y[1], 3.5 * 9.81 * np.sin(y[0]) / 3], (0, t_end), [0, 1],
-                    method="DOP853", rtol=1e-13, atol=1e-14)
+
+    sol = solve_ivp(
+        lambda t, y: [y[1], 3.5 * 9.81 * np.sin(y[0]) / 3],
+        (0, t_end),
+        [0, 1],
+        method="DOP853",
+        rtol=1e-13,
+        atol=1e-14,
+    )
     phi = sol.y[0, -1]
     s, c = np.sin(phi), np.cos(phi)
     x = []
     for k in range(5):
-        if k % 2 == 0:      # vertical bars 1, 3, 5 hinged at x = 0, 1, 2: centre at half length
+        if k % 2 == 0:  # vertical bars 1, 3, 5 hinged at x = 0, 1, 2: centre at half length
             x += [k / 2 + 0.5 * s, 0.5 * c, np.pi / 2 - phi]
-        else:               # horizontal bars translate with the tops
+        else:  # horizontal bars translate with the tops
             x += [(k - 1) / 2 + 0.5 + s, c, 0.0]
     return np.array(x)
 
@@ -116,7 +142,9 @@ def main():
     OUT.mkdir(parents=True, exist_ok=True)
     gen_root = OUT / "generated"
     results = {"generation_s": {}}
-    model_files = sorted((ROOT / "models").glob("*.yaml")) + [ROOT / "bench/models/point_chain_10.yaml"]
+    model_files = sorted((ROOT / "models").glob("*.yaml")) + [
+        ROOT / "bench/models/point_chain_10.yaml"
+    ]
     for path in model_files:
         best = 1e30
         for _ in range(3):
@@ -142,15 +170,29 @@ def main():
         p1 = build_bench("spatial_pendulum", gen_root, backend)
         for h in (1e-3, 2e-3):
             r = run_json([p1, "run", "rk4", h, 1e-8, 2.0, 15])
-            r.update(backend=backend, method="rk4", h=h, rtol=0,
-                     err=float(np.abs(np.array(r["x"]) - ref1).max()))
+            r.update(
+                backend=backend,
+                method="rk4",
+                h=h,
+                rtol=0,
+                err=float(np.abs(np.array(r["x"]) - ref1).max()),
+            )
             results["P1"].append(r)
         p2 = build_bench("pendulum_3r", gen_root, backend)
-        for method, h, rtol in (("rk4", 1e-3, 0), ("rk4", 2e-3, 0), ("dopri5", 1e-3, 1e-10),
-                                ("dopri5", 1e-3, 1e-11)):
+        for method, h, rtol in (
+            ("rk4", 1e-3, 0),
+            ("rk4", 2e-3, 0),
+            ("dopri5", 1e-3, 1e-10),
+            ("dopri5", 1e-3, 1e-11),
+        ):
             r = run_json([p2, "run", method, h, rtol or 1e-8, 2.0, 15])
-            r.update(backend=backend, method=method, h=h, rtol=rtol,
-                     err=float(np.abs(np.array(r["x"]) - ref2).max()))
+            r.update(
+                backend=backend,
+                method=method,
+                h=h,
+                rtol=rtol,
+                err=float(np.abs(np.array(r["x"]) - ref2).max()),
+            )
             results["P2a"].append(r)
 
     # TARGETS P3: double four-bar, 10 s, through 10 singular configurations; error of the final
@@ -159,41 +201,64 @@ def main():
     results["P3"] = []
     for backend in BACKENDS:
         p3 = build_bench("double_four_bar", gen_root, backend)
-        for method, h, rtol in (("rk4", 1e-3, 0), ("rk4", 5e-4, 0), ("dopri5", 1e-3, 1e-10),
-                                ("dopri5", 1e-3, 1e-12)):
+        for method, h, rtol in (
+            ("rk4", 1e-3, 0),
+            ("rk4", 5e-4, 0),
+            ("dopri5", 1e-3, 1e-10),
+            ("dopri5", 1e-3, 1e-12),
+        ):
             r = run_json([p3, "run", method, h, rtol or 1e-8, 10.0, 3])
-            r.update(backend=backend, method=method, h=h, rtol=rtol,
-                     err=float(np.abs(np.array(r["x"]) - ref3).max()))
+            r.update(
+                backend=backend,
+                method=method,
+                h=h,
+                rtol=rtol,
+                err=float(np.abs(np.array(r["x"]) - ref3).max()),
+            )
             results["P3"].append(r)
 
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     print("cost per RK4 step (best of 7 interleaved repeats)")
-    print(f"  {'backend':<9}{'model':<18} {'n':>3} {'m':>3}  {'off ns':>8}  {'euler':>14}  {'none':>14}  "
-          f"{'exp':>14}")
+    print(
+        f"  {'backend':<9}{'model':<18} {'n':>3} {'m':>3}  {'off ns':>8}  {'euler':>14}  "
+        f"{'none':>14}  {'exp':>14}"
+    )
     for r in results["per_step"]:
         off = r["ns_per_step_off"]
-        cells = [f"{r[f'ns_per_step_{k}']:8.0f} ({r[f'ns_per_step_{k}'] / off:4.2f}x)"
-                 for k in ("euler", "none", "exp")]
-        print(f"  {r['backend']:<9}{r['model']:<18} {r['n']:>3} {r['m']:>3}  {off:8.0f}  " + "  ".join(cells))
+        cells = [
+            f"{r[f'ns_per_step_{k}']:8.0f} ({r[f'ns_per_step_{k}'] / off:4.2f}x)"
+            for k in ("euler", "none", "exp")
+        ]
+        print(
+            f"  {r['backend']:<9}{r['model']:<18} {r['n']:>3} {r['m']:>3}  {off:8.0f}  "
+            + "  ".join(cells)
+        )
     print("TARGETS P1 spatial pendulum 2 s (target <= 1.5 ms at err <= 4e-9)")
     for r in results["P1"]:
-        print(f"  {r['backend']:<9} rk4 h={r['h']:g}: {r['wall_s'] * 1e3:7.3f} ms, {r['steps']} steps, "
-              f"err {r['err']:.2e}")
+        print(
+            f"  {r['backend']:<9} rk4 h={r['h']:g}: {r['wall_s'] * 1e3:7.3f} ms, "
+            f"{r['steps']} steps, err {r['err']:.2e}"
+        )
     print("TARGETS P2a 3R pendulum 2 s (target <= 2.4 ms at err <= 2e-10)")
     for r in results["P2a"]:
         label = f"{r['method']} h={r['h']:g}" + (f" rtol={r['rtol']:g}" if r["rtol"] else "")
-        print(f"  {r['backend']:<9} {label:<26}: {r['wall_s'] * 1e3:7.3f} ms, {r['steps']} steps, "
-              f"err {r['err']:.2e}")
+        print(
+            f"  {r['backend']:<9} {label:<26}: {r['wall_s'] * 1e3:7.3f} ms, {r['steps']} steps, "
+            f"err {r['err']:.2e}"
+        )
     print("TARGETS P3 double four-bar 10 s, 10 singular crossings (target err <= 1e-8 in <= 50 ms)")
     for r in results["P3"]:
         label = f"{r['method']} h={r['h']:g}" + (f" rtol={r['rtol']:g}" if r["rtol"] else "")
-        print(f"  {r['backend']:<9} {label:<26}: {r['wall_s'] * 1e3:8.2f} ms, {r['steps']} steps, "
-              f"err {r['err']:.2e}")
+        print(
+            f"  {r['backend']:<9} {label:<26}: {r['wall_s'] * 1e3:8.2f} ms, {r['steps']} steps, "
+            f"err {r['err']:.2e}"
+        )
     print("generation time per model (best of 3)")
     for name, s in results["generation_s"].items():
         print(f"  {name:<28} {s:6.2f} s")
     print("generation time of a chain of N spatial bodies with spherical joints")
     import gen_chain
+
     results["chain_generation_s"] = dict(gen_chain.main([5, 10, 20, 40]))
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     print(f"results: {OUT / 'results.json'}")

@@ -18,7 +18,7 @@ def find_cycle(graph):
         state[node] = "open"
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == "open":
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state:
                 found = visit(nxt, path + [nxt])
                 if found:
@@ -53,7 +53,7 @@ def package_imports():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level:
                 base = package.split(".")
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
                 candidates = [target] + [f"{target}.{a.name}" for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
@@ -73,8 +73,9 @@ def test_generator_has_no_import_cycle():
 
 
 def runtime_includes():
-    files = list((ROOT / "runtime" / "include" / "mcs").glob("*.h")) + \
-        list((ROOT / "runtime" / "src").glob("*.[ch]"))
+    files = list((ROOT / "runtime" / "include" / "mcs").glob("*.h")) + list(
+        (ROOT / "runtime" / "src").glob("*.[ch]")
+    )
     by_name = {}
     for f in files:
         key = f"mcs/{f.name}" if f.parent.name == "mcs" else f.name
@@ -96,8 +97,9 @@ def test_find_cycle_finds_one():
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "runtime").rglob("*.[ch]")),
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "runtime").rglob("*.[ch]")), ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_runtime_sources_stay_small(path):
     lines = path.read_text().count("\n")
     assert lines <= 400, f"{path.name} has {lines} lines: split it by job"
@@ -105,10 +107,12 @@ def test_runtime_sources_stay_small(path):
 
 def test_readme_layout_names_every_runtime_module():
     readme = (ROOT / "README.md").read_text()
-    layout = readme[readme.index("## Layout"):]
-    layout = layout[:layout.index("\n## ", 5)]
-    missing = [p.name for p in sorted((ROOT / "runtime").rglob("*.[ch]"))
-               if p.name not in layout]
-    missing += [p.name for p in sorted(PACKAGE.rglob("*.py"))
-                if p.name not in ("__init__.py", "__main__.py") and p.name not in layout]
+    layout = readme[readme.index("## Layout") :]
+    layout = layout[: layout.index("\n## ", 5)]
+    missing = [p.name for p in sorted((ROOT / "runtime").rglob("*.[ch]")) if p.name not in layout]
+    missing += [
+        p.name
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if p.name not in ("__init__.py", "__main__.py") and p.name not in layout
+    ]
     assert not missing, f"README layout table does not mention {missing}"

@@ -29,14 +29,16 @@ int main(void)
 
 
 def test_c_table_is_generated_from_options_py():
-    assert options.C_TABLE.read_text() == options.c_table(), \
-        "runtime/app/mcs_options_table.h is stale: run `make options-table`"
+    assert (
+        options.C_TABLE.read_text() == options.c_table()
+    ), "runtime/app/mcs_options_table.h is stale: run `make options-table`"
 
 
 def test_readme_table_is_generated_from_options_py():
     text = options.README.read_text()
-    block = text[text.index(options.README_BEGIN):text.index(options.README_END)
-                 + len(options.README_END)]
+    block = text[
+        text.index(options.README_BEGIN) : text.index(options.README_END) + len(options.README_END)
+    ]
     assert block == options.markdown_table(), "README options table is stale: `make options-table`"
 
 
@@ -46,11 +48,23 @@ def test_documented_defaults_are_the_runtimes(tmp_path, real):
     src.write_text(PROBE)
     exe = tmp_path / "probe"
     flags = ["-DMCS_REAL_FLOAT"] if real == "float" else []
-    subprocess.run(["cc", "-std=c99", *flags, f"-I{RUNTIME / 'include'}", f"-I{RUNTIME / 'src'}",
-                    str(src), *map(str, sorted((RUNTIME / "src").glob("*.c"))), "-o", str(exe),
-                    "-DMCS_LINALG_PORTABLE", "-lm"], check=True)
-    got = json.loads(subprocess.run([str(exe)], capture_output=True, text=True,
-                                    check=True).stdout)
+    subprocess.run(
+        [
+            "cc",
+            "-std=c99",
+            *flags,
+            f"-I{RUNTIME / 'include'}",
+            f"-I{RUNTIME / 'src'}",
+            str(src),
+            *map(str, sorted((RUNTIME / "src").glob("*.c"))),
+            "-o",
+            str(exe),
+            "-DMCS_LINALG_PORTABLE",
+            "-lm",
+        ],
+        check=True,
+    )
+    got = json.loads(subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout)
     eps = got.pop("eps")
     checked = 0
     for opt in options.OPTIONS:
@@ -72,6 +86,7 @@ def test_documented_defaults_are_the_runtimes(tmp_path, real):
 
 def test_cli_takes_every_option():
     import argparse
+
     parser = argparse.ArgumentParser()
     options.add_arguments(parser)
     dests = {a.dest for a in parser._actions}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .errors import BuildError
 from .paths import BUILD, GENERATED, RUNTIME
+
 CFLAGS = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2"]
 LIBS = ["-llapacke", "-llapack", "-lblas", "-lm"]
 
@@ -23,7 +24,8 @@ def linalg_backend():
 def runtime_sources(backend=None):
     """Runtime C files for one linear-algebra backend."""
     skip = {"lapack": "mcs_linalg_portable.c", "portable": "mcs_linalg_lapack.c"}[
-        backend or linalg_backend()]
+        backend or linalg_backend()
+    ]
     return sorted(p for p in (RUNTIME / "src").glob("*.c") if p.name != skip)
 
 
@@ -88,19 +90,37 @@ def program_command(name, main_sources, target, backend=None, extra_flags=(), gd
     backend = backend or linalg_backend()
     defines, libs = backend_flags(backend)
     sources = list(main_sources) + [gdir / f"{name}.c"] + runtime_sources(backend)
-    return [compiler(), *CFLAGS, *extra_flags, *defines, f"-I{RUNTIME / 'include'}",
-            f"-I{RUNTIME / 'src'}", f"-I{RUNTIME / 'app'}", f"-I{gdir}",
-            f"-DMCS_APP_MODEL={name}", f"-DMCS_APP_NX={upper}_NX", f"-DMCS_APP_NC={upper}_NC",
-            "-include", f"{name}.h", *map(str, sources), "-o", str(target), *libs]
+    return [
+        compiler(),
+        *CFLAGS,
+        *extra_flags,
+        *defines,
+        f"-I{RUNTIME / 'include'}",
+        f"-I{RUNTIME / 'src'}",
+        f"-I{RUNTIME / 'app'}",
+        f"-I{gdir}",
+        f"-DMCS_APP_MODEL={name}",
+        f"-DMCS_APP_NX={upper}_NX",
+        f"-DMCS_APP_NC={upper}_NC",
+        "-include",
+        f"{name}.h",
+        *map(str, sources),
+        "-o",
+        str(target),
+        *libs,
+    ]
 
 
 def build_simulator(name, extra_flags=()):
     """The simulate driver linked with one generated model; returns the executable's path."""
     gdir = model_dir(name)
     sources = simulator_sources() + [gdir / f"{name}.c"] + runtime_sources()
-    headers = sorted((RUNTIME / "include" / "mcs").glob("*.h")) + \
-        sorted((RUNTIME / "src").glob("*.h")) + sorted((RUNTIME / "app").glob("*.h")) + \
-        [gdir / f"{name}.h"]
+    headers = (
+        sorted((RUNTIME / "include" / "mcs").glob("*.h"))
+        + sorted((RUNTIME / "src").glob("*.h"))
+        + sorted((RUNTIME / "app").glob("*.h"))
+        + [gdir / f"{name}.h"]
+    )
     target = BUILD / name / f"simulate_{name}_{linalg_backend()}"
     cmd = program_command(name, simulator_sources(), target, extra_flags=extra_flags)
     return _cached(target, sources + headers, cmd, f"compiling the simulator of {name}")
@@ -111,8 +131,26 @@ def build_shared(name):
     gdir = model_dir(name)
     src = gdir / f"{name}.c"
     target = BUILD / name / f"lib{name}.so"
-    cmd = [compiler(), *CFLAGS, "-fPIC", "-shared", f"-I{RUNTIME / 'include'}", f"-I{gdir}",
-           str(src), "-o", str(target), "-lm"]
-    return _cached(target, [src, gdir / f"{name}.h", RUNTIME / "include/mcs/mcs_model.h",
-                            RUNTIME / "include/mcs/mcs_config.h"], cmd,
-                   f"compiling the model {name}")
+    cmd = [
+        compiler(),
+        *CFLAGS,
+        "-fPIC",
+        "-shared",
+        f"-I{RUNTIME / 'include'}",
+        f"-I{gdir}",
+        str(src),
+        "-o",
+        str(target),
+        "-lm",
+    ]
+    return _cached(
+        target,
+        [
+            src,
+            gdir / f"{name}.h",
+            RUNTIME / "include/mcs/mcs_model.h",
+            RUNTIME / "include/mcs/mcs_config.h",
+        ],
+        cmd,
+        f"compiling the model {name}",
+    )

@@ -59,6 +59,7 @@ def model_path(arg):
 
 def cmd_generate(args):
     from .generate import generate
+
     paths = [model_path(m) for m in args.models] or sorted(MODELS.glob("*.yaml"))
     for path in paths:
         start = time.monotonic()
@@ -73,6 +74,7 @@ def cmd_generate(args):
 
 def _ensure_generated(name_or_path):
     from .generate import generate
+
     with Spinner("generating"):
         model, _, _ = generate(model_path(name_or_path))
     return model
@@ -80,6 +82,7 @@ def _ensure_generated(name_or_path):
 
 def cmd_check(args):
     from .analysis.check import check_model
+
     model = _ensure_generated(args.model)
     with Spinner(f"checking {model.name}"):
         report = check_model(model, samples=args.samples, seed=args.seed, tol=args.tol)
@@ -88,23 +91,32 @@ def cmd_check(args):
 
 
 def format_summary(s):
-    lines = [f"{s['model']}: {s['method']}, continuation {s['continuation']}, "
-             f"t = 0 .. {s['t_reached']:g} s" + ("" if s["ok"] else f" (stopped: {s['status']})"),
-             f"  n = {s['n']}, m = {s['m']}, rank = {s['rank']}, DOF = {s['dof']}"
-             + (f" (rank varied {s['rank_min']}..{s['rank_max']})"
-                if s["rank_min"] != s["rank_max"] else ""),
-             f"  steps {s['steps']} (rejected {s['rejected']}, detours {s.get('detours', 0)}), "
-             f"evaluations {s['evaluations']}, "
-             f"Newton iterations {s['newton_iterations']}, wall {s['wall_s'] * 1e3:.1f} ms",
-             f"  max constraint residual |c|_inf = {s['max_c_norm']:.3e}"]
+    lines = [
+        f"{s['model']}: {s['method']}, continuation {s['continuation']}, "
+        f"t = 0 .. {s['t_reached']:g} s" + ("" if s["ok"] else f" (stopped: {s['status']})"),
+        f"  n = {s['n']}, m = {s['m']}, rank = {s['rank']}, DOF = {s['dof']}"
+        + (
+            f" (rank varied {s['rank_min']}..{s['rank_max']})"
+            if s["rank_min"] != s["rank_max"]
+            else ""
+        ),
+        f"  steps {s['steps']} (rejected {s['rejected']}, detours {s.get('detours', 0)}), "
+        f"evaluations {s['evaluations']}, "
+        f"Newton iterations {s['newton_iterations']}, wall {s['wall_s'] * 1e3:.1f} ms",
+        f"  max constraint residual |c|_inf = {s['max_c_norm']:.3e}",
+    ]
     if "energy_drift_rel" in s:
-        lines.append(f"  energy E0 = {s['energy0']:.10g}, max |E - E0| = {s['energy_drift']:.3e} "
-                     f"(relative {s['energy_drift_rel']:.3e})")
+        lines.append(
+            f"  energy E0 = {s['energy0']:.10g}, max |E - E0| = {s['energy_drift']:.3e} "
+            f"(relative {s['energy_drift_rel']:.3e})"
+        )
     a = s["assembly"]
-    if a["dx_norm"] > 1e-12 or a["dv_norm"] > 1e-12:   # below that it is round-off
-        lines.append(f"  initial conditions corrected: |c| {a['c_norm_before']:.3e} -> "
-                     f"{a['c_norm_after']:.3e} with |dx| = {a['dx_norm']:.3e}; "
-                     f"|A v + c_t| {a['cdot_norm_before']:.3e} fixed with |dv| = {a['dv_norm']:.3e}")
+    if a["dx_norm"] > 1e-12 or a["dv_norm"] > 1e-12:  # below that it is round-off
+        lines.append(
+            f"  initial conditions corrected: |c| {a['c_norm_before']:.3e} -> "
+            f"{a['c_norm_after']:.3e} with |dx| = {a['dx_norm']:.3e}; "
+            f"|A v + c_t| {a['cdot_norm_before']:.3e} fixed with |dv| = {a['dv_norm']:.3e}"
+        )
     return "\n".join(lines)
 
 
@@ -118,8 +130,10 @@ def format_events(path, limit=12):
         return f"  singular configurations: none (event log {path})"
     lines = [f"  singular configurations: {len(events)} (event log {path})"]
     for ev in events[:limit]:
-        lines.append(f"    t = {ev['t']:.9f} s: rank {ev['rank_before']} -> {ev['rank_after']}, "
-                     f"{len(ev['motions'])} new motion(s), sigma {ev['sigma']:.1e}")
+        lines.append(
+            f"    t = {ev['t']:.9f} s: rank {ev['rank_before']} -> {ev['rank_after']}, "
+            f"{len(ev['motions'])} new motion(s), sigma {ev['sigma']:.1e}"
+        )
     if len(events) > limit:
         lines.append(f"    ... {len(events) - limit} more")
     return "\n".join(lines)
@@ -128,8 +142,12 @@ def format_events(path, limit=12):
 def cmd_simulate(args):
     model = _ensure_generated(args.model)
     from .options import OPTIONS
-    options = {o.name.replace("-", "_"): getattr(args, o.name.replace("-", "_"))
-               for o in OPTIONS if o.name not in ("out", "events", "progress")}
+
+    options = {
+        o.name.replace("-", "_"): getattr(args, o.name.replace("-", "_"))
+        for o in OPTIONS
+        if o.name not in ("out", "events", "progress")
+    }
     out = args.out
     if out is None:
         out = ROOT / "out" / f"{model.name}.csv"
@@ -138,21 +156,32 @@ def cmd_simulate(args):
     options["events"] = events
     from .build import build_simulator
     from .simulate import run_simulation
+
     with Spinner(f"compiling {model.name}"):
-        build_simulator(model.name)                   # cached: run_simulation finds it built
+        build_simulator(model.name)  # cached: run_simulation finds it built
     summary = run_simulation(model.name, options, out_csv=out, progress=sys.stderr.isatty())
     print(format_summary(summary))
     if summary.get("dependent_rows"):
-        print(f"  dependent constraint rows (redundant, found by the pivoted QR): "
-              f"{', '.join(summary['dependent_rows'])}")
+        print(
+            f"  dependent constraint rows (redundant, found by the pivoted QR): "
+            f"{', '.join(summary['dependent_rows'])}"
+        )
     print(format_events(events))
     rep = model.initial_report
     if rep is not None:
         held = ", ".join(dict.fromkeys(rep["held"])) or "nothing"
-        extra = (f"; {rep['undetermined']} direction(s) were not fixed by them and took the "
-                 "minimum-norm value") if rep["undetermined"] else ""
-        print(f"  initial velocities: held {held}; every other velocity solved from the "
-              f"velocity constraints{extra}")
+        extra = (
+            (
+                f"; {rep['undetermined']} direction(s) were not fixed by them and took the "
+                "minimum-norm value"
+            )
+            if rep["undetermined"]
+            else ""
+        )
+        print(
+            f"  initial velocities: held {held}; every other velocity solved from the "
+            f"velocity constraints{extra}"
+        )
     print(f"  CSV: {out}")
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -161,10 +190,12 @@ def cmd_simulate(args):
 
 def cmd_plot(args):
     from .outputs.plot import plot_basis, plot_events, plot_rdiag, plot_runs
+
     if args.events:
         if not args.model:
             raise McsError("plot --events needs --model MODEL (to draw the mechanism)")
         from .model import load_model
+
         written = plot_events(args.events, load_model(model_path(args.model)), args.out)
     elif not args.csv:
         raise McsError("plot: give CSV files, or --events FILE.json --model MODEL")
@@ -181,49 +212,68 @@ def cmd_plot(args):
 
 def build_parser():
     parser = argparse.ArgumentParser(
-        prog="mcsgen", description="Mechanism file -> allocation-free C solver with QR "
-                                   "tangent-space continuation.")
+        prog="mcsgen",
+        description="Mechanism file -> allocation-free C solver with QR "
+        "tangent-space continuation.",
+    )
     parser.add_argument("--version", action="version", version=f"mcsgen {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
     sub.required = True
 
-    g = sub.add_parser("generate", help="derive and emit C for models",
-                       description="Derive c, A, c_t, gamma, A_dot, M, f, K_c, K_f, D and emit "
-                                   "generated/<model>/<model>.{h,c}. Skipped when the generator "
-                                   "version and the model file's hash are unchanged.")
-    g.add_argument("models", nargs="*", metavar="MODEL",
-                   help="model file or name in models/ (default: every model)")
+    g = sub.add_parser(
+        "generate",
+        help="derive and emit C for models",
+        description="Derive c, A, c_t, gamma, A_dot, M, f, K_c, K_f, D and emit "
+        "generated/<model>/<model>.{h,c}. Skipped when the generator "
+        "version and the model file's hash are unchanged.",
+    )
+    g.add_argument(
+        "models",
+        nargs="*",
+        metavar="MODEL",
+        help="model file or name in models/ (default: every model)",
+    )
     g.add_argument("--force", action="store_true", help="regenerate even when up to date")
     g.add_argument("--out", metavar="DIR", help="output root instead of generated/")
     g.set_defaults(func=cmd_generate)
 
-    c = sub.add_parser("check", help="compare derived terms with finite differences",
-                       description="Evaluate the compiled model at random states and compare A, "
-                                   "c_t, gamma, A_dot, K_c, K_f, D (and M, f of Lagrange models) "
-                                   "with central finite differences of lower-order functions.")
+    c = sub.add_parser(
+        "check",
+        help="compare derived terms with finite differences",
+        description="Evaluate the compiled model at random states and compare A, "
+        "c_t, gamma, A_dot, K_c, K_f, D (and M, f of Lagrange models) "
+        "with central finite differences of lower-order functions.",
+    )
     c.add_argument("model", metavar="MODEL")
     c.add_argument("--samples", type=int, default=5, help="random states (default 5)")
     c.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     c.add_argument("--tol", type=float, default=1e-6, help="max relative error (default 1e-6)")
     c.set_defaults(func=cmd_check)
 
-    s = sub.add_parser("simulate", help="build and run the solver, write CSV",
-                       description="Compile the generated model with the runtime, simulate, write "
-                                   "a CSV and print a summary. Defaults come from the model file.")
+    s = sub.add_parser(
+        "simulate",
+        help="build and run the solver, write CSV",
+        description="Compile the generated model with the runtime, simulate, write "
+        "a CSV and print a summary. Defaults come from the model file.",
+    )
     s.add_argument("model", metavar="MODEL")
     from .options import add_arguments
-    add_arguments(s)                  # the one table of simulate options (options.py)
+
+    add_arguments(s)  # the one table of simulate options (options.py)
     s.add_argument("--json", action="store_true", help="also print the summary as JSON")
     s.set_defaults(func=cmd_simulate)
 
-    p = sub.add_parser("plot", help="PNG figures of runs and events",
-                       description="Plot q_i and qdot_i of one or more runs side by side (as in "
-                                   "the papers' figures), plus constraint residual and energy; "
-                                   "or with --rdiag the diagonal of R over time (002 Figs. 2, 5, "
-                                   "8, 14); with --basis BODY the tangent-basis components of a "
-                                   "body (runs made with simulate --basis; 002 Figs. 10-11); "
-                                   "with --events the admissible motions at each singular "
-                                   "configuration drawn on the mechanism (002 Figs. 3, 6, 9).")
+    p = sub.add_parser(
+        "plot",
+        help="PNG figures of runs and events",
+        description="Plot q_i and qdot_i of one or more runs side by side (as in "
+        "the papers' figures), plus constraint residual and energy; "
+        "or with --rdiag the diagonal of R over time (002 Figs. 2, 5, "
+        "8, 14); with --basis BODY the tangent-basis components of a "
+        "body (runs made with simulate --basis; 002 Figs. 10-11); "
+        "with --events the admissible motions at each singular "
+        "configuration drawn on the mechanism (002 Figs. 3, 6, 9).",
+    )
     p.add_argument("csv", nargs="*", metavar="FILE.csv")
     p.add_argument("--rdiag", action="store_true", help="diag(R) over time")
     p.add_argument("--basis", metavar="BODY", help="components of T for BODY's coordinates")

@@ -14,13 +14,13 @@ from .paths import ROOT, RUNTIME
 
 @dataclass(frozen=True)
 class SimOption:
-    name: str               # on the command line: --<name>
-    kind: str               # real | int | choice | flag | path | param
+    name: str  # on the command line: --<name>
+    kind: str  # real | int | choice | flag | path | param
     help: str
     metavar: str = ""
     choices: tuple = ()
-    default: str = ""       # the documented default ("" for a flag; "model" for the model file's)
-    field: str = ""         # the mcs_options field it sets, or "" for the simulator's own
+    default: str = ""  # the documented default ("" for a flag; "model" for the model file's)
+    field: str = ""  # the mcs_options field it sets, or "" for the simulator's own
 
 
 # Defaults given as text are the documented values; "model" means the model file's `simulation:`
@@ -28,43 +28,99 @@ class SimOption:
 OPTIONS = (
     SimOption("t-end", "real", "end time of the run", "T", default="model"),
     SimOption("h", "real", "RK4 step; DOPRI5 first step", "H", default="model", field="h"),
-    SimOption("method", "choice", "integrator", choices=("rk4", "dopri5"), default="model",
-              field="method"),
+    SimOption(
+        "method", "choice", "integrator", choices=("rk4", "dopri5"), default="model", field="method"
+    ),
     SimOption("rtol", "real", "DOPRI5 relative tolerance", "R", default="model", field="rtol"),
     SimOption("atol", "real", "DOPRI5 absolute tolerance", "A", default="model", field="atol"),
-    SimOption("continuation", "choice",
-              "tangent basis: exp (exponential predictor), euler (first order), none (polar "
-              "alignment only), off (traditional QR)",
-              choices=("exp", "euler", "none", "off"), default="model", field="continuation"),
-    SimOption("dt-out", "real", "rows at exactly t = k D (0: one row per step)", "D",
-              default="model"),
+    SimOption(
+        "continuation",
+        "choice",
+        "tangent basis: exp (exponential predictor), euler (first order), none (polar "
+        "alignment only), off (traditional QR)",
+        choices=("exp", "euler", "none", "off"),
+        default="model",
+        field="continuation",
+    ),
+    SimOption(
+        "dt-out", "real", "rows at exactly t = k D (0: one row per step)", "D", default="model"
+    ),
     SimOption("out", "path", "CSV file of the run", "FILE.csv", default="out/<model>.csv"),
-    SimOption("events", "path", "JSON log of singular configurations", "FILE.json",
-              default="next to the CSV"),
+    SimOption(
+        "events",
+        "path",
+        "JSON log of singular configurations",
+        "FILE.json",
+        default="next to the CSV",
+    ),
     SimOption("param", "param", "override a parameter (repeatable)", "NAME=VALUE"),
     SimOption("reactions", "flag", "add the constraint multipliers lam.<row> to the CSV"),
     SimOption("basis", "flag", "add the tangent basis T (columns T<j>.<coordinate>) to the CSV"),
-    SimOption("rank-tol", "real", "rank tolerance: |R_ii| > TAU |R_11| counts towards the rank",
-              "TAU", default="1e-9", field="rank_tol"),
-    SimOption("sing-tol", "real",
-              "an event is a minimum of the smallest retained |R_ii|/|R_11| below S (0 turns "
-              "detection off)", "S", default="1e-6", field="sing_tol"),
-    SimOption("sing-watch", "real",
-              "search a step for such a minimum when the ratio at one of its ends is below W",
-              "W", default="0.05", field="sing_watch"),
-    SimOption("chart-tol", "real",
-              "retake a step shorter if it would end with the ratio below C", "C",
-              default="1e-4", field="chart_tol"),
-    SimOption("chart-pivot-min", "real",
-              "a stage whose LU of A_S U has a pivot ratio below P fails (and is retaken)", "P",
-              default="1e-8", field="chart_pivot_min"),
-    SimOption("newton-tol", "real",
-              "chart Newton: stop when |dp| <= N max(1, |x|)", "N",
-              default="500 eps", field="newton_tol"),
-    SimOption("newton-max-iter", "int", "chart Newton iterations before a stage fails", "K",
-              default="25", field="newton_max_iter"),
-    SimOption("h-min", "real", "DOPRI5: smallest step before the run stops", "HMIN",
-              default="1e-12", field="h_min"),
+    SimOption(
+        "rank-tol",
+        "real",
+        "rank tolerance: |R_ii| > TAU |R_11| counts towards the rank",
+        "TAU",
+        default="1e-9",
+        field="rank_tol",
+    ),
+    SimOption(
+        "sing-tol",
+        "real",
+        "an event is a minimum of the smallest retained |R_ii|/|R_11| below S (0 turns "
+        "detection off)",
+        "S",
+        default="1e-6",
+        field="sing_tol",
+    ),
+    SimOption(
+        "sing-watch",
+        "real",
+        "search a step for such a minimum when the ratio at one of its ends is below W",
+        "W",
+        default="0.05",
+        field="sing_watch",
+    ),
+    SimOption(
+        "chart-tol",
+        "real",
+        "retake a step shorter if it would end with the ratio below C",
+        "C",
+        default="1e-4",
+        field="chart_tol",
+    ),
+    SimOption(
+        "chart-pivot-min",
+        "real",
+        "a stage whose LU of A_S U has a pivot ratio below P fails (and is retaken)",
+        "P",
+        default="1e-8",
+        field="chart_pivot_min",
+    ),
+    SimOption(
+        "newton-tol",
+        "real",
+        "chart Newton: stop when |dp| <= N max(1, |x|)",
+        "N",
+        default="500 eps",
+        field="newton_tol",
+    ),
+    SimOption(
+        "newton-max-iter",
+        "int",
+        "chart Newton iterations before a stage fails",
+        "K",
+        default="25",
+        field="newton_max_iter",
+    ),
+    SimOption(
+        "h-min",
+        "real",
+        "DOPRI5: smallest step before the run stops",
+        "HMIN",
+        default="1e-12",
+        field="h_min",
+    ),
     SimOption("progress", "flag", "a progress bar on stderr"),
 )
 
@@ -85,7 +141,7 @@ def add_arguments(parser):
     """The options on an argparse parser (dest: the name with '_' for '-')."""
     for opt in OPTIONS:
         if opt.name == "progress":
-            continue                       # the Python CLI decides (a terminal or not)
+            continue  # the Python CLI decides (a terminal or not)
         flag = f"--{opt.name}"
         text = opt.help + (f" (default: {opt.default})" if opt.default else "")
         if opt.kind == "flag":
@@ -95,8 +151,9 @@ def add_arguments(parser):
         elif opt.kind == "param":
             parser.add_argument(flag, action="append", metavar=opt.metavar, help=text)
         elif opt.kind in ("real", "int"):
-            parser.add_argument(flag, type=float if opt.kind == "real" else int,
-                                metavar=opt.metavar, help=text)
+            parser.add_argument(
+                flag, type=float if opt.kind == "real" else int, metavar=opt.metavar, help=text
+            )
         else:
             parser.add_argument(flag, metavar=opt.metavar, help=text)
 
@@ -107,8 +164,14 @@ def _c_string(text):
 
 def c_table():
     """The text of runtime/app/mcs_options_table.h."""
-    kinds = {"real": "OPT_REAL", "int": "OPT_INT", "choice": "OPT_CHOICE", "flag": "OPT_FLAG",
-             "path": "OPT_PATH", "param": "OPT_PARAM"}
+    kinds = {
+        "real": "OPT_REAL",
+        "int": "OPT_INT",
+        "choice": "OPT_CHOICE",
+        "flag": "OPT_FLAG",
+        "path": "OPT_PATH",
+        "param": "OPT_PARAM",
+    }
     lines = [
         "/* mcs_options_table.h - the simulator's command-line options. Generated from",
         " * generator/mcsgen/options.py by `make options-table`: do not edit. */",
@@ -138,12 +201,20 @@ def c_table():
     for opt in OPTIONS:
         field = f"(long)offsetof(mcs_options, {opt.field})" if opt.field else "-1"
         help_text = opt.help + (f" (default: {opt.default})" if opt.default else "")
-        lines.append(f"    {{{_c_string(opt.name)}, {kinds[opt.kind]}, {field}, "
-                     f"{_c_string('|'.join(opt.choices)) if opt.choices else 'NULL'}, "
-                     f"{_c_string(opt.metavar) if opt.metavar else 'NULL'},")
+        lines.append(
+            f"    {{{_c_string(opt.name)}, {kinds[opt.kind]}, {field}, "
+            f"{_c_string('|'.join(opt.choices)) if opt.choices else 'NULL'}, "
+            f"{_c_string(opt.metavar) if opt.metavar else 'NULL'},"
+        )
         lines.append(f"     {_c_string(help_text)}}},")
-    lines += ["};", "", "#define SIM_NOPTIONS (sizeof SIM_OPTIONS / sizeof *SIM_OPTIONS)", "",
-              "#endif /* MCS_OPTIONS_TABLE_H */", ""]
+    lines += [
+        "};",
+        "",
+        "#define SIM_NOPTIONS (sizeof SIM_OPTIONS / sizeof *SIM_OPTIONS)",
+        "",
+        "#endif /* MCS_OPTIONS_TABLE_H */",
+        "",
+    ]
     return "\n".join(lines)
 
 

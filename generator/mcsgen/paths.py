@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]      # the checkout
-PACKAGE = ROOT / "generator" / "mcsgen"         # this package
-TEMPLATES = ROOT / "templates"                  # Jinja2 templates of the generated C
-MODELS = ROOT / "models"                        # the shipped mechanism files
-GENERATED = ROOT / "generated"                  # emitted C, committed
-RUNTIME = ROOT / "runtime"                      # the C runtime (include/, src/, app/)
-BUILD = ROOT / "build"                          # compiled objects, solvers, benchmarks
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
+PACKAGE = ROOT / "generator" / "mcsgen"  # this package
+TEMPLATES = ROOT / "templates"  # Jinja2 templates of the generated C
+MODELS = ROOT / "models"  # the shipped mechanism files
+GENERATED = ROOT / "generated"  # emitted C, committed
+RUNTIME = ROOT / "runtime"  # the C runtime (include/, src/, app/)
+BUILD = ROOT / "build"  # compiled objects, solvers, benchmarks

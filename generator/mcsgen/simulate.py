@@ -31,8 +31,9 @@ def run_simulation(model_name, options, out_csv=None, progress=False):
         cmd += ["--out", str(out_csv)]
     if progress:
         cmd.append("--progress")
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE,
-                          text=True)
+    proc = subprocess.run(
+        cmd, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE, text=True
+    )
     if proc.returncode not in (0, 1) or not proc.stdout.strip():
         err = (proc.stderr or "").strip() or f"exit code {proc.returncode}"
         raise McsError(f"simulation of {model_name} failed: {err}")

@@ -24,9 +24,9 @@ int main(void)
     int i, k;
     mcs_options_default(&opt, &MODEL);
     opt.method = MCS_METHOD_RK4;
-    firmware_status = (int)mcs_sim_init(&sim, &MODEL, &DEFAULTS, &opt, work,
-                                        sizeof work / sizeof *work, iwork,
-                                        sizeof iwork / sizeof *iwork);
+    firmware_status =
+        (int)mcs_sim_init(&sim, &MODEL, &DEFAULTS, &opt, work, sizeof work / sizeof *work, iwork,
+                          sizeof iwork / sizeof *iwork);
     if (firmware_status == MCS_OK)
         firmware_status = (int)mcs_sim_set_state(&sim, 0, MODEL.x0, MODEL.v0, 0);
     for (k = 1; k <= 1000 && firmware_status == MCS_OK; ++k) {

@@ -65,8 +65,7 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
             }
     if (ri->reactions && md->nc > 0) {
         /* last: the multipliers use the probe frame, which may hold row->R and row->Q */
-        mcs_status st = row ? mcs_sim_multipliers(sim, row->t, row->x, row->v, ri->lambda)
-                            : MCS_OK;
+        mcs_status st = row ? mcs_sim_multipliers(sim, row->t, row->x, row->v, ri->lambda) : MCS_OK;
         if (st != MCS_OK && ri->reaction_status == MCS_OK)
             ri->reaction_status = st;
         for (i = 0; i < md->nc; ++i) {
@@ -265,9 +264,10 @@ void output_summary(const run_info *ri, const mcs_sim *sim, const run_summary *r
                (double)ri->e0, (double)ri->e_dev_max,
                (double)(scale > 0 ? ri->e_dev_max / scale : 0));
     }
-    printf(", \"assembly\": {\"c_norm_before\": %.17g, \"c_norm_after\": %.17g, \"dx_norm\": %.17g, "
-           "\"cdot_norm_before\": %.17g, \"dv_norm\": %.17g, \"iterations\": %d}",
-           (double)a->c_norm_before, (double)a->c_norm_after, (double)a->dx_norm,
-           (double)a->cdot_norm_before, (double)a->dv_norm, a->iterations);
+    printf(
+        ", \"assembly\": {\"c_norm_before\": %.17g, \"c_norm_after\": %.17g, \"dx_norm\": %.17g, "
+        "\"cdot_norm_before\": %.17g, \"dv_norm\": %.17g, \"iterations\": %d}",
+        (double)a->c_norm_before, (double)a->c_norm_after, (double)a->dx_norm,
+        (double)a->cdot_norm_before, (double)a->dv_norm, a->iterations);
     printf("}\n");
 }

@@ -11,12 +11,12 @@
 
 typedef struct run_info {
     const mcs_model *model;
-    FILE *csv;               /* NULL: no CSV */
-    FILE *events;            /* NULL: no event log */
+    FILE *csv;    /* NULL: no CSV */
+    FILE *events; /* NULL: no event log */
     int nevents;
     int reactions, basis, progress; /* --reactions, --basis, --progress */
-    mcs_real *lambda;        /* (nc) scratch for the multipliers (--reactions) */
-    mcs_real *q, *qd;        /* (nx) scratch for the projected coordinates */
+    mcs_real *lambda;               /* (nc) scratch for the multipliers (--reactions) */
+    mcs_real *q, *qd;               /* (nx) scratch for the projected coordinates */
     /* statistics over the recorded rows */
     int rows, rank_min, rank_max, bar_shown;
     mcs_real e0, kin_max, e_dev_max, c_max;
@@ -48,7 +48,7 @@ typedef struct run_summary {
     mcs_status status;
     mcs_real t_end;
     int rank0;
-    const int *piv0;          /* (nc) pivot order at the start: rows past rank0 are dependent */
+    const int *piv0; /* (nc) pivot order at the start: rows past rank0 are dependent */
     const mcs_options *opt;
     const mcs_assembly *assembly;
     double wall_s;

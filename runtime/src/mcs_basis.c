@@ -3,13 +3,13 @@
 
 #include "mcs_linalg.h"
 
-mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol,
-                 mcs_real *Q, mcs_real *R, int *piv, int *rank, mcs_real *work)
+mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol, mcs_real *Q,
+                        mcs_real *R, int *piv, int *rank, mcs_real *work)
 {
     const int k = MCS_BASIS_K(n, m);
     const int kmin = n < m ? n : m;
-    mcs_real *tau = work;                /* (k) */
-    mcs_real *lawork = work + k;         /* LAPACK work */
+    mcs_real *tau = work;        /* (k) */
+    mcs_real *lawork = work + k; /* LAPACK work */
     const int lwork = MCS_LA_LWORK(k);
     int i, j, info, r = 0;
     /* R <- A^T (n x m) */
@@ -38,14 +38,14 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
 }
 
 mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
-                        const int *piv, const mcs_real *A_dot, mcs_real h, mcs_continuation kind,
-                        mcs_real *Tpred, mcs_real *work, int *iwork)
+                               const int *piv, const mcs_real *A_dot, mcs_real h,
+                               mcs_continuation kind, mcs_real *Tpred, mcs_real *work, int *iwork)
 {
     const int f = n - r;
     const mcs_real *U = Q, *T = Q + r * n;
-    mcs_real *J = work;                  /* (n x r) Q^T A_dot_S^T */
-    mcs_real *omega = work + n * n;      /* (n x n) */
-    mcs_real *E = work + 2 * n * n;      /* (n x n) */
+    mcs_real *J = work;                   /* (n x r) Q^T A_dot_S^T */
+    mcs_real *omega = work + n * n;       /* (n x n) */
+    mcs_real *E = work + 2 * n * n;       /* (n x n) */
     mcs_real *scratch = work + 3 * n * n; /* 4 n*n for expm */
     int i, j, l;
     (void)m;
@@ -117,15 +117,15 @@ static int polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
 }
 
 mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
-                    mcs_real *Tout, mcs_real *work)
+                           mcs_real *Tout, mcs_real *work)
 {
     const int g = f_old < f_new ? f_old : f_new;
     const int k = MCS_BASIS_K(n, 0);
-    mcs_real *C = work;                 /* (g x f_new) */
-    mcs_real *W = work + k * k;         /* (g x g) */
-    mcs_real *Vt = work + 2 * k * k;    /* (f_new x f_new) */
-    mcs_real *V_Wt = work + 3 * k * k;  /* (f_new x g) */
-    mcs_real *sv = work + 4 * k * k;    /* (k) */
+    mcs_real *C = work;                /* (g x f_new) */
+    mcs_real *W = work + k * k;        /* (g x g) */
+    mcs_real *Vt = work + 2 * k * k;   /* (f_new x f_new) */
+    mcs_real *V_Wt = work + 3 * k * k; /* (f_new x g) */
+    mcs_real *sv = work + 4 * k * k;   /* (k) */
     mcs_real *lawork = work + 4 * k * k + k;
     int info;
     if (g == 0) {

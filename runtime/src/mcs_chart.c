@@ -114,7 +114,7 @@ static void apply_U_Ginv(mcs_sim *s, const mcs_frame *ch, const mcs_real *b, mcs
  * Newton on p (warm-started from s->w.p), Phi = (I - U G^-1 A_S) T, v = Phi qd - U G^-1 c_S,t.
  * Leaves A, the LU of G and Phi at x in the scratch for the dynamics. */
 mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *qd,
-                            mcs_real t, mcs_real *x, mcs_real *v)
+                         mcs_real t, mcs_real *x, mcs_real *v)
 {
     const int n = s->n, m = s->m, r = ch->r, f = n - r;
     const mcs_real *U = ch->Q, *T = ch->Q + r * n;
@@ -156,7 +156,8 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
              * would leave them O(|dp|) off and cost accuracy (measured: RK4 order test) */
             mcs_mat_gemm(0, 0, n, 1, r, 1, U, n, s->w.tmp, r, 1, x, n);
             break;
-        }        if (it + 1 >= s->opt.newton_max_iter)
+        }
+        if (it + 1 >= s->opt.newton_max_iter)
             return MCS_ERR_NEWTON;
     }
     /* Phi = T - U G^-1 (A_S T) */
@@ -187,7 +188,7 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
 
 /* ydot = (qd, qdd) at y = (q, qd): (Phi^T M Phi) qdd = Phi^T (f - M beta), beta = U G^-1 gamma_S. */
 mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
-                            mcs_real *ydot)
+                         mcs_real *ydot)
 {
     const int n = s->n, r = ch->r, f = n - r;
     mcs_real *x = s->w.xs, *v = s->w.vs, *rhs = s->w.rhs;

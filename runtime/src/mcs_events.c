@@ -60,8 +60,7 @@ void mcs_events_detect(mcs_sim *s)
     /* the configuration there: step off the exact point if the chart cannot be evaluated on it */
     {
         mcs_real dt = MCS_R(1e-12) * MAX2(MCS_R(1.0), MCS_FN(fabs)(t_min));
-        for (i = 0; i < 40 && mcs_dense_state(s, t_min, ev->x, s->w.tmp2) != MCS_OK;
-             ++i, dt *= 2)
+        for (i = 0; i < 40 && mcs_dense_state(s, t_min, ev->x, s->w.tmp2) != MCS_OK; ++i, dt *= 2)
             t_min += (i % 2 ? -dt * (i + 1) : dt * (i + 1));
         if (i == 40)
             return;
@@ -90,8 +89,10 @@ void mcs_events_detect(mcs_sim *s)
     ev->t = t_min;
     /* sigma measured at the located configuration (the search may end where the chart could
      * not be evaluated, counted there as 0) */
-    ev->sigma = MCS_FN(fabs)(s->probe.R[0]) > 0
-                    ? MCS_FN(fabs)(s->probe.R[(rp - 1) + (rp - 1) * n]) / MCS_FN(fabs)(s->probe.R[0]) : s_min;
+    ev->sigma =
+        MCS_FN(fabs)(s->probe.R[0]) > 0
+            ? MCS_FN(fabs)(s->probe.R[(rp - 1) + (rp - 1) * n]) / MCS_FN(fabs)(s->probe.R[0])
+            : s_min;
     ev->rank_before = rp;
     ev->rank_after = r_s;
     kmin = n < s->m ? n : s->m;

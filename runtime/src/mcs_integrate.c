@@ -40,7 +40,8 @@ mcs_status mcs_rk4_attempt(mcs_sim *s, mcs_real h)
     if ((st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + h, k[3])) != MCS_OK)
         return st;
     axpy_stage(len, s->w.y0, h, 4, b, k, s->w.y1);
-    if ((st = mcs_chart_map(s, &s->cur, s->w.y1, s->w.y1 + f, t + h, s->prev.x, s->prev.v)) != MCS_OK)
+    if ((st = mcs_chart_map(s, &s->cur, s->w.y1, s->w.y1 + f, t + h, s->prev.x, s->prev.v)) !=
+        MCS_OK)
         return st;
     s->prev.t = t + h;
     s->w.dense_ready = 2; /* y0, y1 kept for the Hermite dense output */
@@ -48,25 +49,28 @@ mcs_status mcs_rk4_attempt(mcs_sim *s, mcs_real h)
 }
 
 /* Dormand-Prince 5(4) tableau. */
-static const mcs_real DP_A[6][6] = {
-    {MCS_R(1.0) / 5, 0, 0, 0, 0, 0},
-    {MCS_R(3.0) / 40, MCS_R(9.0) / 40, 0, 0, 0, 0},
-    {MCS_R(44.0) / 45, MCS_R(-56.0) / 15, MCS_R(32.0) / 9, 0, 0, 0},
-    {MCS_R(19372.0) / 6561, MCS_R(-25360.0) / 2187, MCS_R(64448.0) / 6561, MCS_R(-212.0) / 729, 0, 0},
-    {MCS_R(9017.0) / 3168, MCS_R(-355.0) / 33, MCS_R(46732.0) / 5247, MCS_R(49.0) / 176,
-     MCS_R(-5103.0) / 18656, 0},
-    {MCS_R(35.0) / 384, 0, MCS_R(500.0) / 1113, MCS_R(125.0) / 192, MCS_R(-2187.0) / 6784,
-     MCS_R(11.0) / 84}};
+static const mcs_real DP_A[6][6] = {{MCS_R(1.0) / 5, 0, 0, 0, 0, 0},
+                                    {MCS_R(3.0) / 40, MCS_R(9.0) / 40, 0, 0, 0, 0},
+                                    {MCS_R(44.0) / 45, MCS_R(-56.0) / 15, MCS_R(32.0) / 9, 0, 0, 0},
+                                    {MCS_R(19372.0) / 6561, MCS_R(-25360.0) / 2187,
+                                     MCS_R(64448.0) / 6561, MCS_R(-212.0) / 729, 0, 0},
+                                    {MCS_R(9017.0) / 3168, MCS_R(-355.0) / 33,
+                                     MCS_R(46732.0) / 5247, MCS_R(49.0) / 176,
+                                     MCS_R(-5103.0) / 18656, 0},
+                                    {MCS_R(35.0) / 384, 0, MCS_R(500.0) / 1113, MCS_R(125.0) / 192,
+                                     MCS_R(-2187.0) / 6784, MCS_R(11.0) / 84}};
 static const mcs_real DP_C[7] = {0, MCS_R(0.2), MCS_R(0.3), MCS_R(0.8), MCS_R(8.0) / 9, 1, 1};
 /* b - b^ (5th minus 4th order weights) */
-static const mcs_real DP_E[7] = {MCS_R(71.0) / 57600, 0, MCS_R(-71.0) / 16695, MCS_R(71.0) / 1920,
-                                 MCS_R(-17253.0) / 339200, MCS_R(22.0) / 525, MCS_R(-1.0) / 40};
+static const mcs_real DP_E[7] = {MCS_R(71.0) / 57600,      0,
+                                 MCS_R(-71.0) / 16695,     MCS_R(71.0) / 1920,
+                                 MCS_R(-17253.0) / 339200, MCS_R(22.0) / 525,
+                                 MCS_R(-1.0) / 40};
 /* dense output (Hairer's contd5) */
-static const mcs_real DP_D[7] = {MCS_R(-12715105075.0) / 11282082432, 0,
-                                 MCS_R(87487479700.0) / 32700410799,
-                                 MCS_R(-10690763975.0) / 1880347072,
-                                 MCS_R(701980252875.0) / 199316789632,
-                                 MCS_R(-1453857185.0) / 822651844, MCS_R(69997945.0) / 29380423};
+static const mcs_real DP_D[7] = {
+    MCS_R(-12715105075.0) / 11282082432,  0,
+    MCS_R(87487479700.0) / 32700410799,   MCS_R(-10690763975.0) / 1880347072,
+    MCS_R(701980252875.0) / 199316789632, MCS_R(-1453857185.0) / 822651844,
+    MCS_R(69997945.0) / 29380423};
 
 /* One DOPRI5 attempt of length h on the chart of s->cur; *err is the scaled error norm. */
 mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)

@@ -1,9 +1,8 @@
 /* mcs_linalg.c - small dense loops shared by the linear-algebra backends. */
 #include "mcs_linalg.h"
 
-void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
-                  const mcs_real *a, int lda, const mcs_real *b, int ldb, mcs_real beta,
-                  mcs_real *c, int ldc)
+void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha, const mcs_real *a,
+                  int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc)
 {
     /* One loop order per transpose case, each with a contiguous innermost loop. */
     int i, j, k;
@@ -98,10 +97,13 @@ int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipi
      * smallest whose truncation bound (q!)^2 / ((2q)! (2q+1)!) ||X||^(2q+1) is below eps / 4: the
      * continuation's h Omega is small, so q = 3 is typical. A diagonal Padé approximant of a skew
      * matrix is orthogonal whatever q. */
-    static const mcs_real c6[7] = {
-        MCS_R(1.0), MCS_R(0.5), MCS_R(0.11363636363636363636), MCS_R(0.015151515151515151515),
-        MCS_R(0.0012626262626262626263), MCS_R(6.3131313131313131313e-05),
-        MCS_R(1.5031265031265031265e-06)};
+    static const mcs_real c6[7] = {MCS_R(1.0),
+                                   MCS_R(0.5),
+                                   MCS_R(0.11363636363636363636),
+                                   MCS_R(0.015151515151515151515),
+                                   MCS_R(0.0012626262626262626263),
+                                   MCS_R(6.3131313131313131313e-05),
+                                   MCS_R(1.5031265031265031265e-06)};
     static const mcs_real c4[5] = {MCS_R(1.0), MCS_R(0.5), MCS_R(0.10714285714285714286),
                                    MCS_R(0.011904761904761904762),
                                    MCS_R(0.00059523809523809523810)};

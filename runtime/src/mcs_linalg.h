@@ -21,12 +21,12 @@ int mcs_la_qr_pivoted(int rows, int cols, mcs_real *a, int lda, int *jpvt, mcs_r
                       mcs_real *work, int lwork);
 /* The full orthogonal Q (rows x rows) from the k reflectors of mcs_la_qr_pivoted. q must hold
  * the reflectors in its first k columns on entry (copied from a). */
-int mcs_la_qr_form_q(int rows, int k, mcs_real *q, int ldq, const mcs_real *tau,
-                     mcs_real *work, int lwork);
+int mcs_la_qr_form_q(int rows, int k, mcs_real *q, int ldq, const mcs_real *tau, mcs_real *work,
+                     int lwork);
 /* LU with partial pivoting of a square a (n x n), and solve with it for nrhs right-hand sides. */
 int mcs_la_lu(int n, mcs_real *a, int lda, int *ipiv);
-int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipiv,
-                    mcs_real *b, int ldb);
+int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipiv, mcs_real *b,
+                    int ldb);
 /* Cholesky a = L L^T (lower triangle used), and solve with it. Fails when a is not PD. */
 int mcs_la_cholesky(int n, mcs_real *a, int lda);
 int mcs_la_cholesky_solve(int n, int nrhs, const mcs_real *l, int lda, mcs_real *b, int ldb);
@@ -38,9 +38,8 @@ int mcs_la_svd(int rows, int cols, mcs_real *a, int lda, mcs_real *s, mcs_real *
 /* --- helpers shared by both backends (mcs_linalg.c) --- */
 /* c (rows x cols) = alpha op(a) op(b) + beta c, op = transpose when ta/tb is nonzero;
  * inner is the shared dimension. beta = 0 ignores the old contents of c. */
-void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
-                  const mcs_real *a, int lda, const mcs_real *b, int ldb, mcs_real beta,
-                  mcs_real *c, int ldc);
+void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha, const mcs_real *a,
+                  int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc);
 /* Solve X R = B in place (B is rows x k, R is k x k upper triangular): B <- B R^-1. */
 void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb);
 /* Solve R^T y = b in place for one vector (R k x k upper triangular). */

@@ -26,8 +26,8 @@ int mcs_la_qr_pivoted(int rows, int cols, mcs_real *a, int lda, int *jpvt, mcs_r
     return info;
 }
 
-int mcs_la_qr_form_q(int rows, int k, mcs_real *q, int ldq, const mcs_real *tau,
-                     mcs_real *work, int lwork)
+int mcs_la_qr_form_q(int rows, int k, mcs_real *q, int ldq, const mcs_real *tau, mcs_real *work,
+                     int lwork)
 {
     int i, j;
     if (k == 0) {
@@ -46,8 +46,8 @@ int mcs_la_lu(int n, mcs_real *a, int lda, int *ipiv)
     return (int)MCS_LAPACKE(getrf)(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
 }
 
-int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipiv,
-                    mcs_real *b, int ldb)
+int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipiv, mcs_real *b,
+                    int ldb)
 {
     if (n == 0 || nrhs == 0)
         return 0;
@@ -73,7 +73,7 @@ int mcs_la_svd(int rows, int cols, mcs_real *a, int lda, mcs_real *s, mcs_real *
 {
     if (rows == 0 || cols == 0)
         return 0;
-    return (int)MCS_LAPACKE(gesvd)(LAPACK_COL_MAJOR, 'A', 'A', rows, cols, a, lda, s, u, ldu,
-                                   vt, ldvt, work, lwork);
+    return (int)MCS_LAPACKE(gesvd)(LAPACK_COL_MAJOR, 'A', 'A', rows, cols, a, lda, s, u, ldu, vt,
+                                   ldvt, work, lwork);
 }
 #endif /* !MCS_LINALG_PORTABLE */

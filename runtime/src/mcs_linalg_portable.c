@@ -111,8 +111,8 @@ int mcs_la_qr_pivoted(int rows, int cols, mcs_real *a, int lda, int *jpvt, mcs_r
     return 0;
 }
 
-int mcs_la_qr_form_q(int rows, int k, mcs_real *q, int ldq, const mcs_real *tau,
-                     mcs_real *work, int lwork)
+int mcs_la_qr_form_q(int rows, int k, mcs_real *q, int ldq, const mcs_real *tau, mcs_real *work,
+                     int lwork)
 {
     /* Q = H_0 H_1 ... H_{k-1} applied to I, accumulated backwards; the reflectors' v live below
      * the diagonal of q's first k columns and are copied to work before being overwritten. */
@@ -173,8 +173,8 @@ int mcs_la_lu(int n, mcs_real *a, int lda, int *ipiv)
     return info;
 }
 
-int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipiv,
-                    mcs_real *b, int ldb)
+int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipiv, mcs_real *b,
+                    int ldb)
 {
     int i, j, r;
     for (r = 0; r < nrhs; ++r) {

@@ -117,8 +117,8 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
 }
 
 mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
-                        const mcs_options *opt, mcs_real *work, size_t work_len,
-                        int *iwork, size_t iwork_len)
+                        const mcs_options *opt, mcs_real *work, size_t work_len, int *iwork,
+                        size_t iwork_len)
 {
     carver c = {0, 0, 0, 0, 0, 0};
     size_t need, ineed;
@@ -129,8 +129,7 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
     if (model->nx < 1 || model->nc < 0 || !(opt->h > 0) || !(opt->rtol > 0) || !(opt->atol > 0) ||
         /* unsigned: one test covers negative values too, whatever type the ABI gives enums */
         (unsigned)opt->method > (unsigned)MCS_METHOD_DOPRI5 ||
-        (unsigned)opt->continuation > (unsigned)MCS_CONT_OFF ||
-        opt->newton_max_iter < 1)
+        (unsigned)opt->continuation > (unsigned)MCS_CONT_OFF || opt->newton_max_iter < 1)
         return MCS_ERR_ARGUMENT;
     if (mcs_sim_workspace_size(model->nx, model->nc, &need, &ineed) != MCS_OK)
         return MCS_ERR_ARGUMENT;

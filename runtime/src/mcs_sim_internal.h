@@ -40,8 +40,7 @@ mcs_status mcs_probe_factor(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs
 
 /* `to` has been factored (Q = [U^ T^]); replaces its T by the basis continued from the chart
  * `from` over h (SPEC §3). Writes w.A_dot, w.Tpred, w.That, w.basis_work, w.basis_iwork. */
-mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real h,
-                                    mcs_frame *to);
+mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real h, mcs_frame *to);
 
 /* y0 (2 f) = (0, T^T v) on the chart of s->cur; resets the Newton warm start w.p. */
 void mcs_chart_start(mcs_sim *s, mcs_real *y0);

@@ -142,8 +142,8 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
         }
         if (end == next)
             s->grid_index++;
-        s->cur.t = (end == next && t_target >= next - snap && t_target <= next + snap) ? t_target
-                                                                                        : end;
+        s->cur.t =
+            (end == next && t_target >= next - snap && t_target <= next + snap) ? t_target : end;
         return MCS_OK;
     }
 }

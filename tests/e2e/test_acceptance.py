@@ -22,17 +22,19 @@ def max_step_change(run, prefix, count):
 @pytest.fixture(scope="module")
 def spatial(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("spatial")
-    return {c: simulate(tmp, "spatial_pendulum", continuation=c, method="rk4", h=1e-3, t_end=2.0)
-            for c in ("exp", "euler", "none", "off")}
+    return {
+        c: simulate(tmp, "spatial_pendulum", continuation=c, method="rk4", h=1e-3, t_end=2.0)
+        for c in ("exp", "euler", "none", "off")
+    }
 
 
 def test_spatial_pendulum_continued_vs_traditional(spatial):
     xyz = ("x", "y", "z")
     cont, trad = spatial["exp"][1], spatial["off"][1]
-    for c in ("euler", "none", "off"):      # same physical motion whatever the basis
+    for c in ("euler", "none", "off"):  # same physical motion whatever the basis
         assert np.abs(positions(spatial[c][1], xyz) - positions(cont, xyz)).max() < 1e-9
-    assert max_step_change(cont, "qd", 2) < 0.02      # continuous projected velocities
-    assert max_step_change(trad, "qd", 2) > 0.1       # the traditional basis jumps
+    assert max_step_change(cont, "qd", 2) < 0.02  # continuous projected velocities
+    assert max_step_change(trad, "qd", 2) > 0.1  # the traditional basis jumps
     for c in ("euler", "none"):
         assert max_step_change(spatial[c][1], "qd", 2) < 0.02
 
@@ -47,7 +49,7 @@ def test_spatial_pendulum_paper_numbers(spatial):
     e = run["energy"]
     assert np.abs(e - e[0]).max() / abs(e[0]) <= 1e-7
     # energy E0 = 1/2 M v0^2 at z = 0
-    assert e[0] == pytest.approx(0.5 * 0.7895 ** 2, rel=1e-15)
+    assert e[0] == pytest.approx(0.5 * 0.7895**2, rel=1e-15)
 
 
 def test_redundant_planar_pendulum_same_motion(tmp_path):
@@ -62,18 +64,19 @@ def test_redundant_planar_pendulum_same_motion(tmp_path):
     flips = np.nonzero(np.sign(qd[1:]) * np.sign(qd[:-1]) < 0)[0]
     speed = np.hypot(red["v.x"], red["v.z"])
     assert all(speed[i] < 0.05 for i in flips)
-    assert np.abs(np.abs(qd) - speed).max() < 1e-12   # |qdot| = |v| for one DOF
+    assert np.abs(np.abs(qd) - speed).max() < 1e-12  # |qdot| = |v| for one DOF
 
 
 def test_planar_pendulum_traditional_flips_sign(tmp_path):
     _, trad = simulate(tmp_path, "planar_pendulum", continuation="off", t_end=3.0)
     jumps = np.abs(np.diff(trad["qd1"]))
-    assert (jumps > 1.0).sum() >= 1       # spurious sign reversals of T
+    assert (jumps > 1.0).sum() >= 1  # spurious sign reversals of T
 
 
 def test_pendulum_3r_energy_dopri5(tmp_path):
-    summary, run = simulate(tmp_path, "pendulum_3r", method="dopri5", rtol=1e-10, atol=1e-12,
-                            t_end=2.0)
+    summary, run = simulate(
+        tmp_path, "pendulum_3r", method="dopri5", rtol=1e-10, atol=1e-12, t_end=2.0
+    )
     e = run["energy"]
     assert np.abs(e - e[0]).max() / abs(e[0]) <= 1e-8
     assert summary["energy_drift_rel"] <= 1e-8
@@ -84,15 +87,30 @@ def test_pendulum_3r_energy_dopri5(tmp_path):
 
 def test_dt_out_rows_at_exact_times(tmp_path):
     for method in ("rk4", "dopri5"):
-        _, run = simulate(tmp_path, "spatial_pendulum", method=method, dt_out=0.05, t_end=1.0,
-                          rtol=1e-10, atol=1e-12, h=0.003)
+        _, run = simulate(
+            tmp_path,
+            "spatial_pendulum",
+            method=method,
+            dt_out=0.05,
+            t_end=1.0,
+            rtol=1e-10,
+            atol=1e-12,
+            h=0.003,
+        )
         assert len(run["t"]) == 21
         assert np.abs(run["t"] - 0.05 * np.arange(21)).max() < 1e-15
         assert run["c_norm"].max() < 1e-13
     # dense output and RK4-stepped outputs agree
     _, a = simulate(tmp_path, "spatial_pendulum", method="rk4", dt_out=0.05, t_end=1.0, h=1e-4)
-    _, b = simulate(tmp_path, "spatial_pendulum", method="dopri5", dt_out=0.05, t_end=1.0,
-                    rtol=1e-11, atol=1e-13)
+    _, b = simulate(
+        tmp_path,
+        "spatial_pendulum",
+        method="dopri5",
+        dt_out=0.05,
+        t_end=1.0,
+        rtol=1e-11,
+        atol=1e-13,
+    )
     xyz = ("x", "y", "z")
     assert np.abs(positions(a, xyz) - positions(b, xyz)).max() < 1e-9
 
@@ -110,12 +128,28 @@ def test_cli_simulate_and_plot(cli, tmp_path):
     assert "n = 3, m = 1, rank = 1, DOF = 2" in proc.stdout
     assert "energy" in proc.stdout and "max constraint residual" in proc.stdout
     header = csv_a.read_text().splitlines()[0].split(",")
-    assert header == ["t", "x.x", "x.y", "x.z", "v.x", "v.y", "v.z", "q1", "q2", "q3", "qd1",
-                      "qd2", "qd3", "c_norm", "rank", "rdiag1", "energy"]
+    assert header == [
+        "t",
+        "x.x",
+        "x.y",
+        "x.z",
+        "v.x",
+        "v.y",
+        "v.z",
+        "q1",
+        "q2",
+        "q3",
+        "qd1",
+        "qd2",
+        "qd3",
+        "c_norm",
+        "rank",
+        "rdiag1",
+        "energy",
+    ]
     cli("simulate", "spatial_pendulum", "--t-end", "0.5", "--continuation", "off", "--out", csv_b)
     png = tmp_path / "fig.png"
-    proc = cli("plot", csv_a, csv_b, "--label", "continued", "--label", "traditional",
-               "--out", png)
+    proc = cli("plot", csv_a, csv_b, "--label", "continued", "--label", "traditional", "--out", png)
     assert proc.returncode == 0, proc.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20000
 
@@ -141,10 +175,11 @@ def test_cli_errors_are_one_line(cli, tmp_path):
 def test_reactions_are_the_multipliers(tmp_path):
     """Spatial pendulum at t = 0: 2 l lam = M v0^2 / l (centripetal, gravity is tangent there)."""
     _, run = simulate(tmp_path, "spatial_pendulum", t_end=0.01, reactions=True)
-    assert run["lam.length"][0] == pytest.approx(0.7895 ** 2 / (2 * 0.08 ** 2), rel=1e-13)
+    assert run["lam.length"][0] == pytest.approx(0.7895**2 / (2 * 0.08**2), rel=1e-13)
     # redundant rows share the load with minimum norm: half each
     _, plain = simulate(tmp_path, "planar_pendulum", t_end=0.5, reactions=True)
     _, red = simulate(tmp_path, "planar_pendulum_redundant", t_end=0.5, reactions=True)
     np.testing.assert_allclose(red["lam.length"], plain["lam.length"] / 2, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(red["lam.length_again"], plain["lam.length"] / 2, rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        red["lam.length_again"], plain["lam.length"] / 2, rtol=1e-10, atol=1e-12
+    )

@@ -66,6 +66,7 @@ def local_models(tmp_path, monkeypatch):
         path.write_text(text)
         generate(path, out_root=tmp_path / "generated")
         return load_model(path)
+
     return make
 
 
@@ -81,24 +82,29 @@ def test_finite_difference_check(local_models, text):
 def test_damping_only_removes_energy(local_models, tmp_path):
     local_models(PLANAR)
     out = tmp_path / "p.csv"
-    summary = run_simulation("planar_forces", {"t_end": 3.0, "method": "dopri5", "rtol": 1e-10,
-                                               "atol": 1e-12}, out_csv=out)
+    summary = run_simulation(
+        "planar_forces",
+        {"t_end": 3.0, "method": "dopri5", "rtol": 1e-10, "atol": 1e-12},
+        out_csv=out,
+    )
     assert summary["ok"]
     e = read_run(out)["energy"]
-    assert np.all(np.diff(e) < 1e-9)            # non-increasing up to round-off
-    assert e[-1] < e[0] - 1.0                   # and it does dissipate
+    assert np.all(np.diff(e) < 1e-9)  # non-increasing up to round-off
+    assert e[-1] < e[0] - 1.0  # and it does dissipate
     # without damping the same model (springs and gravity only) conserves it
     out2 = tmp_path / "p2.csv"
-    summary = run_simulation("planar_forces", {"t_end": 3.0, "method": "dopri5", "rtol": 1e-10,
-                                               "atol": 1e-12, "param": ["c=0", "cr=0"]},
-                             out_csv=out2)
+    summary = run_simulation(
+        "planar_forces",
+        {"t_end": 3.0, "method": "dopri5", "rtol": 1e-10, "atol": 1e-12, "param": ["c=0", "cr=0"]},
+        out_csv=out2,
+    )
     e2 = read_run(out2)["energy"]
     assert np.abs(e2 - e2[0]).max() / np.abs(e2).max() < 1e-8
 
 
 def test_driven_joint_follows_its_angle(local_models, tmp_path):
     model = local_models(DRIVEN)
-    assert model.m == 1 + 6 and model.n == 7    # normalization + revolute (5) + drive row (Rx)
+    assert model.m == 1 + 6 and model.n == 7  # normalization + revolute (5) + drive row (Rx)
     out = tmp_path / "d.csv"
     summary = run_simulation("driven_crank", {"t_end": 2.0, "dt_out": 0.1}, out_csv=out)
     assert summary["ok"] and summary["dof"] == 0

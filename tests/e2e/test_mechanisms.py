@@ -43,10 +43,9 @@ def test_slider_crank_energy_and_residual(slider):
 def test_slider_crank_continued_qdot_keeps_its_sign(slider):
     _, cont = slider["exp"]
     _, trad = slider["off"]
-    assert cont["qd1"].min() > 0 or cont["qd1"].max() < 0           # one sign all along
+    assert cont["qd1"].min() > 0 or cont["qd1"].max() < 0  # one sign all along
     flips = np.sum(np.sign(trad["qd1"][1:]) != np.sign(trad["qd1"][:-1]))
-    assert flips >= 2                                                 # the traditional basis flips
-
+    assert flips >= 2  # the traditional basis flips
 
 
 def test_slider_crank_bases_give_the_same_motion(tmp_path):
@@ -54,10 +53,14 @@ def test_slider_crank_bases_give_the_same_motion(tmp_path):
     differ by less than either differs from a tight reference (rtol 1e-13), i.e. the choice of
     basis adds nothing beyond DOPRI5's own error at rtol 1e-10 (itself below 5e-8 over 5 s;
     the crank turns 30 rad, so its phase error dominates)."""
-    runs = {name: simulate(tmp_path, "slider_crank", dt_out=0.01, **opts)[1]
-            for name, opts in (("cont", dict(continuation="exp")),
-                               ("trad", dict(continuation="off")),
-                               ("ref", dict(continuation="exp", rtol=1e-13, atol=1e-15)))}
+    runs = {
+        name: simulate(tmp_path, "slider_crank", dt_out=0.01, **opts)[1]
+        for name, opts in (
+            ("cont", dict(continuation="exp")),
+            ("trad", dict(continuation="off")),
+            ("ref", dict(continuation="exp", rtol=1e-13, atol=1e-15)),
+        )
+    }
     for col in ("x.slider.x", "x.crank.e1", "x.rod.z"):
         between = np.abs(runs["cont"][col] - runs["trad"][col]).max()
         errors = [np.abs(runs[k][col] - runs["ref"][col]).max() for k in ("cont", "trad")]
@@ -86,9 +89,25 @@ def angular_momentum_z(run):
         e0, e1, e2, e3 = (run[f"x.top.e{k}"][i] for k in range(4))
         ed = np.array([run[f"v.top.e{k}"][i] for k in range(4)])
         G = np.array([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]])
-        R = np.array([[e0*e0 + e1*e1 - e2*e2 - e3*e3, 2*(e1*e2 - e0*e3), 2*(e1*e3 + e0*e2)],
-                      [2*(e1*e2 + e0*e3), e0*e0 - e1*e1 + e2*e2 - e3*e3, 2*(e2*e3 - e0*e1)],
-                      [2*(e1*e3 - e0*e2), 2*(e2*e3 + e0*e1), e0*e0 - e1*e1 - e2*e2 + e3*e3]])
+        R = np.array(
+            [
+                [
+                    e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3,
+                    2 * (e1 * e2 - e0 * e3),
+                    2 * (e1 * e3 + e0 * e2),
+                ],
+                [
+                    2 * (e1 * e2 + e0 * e3),
+                    e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3,
+                    2 * (e2 * e3 - e0 * e1),
+                ],
+                [
+                    2 * (e1 * e3 - e0 * e2),
+                    2 * (e2 * e3 + e0 * e1),
+                    e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3,
+                ],
+            ]
+        )
         out.append((m * np.cross(r, v) + R @ (J @ (2 * G @ ed)))[2])
     return np.array(out)
 
@@ -97,7 +116,7 @@ def test_spin_top_first_integrals(tmp_path):
     s, run = simulate(tmp_path, "spin_top")
     assert (s["n"], s["m"], s["dof"]) == (7, 2, 5)
     # the paper's r0 violates the constraint: the run assembles it and says so
-    assert s["assembly"]["c_norm_before"] == pytest.approx(0.5)   # (|r_T|^2 - 1) / 2
+    assert s["assembly"]["c_norm_before"] == pytest.approx(0.5)  # (|r_T|^2 - 1) / 2
     assert s["assembly"]["c_norm_after"] < 1e-15
     e = run["energy"]
     kinetic_max = s["energy_drift"] / s["energy_drift_rel"]
@@ -116,10 +135,16 @@ def test_double_four_bar_follows_the_parallelogram(tmp_path):
     s, run = simulate(tmp_path, "double_four_bar", t_end=2.0)
     assert (s["n"], s["m"], s["rank"], s["dof"]) == (15, 14, 14, 1)
     phi = np.pi / 2 - run["x.bar1.theta"]
-    sol = solve_ivp(lambda t, y: [y[1], 3.5 * 9.81 * np.sin(y[0]) / 3], (0, 2.0), [0, 1],
-                    rtol=1e-12, atol=1e-14, dense_output=True)
+    sol = solve_ivp(
+        lambda t, y: [y[1], 3.5 * 9.81 * np.sin(y[0]) / 3],
+        (0, 2.0),
+        [0, 1],
+        rtol=1e-12,
+        atol=1e-14,
+        dense_output=True,
+    )
     assert np.abs(phi - sol.sol(run["t"])[0]).max() < 1e-7
-    assert phi.max() > np.pi / 2          # it went through the first singular configuration
+    assert phi.max() > np.pi / 2  # it went through the first singular configuration
     assert run["c_norm"].max() < 1e-10
     # the horizontal bars translate: their angles never change
     assert np.abs(run["x.bar2.theta"]).max() < 1e-10
@@ -132,13 +157,14 @@ def test_pendulum_kc_swings_at_its_frequency(tmp_path):
     e = run["energy"]
     assert np.abs(e - e[0]).max() / abs(e[0]) < 1e-9
     # period of a 4 m pendulum released at 30 degrees: 4 sqrt(l/g) K(sin^2(theta0/2))
-    theta = run["x.bob.theta"] + np.pi / 2          # from the downward vertical
-    crossings = np.nonzero(np.sign(theta[1:]) != np.sign(theta[:-1]))[0]   # half a period apart
+    theta = run["x.bob.theta"] + np.pi / 2  # from the downward vertical
+    crossings = np.nonzero(np.sign(theta[1:]) != np.sign(theta[:-1]))[0]  # half a period apart
     t = run["t"]
     times = [t[i] - theta[i] * (t[i + 1] - t[i]) / (theta[i + 1] - theta[i]) for i in crossings]
     period = 2 * (times[1] - times[0])
     k = np.sin(np.pi / 12)
     from scipy.special import ellipk
+
     exact = 4 * np.sqrt(4 / 9.81) * ellipk(k * k)
     assert period == pytest.approx(exact, rel=1e-6)
 

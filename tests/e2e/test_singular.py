@@ -22,8 +22,14 @@ def simulate(tmp_path, model, **options):
 def parallelogram(t_end):
     """3 phi'' = 3.5 g sin(phi): the parallelogram motion of the four-bar family with 1 kg/m bars
     (also of the modified double four-bar: same T = 1.5 phi'^2 and V = 3.5 g cos(phi))."""
-    return solve_ivp(lambda t, y: [y[1], 3.5 * 9.81 * np.sin(y[0]) / 3], (0, t_end), [0, 1],
-                     rtol=1e-13, atol=1e-14, dense_output=True)
+    return solve_ivp(
+        lambda t, y: [y[1], 3.5 * 9.81 * np.sin(y[0]) / 3],
+        (0, t_end),
+        [0, 1],
+        rtol=1e-13,
+        atol=1e-14,
+        dense_output=True,
+    )
 
 
 def horizontal_crossings(sol, t_end):
@@ -46,10 +52,10 @@ def test_double_four_bar_stays_on_the_parallelogram_branch(dfb):
     phi = np.pi / 2 - run["x.bar1.theta"]
     # integration error only (3e-7 after 10 s and 5 turns); leaving the branch would be O(1)
     assert np.abs(phi - sol.sol(run["t"])[0]).max() < 1e-6
-    assert run["c_norm"].max() <= 1e-10                 # after every crossing too
+    assert run["c_norm"].max() <= 1e-10  # after every crossing too
     e = run["energy"]
     assert np.abs(e - e[0]).max() / abs(e[0]) <= 1e-6
-    assert s["steps"] < 3000                              # DOPRI5 does not grind at the crossings
+    assert s["steps"] < 3000  # DOPRI5 does not grind at the crossings
 
 
 def test_double_four_bar_events_where_the_bars_are_horizontal_and_nowhere_else(dfb):
@@ -60,10 +66,10 @@ def test_double_four_bar_events_where_the_bars_are_horizontal_and_nowhere_else(d
     for e in events:
         assert (e["rank_before"], e["rank_after"]) == (14, 12)
         for bar in ("bar1", "bar3", "bar5"):
-            assert abs(np.sin(e["x"][f"{bar}.theta"])) < 1e-6   # vertical bars horizontal
+            assert abs(np.sin(e["x"][f"{bar}.theta"])) < 1e-6  # vertical bars horizontal
         assert len(e["motions"]) == 2 and len(e["rdiag"]) == 14
         assert e["rdiag"][12] < 1e-6 * e["rdiag"][0] and e["rdiag"][11] > 1e-3 * e["rdiag"][0]
-    assert set(run["rank"]) == {14}                      # no chart is centred on a singular point
+    assert set(run["rank"]) == {14}  # no chart is centred on a singular point
 
 
 def test_new_motions_span_the_admissible_velocities(dfb):
@@ -76,9 +82,9 @@ def test_new_motions_span_the_admissible_velocities(dfb):
     A = cm.A(x, e["t"])
     motions = np.array([[mo[n] for n in names] for mo in e["motions"]]).T
     continued = np.array([[mo[n] for n in names] for mo in e["continued"]]).T
-    assert np.abs(A @ motions).max() < 1e-6              # admissible: A v = 0
+    assert np.abs(A @ motions).max() < 1e-6  # admissible: A v = 0
     V = np.hstack([continued, motions])
-    assert np.abs(V.T @ V - np.eye(3)).max() < 1e-12     # orthonormal, new ones orthogonal to it
+    assert np.abs(V.T @ V - np.eye(3)).max() < 1e-12  # orthonormal, new ones orthogonal to it
     # together they span the null space of A there (dimension n - rank = 3)
     _, sv, vt = np.linalg.svd(A)
     null = vt[12:].T
@@ -105,12 +111,15 @@ def test_traditional_basis_is_discontinuous_and_continued_is_not(tmp_path):
     assert [round(e["t"], 6) for e in ev_c] == [round(e["t"], 6) for e in ev_t]
 
 
-@pytest.mark.parametrize("model, n, m, rank, rank_sing, dependent", [
-    ("modified_double_four_bar", 12, 12, 11, 10, 1),
-    ("modified_triple_four_bar", 15, 16, 14, 13, 2),
-    ("modified_2x2_four_bar", 24, 24, 22, 21, 2),
-    ("planar_pendulum_redundant", 2, 2, 1, None, 1),
-])
+@pytest.mark.parametrize(
+    "model, n, m, rank, rank_sing, dependent",
+    [
+        ("modified_double_four_bar", 12, 12, 11, 10, 1),
+        ("modified_triple_four_bar", 15, 16, 14, 13, 2),
+        ("modified_2x2_four_bar", 24, 24, 22, 21, 2),
+        ("planar_pendulum_redundant", 2, 2, 1, None, 1),
+    ],
+)
 def test_ranks_events_and_dependent_rows(tmp_path, model, n, m, rank, rank_sing, dependent):
     s, run, events = simulate(tmp_path, model, t_end=3.0)
     assert (s["n"], s["m"], s["rank"]) == (n, m, rank)
@@ -127,9 +136,10 @@ def test_ranks_events_and_dependent_rows(tmp_path, model, n, m, rank, rank_sing,
 
 def test_modified_models_events_match_their_geometry(tmp_path):
     # one-DOF models: every event is an all-horizontal configuration and every crossing is one
-    for model, bars, mass_top in (("modified_double_four_bar", ("bar1", "bar3", "bar5"), 2),
-                                  ("modified_triple_four_bar", ("bar1", "bar3", "bar5", "bar7"),
-                                   3)):
+    for model, bars, mass_top in (
+        ("modified_double_four_bar", ("bar1", "bar3", "bar5"), 2),
+        ("modified_triple_four_bar", ("bar1", "bar3", "bar5", "bar7"), 3),
+    ):
         _, run, events = simulate(tmp_path, model, t_end=3.0)
         phi = np.pi / 2 - run["x.bar1.theta"]
         c = np.cos(phi)
@@ -154,8 +164,17 @@ def test_2x2_sub_mechanisms_cross_at_different_times(tmp_path):
 def test_figures_of_rdiag_basis_and_events(tmp_path, cli):
     csv_c, csv_t = tmp_path / "c.csv", tmp_path / "t.csv"
     for csv, cont in ((csv_c, "exp"), (csv_t, "off")):
-        proc = cli("simulate", "double_four_bar", "--t-end", "0.8", "--basis", "--continuation",
-                   cont, "--out", csv)
+        proc = cli(
+            "simulate",
+            "double_four_bar",
+            "--t-end",
+            "0.8",
+            "--basis",
+            "--continuation",
+            cont,
+            "--out",
+            csv,
+        )
         assert proc.returncode == 0, proc.stderr
     run = read_run(csv_c)
     # T has one column (1 DOF): unit norm and A T = 0 on the rows
@@ -163,10 +182,20 @@ def test_figures_of_rdiag_basis_and_events(tmp_path, cli):
     assert np.abs(np.linalg.norm(T, axis=1) - 1).max() < 1e-13
     assert "rdiag14" in run and "rdiag15" not in run
     outs = []
-    for args in (["--rdiag", str(csv_c)],
-                 ["--basis", "bar2", str(csv_c), str(csv_t), "--label", "continued", "--label",
-                  "traditional"],
-                 ["--events", str(tmp_path / "c.events.json"), "--model", "double_four_bar"]):
+    for args in (
+        ["--rdiag", str(csv_c)],
+        [
+            "--basis",
+            "bar2",
+            str(csv_c),
+            str(csv_t),
+            "--label",
+            "continued",
+            "--label",
+            "traditional",
+        ],
+        ["--events", str(tmp_path / "c.events.json"), "--model", "double_four_bar"],
+    ):
         png = tmp_path / f"fig{len(outs)}.png"
         proc = cli("plot", *args, "--out", png)
         assert proc.returncode == 0, proc.stderr
@@ -182,8 +211,9 @@ def test_dopri5_does_not_grind_at_singular_points(tmp_path, monkeypatch, backend
     """Regression: at tight tolerances error control used to creep towards the singular point
     (the stages there are only accurate to eps cond(A_S U)) and stop on the minimum step."""
     monkeypatch.setenv("MCS_LINALG", backend)
-    s, run, events = simulate(tmp_path, "double_four_bar", method="dopri5", rtol=rtol,
-                              atol=1e-14, t_end=3.2)
+    s, run, events = simulate(
+        tmp_path, "double_four_bar", method="dopri5", rtol=rtol, atol=1e-14, t_end=3.2
+    )
     assert len(events) == 4 and s["rejected"] < 50 and s["steps"] < 2000
     e = run["energy"]
     assert np.abs(e - e[0]).max() / abs(e[0]) <= 1e-7

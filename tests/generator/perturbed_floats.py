@@ -11,15 +11,73 @@ import math
 import numpy as np
 import scipy.linalg
 
-MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "sqrt",
-        "exp", "log", "hypot", "pow", "fsum")
-NUMPY = ("sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh",
-         "sqrt", "exp", "log", "hypot", "dot", "matmul", "cross", "inner", "outer", "einsum",
-         "trace")
-NUMPY_LINALG = ("norm", "solve", "lstsq", "qr", "eigvalsh", "eigh", "eig", "det", "inv", "svd",
-                "pinv", "cholesky")
-SCIPY_LINALG = ("qr", "lu_factor", "lu_solve", "solve", "cho_factor", "cho_solve", "svd", "lstsq",
-                "eigh", "eigvalsh")
+MATH = (
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "sqrt",
+    "exp",
+    "log",
+    "hypot",
+    "pow",
+    "fsum",
+)
+NUMPY = (
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "arctan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "sqrt",
+    "exp",
+    "log",
+    "hypot",
+    "dot",
+    "matmul",
+    "cross",
+    "inner",
+    "outer",
+    "einsum",
+    "trace",
+)
+NUMPY_LINALG = (
+    "norm",
+    "solve",
+    "lstsq",
+    "qr",
+    "eigvalsh",
+    "eigh",
+    "eig",
+    "det",
+    "inv",
+    "svd",
+    "pinv",
+    "cholesky",
+)
+SCIPY_LINALG = (
+    "qr",
+    "lu_factor",
+    "lu_solve",
+    "solve",
+    "cho_factor",
+    "cho_solve",
+    "svd",
+    "lstsq",
+    "eigh",
+    "eigvalsh",
+)
 
 
 def one_ulp_up(value):
@@ -32,7 +90,7 @@ def one_ulp_up(value):
         return value
     if isinstance(value, (float, np.floating)):
         return type(value)(np.nextafter(value, np.inf))
-    if isinstance(value, tuple) and hasattr(value, "_fields"):       # named tuples (eigh, qr)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # named tuples (eigh, qr)
         return type(value)(*[one_ulp_up(v) for v in value])
     if isinstance(value, (tuple, list)):
         return type(value)(one_ulp_up(v) for v in value)
@@ -42,6 +100,7 @@ def one_ulp_up(value):
 def _wrap(fn):
     def perturbed(*args, **kwargs):
         return one_ulp_up(fn(*args, **kwargs))
+
     perturbed.__name__ = getattr(fn, "__name__", "perturbed")
     perturbed.__wrapped__ = fn
     return perturbed
@@ -49,9 +108,12 @@ def _wrap(fn):
 
 def install():
     patched = []
-    for module, names, label in ((math, MATH, "math"), (np, NUMPY, "numpy"),
-                                 (np.linalg, NUMPY_LINALG, "numpy.linalg"),
-                                 (scipy.linalg, SCIPY_LINALG, "scipy.linalg")):
+    for module, names, label in (
+        (math, MATH, "math"),
+        (np, NUMPY, "numpy"),
+        (np.linalg, NUMPY_LINALG, "numpy.linalg"),
+        (scipy.linalg, SCIPY_LINALG, "scipy.linalg"),
+    ):
         for name in names:
             if hasattr(module, name):
                 setattr(module, name, _wrap(getattr(module, name)))

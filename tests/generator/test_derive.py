@@ -15,12 +15,12 @@ def test_spatial_pendulum_matches_paper_000_eqs_50_51():
     d = derive(model)
     x, y, z = model.x
     xd, yd, zd = model.v
-    assert d.A == sp.Matrix([[2 * x, 2 * y, 2 * z]])            # eq. (50)
-    assert d.A_dot == sp.Matrix([[2 * xd, 2 * yd, 2 * zd]])     # eq. (51)
+    assert d.A == sp.Matrix([[2 * x, 2 * y, 2 * z]])  # eq. (50)
+    assert d.A_dot == sp.Matrix([[2 * xd, 2 * yd, 2 * zd]])  # eq. (51)
     assert sp.expand(d.gamma[0] + 2 * (xd**2 + yd**2 + zd**2)) == 0
     assert d.c_t == sp.zeros(1, 1)
     lam = d.lam[0]
-    assert d.K_c == 2 * lam * sp.eye(3)                          # Hessian of c times lambda
+    assert d.K_c == 2 * lam * sp.eye(3)  # Hessian of c times lambda
     M, g = model.p[0], model.p[2]
     assert d.M == M * sp.eye(3) and list(d.f) == [0, 0, -M * g]
 
@@ -28,7 +28,8 @@ def test_spatial_pendulum_matches_paper_000_eqs_50_51():
 def test_rheonomic_terms(tmp_path):
     """c = x - sin(w t): c_t = -w cos(w t), gamma = -c_tt = -w^2 sin(w t)."""
     path = tmp_path / "driven.yaml"
-    path.write_text("""\
+    path.write_text(
+        """\
 name: driven
 coordinates: [x, y]
 parameters: {w: 2.0}
@@ -37,14 +38,15 @@ constraints:
   - {name: moving_circle, expr: "(x - t)**2 + y**2 - 1"}
 dynamics: {mass_matrix: {diagonal: [1, 1]}, forces: ["0", "0"]}
 initial: {x: {x: 0, y: 1}}
-""")
+"""
+    )
     model = load_model(path)
     d = derive(model)
     t, (xd, yd), w = model.time, model.v, model.p[0]
     assert sp.simplify(d.c_t[0] + w * sp.cos(w * t)) == 0
     assert sp.simplify(d.gamma[0] + w**2 * sp.sin(w * t)) == 0
     # second row: cdot = 2(x - t)(xd - 1) + 2 y yd -> gamma = -(2 (xd - 1)^2 + 2 yd^2)
-    assert sp.expand(d.gamma[1] + 2 * (xd - 1)**2 + 2 * yd**2) == 0
+    assert sp.expand(d.gamma[1] + 2 * (xd - 1) ** 2 + 2 * yd**2) == 0
     assert sp.expand(d.A_dot[1, 0] - 2 * (xd - 1)) == 0
 
 

@@ -22,9 +22,12 @@ import math, sys
 import numpy as np
 sys.path.insert(0, {tests!r})
 import perturbed_floats
-before = (math.sin(0.5), math.sqrt(2.0), float(np.cos(np.pi / 2)), float(np.linalg.norm([3.0, 4.0])))
+def probe():
+    return (math.sin(0.5), math.sqrt(2.0), float(np.cos(np.pi / 2)),
+            float(np.linalg.norm([3.0, 4.0])))
+before = probe()
 patched = perturbed_floats.install()
-after = (math.sin(0.5), math.sqrt(2.0), float(np.cos(np.pi / 2)), float(np.linalg.norm([3.0, 4.0])))
+after = probe()
 assert all(a != b for a, b in zip(before, after)), (before, after)   # the stub is active
 from mcsgen.generate import generate
 for path in {models!r}:
@@ -35,12 +38,14 @@ print(len(patched))
 
 def test_generation_does_not_depend_on_the_machines_rounding(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "generator"), PYTHONHASHSEED="0")
-    script = PERTURBED_RUN.format(tests=str(Path(__file__).parent),
-                                  models=[str(p) for p in MODEL_FILES], out=str(tmp_path))
-    proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT,
-                          capture_output=True, text=True)
+    script = PERTURBED_RUN.format(
+        tests=str(Path(__file__).parent), models=[str(p) for p in MODEL_FILES], out=str(tmp_path)
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert int(proc.stdout.split()[-1]) >= 40            # functions actually patched
+    assert int(proc.stdout.split()[-1]) >= 40  # functions actually patched
     differing = []
     for path in MODEL_FILES:
         for suffix in (".h", ".c"):
@@ -69,10 +74,11 @@ def test_exact_geometry_in_a_model_with_right_angles():
     import sympy as sp
 
     from mcsgen.model import load_model
+
     kc = load_model(ROOT / "models" / "pendulum_kc.yaml")
     rows = {c.name: c.expr for c in kc.constraints}
     x, y, th = kc.x
-    assert rows["hinge.x"] == x - 4 * sp.cos(th)         # exactly, no 1e-16 terms
+    assert rows["hinge.x"] == x - 4 * sp.cos(th)  # exactly, no 1e-16 terms
     assert rows["hinge.y"] == y - 4 * sp.sin(th)
     crank = load_model(ROOT / "models" / "slider_crank.yaml")
     for con in crank.constraints:

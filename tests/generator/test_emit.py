@@ -26,8 +26,9 @@ def test_generation_is_deterministic_and_committed(path, tmp_path):
     for name in (f"{path.stem}.h", f"{path.stem}.c"):
         first = (a / path.stem / name).read_bytes()
         assert first == (b / path.stem / name).read_bytes()
-        assert first == (ROOT / "generated" / path.stem / name).read_bytes(), \
-            f"generated/{path.stem}/{name} is stale: run `make generate`"
+        assert (
+            first == (ROOT / "generated" / path.stem / name).read_bytes()
+        ), f"generated/{path.stem}/{name} is stale: run `make generate`"
         assert not re.search(rb"\d{4}-\d{2}-\d{2}|\d{2}:\d{2}:\d{2}", first[:600])  # no date
 
 
@@ -49,10 +50,24 @@ def test_generated_c_compiles_standalone_in_float(tmp_path):
     for name in ("spatial_pendulum", "pendulum_3r"):
         for flags in ([], ["-DMCS_REAL_FLOAT"]):
             proc = subprocess.run(
-                ["cc", "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-Wdouble-promotion"
-                 if flags else "-Wall", *flags, f"-I{ROOT / 'runtime/include'}", "-c",
-                 str(ROOT / "generated" / name / f"{name}.c"), "-o", str(tmp_path / "m.o")],
-                capture_output=True, text=True)
+                [
+                    "cc",
+                    "-std=c99",
+                    "-pedantic",
+                    "-Wall",
+                    "-Wextra",
+                    "-Werror",
+                    "-Wdouble-promotion" if flags else "-Wall",
+                    *flags,
+                    f"-I{ROOT / 'runtime/include'}",
+                    "-c",
+                    str(ROOT / "generated" / name / f"{name}.c"),
+                    "-o",
+                    str(tmp_path / "m.o"),
+                ],
+                capture_output=True,
+                text=True,
+            )
             assert proc.returncode == 0, proc.stderr
 
 
@@ -65,24 +80,37 @@ def test_compiled_kernels_equal_sympy_evaluation(path):
     args = model.x + model.v + d.lam + [model.time] + model.p
     rng = np.random.default_rng(3)
     n, m = model.n, model.m
-    funcs = {name: sp.lambdify(args, getattr(d, name), modules="numpy")
-             for name in ("c", "A", "c_t", "gamma", "A_dot", "M", "f", "K_c", "K_f", "D")}
+    funcs = {
+        name: sp.lambdify(args, getattr(d, name), modules="numpy")
+        for name in ("c", "A", "c_t", "gamma", "A_dot", "M", "f", "K_c", "K_f", "D")
+    }
     kinetic = sp.lambdify(args, d.kinetic, modules="numpy")
     for _ in range(4):
         x = np.array(model.x0) + 0.3 * rng.standard_normal(n)
         v = rng.standard_normal(n)
         lam = rng.standard_normal(m)
         t = rng.uniform(0, 2)
-        ref = {k: np.array(f(*x, *v, *lam, t, *values), dtype=float).reshape(
-            getattr(d, k).shape) for k, f in funcs.items()}
-        got = {"c": cm.c(x, t).reshape(m, 1), "A": cm.A(x, t), "c_t": cm.c_t(x, t).reshape(m, 1),
-               "gamma": cm.gamma(x, v, t).reshape(m, 1), "A_dot": cm.A_dot(x, v, t),
-               "M": cm.M(x, t), "f": cm.f(x, v, t).reshape(n, 1), "K_c": cm.K_c(x, lam, t),
-               "K_f": cm.K_f(x, v, t), "D": cm.D(x, v, t)}
+        ref = {
+            k: np.array(f(*x, *v, *lam, t, *values), dtype=float).reshape(getattr(d, k).shape)
+            for k, f in funcs.items()
+        }
+        got = {
+            "c": cm.c(x, t).reshape(m, 1),
+            "A": cm.A(x, t),
+            "c_t": cm.c_t(x, t).reshape(m, 1),
+            "gamma": cm.gamma(x, v, t).reshape(m, 1),
+            "A_dot": cm.A_dot(x, v, t),
+            "M": cm.M(x, t),
+            "f": cm.f(x, v, t).reshape(n, 1),
+            "K_c": cm.K_c(x, lam, t),
+            "K_f": cm.K_f(x, v, t),
+            "D": cm.D(x, v, t),
+        }
         for key in ref:
             np.testing.assert_allclose(got[key], ref[key], rtol=1e-13, atol=1e-12, err_msg=key)
-        assert cm.kinetic(x, v, t) == pytest.approx(float(kinetic(*x, *v, *lam, t, *values)),
-                                                    rel=1e-13, abs=1e-12)
+        assert cm.kinetic(x, v, t) == pytest.approx(
+            float(kinetic(*x, *v, *lam, t, *values)), rel=1e-13, abs=1e-12
+        )
 
 
 @pytest.mark.parametrize("path", MODEL_FILES, ids=IDS)
@@ -98,6 +126,7 @@ def test_finite_difference_self_check_passes(path):
 def test_self_check_catches_a_wrong_kernel(tmp_path, monkeypatch):
     """Corrupt gamma in a copy of a generated model: check must fail on that row only."""
     import mcsgen.build as build
+
     src = ROOT / "generated" / "spatial_pendulum"
     dst = tmp_path / "generated" / "spatial_pendulum"
     dst.mkdir(parents=True)
@@ -105,7 +134,7 @@ def test_self_check_catches_a_wrong_kernel(tmp_path, monkeypatch):
     text = (src / "spatial_pendulum.c").read_text()
     start = text.index("void spatial_pendulum_gamma")
     stmt = text.index("out[0] = ", start)
-    text = text[:stmt] + "out[0] = MCS_R(1.001)*" + text[stmt + len("out[0] = "):]
+    text = text[:stmt] + "out[0] = MCS_R(1.001)*" + text[stmt + len("out[0] = ") :]
     (dst / "spatial_pendulum.c").write_text(text)
     monkeypatch.setattr(build, "GENERATED", tmp_path / "generated")
     monkeypatch.setattr(build, "BUILD", tmp_path / "build")
@@ -119,16 +148,21 @@ def test_same_bytes_whatever_the_process(tmp_path):
     on what the process had generated before. Generate after another model, with a random hash
     seed, threaded BLAS and numpy imported first: the bytes must equal the committed ones."""
     import os
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+    }
     env.update(PYTHONHASHSEED="7", PYTHONPATH=str(ROOT / "generator"))
-    script = ("import numpy\n"
-              "from mcsgen.generate import generate\n"
-              f"generate({str(ROOT / 'models/pendulum_kc.yaml')!r}, out_root={str(tmp_path)!r}, "
-              "force=True)\n"
-              f"generate({str(ROOT / 'models/slider_crank.yaml')!r}, out_root={str(tmp_path)!r}, "
-              "force=True)\n")
+    script = (
+        "import numpy\n"
+        "from mcsgen.generate import generate\n"
+        f"generate({str(ROOT / 'models/pendulum_kc.yaml')!r}, out_root={str(tmp_path)!r}, "
+        "force=True)\n"
+        f"generate({str(ROOT / 'models/slider_crank.yaml')!r}, out_root={str(tmp_path)!r}, "
+        "force=True)\n"
+    )
     subprocess.run(["/usr/bin/python3", "-c", script], check=True, env=env, cwd=ROOT)
     for name in ("slider_crank.c", "slider_crank.h"):
-        assert (tmp_path / "slider_crank" / name).read_bytes() == \
-            (ROOT / "generated" / "slider_crank" / name).read_bytes()
+        assert (tmp_path / "slider_crank" / name).read_bytes() == (
+            ROOT / "generated" / "slider_crank" / name
+        ).read_bytes()

@@ -5,8 +5,16 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 
-from mcsgen.model.exact import (NotANumber, approx, clean, coefficient, from_literal, sign, snap,
-                          to_double)
+from mcsgen.model.exact import (
+    NotANumber,
+    approx,
+    clean,
+    coefficient,
+    from_literal,
+    sign,
+    snap,
+    to_double,
+)
 from mcsgen.model.expr import parse_expr
 
 
@@ -23,9 +31,17 @@ def test_decimals_are_the_rationals_they_spell():
         from_literal(True)
 
 
-@pytest.mark.parametrize("expr", [sp.Rational(1, 3), sp.sqrt(2) / 2, sp.pi / 3,
-                                  sp.cos(sp.Rational(7, 20)), -sp.sqrt(5) / 5,
-                                  sp.Rational(3602879701896397, 36028797018963968)])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        sp.Rational(1, 3),
+        sp.sqrt(2) / 2,
+        sp.pi / 3,
+        sp.cos(sp.Rational(7, 20)),
+        -sp.sqrt(5) / 5,
+        sp.Rational(3602879701896397, 36028797018963968),
+    ],
+)
 def test_to_double_is_correctly_rounded(expr):
     exact = sp.Rational(approx(expr, 80))
     got = to_double(expr)
@@ -33,6 +49,7 @@ def test_to_double_is_correctly_rounded(expr):
     error = abs(Fraction(got) - frac)
     # no double is closer to the exact value
     import math
+
     for other in (math.nextafter(got, math.inf), math.nextafter(got, -math.inf)):
         assert error <= abs(Fraction(other) - frac)
 

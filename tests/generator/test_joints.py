@@ -9,14 +9,17 @@ import pytest
 import sympy as sp
 
 from mcsgen.model import bodies
-from mcsgen.model.bodies import SPATIAL_JOINTS
+from mcsgen.model.joints import SPATIAL_JOINTS
 from mcsgen.model import load_model
 
 DOFS = ("x", "y", "z", "Rx", "Ry", "Rz")
 # relative motions of frame F1 in F2 that each type allows (003 Table 1: the complement of its rows)
-ALLOWED = {name: [d for d in DOFS if d not in rows] for name, rows in SPATIAL_JOINTS.items()
-           if name not in ("universal", "distance")}
-ALLOWED["universal"] = ["Rx", "Ry"]     # about axis1 = F1's x (here F1 = F2 at the start) and axis2
+ALLOWED = {
+    name: [d for d in DOFS if d not in rows]
+    for name, rows in SPATIAL_JOINTS.items()
+    if name not in ("universal", "distance")
+}
+ALLOWED["universal"] = ["Rx", "Ry"]  # about axis1 = F1's x (here F1 = F2 at the start) and axis2
 ALLOWED["distance"] = ["Ry", "Rz", "Rx"]  # rotations about the far point keep the distance
 
 JOINT_POINT = np.array([0.3, -0.2, 0.5])
@@ -28,8 +31,10 @@ def two_body_model(tmp_path, jtype, drive=None):
     ground by a fix joint so the pair is well posed."""
     extra = ""
     if jtype == "universal":
-        extra = (", point: [0.3, -0.2, 0.5], axis1: [1/3, 2/3, 2/3], "
-                 "axis2: [0, 1/sqrt(2), -1/sqrt(2)]")
+        extra = (
+            ", point: [0.3, -0.2, 0.5], axis1: [1/3, 2/3, 2/3], "
+            "axis2: [0, 1/sqrt(2), -1/sqrt(2)]"
+        )
     elif jtype == "distance":
         extra = ", point1: [0, 0, 0], point2: [0, 0, 0], distance: 1"
     elif jtype == "distance_along_axis":
@@ -64,8 +69,9 @@ def frame_from_axis(axis):
 
 
 def quaternion_from_matrix(R):
-    return np.array([float(c) for c in bodies.quaternion_from_matrix(
-        sp.Matrix(np.asarray(R, dtype=float)))])
+    return np.array(
+        [float(c) for c in bodies.quaternion_from_matrix(sp.Matrix(np.asarray(R, dtype=float)))]
+    )
 
 
 def joint_rows(model):
@@ -150,8 +156,10 @@ def check_universal(model, rows, x0):
     # rotating a about b's axis a2 turns a1 in the plane normal to a2: stays perpendicular
     assert np.abs(evaluate(model, rows, rotate_about(x0, JOINT_POINT, a2, 0.5))).max() < 1e-13
     # rotating about a1 x a2 (the twist of the cross) is blocked, so is translation
-    assert np.abs(evaluate(model, rows, rotate_about(x0, JOINT_POINT, np.cross(a1, a2),
-                                                     0.3))).max() > 1e-2
+    assert (
+        np.abs(evaluate(model, rows, rotate_about(x0, JOINT_POINT, np.cross(a1, a2), 0.3))).max()
+        > 1e-2
+    )
     y = np.array(x0)
     y[0] += 0.1
     assert np.abs(evaluate(model, rows, y)).max() > 1e-2
@@ -160,10 +168,10 @@ def check_universal(model, rows, x0):
 def check_distance(model, rows, x0):
     Pb = np.array([0.3, 0.3, -0.1])
     assert np.abs(evaluate(model, rows, x0)).max() < 1e-14
-    for axis in ([1, 0, 0], [0, 1, 0], [0, 0, 1]):       # any rotation about b's centre
+    for axis in ([1, 0, 0], [0, 1, 0], [0, 0, 1]):  # any rotation about b's centre
         assert np.abs(evaluate(model, rows, rotate_about(x0, Pb, axis, 0.4))).max() < 1e-13
     y = np.array(x0)
-    y[0:3] = Pb + 1.2 * (y[0:3] - Pb)                     # radial motion is blocked
+    y[0:3] = Pb + 1.2 * (y[0:3] - Pb)  # radial motion is blocked
     assert np.abs(evaluate(model, rows, y)).max() > 1e-2
 
 
@@ -183,8 +191,9 @@ def closed_form_jacobian(x, p1, p2, F1, F2, t_rows, r_rows, rho_t=None):
     Ra, Rb = matrix_from_quaternion(ea), matrix_from_quaternion(eb)
     RF2 = Rb @ F2
     r12 = Rb.T @ (ra + Ra @ p1 - rb - Rb @ p2)
-    trans = np.hstack([RF2.T, -RF2.T @ Ra @ skew(p1), -RF2.T,
-                       RF2.T @ Rb @ skew(p2) + RF2.T @ Rb @ skew(r12)])
+    trans = np.hstack(
+        [RF2.T, -RF2.T @ Ra @ skew(p1), -RF2.T, RF2.T @ Rb @ skew(p2) + RF2.T @ Rb @ skew(r12)]
+    )
     q1, q2 = quaternion_from_matrix(F1), quaternion_from_matrix(F2)
     rho1, rho2 = quat_mul(ea, q1), quat_mul(eb, q2)
     rel = quat_mul(np.array([rho2[0], *-rho2[1:]]), rho1)
@@ -192,15 +201,27 @@ def closed_form_jacobian(x, p1, p2, F1, F2, t_rows, r_rows, rho_t=None):
         rel = quat_mul(rel, np.array([rho_t[0], *-np.asarray(rho_t[1:])]))
     Pt = P(rel).T
     rot = np.hstack([np.zeros((3, 3)), Pt @ RF2.T @ Ra, np.zeros((3, 3)), -Pt @ RF2.T @ Rb])
-    rows = {"x": trans[0], "y": trans[1], "z": trans[2], "Rx": rot[0], "Ry": rot[1],
-            "Rz": rot[2]}
+    rows = {"x": trans[0], "y": trans[1], "z": trans[2], "Rx": rot[0], "Ry": rot[1], "Rz": rot[2]}
     return np.array([rows[k] for k in t_rows + r_rows])
 
 
-@pytest.mark.parametrize("jtype, drive", [(j, None) for j in
-                                          ("fix", "revolute", "prismatic", "cylindrical",
-                                           "spherical", "planar", "parallel", "orthogonal")] +
-                         [("revolute", "{angle: '0.3*t + 0.1*t**2'}")])
+@pytest.mark.parametrize(
+    "jtype, drive",
+    [
+        (j, None)
+        for j in (
+            "fix",
+            "revolute",
+            "prismatic",
+            "cylindrical",
+            "spherical",
+            "planar",
+            "parallel",
+            "orthogonal",
+        )
+    ]
+    + [("revolute", "{angle: '0.3*t + 0.1*t**2'}")],
+)
 def test_jacobian_equals_003_closed_form(tmp_path, jtype, drive):
     model = two_body_model(tmp_path, jtype, drive)
     rows = joint_rows(model)
@@ -214,14 +235,15 @@ def test_jacobian_equals_003_closed_form(tmp_path, jtype, drive):
     p2 = b_R0.T @ (JOINT_POINT - x0[7:10])
     rng = np.random.default_rng(5)
     for _ in range(3):
-        x = x0 + 0.2 * rng.standard_normal(14)           # an arbitrary (inconsistent) pose
+        x = x0 + 0.2 * rng.standard_normal(14)  # an arbitrary (inconsistent) pose
         x[3:7] /= np.linalg.norm(x[3:7])
         x[10:14] /= np.linalg.norm(x[10:14])
         t = float(rng.uniform(0, 2))
         subs = dict(zip(model.x, x))
         subs[model.time] = t
-        A = np.array([[float(sp.diff(r.expr, s).xreplace(subs)) for s in model.x[:14]]
-                      for r in rows])
+        A = np.array(
+            [[float(sp.diff(r.expr, s).xreplace(subs)) for s in model.x[:14]] for r in rows]
+        )
         # map Euler-parameter derivatives to local rotation increments: de = 1/2 G(e)^T theta
         Tmap = np.zeros((14, 12))
         Tmap[0:3, 0:3] = np.eye(3)
@@ -243,6 +265,7 @@ def test_driven_revolute_rheonomic_terms(tmp_path):
     """A revolute joint driven by angle phi(t) = 0.3 t + 0.1 t^2: c_t and gamma carry phi', phi''.
     At a pose where the driven frame has turned by phi(t) the drive row vanishes."""
     from mcsgen.derive import derive
+
     model = two_body_model(tmp_path, "revolute", "{angle: '0.3*t + 0.1*t**2'}")
     rows = joint_rows(model)
     assert [r.name for r in rows][-1] == "J.Rx"
@@ -250,7 +273,7 @@ def test_driven_revolute_rheonomic_terms(tmp_path):
     x0 = np.array(model.x0)
     t = 0.7
     phi = 0.3 * t + 0.1 * t * t
-    x = rotate_about(x0, JOINT_POINT, AXIS, phi)       # frame x axis = AXIS
+    x = rotate_about(x0, JOINT_POINT, AXIS, phi)  # frame x axis = AXIS
     assert np.abs(evaluate(model, rows, x, t)).max() < 1e-13
     i = [c.name for c in model.constraints].index("J.Rx")
     subs = dict(zip(model.x, x))
@@ -259,3 +282,80 @@ def test_driven_revolute_rheonomic_terms(tmp_path):
     # at rest with the frames turned by phi: d/dt Im_x = -1/2 phi' cos(0) -> c_t = -phi'/2
     assert float(d.c_t[i].xreplace(subs)) == pytest.approx(-(0.3 + 0.2 * t) / 2, rel=1e-12)
     assert float(d.gamma[i].xreplace(subs)) == pytest.approx(0.2 / 2, rel=1e-12)
+
+
+def test_model_joints_reach_the_descriptor(tmp_path):
+    """Model.joints (joints.py) name each joint's rows, type and free coordinate, and the
+    generated descriptor carries the same table to the runtime (the slider-crank: a revolute, a
+    spherical, a universal and a prismatic joint)."""
+    import re
+    import subprocess
+
+    from mcsgen.emit.render import MODEL_ABI_VERSION
+    from mcsgen.paths import GENERATED, MODELS, RUNTIME
+
+    header = (RUNTIME / "include/mcs/mcs_model.h").read_text()
+    assert int(re.search(r"#define MCS_MODEL_ABI_VERSION (\d+)", header).group(1)) == (
+        MODEL_ABI_VERSION
+    )
+    model = load_model(MODELS / "slider_crank.yaml")
+    names = [c.name for c in model.constraints]
+    expected = []
+    for j in model.joints:
+        rows = [names[i] for i in j.rows]
+        assert rows == [f"{j.name}.{r}" for r in j.type.rows], rows
+        assert (j.coordinate is not None) == j.type.has_rate
+        expected.append(
+            f"{j.name} {j.type.name} {j.body1} {j.body2} {j.first_row} {j.nrows} "
+            f"{['', 'angle', 'translation'].index(j.type.coordinate)} {int(j.type.lockable)}"
+        )
+    assert [j.type.name for j in model.joints] == [
+        "revolute",
+        "spherical",
+        "universal",
+        "prismatic",
+    ]
+    probe = tmp_path / "joints.c"
+    probe.write_text(
+        '#include <stdio.h>\n#include "slider_crank.h"\nint main(void)\n{\n    int k;\n'
+        "    for (k = 0; k < slider_crank_model.nj; ++k) {\n"
+        "        const mcs_joint *j = &slider_crank_model.joints[k];\n"
+        '        printf("%s %s %s %s %d %d %d %d\\n", j->name, j->type, j->body1, j->body2,\n'
+        "               j->first_row, j->nrows, j->coordinate, j->lockable);\n    }\n"
+        "    return 0;\n}\n"
+    )
+    exe = tmp_path / "joints"
+    gdir = GENERATED / "slider_crank"
+    subprocess.run(
+        [
+            "cc",
+            "-std=c99",
+            f"-I{RUNTIME / 'include'}",
+            f"-I{gdir}",
+            str(probe),
+            str(gdir / "slider_crank.c"),
+            "-o",
+            str(exe),
+            "-lm",
+        ],
+        check=True,
+    )
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == expected
+
+
+def test_joint_fields_are_checked_per_type(tmp_path):
+    """A field the joint type does not use is an error naming it (joints.py's keys)."""
+    from mcsgen.errors import ModelError
+
+    text = """\
+name: pair
+bodies:
+  - {name: a, type: spatial, mass: 1, inertia: [1, 1, 1], position: [0, 0, 0]}
+joints:
+  - {name: J, type: revolute, body1: a, body2: ground, point: [0, 0, 0], distance: 2}
+"""
+    path = tmp_path / "pair.yaml"
+    path.write_text(text)
+    with pytest.raises(ModelError, match=r"joints\[0\]\.distance: unknown field"):
+        load_model(path)

@@ -42,22 +42,31 @@ BAD = [
     (("x**2 + z**2 - l**2", "x**2 + q**2"), "constraints[0].expr", "unknown symbol 'q'"),
     (("x**2 + z**2 - l**2", "x**2 +* z"), "constraints[0].expr", "syntax error"),
     (("x**2 + z**2 - l**2", "x_dot * x"), "constraints[0].expr", "velocities"),
-    (("x**2 + z**2 - l**2", "__import__('os').system('touch /tmp/mcsgen_pwned')"),
-     "constraints[0].expr", "only plain function calls"),
+    (
+        ("x**2 + z**2 - l**2", "__import__('os').system('touch /tmp/mcsgen_pwned')"),
+        "constraints[0].expr",
+        "only plain function calls",
+    ),
     (("{name: length, ", "{nom: length, "), "constraints[0].nom", "unknown field"),
-    (("forces: [\"0\", \"-M*g\"]", "forces: [\"0\"]"), "dynamics.forces", "expected 2 entries"),
-    (("{diagonal: [M, M]}", "{diagonal: [M]}"), "dynamics.mass_matrix.diagonal",
-     "expected 2 entries"),
+    (('forces: ["0", "-M*g"]', 'forces: ["0"]'), "dynamics.forces", "expected 2 entries"),
+    (
+        ("{diagonal: [M, M]}", "{diagonal: [M]}"),
+        "dynamics.mass_matrix.diagonal",
+        "expected 2 entries",
+    ),
     (("{diagonal: [M, M]}", "[[M, 0], [0]]"), "dynamics.mass_matrix[1]", "expected 2 entries"),
     (("{diagonal: [M, M]}", "[[M, 1], [0, M]]"), "dynamics.mass_matrix", "symmetric"),
-    (("  forces: [\"0\", \"-M*g\"]\n", ""), "dynamics.forces", "missing required field"),
+    (('  forces: ["0", "-M*g"]\n', ""), "dynamics.forces", "missing required field"),
     (("  mass_matrix:", "  kinetic: x_dot**2\n  mass_matrix:"), "dynamics", "not both"),
     (("  x: {x: l, z: 0}", "  x: {x: l}"), "initial.x.z", "missing initial position"),
     (("  x: {x: l, z: 0}", "  x: {x: l, z: 0, y: 1}"), "initial.x.y", "not a coordinate"),
     (("  v: {x: 0, z: 0}", "  v: {x: 0, z: x}"), "initial.v.z", "unknown symbol 'x'"),
     (("  v: {x: 0, z: 0}", "  v: {x: 0, z: 1e999}"), "initial.v.z", "non-finite"),
-    (("initial:", "simulation: {method: euler}\ninitial:"), "simulation.method",
-     "not one of rk4, dopri5"),
+    (
+        ("initial:", "simulation: {method: euler}\ninitial:"),
+        "simulation.method",
+        "not one of rk4, dopri5",
+    ),
     (("initial:", "simulation: {h: -1}\ninitial:"), "simulation.h", "must be positive"),
     (("initial:", "bodies: []\ninitial:"), "bodies", "unknown field"),
     (("  g: 9.81", "  g: 9.81\n  g: 9.80"), "g", "duplicate key"),
@@ -88,18 +97,24 @@ def test_bad_model_message(write_model, change, field, words):
 
 
 def test_kinetic_energy_must_be_quadratic(write_model):
-    text = GOOD.replace('  mass_matrix: {diagonal: [M, M]}\n  forces: ["0", "-M*g"]\n',
-                        '  kinetic: "x_dot**4 + z_dot**2"\n')
+    text = GOOD.replace(
+        '  mass_matrix: {diagonal: [M, M]}\n  forces: ["0", "-M*g"]\n',
+        '  kinetic: "x_dot**4 + z_dot**2"\n',
+    )
     with pytest.raises(ModelError, match="at most quadratic"):
         from mcsgen.derive import derive
+
         derive(load_model(write_model(text)))
 
 
-@pytest.mark.parametrize("text, words", [
-    ("", "file is empty"),
-    ("- just a list", "expected a mapping"),
-    ("\xff\xfe", "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("", "file is empty"),
+        ("- just a list", "expected a mapping"),
+        ("\xff\xfe", "not UTF-8"),
+    ],
+)
 def test_unreadable_files(tmp_path, text, words):
     path = tmp_path / "m.yaml"
     path.write_bytes(text.encode("latin-1"))
@@ -127,8 +142,9 @@ def test_cli_reports_one_line_and_writes_nothing(cli, write_model, tmp_path, cha
 
 def test_cli_injection_runs_nothing(cli, write_model, tmp_path):
     target = tmp_path / "pwned"
-    path = write_model(GOOD.replace("x**2 + z**2 - l**2",
-                                    f"__import__('os').system('touch {target}')"))
+    path = write_model(
+        GOOD.replace("x**2 + z**2 - l**2", f"__import__('os').system('touch {target}')")
+    )
     proc = cli("generate", path, "--out", tmp_path / "gen")
     assert proc.returncode == 2 and "constraints[0].expr" in proc.stderr
     assert not target.exists()
@@ -136,8 +152,9 @@ def test_cli_injection_runs_nothing(cli, write_model, tmp_path):
 
 
 def test_definitions_substitute_and_scope(write_model):
-    text = GOOD.replace("constraints:", 'definitions:\n  r2: "x**2 + z**2"\n  ke: "M*x_dot**2"\n'
-                                        "constraints:").replace("x**2 + z**2 - l**2", "r2 - l**2")
+    text = GOOD.replace(
+        "constraints:", 'definitions:\n  r2: "x**2 + z**2"\n  ke: "M*x_dot**2"\n' "constraints:"
+    ).replace("x**2 + z**2 - l**2", "r2 - l**2")
     model = load_model(write_model(text))
     assert str(model.constraints[0].expr) == "-l**2 + x**2 + z**2"
     bad = text.replace("r2 - l**2", "ke")

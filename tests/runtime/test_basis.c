@@ -232,10 +232,10 @@ static void test_predictors_agree_to_first_order(void **state)
     const double h = 1e-3;
     (void)state;
     assert_int_equal(mcs_qr_basis(n, m, A, m, 1e-9, Q, R, piv, &r, work), 0);
-    assert_int_equal(mcs_predict_tangent(n, m, r, Q, R, piv, Adot, h, MCS_CONT_EXP, Te, work,
-                                         iwork), 0);
-    assert_int_equal(mcs_predict_tangent(n, m, r, Q, R, piv, Adot, h, MCS_CONT_EULER, Tu, work,
-                                         iwork), 0);
+    assert_int_equal(
+        mcs_predict_tangent(n, m, r, Q, R, piv, Adot, h, MCS_CONT_EXP, Te, work, iwork), 0);
+    assert_int_equal(
+        mcs_predict_tangent(n, m, r, Q, R, piv, Adot, h, MCS_CONT_EULER, Tu, work, iwork), 0);
     /* exact tangent at angle h, with the orientation of T at t = 0 */
     {
         double sgn = Q[1 * n + 1] > 0 ? 1 : -1; /* T(0) = sgn (0, 1) */

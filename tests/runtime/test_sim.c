@@ -55,8 +55,8 @@ static void test_rk4_fourth_order_on_charts(void **state)
     double err[3], h = 1e-3;
     int k;
     (void)state;
-    run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_RK4,
-           MCS_CONT_EXP, 5e-5, 1, 0.3, ref);
+    run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_RK4, MCS_CONT_EXP,
+           5e-5, 1, 0.3, ref);
     for (k = 0; k < 3; ++k, h /= 2) {
         run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_RK4,
                MCS_CONT_EXP, h, 1, 0.3, x);
@@ -76,16 +76,16 @@ static void test_dopri5_meets_tolerance(void **state)
     double rtols[] = {1e-6, 1e-8, 1e-10};
     int k;
     (void)state;
-    run_to(&pendulum_3r_model, &pendulum_3r_default_params, MCS_METHOD_RK4, MCS_CONT_EXP, 2.5e-4,
-           1, 1.0, ref);
+    run_to(&pendulum_3r_model, &pendulum_3r_default_params, MCS_METHOD_RK4, MCS_CONT_EXP, 2.5e-4, 1,
+           1.0, ref);
     for (k = 0; k < 3; ++k) {
         run_to(&pendulum_3r_model, &pendulum_3r_default_params, MCS_METHOD_DOPRI5, MCS_CONT_EXP,
                1e-3, rtols[k], 1.0, x);
         print_message("3R DOPRI5 rtol %.0e: error %.3e\n", rtols[k], max_diff(3, x, ref));
         assert_true(max_diff(3, x, ref) < 20 * rtols[k] + 1e-11);
     }
-    run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_RK4,
-           MCS_CONT_EXP, 1e-4, 1, 0.5, ref);
+    run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_RK4, MCS_CONT_EXP,
+           1e-4, 1, 0.5, ref);
     for (k = 0; k < 2; ++k) {
         run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_DOPRI5,
                MCS_CONT_EXP, 1e-3, rtols[k], 0.5, x);
@@ -177,8 +177,8 @@ static void test_redundant_rank_and_motion(void **state)
     mcs_options opt;
     (void)state;
     mcs_options_default(&opt, md);
-    assert_int_equal(mcs_sim_init(&sim, md, &planar_pendulum_redundant_default_params, &opt,
-                                  WORK_ARGS), MCS_OK);
+    assert_int_equal(
+        mcs_sim_init(&sim, md, &planar_pendulum_redundant_default_params, &opt, WORK_ARGS), MCS_OK);
     assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
     assert_int_equal(sim.cur.r, 1);
     assert_int_equal(mcs_sim_advance(&sim, 1.0), MCS_OK);
@@ -199,22 +199,25 @@ static void test_status_codes(void **state)
     size_t need = 0, ineed = 0;
     int s;
     (void)state;
+    assert_int_equal(md->nj, 0); /* a model given by coordinates has no joints */
+    assert_true(md->joints == NULL);
     assert_int_equal(mcs_options_default(NULL, md), MCS_ERR_ARGUMENT);
     assert_int_equal(mcs_options_default(&opt, md), MCS_OK);
     assert_int_equal(mcs_sim_workspace_size(3, 1, &need, &ineed), MCS_OK);
     assert_int_equal(mcs_sim_workspace_size(0, 1, &need, &ineed), MCS_ERR_ARGUMENT);
-    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work,
-                                  need - 1, iwork, 1000),
+    assert_int_equal(
+        mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work, need - 1, iwork, 1000),
+        MCS_ERR_WORKSPACE);
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work, need,
+                                  iwork, ineed - 1),
                      MCS_ERR_WORKSPACE);
-    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work,
-                                  need, iwork, ineed - 1),
-                     MCS_ERR_WORKSPACE);
-    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work,
-                                  need, iwork, ineed),
-                     MCS_OK);
+    assert_int_equal(
+        mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work, need, iwork, ineed),
+        MCS_OK);
     wrong_abi.abi_version = MCS_MODEL_ABI_VERSION + 1;
-    assert_int_equal(mcs_sim_init(&sim, &wrong_abi, &spatial_pendulum_default_params, &opt,
-                                  WORK_ARGS), MCS_ERR_MODEL_VERSION);
+    assert_int_equal(
+        mcs_sim_init(&sim, &wrong_abi, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+        MCS_ERR_MODEL_VERSION);
     assert_int_equal(mcs_sim_init(NULL, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
                      MCS_ERR_ARGUMENT);
     opt.h = -1;
@@ -302,8 +305,7 @@ static void test_dense_output_matches_steps(void **state)
         md->c(x, t_mid, &spatial_pendulum_default_params, c);
         assert_true(fabs(c[0]) < 1e-16); /* dense output lies on the manifold */
     }
-    run_to(md, &spatial_pendulum_default_params, MCS_METHOD_RK4, MCS_CONT_EXP, 1e-4, 1, t_mid,
-           ref);
+    run_to(md, &spatial_pendulum_default_params, MCS_METHOD_RK4, MCS_CONT_EXP, 1e-4, 1, t_mid, ref);
     print_message("dense output error %.3e\n", max_diff(3, x, ref));
     assert_true(max_diff(3, x, ref) < 1e-9);
 }

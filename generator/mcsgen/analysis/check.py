@@ -105,7 +105,7 @@ class CompiledModel:
 def _shape(flat, shape):
     if shape is None:
         return flat
-    return flat.reshape(shape[1], shape[0]).T   # column-major -> (rows x cols)
+    return flat.reshape(shape[1], shape[0]).T  # column-major -> (rows x cols)
 
 
 def derivative(func, h):
@@ -118,7 +118,7 @@ def derivative(func, h):
 def second_derivative(func, h):
     """d2/de2 func(e) at 0 (Richardson-extrapolated)."""
     f0 = func(0.0)
-    s1 = (func(h) - 2 * f0 + func(-h)) / h ** 2
+    s1 = (func(h) - 2 * f0 + func(-h)) / h**2
     s2 = (func(h / 2) - 2 * f0 + func(-h / 2)) / (h / 2) ** 2
     return (4 * s2 - s1) / 3
 
@@ -145,7 +145,7 @@ def rel_error(derived, reference):
 class CheckReport:
     model: str
     tol: float
-    rows: list = field(default_factory=list)   # (quantity, reference, max rel error)
+    rows: list = field(default_factory=list)  # (quantity, reference, max rel error)
 
     @property
     def ok(self):
@@ -154,8 +154,10 @@ class CheckReport:
     def table(self):
         width = max(len(q) for q, _, _ in self.rows)
         ref_w = max(len(r) for _, r, _ in self.rows)
-        lines = [f"{self.model}: derived terms vs. finite differences (tolerance {self.tol:.0e})",
-                 f"  {'term':<{width}}  {'compared with':<{ref_w}}  max rel error  result"]
+        lines = [
+            f"{self.model}: derived terms vs. finite differences (tolerance {self.tol:.0e})",
+            f"  {'term':<{width}}  {'compared with':<{ref_w}}  max rel error  result",
+        ]
         for q, ref, err in self.rows:
             verdict = "ok" if err <= self.tol else "FAIL"
             lines.append(f"  {q:<{width}}  {ref:<{ref_w}}  {err:13.2e}  {verdict}")
@@ -187,25 +189,45 @@ def check_model(model, samples=5, seed=1, tol=1e-6):
         lam = rng.standard_normal(m)
         hx = 1e-4 * np.maximum(np.abs(x), xscale)
         hv = 1e-4 * max(np.abs(v).max(), 1.0)
-        he = 1e-4 / max(1.0, np.abs(v).max() / xscale.min())   # along (v, 1)
+        he = 1e-4 / max(1.0, np.abs(v).max() / xscale.min())  # along (v, 1)
         # T is at most quadratic in v (the generator enforces it), so differences in v are exact
         # up to round-off: a large step keeps round-off small
         hT = 1e-2 * max(np.abs(v).max(), 1.0)
         if m:
             note("A", "d c/dx", rel_error(cm.A(x, t), jacobian_fd(lambda y: cm.c(y, t), x, hx)))
-            note("c_t", "d c/dt", rel_error(cm.c_t(x, t),
-                                            derivative(lambda s: cm.c(x, t + s), 1e-4)))
-            note("A_dot", "d/dt A along (v, 1)",
-                 rel_error(cm.A_dot(x, v, t), derivative(lambda s: cm.A(x + s * v, t + s), he)))
-            note("gamma", "-d/dt (A v + c_t)", rel_error(
-                cm.gamma(x, v, t),
-                -derivative(lambda s: cm.A(x + s * v, t + s) @ v + cm.c_t(x + s * v, t + s), he)))
-            note("K_c", "d (A^T lam)/dx", rel_error(
-                cm.K_c(x, lam, t), jacobian_fd(lambda y: cm.A(y, t).T @ lam, x, hx)))
-        note("K_f", "-d f/dx", rel_error(cm.K_f(x, v, t),
-                                         -jacobian_fd(lambda y: cm.f(y, v, t), x, hx)))
-        note("D", "-d f/dv", rel_error(cm.D(x, v, t),
-                                       -jacobian_fd(lambda w: cm.f(x, w, t), v, np.full(n, hv))))
+            note(
+                "c_t", "d c/dt", rel_error(cm.c_t(x, t), derivative(lambda s: cm.c(x, t + s), 1e-4))
+            )
+            note(
+                "A_dot",
+                "d/dt A along (v, 1)",
+                rel_error(cm.A_dot(x, v, t), derivative(lambda s: cm.A(x + s * v, t + s), he)),
+            )
+            note(
+                "gamma",
+                "-d/dt (A v + c_t)",
+                rel_error(
+                    cm.gamma(x, v, t),
+                    -derivative(
+                        lambda s: cm.A(x + s * v, t + s) @ v + cm.c_t(x + s * v, t + s), he
+                    ),
+                ),
+            )
+            note(
+                "K_c",
+                "d (A^T lam)/dx",
+                rel_error(cm.K_c(x, lam, t), jacobian_fd(lambda y: cm.A(y, t).T @ lam, x, hx)),
+            )
+        note(
+            "K_f",
+            "-d f/dx",
+            rel_error(cm.K_f(x, v, t), -jacobian_fd(lambda y: cm.f(y, v, t), x, hx)),
+        )
+        note(
+            "D",
+            "-d f/dv",
+            rel_error(cm.D(x, v, t), -jacobian_fd(lambda w: cm.f(x, w, t), v, np.full(n, hv))),
+        )
         # M against the compiled kinetic energy: M_ij = d2T/dv_i dv_j (polarization)
         M_fd = np.zeros((n, n))
         for i in range(n):
@@ -218,12 +240,15 @@ def check_model(model, samples=5, seed=1, tol=1e-6):
         note("M", "d2 T/dv2", rel_error(cm.M(x, t), M_fd))
         if model.kinetic is not None:
             # Lagrange: f = dT/dx - dV/dx - d/dt(dT/dv) + Q  (d/dt taken along (v, 1) at fixed v)
-            dTdx = jacobian_fd(lambda y: np.array([cm.kinetic(y, v, t) - cm.potential(y, t)]),
-                               x, hx)[0]
+            dTdx = jacobian_fd(
+                lambda y: np.array([cm.kinetic(y, v, t) - cm.potential(y, t)]), x, hx
+            )[0]
 
             def momentum(s):
-                return jacobian_fd(lambda w: np.array([cm.kinetic(x + s * v, w, t + s)]), v,
-                                   np.full(n, hT))[0]
+                return jacobian_fd(
+                    lambda w: np.array([cm.kinetic(x + s * v, w, t + s)]), v, np.full(n, hT)
+                )[0]
+
             f_fd = dTdx - derivative(momentum, he) + q_func(x, v, t)
             note("f", "Lagrange from T, V", rel_error(cm.f(x, v, t), f_fd))
     report = CheckReport(model.name, tol)

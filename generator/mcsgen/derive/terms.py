@@ -14,19 +14,20 @@ from ..errors import ModelError
 @dataclass
 class Derived:
     """Everything the emitter prints. Shapes in brackets; all matrices are SymPy Matrices."""
-    c: sp.Matrix        # (m x 1) constraints c(x, t)
-    A: sp.Matrix        # (m x n) dc/dx
-    c_t: sp.Matrix      # (m x 1) dc/dt
-    gamma: sp.Matrix    # (m x 1) -(d(cdot)/dx v + d(cdot)/dt), so that A xdd = gamma
-    A_dot: sp.Matrix    # (m x n) sum_j dA/dx_j v_j + dA/dt
-    M: sp.Matrix        # (n x n) mass matrix
-    f: sp.Matrix        # (n x 1) applied minus quadratic-velocity forces: M xdd + A^T lam = f
-    K_c: sp.Matrix      # (n x n) d(A^T lam)/dx = sum_i lam_i Hess(c_i)
-    K_f: sp.Matrix      # (n x n) -df/dx
-    D: sp.Matrix        # (n x n) -df/dv
-    kinetic: sp.Expr    # T(x, v, t): the model's, or 1/2 v^T M v
+
+    c: sp.Matrix  # (m x 1) constraints c(x, t)
+    A: sp.Matrix  # (m x n) dc/dx
+    c_t: sp.Matrix  # (m x 1) dc/dt
+    gamma: sp.Matrix  # (m x 1) -(d(cdot)/dx v + d(cdot)/dt), so that A xdd = gamma
+    A_dot: sp.Matrix  # (m x n) sum_j dA/dx_j v_j + dA/dt
+    M: sp.Matrix  # (n x n) mass matrix
+    f: sp.Matrix  # (n x 1) applied minus quadratic-velocity forces: M xdd + A^T lam = f
+    K_c: sp.Matrix  # (n x n) d(A^T lam)/dx = sum_i lam_i Hess(c_i)
+    K_f: sp.Matrix  # (n x n) -df/dx
+    D: sp.Matrix  # (n x n) -df/dv
+    kinetic: sp.Expr  # T(x, v, t): the model's, or 1/2 v^T M v
     potential: sp.Expr  # V(x, t) or None when the model defines no energy
-    lam: list           # (m) multiplier symbols used in K_c
+    lam: list  # (m) multiplier symbols used in K_c
 
 
 def derive(model):
@@ -43,7 +44,7 @@ def derive(model):
     index = {s: i for i, s in enumerate(x)}
     for i in range(m):
         ci = c[i]
-        cols = sorted((index[s] for s in ci.free_symbols if s in index))   # local to the row
+        cols = sorted((index[s] for s in ci.free_symbols if s in index))  # local to the row
         row = {j: sp.diff(ci, x[j]) for j in cols}
         ct = sp.diff(ci, t)
         for j in cols:
@@ -59,9 +60,11 @@ def derive(model):
                     K_c[j, k] += lam[i] * hess[k]
         # With cdot = A v + c_t:  d(cdot)/dx v + d(cdot)/dt = A_dot v + (dc_t/dx) v + c_tt,
         # so gamma reuses A_dot (cheaper than differentiating cdot, and shared by the CSE).
-        gamma[i] = -(sum((A_dot[i, j] * v[j] for j in cols), sp.Integer(0))
-                     + sum((sp.diff(ct, x[k]) * v[k] for k in cols), sp.Integer(0))
-                     + sp.diff(ct, t))
+        gamma[i] = -(
+            sum((A_dot[i, j] * v[j] for j in cols), sp.Integer(0))
+            + sum((sp.diff(ct, x[k]) * v[k] for k in cols), sp.Integer(0))
+            + sp.diff(ct, t)
+        )
 
     if model.blocks is not None:
         M, f = _lagrange_blocks(model)
@@ -82,10 +85,25 @@ def derive(model):
     if model.kinetic is not None:
         kinetic = model.kinetic
     else:
-        kinetic = sp.Rational(1, 2) * sum((v[i] * M[i, j] * v[j] for i in range(n) for j in range(n)
-                                           if M[i, j] != 0), sp.Integer(0))
-    return Derived(c=c, A=A, c_t=c_t, gamma=gamma, A_dot=A_dot, M=M, f=f, K_c=K_c, K_f=K_f, D=D,
-                   kinetic=kinetic, potential=model.potential, lam=lam)
+        kinetic = sp.Rational(1, 2) * sum(
+            (v[i] * M[i, j] * v[j] for i in range(n) for j in range(n) if M[i, j] != 0),
+            sp.Integer(0),
+        )
+    return Derived(
+        c=c,
+        A=A,
+        c_t=c_t,
+        gamma=gamma,
+        A_dot=A_dot,
+        M=M,
+        f=f,
+        K_c=K_c,
+        K_f=K_f,
+        D=D,
+        kinetic=kinetic,
+        potential=model.potential,
+        lam=lam,
+    )
 
 
 def _lagrange_blocks(model):
@@ -101,8 +119,9 @@ def _lagrange_blocks(model):
         T, V = block[0], block[1]
         after = block[2] if len(block) > 2 else {}
         free = T.free_symbols | V.free_symbols
-        cols = sorted({index[s] for s in free if s in index} |
-                      {vindex[s] for s in free if s in vindex})
+        cols = sorted(
+            {index[s] for s in free if s in index} | {vindex[s] for s in free if s in vindex}
+        )
         xs = [x[i] for i in cols]
         vs = [v[i] for i in cols]
         # Blocks that are equal up to renaming their coordinates (e.g. identical links) are
@@ -112,8 +131,9 @@ def _lagrange_blocks(model):
         to_canon = dict(zip(xs + vs, canon_x + canon_v))
         key = sp.srepr((T.xreplace(to_canon), V.xreplace(to_canon)))
         if key not in cache:
-            cache[key] = _lagrange_local(T.xreplace(to_canon), V.xreplace(to_canon), canon_x,
-                                         canon_v, t, model)
+            cache[key] = _lagrange_local(
+                T.xreplace(to_canon), V.xreplace(to_canon), canon_x, canon_v, t, model
+            )
         back = dict(zip(canon_x + canon_v, xs + vs))
         back.update(after)
         Mb, fb = (cache[key][0].xreplace(back), cache[key][1].xreplace(back))
@@ -137,9 +157,12 @@ def _lagrange_local(T, V, x, v, t, model):
         for j in range(i, k):
             M[i, j] = M[j, i] = sp.diff(momenta[i], v[j])
     if any(M[i, j].has(*v) for i in range(k) for j in range(k)):
-        raise ModelError(model.path, "dynamics.kinetic",
-                         "kinetic energy must be at most quadratic in the velocities "
-                         "(its second derivative in the velocities depends on them)")
+        raise ModelError(
+            model.path,
+            "dynamics.kinetic",
+            "kinetic energy must be at most quadratic in the velocities "
+            "(its second derivative in the velocities depends on them)",
+        )
     f = sp.zeros(k, 1)
     for i in range(k):
         fi = sp.diff(T, x[i]) - sp.diff(momenta[i], t) - sp.diff(V, x[i])

@@ -97,9 +97,20 @@ class McsCodePrinter(C99CodePrinter):
 
 
 # The model language's functions (expr.py) and their <math.h> names.
-MATH_FUNCTIONS = {sp.sin: "sin", sp.cos: "cos", sp.tan: "tan", sp.asin: "asin", sp.acos: "acos",
-                  sp.atan: "atan", sp.atan2: "atan2", sp.sinh: "sinh", sp.cosh: "cosh",
-                  sp.tanh: "tanh", sp.exp: "exp", sp.log: "log"}
+MATH_FUNCTIONS = {
+    sp.sin: "sin",
+    sp.cos: "cos",
+    sp.tan: "tan",
+    sp.asin: "asin",
+    sp.acos: "acos",
+    sp.atan: "atan",
+    sp.atan2: "atan2",
+    sp.sinh: "sinh",
+    sp.cosh: "cosh",
+    sp.tanh: "tanh",
+    sp.exp: "exp",
+    sp.log: "log",
+}
 # SymPy binds each math function's printer to the base class's method, so ours are set per class.
 for _cls in MATH_FUNCTIONS:
     setattr(McsCodePrinter, f"_print_{_cls.__name__}", McsCodePrinter._print_mcs_function)

@@ -18,9 +18,16 @@ from ..paths import TEMPLATES
 from .fingerprint import generator_fingerprint
 from .printer import McsCodePrinter
 
-# Values of mcs_method and mcs_continuation (runtime/include/mcs/mcs_sim.h, mcs_basis.h).
+# The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
+MODEL_ABI_VERSION = 2
+# Values of mcs_method, mcs_continuation and mcs_joint_coordinate (runtime/include/mcs/).
 METHOD_ID = {"rk4": 0, "dopri5": 1}
 CONT_ID = {"exp": 0, "euler": 1, "none": 2, "off": 3}
+JOINT_COORD_ID = {
+    "": "MCS_JOINT_COORD_NONE",
+    "angle": "MCS_JOINT_COORD_ANGLE",
+    "translation": "MCS_JOINT_COORD_TRANSLATION",
+}
 
 
 def symbol_names(model, lam):
@@ -42,7 +49,7 @@ def kernel_body(entries, length, names, out="out"):
     Every output entry is written (zeros included). Common subexpressions of all entries are
     shared (one sympy.cse per kernel) and named w0, w1, ...
     """
-    entries = [(k, clean(e)) for k, e in entries]     # exact zeros and ones, not 1e-40 noise
+    entries = [(k, clean(e)) for k, e in entries]  # exact zeros and ones, not 1e-40 noise
     nonzero = [(k, e) for k, e in entries if e != 0]
     lines = []
     if len(nonzero) < length:
@@ -80,15 +87,27 @@ def build_kernels(model, derived):
         ("c", "xt", None, m, _column_major(derived.c), f"({m} x 1)", "constraints c(x, t)"),
         ("A", "xt", None, m * n, _column_major(derived.A), f"({m} x {n})", "Jacobian dc/dx"),
         ("c_t", "xt", None, m, _column_major(derived.c_t), f"({m} x 1)", "dc/dt"),
-        ("gamma", "xwt", "v", m, _column_major(derived.gamma), f"({m} x 1)",
-         "A xdd = gamma(x, v, t)"),
-        ("A_dot", "xwt", "v", m * n, _column_major(derived.A_dot), f"({m} x {n})",
-         "dA/dt along v"),
+        (
+            "gamma",
+            "xwt",
+            "v",
+            m,
+            _column_major(derived.gamma),
+            f"({m} x 1)",
+            "A xdd = gamma(x, v, t)",
+        ),
+        ("A_dot", "xwt", "v", m * n, _column_major(derived.A_dot), f"({m} x {n})", "dA/dt along v"),
         ("M", "xt", None, n * n, _column_major(derived.M), f"({n} x {n})", "mass matrix"),
-        ("f", "xwt", "v", n, _column_major(derived.f), f"({n} x 1)",
-         "applied minus quadratic-velocity forces"),
-        ("K_c", "xwt", "lam", n * n, _column_major(derived.K_c), f"({n} x {n})",
-         "d(A^T lam)/dx"),
+        (
+            "f",
+            "xwt",
+            "v",
+            n,
+            _column_major(derived.f),
+            f"({n} x 1)",
+            "applied minus quadratic-velocity forces",
+        ),
+        ("K_c", "xwt", "lam", n * n, _column_major(derived.K_c), f"({n} x {n})", "d(A^T lam)/dx"),
         ("K_f", "xwt", "v", n * n, _column_major(derived.K_f), f"({n} x {n})", "-df/dx"),
         ("D", "xwt", "v", n * n, _column_major(derived.D), f"({n} x {n})", "-df/dv"),
     ]
@@ -96,23 +115,31 @@ def build_kernels(model, derived):
     for name, kind, wname, length, entries, shape, what in specs:
         body = kernel_body(entries, length, names)
         used = " ".join(body)
-        kernels.append({
-            "name": name, "kind": kind, "w": wname, "shape": shape, "what": what, "body": body,
-            "uses_k": "k = 0" in used,
-            "unused": [a for a in ("x", wname, "t", "p", "out")
-                       if a and not _uses(used, a)],
-        })
+        kernels.append(
+            {
+                "name": name,
+                "kind": kind,
+                "w": wname,
+                "shape": shape,
+                "what": what,
+                "body": body,
+                "uses_k": "k = 0" in used,
+                "unused": [a for a in ("x", wname, "t", "p", "out") if a and not _uses(used, a)],
+            }
+        )
     scalars = [_scalar("kinetic", "xvt", derived.kinetic, names, "kinetic energy T(x, v, t)")]
     if derived.potential is not None:
-        scalars.append(_scalar("potential", "xt", derived.potential, names,
-                               "potential energy V(x, t)"))
+        scalars.append(
+            _scalar("potential", "xt", derived.potential, names, "potential energy V(x, t)")
+        )
     return kernels, scalars
 
 
 def _scalar(name, kind, expr, names, what):
     """A scalar kernel: CSE'd temporaries and a return statement."""
-    replacements, (reduced,) = sp.cse([clean(expr)], symbols=sp.numbered_symbols("w"),
-                                      order="canonical")
+    replacements, (reduced,) = sp.cse(
+        [clean(expr)], symbols=sp.numbered_symbols("w"), order="canonical"
+    )
     local = dict(names)
     for sym, _ in replacements:
         local[sym] = str(sym)
@@ -121,8 +148,13 @@ def _scalar(name, kind, expr, names, what):
     body.append(f"return {printer.doprint(reduced)};")
     used = " ".join(body)
     args = ("x", "v", "t", "p") if kind == "xvt" else ("x", "t", "p")
-    return {"name": name, "kind": kind, "what": what, "body": body,
-            "unused": [a for a in args if not _uses(used, a)]}
+    return {
+        "name": name,
+        "kind": kind,
+        "what": what,
+        "body": body,
+        "unused": [a for a in args if not _uses(used, a)],
+    }
 
 
 def _uses(code, arg):
@@ -142,9 +174,13 @@ def a_pattern(derived):
 def render(model, derived):
     """Return {filename: text} of the generated sources."""
     kernels, scalars = build_kernels(model, derived)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                             trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     sim = model.simulation
     ctx = {
         "version": __version__,
@@ -163,6 +199,8 @@ def render(model, derived):
         "method_id": METHOD_ID[sim["method"]],
         "cont_id": CONT_ID[sim["continuation"]],
         "c_string": c_string,
+        "abi_version": MODEL_ABI_VERSION,
+        "joint_coord": JOINT_COORD_ID,
     }
     return {
         f"{model.name}.h": env.get_template("model.h.j2").render(ctx),

@@ -1,4 +1,4 @@
-"""Stage 1 of the pipeline: a mechanism file -> a validated `Model` (README, "Model-file reference").
+"""Stage 1 of the pipeline: mechanism file -> validated `Model` (README, "Model-file reference").
 
 - loader.py     YAML -> Model: the file's schema, one error message per problem
 - expr.py       the safe expression parser (no eval, no sympify of model text)
@@ -8,8 +8,24 @@
 - initial.py    the initial velocities a mechanism's given rates imply (multiprecision)
 """
 
-from .loader import (CONTINUATIONS, METHODS, SIM_DEFAULTS, Constraint, Coordinate, Model,
-                     Parameter, load_model)
+from .loader import (
+    CONTINUATIONS,
+    METHODS,
+    SIM_DEFAULTS,
+    Constraint,
+    Coordinate,
+    Model,
+    Parameter,
+    load_model,
+)
 
-__all__ = ["CONTINUATIONS", "METHODS", "SIM_DEFAULTS", "Constraint", "Coordinate", "Model",
-           "Parameter", "load_model"]
+__all__ = [
+    "CONTINUATIONS",
+    "METHODS",
+    "SIM_DEFAULTS",
+    "Constraint",
+    "Coordinate",
+    "Model",
+    "Parameter",
+    "load_model",
+]

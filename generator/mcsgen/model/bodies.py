@@ -9,7 +9,7 @@ Conventions (paper 003 §2, SPEC §1):
 - A joint connects frame F1 on body1 (the driven body) to frame F2 on body2 (the main body).
   Translational rows are the position of F1's origin in F2's basis, R_F2^T (P1 - P2); rotational
   rows the imaginary part of rho_F1(F2) = conj(rho_F2) rho_F1. A joint type selects rows
-  (003 Table 1). The joint axis is the frame's x axis.
+  (003 Table 1, joints.py). The joint axis is the frame's x axis.
 - Kinetic and potential energy are built per body (one Lagrange block each, 7 or 3 coordinates),
   so derivation cost grows linearly with the number of bodies.
 """
@@ -21,30 +21,16 @@ from .exact import approx, sign
 SPATIAL_COORDS = ("x", "y", "z", "e0", "e1", "e2", "e3")
 PLANAR_COORDS = ("x", "y", "theta")
 
-# rows of each spatial joint type: translational x y z, rotational Rx Ry Rz (003 Table 1)
-SPATIAL_JOINTS = {
-    "fix": ("x", "y", "z", "Rx", "Ry", "Rz"),
-    "revolute": ("x", "y", "z", "Ry", "Rz"),
-    "prismatic": ("y", "z", "Rx", "Ry", "Rz"),
-    "cylindrical": ("y", "z", "Ry", "Rz"),
-    "spherical": ("x", "y", "z"),
-    "planar": ("x", "Ry", "Rz"),
-    "parallel": ("Ry", "Rz"),
-    "orthogonal": ("Rx",),
-    "distance_along_axis": ("x",),
-    "universal": ("x", "y", "z"),          # + perpendicularity of axis1 and axis2
-    "distance": (),                        # |P1 - P2| = d
-}
-PLANAR_JOINTS = {"revolute", "prismatic", "fix"}
-
 
 def quat_mul(a, b):
     a0, a1, a2, a3 = a
     b0, b1, b2, b3 = b
-    return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
-            a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
-            a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
-            a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
+    return (
+        a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
+        a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
+        a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
+        a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0,
+    )
 
 
 def quat_conj(a):
@@ -54,10 +40,25 @@ def quat_conj(a):
 def rotation_from_euler(e):
     """R(e) as a SymPy Matrix (3 x 3); a rotation when |e| = 1."""
     e0, e1, e2, e3 = e
-    return sp.Matrix([
-        [e0**2 + e1**2 - e2**2 - e3**2, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
-        [2 * (e1 * e2 + e0 * e3), e0**2 - e1**2 + e2**2 - e3**2, 2 * (e2 * e3 - e0 * e1)],
-        [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), e0**2 - e1**2 - e2**2 + e3**2]])
+    return sp.Matrix(
+        [
+            [
+                e0**2 + e1**2 - e2**2 - e3**2,
+                2 * (e1 * e2 - e0 * e3),
+                2 * (e1 * e3 + e0 * e2),
+            ],
+            [
+                2 * (e1 * e2 + e0 * e3),
+                e0**2 - e1**2 + e2**2 - e3**2,
+                2 * (e2 * e3 - e0 * e1),
+            ],
+            [
+                2 * (e1 * e3 - e0 * e2),
+                2 * (e2 * e3 + e0 * e1),
+                e0**2 - e1**2 - e2**2 + e3**2,
+            ],
+        ]
+    )
 
 
 def G_matrix(e):
@@ -118,8 +119,8 @@ class Body:
 
     def __init__(self, name, kind, index0=None):
         self.name = name
-        self.kind = kind                   # "spatial" | "planar" | "ground"
-        self.index0 = index0               # index of its first coordinate
+        self.kind = kind  # "spatial" | "planar" | "ground"
+        self.index0 = index0  # index of its first coordinate
         if kind == "spatial":
             self.coord_names = [f"{name}.{c}" for c in SPATIAL_COORDS]
         elif kind == "planar":
@@ -129,10 +130,10 @@ class Body:
         self.q = [sp.Symbol(n, real=True) for n in self.coord_names]
         self.qd = [sp.Symbol(n + "_dot", real=True) for n in self.coord_names]
         self.mass = None
-        self.inertia = None                # (3 x 3) SymPy matrix, or scalar for planar
+        self.inertia = None  # (3 x 3) SymPy matrix, or scalar for planar
         self.x0 = []
-        self.v0 = None                     # given linear velocity (world) or None
-        self.w0 = None                     # given angular velocity (world) or None
+        self.v0 = None  # given linear velocity (world) or None
+        self.w0 = None  # given angular velocity (world) or None
 
     # --- pose ---------------------------------------------------------------------------------
     @property
@@ -142,7 +143,7 @@ class Body:
     def position(self):
         if self.kind == "ground":
             return None
-        return sp.Matrix(self.q[:self.dim])
+        return sp.Matrix(self.q[: self.dim])
 
     def rotation(self):
         if self.kind == "spatial":

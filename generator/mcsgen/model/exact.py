@@ -24,8 +24,8 @@ from fractions import Fraction
 
 import sympy as sp
 
-DIGITS = 40                 # digits of the Floats that carry irrational constants
-EVAL_DIGITS = 60            # digits used to evaluate an exact expression before snapping
+DIGITS = 40  # digits of the Floats that carry irrational constants
+EVAL_DIGITS = 60  # digits used to evaluate an exact expression before snapping
 SNAP = sp.Rational(1, 10**30)
 MAX_DENOMINATOR = 10**6
 
@@ -57,7 +57,7 @@ def approx(expr, digits=EVAL_DIGITS):
     if expr.is_Rational:
         return sp.Float(expr, digits)
     value = expr.evalf(digits)
-    if not value.is_Number:                       # complex, or a non-numeric leftover
+    if not value.is_Number:  # complex, or a non-numeric leftover
         re, im = value.as_real_imag()
         if im.is_Number and abs(im) < SNAP and re.is_Number:
             value = re
@@ -74,7 +74,7 @@ def snap(expr):
     expr = sp.sympify(expr)
     if expr.is_Rational:
         return expr
-    value = sp.Rational(approx(expr))              # the exact value of the binary Float
+    value = sp.Rational(approx(expr))  # the exact value of the binary Float
     scale = max(sp.Integer(1), abs(value))
     near = Fraction(value.p, value.q).limit_denominator(MAX_DENOMINATOR)
     if abs(value - sp.Rational(near.numerator, near.denominator)) <= SNAP * scale:
@@ -97,7 +97,7 @@ def to_double(expr):
     rational = snap(expr)
     if rational is None:
         rational = sp.Rational(approx(expr))
-    return float(Fraction(int(rational.p), int(rational.q)))   # int/int division is exact
+    return float(Fraction(int(rational.p), int(rational.q)))  # int/int division is exact
 
 
 def sign(expr):

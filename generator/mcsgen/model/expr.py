@@ -17,15 +17,25 @@ from .exact import from_literal
 # knows; the generated C calls the <math.h> function of the same name (float variant in float
 # builds, through MCS_FN).
 FUNCTIONS = {
-    "sin": (sp.sin, 1), "cos": (sp.cos, 1), "tan": (sp.tan, 1),
-    "asin": (sp.asin, 1), "acos": (sp.acos, 1), "atan": (sp.atan, 1), "atan2": (sp.atan2, 2),
-    "sinh": (sp.sinh, 1), "cosh": (sp.cosh, 1), "tanh": (sp.tanh, 1),
-    "exp": (sp.exp, 1), "log": (sp.log, 1), "sqrt": (sp.sqrt, 1), "abs": (sp.Abs, 1),
+    "sin": (sp.sin, 1),
+    "cos": (sp.cos, 1),
+    "tan": (sp.tan, 1),
+    "asin": (sp.asin, 1),
+    "acos": (sp.acos, 1),
+    "atan": (sp.atan, 1),
+    "atan2": (sp.atan2, 2),
+    "sinh": (sp.sinh, 1),
+    "cosh": (sp.cosh, 1),
+    "tanh": (sp.tanh, 1),
+    "exp": (sp.exp, 1),
+    "log": (sp.log, 1),
+    "sqrt": (sp.sqrt, 1),
+    "abs": (sp.Abs, 1),
 }
 CONSTANTS = {"pi": sp.pi}
 
-MAX_LENGTH = 20000   # characters; a guard against pathological input, far above any real model
-MAX_DEPTH = 200      # syntax tree depth
+MAX_LENGTH = 20000  # characters; a guard against pathological input, far above any real model
+MAX_DEPTH = 200  # syntax tree depth
 
 
 class ExprError(ValueError):
@@ -106,7 +116,7 @@ class _Builder:
                     self.fail("division by zero")
                 return left / right
             if op is ast.Pow:
-                return left ** right
+                return left**right
             self.fail(f"operator '{type(node.op).__name__}' is not allowed")
         if isinstance(node, ast.UnaryOp):
             operand = self.build(node.operand, d)

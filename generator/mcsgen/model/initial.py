@@ -38,25 +38,34 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
     for con in model.constraints:
         c = con.expr.xreplace(values)
         local = local_symbols(c)
-        rows_fn.append(([index[s] for s in local],
-                        sp.lambdify([local, t], [c, [sp.diff(c, s) for s in local],
-                                                 sp.diff(c, t)], modules="mpmath")))
+        rows_fn.append(
+            (
+                [index[s] for s in local],
+                sp.lambdify(
+                    [local, t], [c, [sp.diff(c, s) for s in local], sp.diff(c, t)], modules="mpmath"
+                ),
+            )
+        )
     held_rows, rhs, names = [], [], []
     for name, row, value in held:
-        if isinstance(row, sp.Expr):         # a joint coordinate: its gradient is the row
+        if isinstance(row, sp.Expr):  # a joint coordinate: its gradient is the row
             expr = row.xreplace(values)
             local = local_symbols(expr)
-            held_rows.append(([index[s] for s in local],
-                              sp.lambdify([local], [sp.diff(expr, s) for s in local],
-                                          modules="mpmath")))
-        else:                                # explicit coefficients of v
+            held_rows.append(
+                (
+                    [index[s] for s in local],
+                    sp.lambdify([local], [sp.diff(expr, s) for s in local], modules="mpmath"),
+                )
+            )
+        else:  # explicit coefficients of v
             cols = [i for i, a in enumerate(row) if a != 0]
             held_rows.append((cols, [row[i] for i in cols]))
         rhs.append(value)
         names.append(name)
-    m, nh = len(rows_fn), len(held_rows)
+    m = len(rows_fn)
 
     with mpmath.workdps(DIGITS):
+
         def mp(value):
             return mpmath.mpf(approx(value, DIGITS + 10)._mpf_)
 
@@ -92,15 +101,22 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
             v = [mpmath.mpf(0)] * n
         else:
             v = min_norm_solution([rows[i] for i in keep], [b[i] for i in keep], n)
-        residual = max((abs(sum(a * v[j] for j, a in row.items()) - bi)
-                        for row, bi in zip(rows, b)), default=mpmath.mpf(0))
+        residual = max(
+            (abs(sum(a * v[j] for j, a in row.items()) - bi) for row, bi in zip(rows, b)),
+            default=mpmath.mpf(0),
+        )
         # exact zeros come out as 40-digit noise: flush them, so they print as 0
         scale = max([mpmath.mpf(1)] + [abs(a) for a in v])
         flush = mpmath.mpf(10) ** -(DIGITS - 10) * scale
         v_double = [0.0 if abs(a) < flush else mpf_to_double(a) for a in v]
         correction = mpmath.sqrt(sum((a - mp(a0)) ** 2 for a, a0 in zip(x, x0)))
-    report = {"held": names, "residual": float(residual), "undetermined": n - len(keep),
-              "x_correction": float(correction), "assembly_residual": float(assembly)}
+    report = {
+        "held": names,
+        "residual": float(residual),
+        "undetermined": n - len(keep),
+        "x_correction": float(correction),
+        "assembly_residual": float(assembly),
+    }
     return v_double, report
 
 
@@ -109,7 +125,7 @@ def mpf_to_double(value):
     sign, man, exp, _ = value._mpf_
     if not man:
         return 0.0
-    frac = Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+    frac = Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
     return float(-frac if sign else frac)
 
 
@@ -127,7 +143,7 @@ def independent_rows(rows, n):
         if norm == 0.0:
             continue
         w /= norm
-        for _ in range(2):                 # Gram-Schmidt twice is enough (Kahan)
+        for _ in range(2):  # Gram-Schmidt twice is enough (Kahan)
             for q in basis:
                 w -= np.dot(q, w) * q
         rest = float(np.sqrt(np.dot(w, w)))
@@ -181,7 +197,7 @@ def min_norm_solution(rows, b, n):
             y = [yi + mpmath.mpf(float(d)) for yi, d in zip(y, dy)]
             res = residual(y)
             new_size = max(abs(a) for a in res)
-            if not new_size < size / 10:       # not contracting: solve exactly instead
+            if not new_size < size / 10:  # not contracting: solve exactly instead
                 break
             size = new_size
         if not converged and size > tol:
@@ -191,4 +207,4 @@ def min_norm_solution(rows, b, n):
                     G[i, k] = sum(a * rk[j] for j, a in ri.items() if j in rk)
             y = list(mpmath.lu_solve(G, mpmath.matrix(b)))
         z = transpose_times(y)
-    return [+a for a in z]                 # unary + rounds to the caller's precision
+    return [+a for a in z]  # unary + rounds to the caller's precision

@@ -19,24 +19,53 @@ from .expr import CONSTANTS, FUNCTIONS, ExprError, parse_expr
 from .initial import solve_initial_velocities
 from .mechanism import MechanismBuilder
 
-C_KEYWORDS = frozenset("""
+C_KEYWORDS = frozenset(
+    """
 auto break case char const continue default do double else enum extern float for goto if inline
 int long register restrict return short signed sizeof static struct switch typedef union unsigned
 void volatile while _Bool _Complex _Imaginary bool true false NULL main
-""".split())
+""".split()
+)
 # Names the expression language already uses (t is time). User names never reach C unprefixed
 # except as parameter-struct members, so C keywords are the only other clash.
 RESERVED = frozenset({"t", "unused_"}) | set(FUNCTIONS) | set(CONSTANTS)
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 VELOCITY_SUFFIX = "_dot"
 
-TOP_KEYS = {"name", "description", "source", "coordinates", "parameters", "definitions",
-            "constraints", "dynamics", "initial", "simulation"}
-BODY_TOP_KEYS = {"name", "description", "source", "parameters", "gravity", "bodies", "joints",
-                 "drivers", "forces", "simulation"}
+TOP_KEYS = {
+    "name",
+    "description",
+    "source",
+    "coordinates",
+    "parameters",
+    "definitions",
+    "constraints",
+    "dynamics",
+    "initial",
+    "simulation",
+}
+BODY_TOP_KEYS = {
+    "name",
+    "description",
+    "source",
+    "parameters",
+    "gravity",
+    "bodies",
+    "joints",
+    "drivers",
+    "forces",
+    "simulation",
+}
 DYNAMICS_KEYS = {"mass_matrix", "forces", "kinetic", "potential"}
-SIM_DEFAULTS = {"t_end": 1.0, "h": 1e-3, "method": "rk4", "continuation": "exp",
-                "rtol": 1e-8, "atol": 1e-10, "dt_out": None}
+SIM_DEFAULTS = {
+    "t_end": 1.0,
+    "h": 1e-3,
+    "method": "rk4",
+    "continuation": "exp",
+    "rtol": 1e-8,
+    "atol": 1e-10,
+    "dt_out": None,
+}
 METHODS = ("rk4", "dopri5")
 CONTINUATIONS = ("exp", "euler", "none", "off")
 
@@ -52,7 +81,7 @@ class Coordinate:
 @dataclass
 class Parameter:
     name: str
-    value: float              # the default, as the double the generated C initializes it to
+    value: float  # the default, as the double the generated C initializes it to
     unit: str
     description: str
     symbol: sp.Symbol
@@ -76,8 +105,8 @@ class Model:
     constraints: list
     time: sp.Symbol
     # Exactly one of (mass_matrix, forces given) or kinetic is the source of the dynamics.
-    mass_matrix: sp.Matrix = None      # (n x n) or None when derived from `kinetic`
-    forces: sp.Matrix = None           # (n x 1) applied generalized forces (may be None)
+    mass_matrix: sp.Matrix = None  # (n x n) or None when derived from `kinetic`
+    forces: sp.Matrix = None  # (n x 1) applied generalized forces (may be None)
     kinetic: sp.Expr = None
     potential: sp.Expr = None
     x0: list = field(default_factory=list)
@@ -88,8 +117,9 @@ class Model:
     # was done to the initial velocities.
     blocks: list = None
     initial_report: dict = None
-    kind: str = None          # "planar" | "spatial" for mechanisms
-    drawing: dict = None      # body -> joint points in body coordinates (for figures)
+    kind: str = None  # "planar" | "spatial" for mechanisms
+    drawing: dict = None  # body -> joint points in body coordinates (for figures)
+    joints: list = field(default_factory=list)  # [joints.Joint] of a bodies-and-joints model
 
     @property
     def n(self):
@@ -121,8 +151,9 @@ def _construct_mapping(loader, node, deep=False):
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
         if key in seen:
-            raise ModelError(loader.name, str(key),
-                             f"duplicate key (line {key_node.start_mark.line + 1})")
+            raise ModelError(
+                loader.name, str(key), f"duplicate key (line {key_node.start_mark.line + 1})"
+            )
         seen.add(key)
     return yaml.SafeLoader.construct_mapping(loader, node, deep)
 
@@ -160,7 +191,7 @@ class _Validator:
     def __init__(self, path, file_hash):
         self.path = path
         self.file_hash = file_hash
-        self.names = {}   # every name in the model's namespace -> what it is
+        self.names = {}  # every name in the model's namespace -> what it is
 
     def fail(self, field_path, problem):
         raise ModelError(self.path, field_path, problem)
@@ -200,8 +231,11 @@ class _Validator:
         if not isinstance(name, str):
             self.fail(where, f"{kind} name must be text, got {_kind(name)}")
         if not IDENT.match(name):
-            self.fail(where, f"{kind} name '{name}' is not a valid C identifier "
-                             "(letters, digits and '_', starting with a letter)")
+            self.fail(
+                where,
+                f"{kind} name '{name}' is not a valid C identifier "
+                "(letters, digits and '_', starting with a letter)",
+            )
         if name in C_KEYWORDS:
             self.fail(where, f"{kind} name '{name}' is a C keyword")
         if "__" in name:
@@ -211,8 +245,11 @@ class _Validator:
     def declare(self, name, where, kind):
         self.identifier(name, where, kind)
         if name in RESERVED:
-            self.fail(where, f"{kind} name '{name}' is reserved (used by the expression language "
-                             "or the generated code)")
+            self.fail(
+                where,
+                f"{kind} name '{name}' is reserved (used by the expression language "
+                "or the generated code)",
+            )
         if name in self.names:
             self.fail(where, f"duplicate name '{name}' (already a {self.names[name]})")
         self.names[name] = kind
@@ -248,9 +285,17 @@ class _Validator:
         self.definitions(doc.get("definitions", {}) or {}, pos_syms, vel_syms)
 
         constraints = self.constraints(doc.get("constraints", []) or [], pos_syms)
-        model = Model(path=self.path, name=name, description=description, source=source,
-                      coordinates=coords, parameters=params, constraints=constraints, time=t,
-                      file_hash=self.file_hash)
+        model = Model(
+            path=self.path,
+            name=name,
+            description=description,
+            source=source,
+            coordinates=coords,
+            parameters=params,
+            constraints=constraints,
+            time=t,
+            file_hash=self.file_hash,
+        )
         self.dynamics(doc["dynamics"], model, pos_syms, vel_syms)
         self.initial(doc["initial"], model)
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
@@ -281,12 +326,21 @@ class _Validator:
         builder.build_dynamics(gravity)
         coords = [Coordinate(n_, u, s_, sd) for n_, u, s_, sd in builder.coords]
         constraints = [Constraint(n_, e) for n_, e in builder.constraints]
-        model = Model(path=self.path, name=name, description=description, source=source,
-                      coordinates=coords, parameters=params, constraints=constraints, time=t,
-                      file_hash=self.file_hash)
+        model = Model(
+            path=self.path,
+            name=name,
+            description=description,
+            source=source,
+            coordinates=coords,
+            parameters=params,
+            constraints=constraints,
+            time=t,
+            file_hash=self.file_hash,
+        )
         model.blocks = builder.blocks
         model.kind = builder.kind
         model.drawing = builder.drawing
+        model.joints = list(builder.joints.values())
         model.kinetic = builder.kinetic_total
         model.potential = builder.potential_total
         model.forces = builder.applied
@@ -295,12 +349,18 @@ class _Validator:
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
         v, report = solve_initial_velocities(model, x0, builder.held, model.x, t)
         if report["assembly_residual"] > 1e-8:
-            self.fail("bodies", f"the initial positions cannot be assembled: the constraint "
-                                f"residual stays at {report['assembly_residual']:.3g} (check the "
-                                "joint points and the bodies' positions)")
+            self.fail(
+                "bodies",
+                f"the initial positions cannot be assembled: the constraint "
+                f"residual stays at {report['assembly_residual']:.3g} (check the "
+                "joint points and the bodies' positions)",
+            )
         if report["residual"] > 1e-8:
-            self.fail("bodies", f"the given initial velocities and joint rates contradict the "
-                                f"velocity constraints (residual {report['residual']:.3g})")
+            self.fail(
+                "bodies",
+                f"the given initial velocities and joint rates contradict the "
+                f"velocity constraints (residual {report['residual']:.3g})",
+            )
         model.v0 = v
         model.initial_report = report
         return model
@@ -323,8 +383,16 @@ class _Validator:
             else:
                 raw_value = spec
                 value = self.number(spec, where)
-            out.append(Parameter(key, value, unit, description, sp.Symbol(key, real=True),
-                                 from_literal(raw_value)))
+            out.append(
+                Parameter(
+                    key,
+                    value,
+                    unit,
+                    description,
+                    sp.Symbol(key, real=True),
+                    from_literal(raw_value),
+                )
+            )
         return out
 
     def coordinates(self, raw):
@@ -346,14 +414,21 @@ class _Validator:
                 name = spec
             self.declare(name, where, "coordinate")
             self.declare(name + VELOCITY_SUFFIX, where, "velocity")
-            out.append(Coordinate(name, unit, sp.Symbol(name, real=True),
-                                  sp.Symbol(name + VELOCITY_SUFFIX, real=True)))
+            out.append(
+                Coordinate(
+                    name,
+                    unit,
+                    sp.Symbol(name, real=True),
+                    sp.Symbol(name + VELOCITY_SUFFIX, real=True),
+                )
+            )
         return out
 
     def definitions(self, raw, pos_syms, vel_syms):
         """Named intermediate expressions, in order; each may use the ones before it. A definition
         free of velocities is available wherever positions are; the others only where velocities
-        are (kinetic energy, forces). They are substituted, so the generated code never sees them."""
+        are (kinetic energy, forces). They are substituted, so the generated code never sees them.
+        """
         raw = self.mapping(raw, "definitions")
         for name, text in raw.items():
             where = f"definitions.{name}"
@@ -394,8 +469,11 @@ class _Validator:
         n = model.n
         has_m, has_t = "mass_matrix" in raw, "kinetic" in raw
         if has_m == has_t:
-            self.fail("dynamics", "give either 'mass_matrix' (with 'forces') or 'kinetic' "
-                                  "(kinetic energy T, from which M and f are derived), not both")
+            self.fail(
+                "dynamics",
+                "give either 'mass_matrix' (with 'forces') or 'kinetic' "
+                "(kinetic energy T, from which M and f are derived), not both",
+            )
         if has_m:
             model.mass_matrix = self.mass_matrix(raw["mass_matrix"], n, pos_syms)
             if "forces" not in raw:
@@ -405,10 +483,13 @@ class _Validator:
         if "forces" in raw:
             forces = self.seq(raw["forces"], "dynamics.forces")
             if len(forces) != n:
-                self.fail("dynamics.forces", f"expected {n} entries (one per coordinate), "
-                                             f"got {len(forces)}")
-            model.forces = sp.Matrix([self.expr(e, f"dynamics.forces[{i}]", vel_syms)
-                                      for i, e in enumerate(forces)])
+                self.fail(
+                    "dynamics.forces",
+                    f"expected {n} entries (one per coordinate), " f"got {len(forces)}",
+                )
+            model.forces = sp.Matrix(
+                [self.expr(e, f"dynamics.forces[{i}]", vel_syms) for i, e in enumerate(forces)]
+            )
         if "potential" in raw:
             model.potential = self.expr(raw["potential"], "dynamics.potential", pos_syms)
 
@@ -419,8 +500,9 @@ class _Validator:
             diag = self.seq(raw.get("diagonal"), where + ".diagonal")
             if len(diag) != n:
                 self.fail(where + ".diagonal", f"expected {n} entries, got {len(diag)}")
-            return sp.diag(*[self.expr(e, f"{where}.diagonal[{i}]", symbols)
-                             for i, e in enumerate(diag)])
+            return sp.diag(
+                *[self.expr(e, f"{where}.diagonal[{i}]", symbols) for i, e in enumerate(diag)]
+            )
         rows = self.seq(raw, where)
         if len(rows) != n:
             self.fail(where, f"expected {n} rows (n x n, n = {n}), got {len(rows)}")
@@ -458,7 +540,7 @@ class _Validator:
                 if not e.is_number:
                     self.fail(where, "does not evaluate to a number")
                 try:
-                    value = to_double(e)        # exact, rounded once (exact.py)
+                    value = to_double(e)  # exact, rounded once (exact.py)
                 except NotANumber:
                     self.fail(where, f"number is not finite or not real ({e})")
                 out.append(value)
@@ -476,7 +558,9 @@ class _Validator:
         for key, allowed in (("method", METHODS), ("continuation", CONTINUATIONS)):
             if key in raw:
                 if raw[key] not in allowed:
-                    self.fail(f"simulation.{key}", f"'{raw[key]}' is not one of {', '.join(allowed)}")
+                    self.fail(
+                        f"simulation.{key}", f"'{raw[key]}' is not one of {', '.join(allowed)}"
+                    )
                 sim[key] = raw[key]
         return sim
 
@@ -484,5 +568,11 @@ class _Validator:
 def _kind(value):
     if value is None:
         return "nothing"
-    return {dict: "a mapping", list: "a list", str: "text", bool: "a boolean",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "text",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)

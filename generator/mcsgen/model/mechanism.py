@@ -13,44 +13,74 @@ yes/no questions here (is the inertia positive definite, is this a rotation matr
 import numpy as np
 import sympy as sp
 
-from .bodies import (PLANAR_JOINTS, SPATIAL_JOINTS, Body, E_matrix, frame_from_axis,
-                     frame_rotation, matrix_from_quaternion, quaternion_from_matrix,
-                     relative_rotation_rows)
+from .bodies import (
+    Body,
+    E_matrix,
+    frame_from_axis,
+    frame_rotation,
+    matrix_from_quaternion,
+    quaternion_from_matrix,
+    relative_rotation_rows,
+)
 from .exact import NotANumber, approx, clean, coefficient, to_double
+from .joints import SPATIAL_JOINTS, Joint, joint_types
 
 
 def coefficients(values):
     """Exact numbers -> coefficients ready for symbolic rows (Rational or 40-digit Float)."""
     return [coefficient(c) for c in values]
 
-BODY_KEYS = {"name", "type", "mass", "inertia", "position", "orientation", "angle", "velocity",
-             "angular_velocity"}
-JOINT_KEYS = {"name", "type", "body1", "body2", "point", "point1", "point2", "axis", "axis1",
-              "axis2", "distance", "rate", "drive"}
-FORCE_KEYS = {"name", "type", "body", "point", "force", "torque", "body1", "body2", "point1",
-              "point2", "stiffness", "damping", "rest_length", "joint", "rest_angle"}
+
+BODY_KEYS = {
+    "name",
+    "type",
+    "mass",
+    "inertia",
+    "position",
+    "orientation",
+    "angle",
+    "velocity",
+    "angular_velocity",
+}
+FORCE_KEYS = {
+    "name",
+    "type",
+    "body",
+    "point",
+    "force",
+    "torque",
+    "body1",
+    "body2",
+    "point1",
+    "point2",
+    "stiffness",
+    "damping",
+    "rest_length",
+    "joint",
+    "rest_angle",
+}
 FORCE_TYPES = ("force", "torque", "spring_damper", "rotational_spring_damper")
 
 
 class MechanismBuilder:
     def __init__(self, validator, params, t):
         self.v = validator
-        self.params = params                       # name -> Symbol
-        self.param_values = {}                     # Symbol -> default (exact)
+        self.params = params  # name -> Symbol
+        self.param_values = {}  # Symbol -> default (exact)
         self.t = t
         self.bodies = {"ground": Body("ground", "ground")}
         self.order = []
-        self.coords = []                           # (name, unit, Symbol, velocity Symbol)
-        self.constraints = []                      # (name, expr)
-        self.blocks = []                           # (kinetic, potential) per body / element
-        self.applied = None                        # (n x 1) non-conservative generalized forces
+        self.coords = []  # (name, unit, Symbol, velocity Symbol)
+        self.constraints = []  # (name, expr)
+        self.blocks = []  # (kinetic, potential) per body / element
+        self.applied = None  # (n x 1) non-conservative generalized forces
         self.joints = {}
-        self.held = []                             # (description, row (n), value)
+        self.held = []  # (description, row (n), value)
         self.gravity = None
-        self.kind = None                           # "spatial" | "planar"
-        self.drawing = {}                          # body -> joint points (body coordinates)
+        self.kind = None  # "spatial" | "planar"
+        self.drawing = {}  # body -> joint points (body coordinates)
 
-    # --- numbers -------------------------------------------------------------------------------
+    # --- numbers --------------------------------------------------------------------------------
     def sym(self, value, where, allow_t=False):
         names = dict(self.params)
         if allow_t:
@@ -106,8 +136,9 @@ class MechanismBuilder:
             if kind not in ("spatial", "planar"):
                 self.v.fail(f"{where}.type", f"'{kind}' is not one of spatial, planar")
             if self.kind and kind != self.kind:
-                self.v.fail(f"{where}.type", f"mixing {self.kind} and {kind} bodies is not "
-                                             "supported")
+                self.v.fail(
+                    f"{where}.type", f"mixing {self.kind} and {kind} bodies is not " "supported"
+                )
             self.kind = kind
             body = Body(name, kind, index0=len(self.coords))
             body.mass = self.sym(spec["mass"], f"{where}.mass")
@@ -136,24 +167,37 @@ class MechanismBuilder:
         if len(raw) == 3 and not isinstance(raw[0], list):
             J = sp.diag(*[self.sym(c, f"{where}[{i}]") for i, c in enumerate(raw)])
         elif len(raw) == 3:
-            J = sp.Matrix([[self.sym(c, f"{where}[{i}][{j}]")
-                            for j, c in enumerate(self.v.seq(row, f"{where}[{i}]"))]
-                           for i, row in enumerate(raw)])
+            J = sp.Matrix(
+                [
+                    [
+                        self.sym(c, f"{where}[{i}][{j}]")
+                        for j, c in enumerate(self.v.seq(row, f"{where}[{i}]"))
+                    ]
+                    for i, row in enumerate(raw)
+                ]
+            )
             if J.shape != (3, 3):
                 self.v.fail(where, "expected a 3 x 3 matrix or 3 diagonal entries")
         else:
             self.v.fail(where, "expected 3 diagonal entries or a 3 x 3 matrix")
-        Jn = np.array([[float(approx(self.num_of(J[a, b], where))) for b in range(3)]
-                       for a in range(3)])
+        Jn = np.array(
+            [[float(approx(self.num_of(J[a, b], where))) for b in range(3)] for a in range(3)]
+        )
         if not np.allclose(Jn, Jn.T, rtol=0, atol=1e-12 * max(1.0, np.abs(Jn).max())):
             self.v.fail(where, "inertia tensor must be symmetric")
         eig = np.linalg.eigvalsh(Jn)
         if eig.min() <= 0:
-            self.v.fail(where, f"inertia tensor must be positive definite (eigenvalues "
-                               f"{', '.join(f'{x:g}' for x in eig)})")
+            self.v.fail(
+                where,
+                f"inertia tensor must be positive definite (eigenvalues "
+                f"{', '.join(f'{x:g}' for x in eig)})",
+            )
         if eig.max() > 1.0000001 * (eig.sum() - eig.max()):
-            self.v.fail(where, "inertia tensor violates the triangle inequality "
-                               "(J1 + J2 >= J3): not a rigid body")
+            self.v.fail(
+                where,
+                "inertia tensor violates the triangle inequality "
+                "(J1 + J2 >= J3): not a rigid body",
+            )
         body.inertia = J
 
     def num_of(self, expr, where):
@@ -173,8 +217,7 @@ class MechanismBuilder:
                 self.v.fail(f"{where}.orientation", "planar bodies take 'angle'")
             angle = self.num(spec.get("angle", 0), f"{where}.angle")
             body.x0 = list(pos) + [angle]
-            body.R0 = sp.Matrix([[sp.cos(angle), -sp.sin(angle)],
-                                 [sp.sin(angle), sp.cos(angle)]])
+            body.R0 = sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
         else:
             if "angle" in spec:
                 self.v.fail(f"{where}.angle", "spatial bodies take 'orientation'")
@@ -199,8 +242,10 @@ class MechanismBuilder:
             q = self.vector(raw["euler_parameters"], f"{where}.euler_parameters", 4)
             norm2 = sum(c * c for c in q)
             if abs(float(approx(norm2)) ** 0.5 - 1) > 1e-9:
-                self.v.fail(f"{where}.euler_parameters",
-                            f"must have unit norm, got {float(approx(norm2)) ** 0.5:.12g}")
+                self.v.fail(
+                    f"{where}.euler_parameters",
+                    f"must have unit norm, got {float(approx(norm2)) ** 0.5:.12g}",
+                )
             q = tuple(c / sp.sqrt(norm2) for c in q)
             return q, matrix_from_quaternion(q)
         if "matrix" in raw:
@@ -229,7 +274,7 @@ class MechanismBuilder:
         """A world point at the initial pose in body coordinates (exact list)."""
         if body.kind == "ground":
             return list(point)
-        r0 = sp.Matrix(body.x0[:body.dim])
+        r0 = sp.Matrix(body.x0[: body.dim])
         return list(body.R0.T * (sp.Matrix(point) - r0))
 
     def build_joints(self, raw):
@@ -237,7 +282,6 @@ class MechanismBuilder:
         for i, spec in enumerate(raw):
             where = f"joints[{i}]"
             spec = self.v.mapping(spec, where)
-            self.v.unknown_keys(spec, JOINT_KEYS, where)
             for key in ("name", "type", "body1", "body2"):
                 if key not in spec:
                     self.v.fail(f"{where}.{key}", "missing required field")
@@ -245,28 +289,50 @@ class MechanismBuilder:
             b1 = self.body_ref(spec["body1"], f"{where}.body1")
             b2 = self.body_ref(spec["body2"], f"{where}.body2")
             if b1 is b2:
-                self.v.fail(f"{where}.body2", f"a joint needs two different bodies (both are "
-                                              f"'{b1.name}')")
+                self.v.fail(
+                    f"{where}.body2",
+                    f"a joint needs two different bodies (both are " f"'{b1.name}')",
+                )
             jtype = spec["type"]
             planar = self.kind == "planar"
-            allowed = PLANAR_JOINTS if planar else set(SPATIAL_JOINTS)
-            if jtype not in allowed:
-                self.v.fail(f"{where}.type", f"'{jtype}' is not a {'planar' if planar else 'spatial'}"
-                                             f" joint type ({', '.join(sorted(allowed))})")
+            types = joint_types(self.kind)
+            if jtype not in types:
+                self.v.fail(
+                    f"{where}.type",
+                    f"'{jtype}' is not a {'planar' if planar else 'spatial'}"
+                    f" joint type ({', '.join(sorted(types))})",
+                )
+            self.v.unknown_keys(spec, types[jtype].keys, where)
             dim = 2 if planar else 3
             p1, p2 = self.joint_points(spec, b1, b2, where, dim)
             for body, point in ((b1, p1), (b2, p2)):
                 self.drawing.setdefault(body.name, []).append([to_double(c) for c in point])
+            first = len(self.constraints)
             if planar:
-                self.planar_joint(name, jtype, b1, b2, p1, p2, spec, where)
+                coordinate = self.planar_joint(name, jtype, b1, b2, p1, p2, spec, where)
             else:
-                self.spatial_joint(name, jtype, b1, b2, p1, p2, spec, where)
+                coordinate = self.spatial_joint(name, jtype, b1, b2, p1, p2, spec, where)
+            jt = types[jtype]
+            self.joints[name] = Joint(
+                name=name,
+                type=jt,
+                body1=b1.name,
+                body2=b2.name,
+                first_row=first,
+                nrows=len(self.constraints) - first,
+                coordinate=coordinate if jt.coordinate else None,
+                driven=spec.get("drive") is not None,
+            )
+            self.joint_rate(name, spec, where)
 
     def joint_points(self, spec, b1, b2, where, dim):
         if "point" in spec:
             if "point1" in spec or "point2" in spec:
-                self.v.fail(f"{where}.point", "give 'point' (world, initial pose) or "
-                                              "'point1'/'point2' (body coordinates), not both")
+                self.v.fail(
+                    f"{where}.point",
+                    "give 'point' (world, initial pose) or "
+                    "'point1'/'point2' (body coordinates), not both",
+                )
             P = self.vector(spec["point"], f"{where}.point", dim)
             return self.world_to_body(b1, P), self.world_to_body(b2, P)
         p1 = self.vector(spec.get("point1", [0] * dim), f"{where}.point1", dim)
@@ -280,10 +346,14 @@ class MechanismBuilder:
                 self.v.fail(f"{where}.axis", "give 'axis' or 'axis1'/'axis2', not both")
             a1 = self.unit_vector(spec.get("axis1", [1, 0, 0]), f"{where}.axis1")
             a2 = self.unit_vector(spec.get("axis2", [1, 0, 0]), f"{where}.axis2")
-            return frame_from_axis(self.world_to_body_dir(b1, a1)), \
-                frame_from_axis(self.world_to_body_dir(b2, a2))
-        W = frame_from_axis(self.unit_vector(spec["axis"], f"{where}.axis")) \
-            if "axis" in spec else sp.eye(3)
+            return frame_from_axis(self.world_to_body_dir(b1, a1)), frame_from_axis(
+                self.world_to_body_dir(b2, a2)
+            )
+        W = (
+            frame_from_axis(self.unit_vector(spec["axis"], f"{where}.axis"))
+            if "axis" in spec
+            else sp.eye(3)
+        )
         return self.world_to_body_dir(b1, W), self.world_to_body_dir(b2, W)
 
     @staticmethod
@@ -311,8 +381,14 @@ class MechanismBuilder:
         if rho_t is not None:
             rows = tuple(dict.fromkeys(rows + ("Rx", "Ry", "Rz")))
         rel = relative_rotation_rows(b1, q1, b2, q2, rho_t)
-        parts = {"x": translation[0], "y": translation[1], "z": translation[2],
-                 "Rx": rel[1], "Ry": rel[2], "Rz": rel[3]}
+        parts = {
+            "x": translation[0],
+            "y": translation[1],
+            "z": translation[2],
+            "Rx": rel[1],
+            "Ry": rel[2],
+            "Rz": rel[3],
+        }
         if jtype == "distance_along_axis":
             d = self.sym(spec.get("distance", 0), f"{where}.distance")
             parts["x"] = parts["x"] - d
@@ -320,8 +396,11 @@ class MechanismBuilder:
             self.add_row(f"{name}.{r}", parts[r])
         if jtype == "universal":
             if "axis1" not in spec or "axis2" not in spec:
-                self.v.fail(f"{where}.axis1", "a universal joint needs 'axis1' (on body1) and "
-                                              "'axis2' (on body2), perpendicular")
+                self.v.fail(
+                    f"{where}.axis1",
+                    "a universal joint needs 'axis1' (on body1) and "
+                    "'axis2' (on body2), perpendicular",
+                )
             a1 = frame_rotation(b1, F1.applyfunc(coefficient))[:, 0]
             a2 = RF2[:, 0]
             self.add_row(f"{name}.perp", (a1.T * a2)[0])
@@ -332,10 +411,11 @@ class MechanismBuilder:
             if not approx(self.num_of(d, f"{where}.distance")) > 0:
                 self.v.fail(f"{where}.distance", "distance must be positive")
             delta = P1 - P2
-            self.add_row(f"{name}.d", ((delta.T * delta)[0] - d ** 2) / (2 * d))
-        self.joints[name] = {"type": jtype, "b1": b1, "b2": b2, "rel": rel,
-                             "free_x": translation[0], "planar": False}
-        self.joint_rate(name, spec, where)
+            self.add_row(f"{name}.d", ((delta.T * delta)[0] - d**2) / (2 * d))
+        # the free coordinate: the position along the axis, or the angle about it
+        if jtype == "prismatic":
+            return translation[0]
+        return 2 * sp.atan2(rel[1], rel[0])
 
     def planar_joint(self, name, jtype, b1, b2, p1, p2, spec, where):
         P1 = b1.point(coefficients(p1))
@@ -346,8 +426,10 @@ class MechanismBuilder:
         rel0 = (b1.x0[2] if b1.kind != "ground" else 0) - (b2.x0[2] if b2.kind != "ground" else 0)
         local = R2.T * (P1 - P2)
         if spec.get("drive") is not None:
-            self.v.fail(f"{where}.drive", "drives on planar joints are not supported; use a "
-                                          "coordinate driver (drivers:)")
+            self.v.fail(
+                f"{where}.drive",
+                "drives on planar joints are not supported; use a " "coordinate driver (drivers:)",
+            )
         angle = th1 - th2 - coefficient(rel0)
         if jtype in ("revolute", "fix"):
             self.add_row(f"{name}.x", local[0])
@@ -363,9 +445,7 @@ class MechanismBuilder:
             free = clean(coefficient(u2[0]) * local[0] + coefficient(u2[1]) * local[1])
         if jtype in ("prismatic", "fix"):
             self.add_row(f"{name}.theta", angle)
-        self.joints[name] = {"type": jtype, "b1": b1, "b2": b2, "angle": angle,
-                             "free": free, "planar": True}
-        self.joint_rate(name, spec, where)
+        return free if jtype != "fix" else None
 
     def read_drive(self, raw, where, jtype):
         if raw is None:
@@ -378,11 +458,15 @@ class MechanismBuilder:
                 self.v.fail(where, "give 'angle' or 'quaternion', not both")
             out["angle"] = self.sym(raw["angle"], f"{where}.angle", allow_t=True)
         if "quaternion" in raw:
-            out["quaternion"] = tuple(self.vector(raw["quaternion"], f"{where}.quaternion", 4,
-                                                  numeric=False, allow_t=True))
+            out["quaternion"] = tuple(
+                self.vector(
+                    raw["quaternion"], f"{where}.quaternion", 4, numeric=False, allow_t=True
+                )
+            )
         if "translation" in raw:
-            out["translation"] = self.vector(raw["translation"], f"{where}.translation", 3,
-                                             numeric=False, allow_t=True)
+            out["translation"] = self.vector(
+                raw["translation"], f"{where}.translation", 3, numeric=False, allow_t=True
+            )
         if not out:
             self.v.fail(where, "give 'angle', 'quaternion' or 'translation'")
         return out
@@ -390,24 +474,22 @@ class MechanismBuilder:
     def joint_coordinate(self, name):
         """The joint's free coordinate: the angle about its axis (revolute) or the position along
         it (prismatic), as an expression of x."""
-        j = self.joints[name]
-        if j["planar"]:
-            return j["free"]
-        if j["type"] == "prismatic":
-            return j["free_x"]
-        rel = j["rel"]
-        return 2 * sp.atan2(rel[1], rel[0])
+        return self.joints[name].coordinate
 
     def joint_rate(self, name, spec, where):
         if "rate" not in spec:
             return
-        jtype = self.joints[name]["type"]
-        if jtype not in ("revolute", "prismatic"):
+        if not self.joints[name].type.has_rate:
             self.v.fail(f"{where}.rate", "an initial rate needs a revolute or prismatic joint")
-        self.held.append((f"joint {name} rate", self.joint_coordinate(name),
-                          self.num(spec["rate"], f"{where}.rate")))
+        self.held.append(
+            (
+                f"joint {name} rate",
+                self.joint_coordinate(name),
+                self.num(spec["rate"], f"{where}.rate"),
+            )
+        )
 
-    # --- drivers and forces ------------------------------------------------------------------------
+    # --- drivers and forces ---------------------------------------------------------------------
     def coordinate(self, name, where):
         for n_, _, s, sd in self.coords:
             if n_ == name:
@@ -452,8 +534,11 @@ class MechanismBuilder:
                 idx = range(body.index0, body.index0 + len(body.q))
                 Q = sp.zeros(n, 1)
                 if ftype == "force":
-                    F = sp.Matrix(self.vector(spec.get("force"), f"{where}.force", dim,
-                                              numeric=False, allow_t=True))
+                    F = sp.Matrix(
+                        self.vector(
+                            spec.get("force"), f"{where}.force", dim, numeric=False, allow_t=True
+                        )
+                    )
                     p = self.vector(spec.get("point", [0] * dim), f"{where}.point", dim)
                     P = body.point(coefficients(p))
                     for k in idx:
@@ -463,8 +548,15 @@ class MechanismBuilder:
                         tau = self.sym(spec.get("torque"), f"{where}.torque", allow_t=True)
                         Q[body.index0 + 2] = tau
                     else:
-                        tau = sp.Matrix(self.vector(spec.get("torque"), f"{where}.torque", 3,
-                                                    numeric=False, allow_t=True))
+                        tau = sp.Matrix(
+                            self.vector(
+                                spec.get("torque"),
+                                f"{where}.torque",
+                                3,
+                                numeric=False,
+                                allow_t=True,
+                            )
+                        )
                         # virtual work tau . dtheta_world, dtheta_world = 2 E(e) de
                         Qe = 2 * E_matrix(body.q[3:7]).T * tau
                         for a in range(4):
@@ -487,9 +579,10 @@ class MechanismBuilder:
                 jname = spec.get("joint")
                 if jname not in self.joints:
                     self.v.fail(f"{where}.joint", f"unknown joint '{jname}'")
-                if self.joints[jname]["type"] != "revolute":
-                    self.v.fail(f"{where}.joint", "a rotational spring-damper needs a revolute "
-                                                  "joint")
+                if self.joints[jname].type.name != "revolute":
+                    self.v.fail(
+                        f"{where}.joint", "a rotational spring-damper needs a revolute " "joint"
+                    )
                 theta = self.joint_coordinate(jname)
                 k = self.sym(spec.get("stiffness", 0), f"{where}.stiffness")
                 c = self.sym(spec.get("damping", 0), f"{where}.damping")
@@ -504,7 +597,7 @@ class MechanismBuilder:
         rate = sum((g * v for g, v in zip(grad, vs) if g != 0), sp.Integer(0))
         self.add_applied(sp.Matrix([-c * rate * g for g in grad]))
 
-    # --- energy and initial state ------------------------------------------------------------------
+    # --- energy and initial state ---------------------------------------------------------------
     def build_dynamics(self, gravity):
         """One Lagrange block per body: its kinetic energy and its weight's potential."""
         body_blocks = []
@@ -512,12 +605,12 @@ class MechanismBuilder:
         self.potential_total = sp.Integer(0)
         for body in self.order:
             T, subs = body.kinetic(generic=True)
-            mass = next(iter(subs))                       # the generic mass symbol
+            mass = next(iter(subs))  # the generic mass symbol
             V = body.gravity_potential(gravity, mass) if gravity is not None else sp.Integer(0)
             body_blocks.append((T, V, subs))
             self.kinetic_total += T.xreplace(subs)
             self.potential_total += V.xreplace(subs)
-        for T, V in self.blocks:                          # force elements
+        for T, V in self.blocks:  # force elements
             self.kinetic_total += T
             self.potential_total += V
         self.blocks = body_blocks + self.blocks
@@ -541,13 +634,14 @@ class MechanismBuilder:
                     self.held.append((f"{body.name} velocity", unit_row(i0 + a), body.v0[a]))
             if body.w0 is not None:
                 if body.kind == "planar":
-                    self.held.append((f"{body.name} angular velocity", unit_row(i0 + 2),
-                                      body.w0[0]))
+                    self.held.append(
+                        (f"{body.name} angular velocity", unit_row(i0 + 2), body.w0[0])
+                    )
                 else:
                     E = 2 * E_matrix(sp.Matrix(body.x0[3:7]))
                     for a in range(3):
                         row = [sp.Integer(0)] * n
-                        row[i0 + 3: i0 + 7] = list(E.row(a))
+                        row[i0 + 3 : i0 + 7] = list(E.row(a))
                         self.held.append((f"{body.name} angular velocity", row, body.w0[a]))
         return x0
 

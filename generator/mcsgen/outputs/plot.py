@@ -29,13 +29,16 @@ def read_run(path):
 
 
 def _minimal_columns(run, prefix):
-    cols = sorted((k for k in run if k.startswith(prefix) and k[len(prefix):].isdigit()),
-                  key=lambda k: int(k[len(prefix):]))
+    cols = sorted(
+        (k for k in run if k.startswith(prefix) and k[len(prefix) :].isdigit()),
+        key=lambda k: int(k[len(prefix) :]),
+    )
     return [k for k in cols if not np.all(np.isnan(run[k]))]
 
 
 def plot_runs(csv_paths, out=None, labels=None):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -50,8 +53,9 @@ def plot_runs(csv_paths, out=None, labels=None):
         raise McsError("plot: the CSV has no minimal coordinates (q1, qd1, ...)")
     nrows = len(q_cols)
     has_energy = any("energy" in r for r in runs)
-    fig, axes = plt.subplots(nrows + 1, 2, figsize=(11, 2.4 * (nrows + 1)), squeeze=False,
-                             sharex=True)
+    fig, axes = plt.subplots(
+        nrows + 1, 2, figsize=(11, 2.4 * (nrows + 1)), squeeze=False, sharex=True
+    )
     for run, label in zip(runs, labels):
         t = run["t"]
         for i, (qc, qdc) in enumerate(zip(q_cols, qd_cols)):
@@ -84,8 +88,10 @@ def plot_runs(csv_paths, out=None, labels=None):
 
 def _figure(nrows, ncols, size):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(nrows, ncols, figsize=size, squeeze=False)
     return plt, fig, axes
 
@@ -105,8 +111,9 @@ def plot_rdiag(csv_paths, out=None, labels=None):
     for ax, run, label in zip(axes[:, 0], runs, labels):
         cols = sorted((k for k in run if k.startswith("rdiag")), key=lambda k: int(k[5:]))
         if not cols:
-            raise McsError(f"plot --rdiag: {label} has no rdiag columns (a model without "
-                           "constraints?)")
+            raise McsError(
+                f"plot --rdiag: {label} has no rdiag columns (a model without " "constraints?)"
+            )
         for k in cols:
             ax.semilogy(run["t"], np.maximum(run[k], 1e-300), lw=1.0, label=f"$|R_{{{k[5:]}}}|$")
         ax.set_title(f"diagonal of R ({label})")
@@ -129,11 +136,16 @@ def plot_basis(csv_paths, body, out=None, labels=None):
     prefix = f".{body}."
     cols = [k for k in runs[0] if k.startswith("T1" + prefix)]
     if not cols:
-        raise McsError(f"plot --basis: no columns T1.{body}.* (simulate with --basis, and check "
-                       "the body name)")
+        raise McsError(
+            f"plot --basis: no columns T1.{body}.* (simulate with --basis, and check "
+            "the body name)"
+        )
     coords = [k.split(prefix, 1)[1] for k in cols]
-    nbasis = max(int(k.split(".")[0][1:]) for k in runs[0] if k.startswith("T") and
-                 k.split(".")[0][1:].isdigit() and not np.all(np.isnan(runs[0][k])))
+    nbasis = max(
+        int(k.split(".")[0][1:])
+        for k in runs[0]
+        if k.startswith("T") and k.split(".")[0][1:].isdigit() and not np.all(np.isnan(runs[0][k]))
+    )
     plt, fig, axes = _figure(nbasis, len(runs), (5.5 * len(runs), 2.6 * nbasis))
     for c, (run, label) in enumerate(zip(runs, labels)):
         for j in range(nbasis):
@@ -148,8 +160,11 @@ def plot_basis(csv_paths, body, out=None, labels=None):
         axes[-1, c].set_xlabel("t [s]")
     axes[0, 0].legend(fontsize="small")
     fig.tight_layout()
-    out = Path(out) if out else Path(csv_paths[0]).with_name(Path(csv_paths[0]).stem +
-                                                            f"_basis_{body}.png")
+    out = (
+        Path(out)
+        if out
+        else Path(csv_paths[0]).with_name(Path(csv_paths[0]).stem + f"_basis_{body}.png")
+    )
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return [out]
@@ -159,6 +174,7 @@ def plot_events(events_path, model, out=None):
     """The mechanism at each singular configuration with the continued and the new admissible
     motions drawn as arrows at the joint points (planar mechanisms; 002 Figs. 3, 6, 9)."""
     import json
+
     try:
         events = json.loads(Path(events_path).read_text())
     except (OSError, ValueError) as exc:
@@ -171,8 +187,7 @@ def plot_events(events_path, model, out=None):
     nmot = max(len(e["continued"]) + len(e["motions"]) for e in shown)
     plt, fig, axes = _figure(len(shown), nmot, (4.2 * nmot, 3.4 * len(shown)))
     for row, ev in enumerate(shown):
-        vectors = [("continued", m) for m in ev["continued"]] + \
-                  [("new", m) for m in ev["motions"]]
+        vectors = [("continued", m) for m in ev["continued"]] + [("new", m) for m in ev["motions"]]
         for col in range(nmot):
             ax = axes[row, col]
             ax.set_aspect("equal")
@@ -202,10 +217,16 @@ def plot_events(events_path, model, out=None):
             for wx, wy, vx, vy in arrows:
                 if np.hypot(vx, vy) < 1e-9 * longest:
                     continue
-                ax.annotate("", xy=(wx + scale * vx, wy + scale * vy), xytext=(wx, wy),
-                            arrowprops=dict(arrowstyle="->", lw=1.5,
-                                            color="tab:blue" if kind == "continued"
-                                            else "tab:red"))
+                ax.annotate(
+                    "",
+                    xy=(wx + scale * vx, wy + scale * vy),
+                    xytext=(wx, wy),
+                    arrowprops=dict(
+                        arrowstyle="->",
+                        lw=1.5,
+                        color="tab:blue" if kind == "continued" else "tab:red",
+                    ),
+                )
                 extent.append((wx + scale * vx, wy + scale * vy))
             ex, ey = zip(*extent)
             span = max(max(ex) - min(ex), max(ey) - min(ey), 1e-3)
@@ -213,8 +234,10 @@ def plot_events(events_path, model, out=None):
             ax.set_xlim(cx - 0.6 * span, cx + 0.6 * span)
             ax.set_ylim(cy - 0.6 * span, cy + 0.6 * span)
             ax.set_title(f"t = {ev['t']:.4f} s: {kind} motion", fontsize="small")
-    fig.suptitle(f"{model.name}: admissible motions at singular configurations "
-                 f"(rank {shown[0]['rank_before']} -> {shown[0]['rank_after']})")
+    fig.suptitle(
+        f"{model.name}: admissible motions at singular configurations "
+        f"(rank {shown[0]['rank_before']} -> {shown[0]['rank_after']})"
+    )
     fig.tight_layout()
     out = Path(out) if out else Path(events_path).with_suffix(".png")
     fig.savefig(out, dpi=110)

@@ -32,8 +32,8 @@ typedef enum mcs_continuation {
  * 0-based pivot order (piv[0..r-1] = S, the independent rows); *rank = number of leading
  * |R_ii| > rank_tol |R_11|. work: MCS_BASIS_WORK_SIZE(n, m) reals. Returns MCS_OK, or
  * MCS_ERR_LINALG when LAPACK reports an error. */
-mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol,
-                 mcs_real *Q, mcs_real *R, int *piv, int *rank, mcs_real *work);
+mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol, mcs_real *Q,
+                        mcs_real *R, int *piv, int *rank, mcs_real *work);
 
 /* Predict the tangent basis after a step h (SPEC §3 steps 1-4).
  * In: Q (n x n) = [U T] at the start (T continued), R (n x m, ld n) and piv (m) from the start
@@ -42,8 +42,8 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
  * kind MCS_CONT_OFF or MCS_CONT_NONE copies T. Returns MCS_OK, or MCS_ERR_LINALG when the
  * exponential fails. */
 mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
-                        const int *piv, const mcs_real *A_dot, mcs_real h, mcs_continuation kind,
-                        mcs_real *Tpred, mcs_real *work, int *iwork);
+                               const int *piv, const mcs_real *A_dot, mcs_real h,
+                               mcs_continuation kind, mcs_real *Tpred, mcs_real *work, int *iwork);
 
 /* Polar alignment (002 App. A, SPEC §3.6-7). In: Tpred (n x f_old), That (n x f_new), both with
  * orthonormal columns. With g = min(f_old, f_new) and SVD  Tpred[:, :g]^T That = W S V^T:
@@ -52,6 +52,6 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
  * Tout (n x f_new) must not alias the inputs. work: MCS_BASIS_WORK_SIZE(n, 0) reals. Returns
  * MCS_OK, or MCS_ERR_LINALG when the SVD fails. */
 mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
-                    mcs_real *Tout, mcs_real *work);
+                           mcs_real *Tout, mcs_real *work);
 
 #endif /* MCS_BASIS_H */

@@ -16,8 +16,8 @@
 
 #ifdef MCS_REAL_FLOAT
 typedef float mcs_real;
-#define MCS_R(lit) lit##f            /* a real literal: MCS_R(0.5) is 0.5f */
-#define MCS_FN(name) name##f         /* a <math.h> function of mcs_real: MCS_FN(sqrt) is sqrtf */
+#define MCS_R(lit) lit##f    /* a real literal: MCS_R(0.5) is 0.5f */
+#define MCS_FN(name) name##f /* a <math.h> function of mcs_real: MCS_FN(sqrt) is sqrtf */
 #define MCS_REAL_EPS 1.1920929e-07f
 #else
 typedef double mcs_real;

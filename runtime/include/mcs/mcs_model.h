@@ -10,56 +10,80 @@
 
 #include "mcs_config.h"
 
-/* Bumped whenever the layout below changes; generated headers refuse to compile against another. */
-#define MCS_MODEL_ABI_VERSION 1
+/* Bumped whenever the layout below changes; generated headers refuse to compile against another
+ * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
+#define MCS_MODEL_ABI_VERSION 2
 
 /* Kernel of (x, t):       c (nc), A (nc x nx), c_t (nc), M (nx x nx). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
 /* Kernel of (x, w, t): w is v for gamma, A_dot, f, K_f, D and the multipliers lambda (nc) for K_c. */
-typedef void (*mcs_kernel_xwt)(const mcs_real *x, const mcs_real *w, mcs_real t,
-                               const void *params, mcs_real *out);
+typedef void (*mcs_kernel_xwt)(const mcs_real *x, const mcs_real *w, mcs_real t, const void *params,
+                               mcs_real *out);
 /* Scalars: the potential energy V(x, t) and the kinetic energy T(x, v, t). */
 typedef mcs_real (*mcs_scalar_xt)(const mcs_real *x, mcs_real t, const void *params);
 typedef mcs_real (*mcs_scalar_xvt)(const mcs_real *x, const mcs_real *v, mcs_real t,
                                    const void *params);
 
+/* What a joint's `rate` refers to. */
+typedef enum mcs_joint_coordinate {
+    MCS_JOINT_COORD_NONE = 0,
+    MCS_JOINT_COORD_ANGLE = 1,      /* rotation about the joint axis */
+    MCS_JOINT_COORD_TRANSLATION = 2 /* translation along the joint axis */
+} mcs_joint_coordinate;
+
+/* A joint of a bodies-and-joints model (paper 003 §2): its rows of c and what it leaves free. */
+typedef struct mcs_joint {
+    const char *name;
+    const char *type;  /* revolute, prismatic, spherical, ... (README, "Bodies and joints") */
+    const char *body1; /* the body of frame F1 */
+    const char *body2; /* the body of frame F2, or "ground" */
+    int first_row;     /* its rows are first_row .. first_row + nrows - 1 of c */
+    int nrows;
+    int coordinate; /* an mcs_joint_coordinate */
+    int lockable;   /* 1 when it leaves relative motion that a lock can remove */
+    int driven;     /* 1 when its rows include a drive (a function of t) */
+} mcs_joint;
+
 typedef struct mcs_model {
-    int abi_version;                  /* MCS_MODEL_ABI_VERSION at generation */
-    const char *name;                 /* model name (a C identifier) */
-    const char *source_hash;          /* sha256 of the mechanism file */
-    int nx;                           /* number of coordinates n */
-    int nc;                           /* number of constraint rows m (may be 0) */
-    int np;                           /* number of parameters */
-    const char *const *coord_names;   /* (nx) */
-    const char *const *coord_units;   /* (nx) */
+    int abi_version;                     /* MCS_MODEL_ABI_VERSION at generation */
+    const char *name;                    /* model name (a C identifier) */
+    const char *source_hash;             /* sha256 of the mechanism file */
+    int nx;                              /* number of coordinates n */
+    int nc;                              /* number of constraint rows m (may be 0) */
+    int np;                              /* number of parameters */
+    const char *const *coord_names;      /* (nx) */
+    const char *const *coord_units;      /* (nx) */
     const char *const *constraint_names; /* (nc) or NULL when nc = 0 */
-    const char *const *param_names;   /* (np) or NULL */
-    const char *const *param_units;   /* (np) or NULL */
-    size_t params_size;               /* sizeof the model's parameter struct */
-    const void *default_params;       /* the defaults from the mechanism file */
-    const size_t *param_offsets;      /* (np) byte offset of each mcs_real member, or NULL */
-    int a_nnz;                        /* structural nonzeros of A */
-    const int *a_rows;                /* (a_nnz) row of each nonzero, or NULL */
-    const int *a_cols;                /* (a_nnz) column of each nonzero, or NULL */
-    const mcs_real *x0;               /* (nx) initial positions from the mechanism file */
-    const mcs_real *v0;               /* (nx) initial velocities */
+    const char *const *param_names;      /* (np) or NULL */
+    const char *const *param_units;      /* (np) or NULL */
+    size_t params_size;                  /* sizeof the model's parameter struct */
+    const void *default_params;          /* the defaults from the mechanism file */
+    const size_t *param_offsets;         /* (np) byte offset of each mcs_real member, or NULL */
+    int a_nnz;                           /* structural nonzeros of A */
+    const int *a_rows;                   /* (a_nnz) row of each nonzero, or NULL */
+    const int *a_cols;                   /* (a_nnz) column of each nonzero, or NULL */
+    const mcs_real *x0;                  /* (nx) initial positions from the mechanism file */
+    const mcs_real *v0;                  /* (nx) initial velocities */
     /* Default simulation settings from the mechanism file. */
     mcs_real t_end, h, rtol, atol, dt_out; /* dt_out = 0: one output row per step */
-    int method;                       /* an mcs_method */
-    int continuation;                 /* an mcs_continuation */
+    int method;                            /* an mcs_method */
+    int continuation;                      /* an mcs_continuation */
     /* Kernels (SPEC §1). */
-    mcs_kernel_xt c;                  /* (nc)      c(x, t) */
-    mcs_kernel_xt A;                  /* (nc x nx) dc/dx */
-    mcs_kernel_xt c_t;                /* (nc)      dc/dt */
-    mcs_kernel_xwt gamma;             /* (nc)      A xdd = gamma(x, v, t) */
-    mcs_kernel_xwt A_dot;             /* (nc x nx) dA/dt along v */
-    mcs_kernel_xt M;                  /* (nx x nx) mass matrix */
-    mcs_kernel_xwt f;                 /* (nx)      applied minus quadratic-velocity forces */
-    mcs_kernel_xwt K_c;               /* (nx x nx) d(A^T lambda)/dx, w = lambda */
-    mcs_kernel_xwt K_f;               /* (nx x nx) -df/dx */
-    mcs_kernel_xwt D;                 /* (nx x nx) -df/dv */
-    mcs_scalar_xvt kinetic;           /* T(x, v, t): the model's, or 1/2 v^T M v */
-    mcs_scalar_xt potential;          /* V(x, t), or NULL when the model defines no energy */
+    mcs_kernel_xt c;         /* (nc)      c(x, t) */
+    mcs_kernel_xt A;         /* (nc x nx) dc/dx */
+    mcs_kernel_xt c_t;       /* (nc)      dc/dt */
+    mcs_kernel_xwt gamma;    /* (nc)      A xdd = gamma(x, v, t) */
+    mcs_kernel_xwt A_dot;    /* (nc x nx) dA/dt along v */
+    mcs_kernel_xt M;         /* (nx x nx) mass matrix */
+    mcs_kernel_xwt f;        /* (nx)      applied minus quadratic-velocity forces */
+    mcs_kernel_xwt K_c;      /* (nx x nx) d(A^T lambda)/dx, w = lambda */
+    mcs_kernel_xwt K_f;      /* (nx x nx) -df/dx */
+    mcs_kernel_xwt D;        /* (nx x nx) -df/dv */
+    mcs_scalar_xvt kinetic;  /* T(x, v, t): the model's, or 1/2 v^T M v */
+    mcs_scalar_xt potential; /* V(x, t), or NULL when the model defines no energy */
+    /* Joints of a bodies-and-joints model (nj = 0 for a model given by coordinates). */
+    int nj;
+    const mcs_joint *joints; /* (nj) or NULL */
 } mcs_model;
 
 #endif /* MCS_MODEL_H */

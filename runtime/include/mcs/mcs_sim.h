@@ -39,44 +39,44 @@ typedef enum mcs_method {
 typedef struct mcs_options {
     mcs_method method;
     mcs_continuation continuation;
-    mcs_real h;              /* RK4 step; DOPRI5 first step */
-    mcs_real rtol, atol;     /* DOPRI5 error tolerances */
-    mcs_real h_min;          /* DOPRI5: smallest step before MCS_ERR_STEP_TOO_SMALL */
-    mcs_real rank_tol;       /* tau_rank: |R_ii| > rank_tol |R_11| counts towards the rank */
-    mcs_real newton_tol;     /* chart Newton: stop when |dp|_inf <= newton_tol max(1, |x|_inf) */
-    int newton_max_iter;     /* chart Newton iterations before MCS_ERR_NEWTON */
+    mcs_real h;               /* RK4 step; DOPRI5 first step */
+    mcs_real rtol, atol;      /* DOPRI5 error tolerances */
+    mcs_real h_min;           /* DOPRI5: smallest step before MCS_ERR_STEP_TOO_SMALL */
+    mcs_real rank_tol;        /* tau_rank: |R_ii| > rank_tol |R_11| counts towards the rank */
+    mcs_real newton_tol;      /* chart Newton: stop when |dp|_inf <= newton_tol max(1, |x|_inf) */
+    int newton_max_iter;      /* chart Newton iterations before MCS_ERR_NEWTON */
     mcs_real chart_pivot_min; /* a stage whose LU of A_S U has a pivot ratio below this fails */
     /* Singular configurations (SPEC §6). sigma = smallest retained |R_ii| / |R_11| (rank from
      * rank_tol). A step is searched for a minimum of sigma when sigma at one of its ends is below
      * sing_watch; a minimum below sing_tol inside the step is an event. A step that would end
      * with sigma below chart_tol is retaken shorter (no chart is centred at a singular point).
      * sing_tol = 0 turns event detection off. */
-    mcs_real sing_watch;     /* default 0.05 */
-    mcs_real sing_tol;       /* default 1e-6: also the rank tolerance at the located event */
-    mcs_real chart_tol;      /* default 1e-4 */
+    mcs_real sing_watch; /* default 0.05 */
+    mcs_real sing_tol;   /* default 1e-6: also the rank tolerance at the located event */
+    mcs_real chart_tol;  /* default 1e-4 */
 } mcs_options;
 
 /* The state at one time and the factorization of A(x, t)^T there. */
 typedef struct mcs_frame {
     mcs_real t;
-    mcs_real *x;   /* (n) positions */
-    mcs_real *v;   /* (n) velocities */
-    mcs_real *Q;   /* (n x n) [U | T]: U = Q[:, :r] constrained directions, T = Q[:, r:] tangent basis */
-    mcs_real *R;   /* (n x m, ld n) R of A^T P = Q R in the upper triangle */
-    int *piv;      /* (m) pivot order; piv[0..r-1] is the independent row set S */
-    int r;         /* rank of A */
+    mcs_real *x;    /* (n) positions */
+    mcs_real *v;    /* (n) velocities */
+    mcs_real *Q;    /* (n x n) [U | T]: U = Q[:, :r] constrained, T = Q[:, r:] tangent basis */
+    mcs_real *R;    /* (n x m, ld n) R of A^T P = Q R in the upper triangle */
+    int *piv;       /* (m) pivot order; piv[0..r-1] is the independent row set S */
+    int r;          /* rank of A */
     mcs_real sigma; /* smallest retained |R_ii| / |R_11| (1 when r = 0) */
 } mcs_frame;
 
 typedef struct mcs_stats {
-    long steps;              /* accepted steps */
-    long rejected;           /* rejected steps (error control or a failed stage) */
-    long evaluations;        /* right-hand-side evaluations */
-    long newton_iterations;  /* chart Newton iterations */
-    long factorizations;     /* QR factorizations of A^T */
-    long rank_changes;       /* accepted steps after which the rank differs */
-    long events;             /* singular configurations located */
-    long detours;            /* steps retaken shorter near a singular configuration (rules 1-2) */
+    long steps;             /* accepted steps */
+    long rejected;          /* rejected steps (error control or a failed stage) */
+    long evaluations;       /* right-hand-side evaluations */
+    long newton_iterations; /* chart Newton iterations */
+    long factorizations;    /* QR factorizations of A^T */
+    long rank_changes;      /* accepted steps after which the rank differs */
+    long events;            /* singular configurations located */
+    long detours;           /* steps retaken shorter near a singular configuration (rules 1-2) */
 } mcs_stats;
 
 /* A singular configuration located inside the last accepted step (SPEC §6). */
@@ -95,11 +95,11 @@ typedef struct mcs_event {
 
 /* What mcs_sim_set_state changed to make the initial state consistent (SPEC §4). */
 typedef struct mcs_assembly {
-    mcs_real c_norm_before;  /* |c(x0, t0)|_inf as given */
-    mcs_real c_norm_after;   /* after the minimum-norm Newton correction */
-    mcs_real dx_norm;        /* |x_assembled - x0|_2 */
+    mcs_real c_norm_before;    /* |c(x0, t0)|_inf as given */
+    mcs_real c_norm_after;     /* after the minimum-norm Newton correction */
+    mcs_real dx_norm;          /* |x_assembled - x0|_2 */
     mcs_real cdot_norm_before; /* |A v0 + c_t|_inf as given */
-    mcs_real dv_norm;        /* |v_projected - v0|_2 */
+    mcs_real dv_norm;          /* |v_projected - v0|_2 */
     int iterations;
 } mcs_assembly;
 
@@ -108,16 +108,16 @@ typedef struct mcs_sim {
     const void *params;
     mcs_options opt;
     int n, m;
-    mcs_frame cur;        /* the state now, with the continued basis */
-    mcs_frame prev;       /* the state at the start of the last accepted step (its chart) */
-    mcs_frame probe;      /* scratch frame for dense output */
-    mcs_real h_last;      /* length of the last accepted step (0 before the first) */
-    mcs_real h_next;      /* DOPRI5: the step the controller proposes next */
-    mcs_real t_grid0;     /* RK4: origin of the fixed grid */
-    long grid_index;      /* RK4: index of the last grid point reached */
+    mcs_frame cur;    /* the state now, with the continued basis */
+    mcs_frame prev;   /* the state at the start of the last accepted step (its chart) */
+    mcs_frame probe;  /* scratch frame for dense output */
+    mcs_real h_last;  /* length of the last accepted step (0 before the first) */
+    mcs_real h_next;  /* DOPRI5: the step the controller proposes next */
+    mcs_real t_grid0; /* RK4: origin of the fixed grid */
+    long grid_index;  /* RK4: index of the last grid point reached */
     mcs_stats stats;
-    mcs_event event;      /* the last event located */
-    int event_ready;      /* set by a step that located an event; the caller clears it */
+    mcs_event event; /* the last event located */
+    int event_ready; /* set by a step that located an event; the caller clears it */
     /* Internal scratch, carved from the caller's work array by mcs_sim_init. */
     struct mcs_sim_scratch {
         mcs_real *A, *A_dot, *c, *c_t, *gamma, *M, *f;
@@ -125,9 +125,9 @@ typedef struct mcs_sim {
         mcs_real *y0, *y1, *ys, *yerr, *k[7];
         mcs_real *That, *Tpred, *basis_work;
         int *ipiv, *basis_iwork;
-        int dense_ready;  /* the last step's data are valid for dense output: 1 DOPRI5, 2 RK4 */
-        int retries;      /* consecutive retakes of the current step near a singular point */
-        mcs_real g_cond;  /* pivot-ratio condition estimate of the last LU of A_S U */
+        int dense_ready;     /* the last step's data are valid for dense output: 1 DOPRI5, 2 RK4 */
+        int retries;         /* consecutive retakes of the current step near a singular point */
+        mcs_real g_cond;     /* pivot-ratio condition estimate of the last LU of A_S U */
         mcs_real g_cond_max; /* the largest over the stages of the current DOPRI5 attempt */
     } w;
 } mcs_sim;
@@ -144,8 +144,8 @@ mcs_status mcs_sim_workspace_size(int n, int m, size_t *reals, size_t *ints);
 
 /* Bind a model, its parameters (kept by pointer) and options to caller-owned workspace. */
 mcs_status mcs_sim_init(mcs_sim *sim, const mcs_model *model, const void *params,
-                        const mcs_options *opt, mcs_real *work, size_t work_len,
-                        int *iwork, size_t iwork_len);
+                        const mcs_options *opt, mcs_real *work, size_t work_len, int *iwork,
+                        size_t iwork_len);
 
 /* Set the state at time t: positions are brought onto c = 0 by minimum-norm Newton corrections,
  * velocities projected onto A v + c_t = 0; `report` (may be NULL) says by how much. The tangent
@@ -182,13 +182,12 @@ mcs_status mcs_sim_minimal(const mcs_sim *sim, mcs_real *q, mcs_real *qd);
 /* *norm = |c(x, t)|_inf of the current state, or of the state (t, x) (e.g. a dense output).
  * Uses the scratch (not the state). */
 mcs_status mcs_sim_constraint_norm(mcs_sim *sim, mcs_real *norm);
-mcs_status mcs_sim_constraint_norm_at(mcs_sim *sim, mcs_real t, const mcs_real *x,
-                                      mcs_real *norm);
+mcs_status mcs_sim_constraint_norm_at(mcs_sim *sim, mcs_real t, const mcs_real *x, mcs_real *norm);
 
 /* Kinetic energy T (the model's kinetic kernel) and potential V (0 when the model has none) of
  * the current state, or of the state (t, x, v). */
 mcs_status mcs_sim_energy(mcs_sim *sim, mcs_real *kinetic, mcs_real *potential);
-mcs_status mcs_sim_energy_at(const mcs_sim *sim, mcs_real t, const mcs_real *x,
-                             const mcs_real *v, mcs_real *kinetic, mcs_real *potential);
+mcs_status mcs_sim_energy_at(const mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
+                             mcs_real *kinetic, mcs_real *potential);
 
 #endif /* MCS_SIM_H */

@@ -1,0 +1,123 @@
+"""The joint library (paper 003 §2, Table 1): one entry per joint type, and the joints of a model.
+
+A joint connects frame F1 on body1 to frame F2 on body2. Its constraint rows are chosen from the
+translation of F1's origin in F2's basis (x, y, z) and the imaginary part of the relative
+rotation (Rx, Ry, Rz); the joint axis is the frames' x axis. mechanism.py builds the rows; this
+module says which rows, which fields, which free coordinate and whether a lock applies.
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+import sympy as sp
+
+COMMON_KEYS = frozenset({"name", "type", "body1", "body2"})
+SPATIAL_KEYS = COMMON_KEYS | {
+    "point",
+    "point1",
+    "point2",
+    "axis",
+    "axis1",
+    "axis2",
+    "rate",
+    "drive",
+}
+PLANAR_KEYS = COMMON_KEYS | {"point", "point1", "point2", "axis", "rate", "drive"}
+
+
+@dataclass(frozen=True)
+class JointType:
+    name: str
+    kind: str  # "spatial" | "planar"
+    rows: tuple  # row names, in order: 003 Table 1 (spatial) or the planar rows
+    keys: frozenset  # fields of its mechanism-file entry
+    coordinate: str = ""  # the free coordinate a `rate` refers to: "angle", "translation" or ""
+    lockable: bool = True  # leaves relative motion that a lock (issue: transitions) can remove
+    what: str = ""  # what the rows leave free, for messages and the README
+
+    @property
+    def has_rate(self):
+        return bool(self.coordinate)
+
+
+def _spatial(name, rows, coordinate="", extra=(), lockable=True, what=""):
+    keys = SPATIAL_KEYS | set(extra)
+    return JointType(name, "spatial", rows, frozenset(keys), coordinate, lockable, what)
+
+
+def _planar(name, rows, coordinate="", lockable=True, what=""):
+    return JointType(name, "planar", rows, PLANAR_KEYS, coordinate, lockable, what)
+
+
+# rows of each spatial joint type: translational x y z, rotational Rx Ry Rz (003 Table 1); the
+# universal joint adds `perp` (axis1 . axis2 = 0) and the distance joint `d`
+SPATIAL_TYPES = {
+    t.name: t
+    for t in (
+        _spatial("fix", ("x", "y", "z", "Rx", "Ry", "Rz"), lockable=False, what="nothing"),
+        _spatial("revolute", ("x", "y", "z", "Ry", "Rz"), "angle", what="rotation about the axis"),
+        _spatial(
+            "prismatic",
+            ("y", "z", "Rx", "Ry", "Rz"),
+            "translation",
+            what="translation along the axis",
+        ),
+        _spatial(
+            "cylindrical",
+            ("y", "z", "Ry", "Rz"),
+            what="rotation about and translation " "along the axis",
+        ),
+        _spatial("spherical", ("x", "y", "z"), what="every rotation about the point"),
+        _spatial("planar", ("x", "Ry", "Rz"), what="motion in the plane normal to the axis"),
+        _spatial("parallel", ("Ry", "Rz"), what="translations, rotation about the axis"),
+        _spatial("orthogonal", ("Rx",), what="everything but the twist about the axis"),
+        _spatial(
+            "distance_along_axis",
+            ("x",),
+            extra=("distance",),
+            what="all but the offset along the axis",
+        ),
+        _spatial(
+            "universal",
+            ("x", "y", "z", "perp"),
+            what="the rotations about axis1 (on body1) and axis2 (on body2)",
+        ),
+        _spatial("distance", ("d",), extra=("distance",), what="all but the distance"),
+    )
+}
+PLANAR_TYPES = {
+    t.name: t
+    for t in (
+        _planar("revolute", ("x", "y"), "angle", what="rotation"),
+        _planar("prismatic", ("n", "theta"), "translation", what="translation along the axis"),
+        _planar("fix", ("x", "y", "theta"), lockable=False, what="nothing"),
+    )
+}
+# 003 Table 1's rows per spatial type (without the universal and distance extras)
+SPATIAL_JOINTS = {
+    name: tuple(r for r in t.rows if r in ("x", "y", "z", "Rx", "Ry", "Rz"))
+    for name, t in SPATIAL_TYPES.items()
+}
+
+
+def joint_types(kind):
+    """The joint types of a kind of body ("spatial" or "planar"), by name."""
+    return PLANAR_TYPES if kind == "planar" else SPATIAL_TYPES
+
+
+@dataclass
+class Joint:
+    """One joint of a model, as the descriptor and later stages see it."""
+
+    name: str
+    type: JointType
+    body1: str
+    body2: str
+    first_row: int  # index of its first constraint row in the model
+    nrows: int  # its rows are first_row .. first_row + nrows - 1 (drive rows included)
+    coordinate: Optional[sp.Expr] = None  # its free coordinate as an expression of x, if any
+    driven: bool = False
+
+    @property
+    def rows(self):
+        return range(self.first_row, self.first_row + self.nrows)
