@@ -1,0 +1,226 @@
+/* test_linalg.c - the two linear-algebra backends behind mcs_linalg.h (LAPACK and portable): each
+ * routine against its defining identity on fixed, pseudo-random matrices (built once for each
+ * backend from the same sources: Makefile's test-c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "mcs_linalg.h"
+
+#define N 7
+static mcs_real work[MCS_LA_LWORK(N) + 4 * N * N];
+
+/* a reproducible matrix (rows x cols, column-major) with entries in [-1, 1] */
+static void fill(int rows, int cols, unsigned seed, mcs_real *a)
+{
+    int i;
+    unsigned s = seed * 2654435761u + 12345u;
+    for (i = 0; i < rows * cols; ++i) {
+        s = s * 1103515245u + 12345u;
+        a[i] = (mcs_real)((double)((s >> 8) & 0xffff) / 32767.5 - 1.0);
+    }
+}
+
+/* max |a - b| over rows x cols */
+static double max_diff(int rows, int cols, const mcs_real *a, int lda, const mcs_real *b, int ldb)
+{
+    double worst = 0;
+    int i, j;
+    for (j = 0; j < cols; ++j)
+        for (i = 0; i < rows; ++i) {
+            const double d = fabs((double)a[i + j * lda] - (double)b[i + j * ldb]);
+            worst = d > worst ? d : worst;
+        }
+    return worst;
+}
+
+/* c = a b by plain loops (the reference for gemm) */
+static void naive_mul(int ta, int tb, int rows, int cols, int inner, const mcs_real *a, int lda,
+                      const mcs_real *b, int ldb, mcs_real *c, int ldc)
+{
+    int i, j, k;
+    for (j = 0; j < cols; ++j)
+        for (i = 0; i < rows; ++i) {
+            double s = 0;
+            for (k = 0; k < inner; ++k)
+                s += (double)(ta ? a[k + i * lda] : a[i + k * lda]) *
+                     (double)(tb ? b[j + k * ldb] : b[k + j * ldb]);
+            c[i + j * ldc] = (mcs_real)s;
+        }
+}
+
+static void test_gemm_all_transposes(void **state)
+{
+    mcs_real a[N * N], b[N * N], c[N * N], ref[N * N];
+    int ta, tb;
+    (void)state;
+    fill(N, N, 1, a);
+    fill(N, N, 2, b);
+    for (ta = 0; ta < 2; ++ta)
+        for (tb = 0; tb < 2; ++tb) {
+            naive_mul(ta, tb, 5, 3, 4, a, N, b, N, ref, N);
+            fill(N, N, 3, c); /* beta = 0 must ignore what is there */
+            mcs_mat_gemm(ta, tb, 5, 3, 4, 1, a, N, b, N, 0, c, N);
+            assert_true(max_diff(5, 3, c, N, ref, N) < 1e-14);
+            /* alpha and beta: c = 2 op(a) op(b) - c_old */
+            mcs_mat_gemm(ta, tb, 5, 3, 4, 2, a, N, b, N, -1, c, N);
+            assert_true(max_diff(5, 3, c, N, ref, N) < 1e-14);
+        }
+}
+
+static void test_pivoted_qr_reconstructs(void **state)
+{
+    mcs_real a[N * 5], r[N * 5], q[N * N], tau[N], qr[N * N];
+    int jpvt[5], i, j;
+    (void)state;
+    fill(N, 5, 4, a);
+    for (i = 0; i < N; ++i) /* column 3 = column 0 + column 1: rank 4 */
+        a[i + 3 * N] = a[i] + a[i + N];
+    mcs_mat_copy(N, 5, a, N, r, N);
+    assert_int_equal(mcs_la_qr_pivoted(N, 5, r, N, jpvt, tau, work, MCS_LA_LWORK(N)), 0);
+    for (j = 0; j < N; ++j)
+        for (i = 0; i < N; ++i)
+            q[i + j * N] = (j < 5 && i > j) ? r[i + j * N] : 0;
+    assert_int_equal(mcs_la_qr_form_q(N, 5, q, N, tau, work, MCS_LA_LWORK(N)), 0);
+    /* |R_ii| non-increasing (pivoting), the last one ~0 (rank 4) */
+    for (i = 1; i < 5; ++i)
+        assert_true(fabs((double)r[i + i * N]) <= fabs((double)r[(i - 1) + (i - 1) * N]) * 1.0001);
+    assert_true(fabs((double)r[4 + 4 * N]) < 1e-13);
+    /* Q R = A P */
+    for (j = 0; j < 5; ++j)
+        for (i = 0; i < N; ++i)
+            if (i > j)
+                r[i + j * N] = 0;
+    naive_mul(0, 0, N, 5, N, q, N, r, N, qr, N);
+    for (j = 0; j < 5; ++j)
+        assert_true(max_diff(N, 1, qr + j * N, N, a + jpvt[j] * N, N) < 1e-13);
+    /* Q orthogonal */
+    naive_mul(1, 0, N, N, N, q, N, q, N, qr, N);
+    for (i = 0; i < N; ++i)
+        qr[i + i * N] -= 1;
+    for (i = 0; i < N * N; ++i)
+        assert_true(fabs((double)qr[i]) < 1e-14);
+}
+
+static void test_lu_and_cholesky_solve(void **state)
+{
+    mcs_real a[N * N], lu[N * N], b[N * 2], x[N * 2], ax[N * 2], spd[N * N];
+    int ipiv[N], i;
+    (void)state;
+    fill(N, N, 5, a);
+    fill(N, 2, 6, b);
+    mcs_mat_copy(N, N, a, N, lu, N);
+    mcs_mat_copy(N, 2, b, N, x, N);
+    assert_int_equal(mcs_la_lu(N, lu, N, ipiv), 0);
+    assert_int_equal(mcs_la_lu_solve(N, 2, lu, N, ipiv, x, N), 0);
+    naive_mul(0, 0, N, 2, N, a, N, x, N, ax, N);
+    assert_true(max_diff(N, 2, ax, N, b, N) < 1e-12);
+    /* SPD: a^T a + I */
+    naive_mul(1, 0, N, N, N, a, N, a, N, spd, N);
+    for (i = 0; i < N; ++i)
+        spd[i + i * N] += 1;
+    mcs_mat_copy(N, N, spd, N, lu, N);
+    mcs_mat_copy(N, 2, b, N, x, N);
+    assert_int_equal(mcs_la_cholesky(N, lu, N), 0);
+    assert_int_equal(mcs_la_cholesky_solve(N, 2, lu, N, x, N), 0);
+    naive_mul(0, 0, N, 2, N, spd, N, x, N, ax, N);
+    assert_true(max_diff(N, 2, ax, N, b, N) < 1e-12);
+    /* not positive definite: reported, not silently factored */
+    spd[0] = -1;
+    assert_true(mcs_la_cholesky(N, spd, N) != 0);
+}
+
+static void test_svd_reconstructs(void **state)
+{
+    enum { R = 4, C = 6 };
+    mcs_real a[R * C], a0[R * C], s[N], u[R * R], vt[C * C], us[R * C], usv[R * C];
+    int i, j;
+    (void)state;
+    fill(R, C, 7, a0);
+    mcs_mat_copy(R, C, a0, R, a, R);
+    assert_int_equal(mcs_la_svd(R, C, a, R, s, u, R, vt, C, work, MCS_LA_LWORK(N)), 0);
+    for (i = 1; i < R; ++i)
+        assert_true(s[i] <= s[i - 1] && s[i] >= 0);
+    /* U diag(s) V^T[:R, :] = A */
+    for (j = 0; j < R; ++j)
+        for (i = 0; i < R; ++i)
+            us[i + j * R] = u[i + j * R] * s[j];
+    for (j = 0; j < C; ++j)
+        for (i = 0; i < R; ++i) {
+            double acc = 0;
+            int k;
+            for (k = 0; k < R; ++k)
+                acc += (double)us[i + k * R] * (double)vt[k + j * C];
+            usv[i + j * R] = (mcs_real)acc;
+        }
+    assert_true(max_diff(R, C, usv, R, a0, R) < 1e-13);
+}
+
+static void test_triangular_solves(void **state)
+{
+    mcs_real r[N * N], b[3 * N], x[3 * N], xr[3 * N], y[N], ry[N];
+    int i, j;
+    (void)state;
+    fill(N, N, 8, r);
+    for (j = 0; j < N; ++j)
+        for (i = 0; i < N; ++i)
+            r[i + j * N] = i > j ? 0 : (i == j ? 2 + r[i + j * N] : r[i + j * N]);
+    fill(3, N, 9, b);
+    mcs_mat_copy(3, N, b, 3, x, 3);
+    mcs_mat_solve_right_upper(3, N, r, N, x, 3); /* x R = b */
+    naive_mul(0, 0, 3, N, N, x, 3, r, N, xr, 3);
+    assert_true(max_diff(3, N, xr, 3, b, 3) < 1e-13);
+    fill(N, 1, 10, y);
+    mcs_mat_copy(N, 1, y, N, ry, N);
+    mcs_mat_solve_upper_transposed(N, r, N, ry); /* R^T z = y */
+    naive_mul(1, 0, N, 1, N, r, N, ry, N, x, N);
+    assert_true(max_diff(N, 1, x, N, y, N) < 1e-13);
+}
+
+static void test_expm_of_skew_is_orthogonal_and_exact(void **state)
+{
+    mcs_real a[3 * 3] = {0}, e[3 * 3], ete[3 * 3];
+    int ipiv[3], i;
+    const double th = 0.7;
+    (void)state;
+    /* rotation about z by th: exp([[0, -th, 0], [th, 0, 0], [0, 0, 0]]) */
+    a[1] = (mcs_real)th;
+    a[3] = (mcs_real)-th;
+    assert_int_equal(mcs_mat_expm(3, a, e, work, ipiv), 0);
+    assert_true(fabs((double)e[0] - cos(th)) < 1e-15 && fabs((double)e[1] - sin(th)) < 1e-15);
+    assert_true(fabs((double)e[3] + sin(th)) < 1e-15 && fabs((double)e[8] - 1) < 1e-15);
+    naive_mul(1, 0, 3, 3, 3, e, 3, e, 3, ete, 3);
+    for (i = 0; i < 3; ++i)
+        ete[i + i * 3] -= 1;
+    for (i = 0; i < 9; ++i)
+        assert_true(fabs((double)ete[i]) < 1e-15);
+}
+
+static void test_max_abs_flags_non_finite(void **state)
+{
+    mcs_real v[3] = {1, -4, 2};
+    (void)state;
+    assert_true(mcs_vec_max_abs(3, v) == 4);
+    assert_true(mcs_vec_max_abs(0, v) == 0);
+    v[1] = (mcs_real)NAN;
+    assert_true(mcs_vec_max_abs(3, v) < 0);
+    v[1] = (mcs_real)INFINITY;
+    assert_true(mcs_vec_max_abs(3, v) < 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gemm_all_transposes),
+        cmocka_unit_test(test_pivoted_qr_reconstructs),
+        cmocka_unit_test(test_lu_and_cholesky_solve),
+        cmocka_unit_test(test_svd_reconstructs),
+        cmocka_unit_test(test_triangular_solves),
+        cmocka_unit_test(test_expm_of_skew_is_orthogonal_and_exact),
+        cmocka_unit_test(test_max_abs_flags_non_finite),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
