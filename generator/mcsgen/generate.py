@@ -7,7 +7,7 @@ from . import __version__
 from .derive import derive
 from .emit import render, write_atomically
 from .emit.fingerprint import generator_fingerprint
-from .model import load_model
+from .model import complete_initial_state, load_model
 from .paths import GENERATED
 
 BANNER = re.compile(
@@ -33,7 +33,7 @@ def is_up_to_date(model, out_dir):
 
 def generate(path, out_root=None, force=False):
     """Generate one model. Returns (model, out_dir, written: bool)."""
-    model = load_model(path)
+    model = complete_initial_state(load_model(path))  # loading only loads; v0 is solved here
     out_dir = Path(out_root or GENERATED) / model.name
     if not force and is_up_to_date(model, out_dir):
         return model, out_dir, False

@@ -21,6 +21,7 @@ import sympy as sp
 
 from ..build import build_shared
 from ..errors import McsError
+from ..model import complete_initial_state
 
 DP = ctypes.POINTER(ctypes.c_double)
 
@@ -168,6 +169,7 @@ class CheckReport:
 def check_model(model, samples=5, seed=1, tol=1e-6):
     if samples < 1:
         raise McsError("check: --samples must be at least 1")
+    complete_initial_state(model)  # the sample states are spread around (x0, v0)
     cm = CompiledModel(model)
     n, m = model.n, model.m
     rng = np.random.default_rng(seed)

@@ -8,6 +8,7 @@
 - initial.py    the initial velocities a mechanism's given rates imply (multiprecision)
 """
 
+from .initial import complete_initial_state
 from .loader import (
     CONTINUATIONS,
     METHODS,
@@ -20,6 +21,7 @@ from .loader import (
 )
 
 __all__ = [
+    "complete_initial_state",
     "CONTINUATIONS",
     "METHODS",
     "SIM_DEFAULTS",

@@ -10,7 +10,37 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
+from ..errors import ModelError
 from .exact import DIGITS, approx
+
+
+def complete_initial_state(model):
+    """Solve the initial velocities of a bodies-and-joints model (a no-op for other models and
+    when already done): model.v0 and model.initial_report. Generation calls it; so does anything
+    that needs v0 of a freshly loaded model. A ModelError when the positions cannot be assembled
+    or the given rates contradict the constraints."""
+    if model.pending_initial is None:
+        return model
+    x0, held = model.pending_initial
+    v, report = solve_initial_velocities(model, x0, held, model.x, model.time)
+    if report["assembly_residual"] > 1e-8:
+        raise ModelError(
+            model.path,
+            "bodies",
+            f"the initial positions cannot be assembled: the constraint residual stays at "
+            f"{report['assembly_residual']:.3g} (check the joint points and the bodies' positions)",
+        )
+    if report["residual"] > 1e-8:
+        raise ModelError(
+            model.path,
+            "bodies",
+            f"the given initial velocities and joint rates contradict the velocity constraints "
+            f"(residual {report['residual']:.3g})",
+        )
+    model.v0 = v
+    model.initial_report = report
+    model.pending_initial = None
+    return model
 
 
 def solve_initial_velocities(model, x0, held, x_sym, t):

@@ -5,8 +5,6 @@ in README.md ("Model-file reference"); `load_model` is the only entry point.
 """
 
 import hashlib
-import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,21 +13,9 @@ import yaml
 
 from ..errors import ModelError
 from .exact import NotANumber, from_literal, to_double
-from .expr import CONSTANTS, FUNCTIONS, ExprError, parse_expr
-from .initial import solve_initial_velocities
 from .mechanism import MechanismBuilder
+from .reader import Reader
 
-C_KEYWORDS = frozenset(
-    """
-auto break case char const continue default do double else enum extern float for goto if inline
-int long register restrict return short signed sizeof static struct switch typedef union unsigned
-void volatile while _Bool _Complex _Imaginary bool true false NULL main
-""".split()
-)
-# Names the expression language already uses (t is time). User names never reach C unprefixed
-# except as parameter-struct members, so C keywords are the only other clash.
-RESERVED = frozenset({"t", "unused_"}) | set(FUNCTIONS) | set(CONSTANTS)
-IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 VELOCITY_SUFFIX = "_dot"
 
 TOP_KEYS = {
@@ -120,6 +106,8 @@ class Model:
     kind: str = None  # "planar" | "spatial" for mechanisms
     drawing: dict = None  # body -> joint points in body coordinates (for figures)
     joints: list = field(default_factory=list)  # [joints.Joint] of a bodies-and-joints model
+    # (exact x0, held velocity conditions) until initial.complete_initial_state solves v0
+    pending_initial: tuple = None
 
     @property
     def n(self):
@@ -187,73 +175,13 @@ def load_model(path):
     return _Validator(path, hashlib.sha256(raw).hexdigest()).model(doc)
 
 
-class _Validator:
+class _Validator(Reader):
+    """The document's schema: one method per section. Its readers (fail, mapping, declare, expr,
+    ...) are the Reader's, which mechanism.py gets too."""
+
     def __init__(self, path, file_hash):
-        self.path = path
+        super().__init__(path)
         self.file_hash = file_hash
-        self.names = {}  # every name in the model's namespace -> what it is
-
-    def fail(self, field_path, problem):
-        raise ModelError(self.path, field_path, problem)
-
-    # --- small typed readers -------------------------------------------------------------------
-    def mapping(self, value, where):
-        if not isinstance(value, dict):
-            self.fail(where, f"expected a mapping, got {_kind(value)}")
-        return value
-
-    def seq(self, value, where):
-        if not isinstance(value, list):
-            self.fail(where, f"expected a list, got {_kind(value)}")
-        return value
-
-    def text(self, value, where):
-        if not isinstance(value, str):
-            self.fail(where, f"expected text, got {_kind(value)}")
-        return value
-
-    def number(self, value, where, positive=False):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.fail(where, f"expected a number, got {_kind(value)}")
-        if not math.isfinite(value):
-            self.fail(where, f"number is not finite ({value})")
-        if positive and value <= 0:
-            self.fail(where, f"must be positive, got {value}")
-        return float(value)
-
-    def unknown_keys(self, mapping, allowed, where):
-        extra = sorted(set(map(str, mapping)) - allowed)
-        if extra:
-            prefix = f"{where}." if where else ""
-            self.fail(prefix + extra[0], f"unknown field (allowed: {', '.join(sorted(allowed))})")
-
-    def identifier(self, name, where, kind):
-        if not isinstance(name, str):
-            self.fail(where, f"{kind} name must be text, got {_kind(name)}")
-        if not IDENT.match(name):
-            self.fail(
-                where,
-                f"{kind} name '{name}' is not a valid C identifier "
-                "(letters, digits and '_', starting with a letter)",
-            )
-        if name in C_KEYWORDS:
-            self.fail(where, f"{kind} name '{name}' is a C keyword")
-        if "__" in name:
-            self.fail(where, f"{kind} name '{name}' contains '__' (reserved in C)")
-        return name
-
-    def declare(self, name, where, kind):
-        self.identifier(name, where, kind)
-        if name in RESERVED:
-            self.fail(
-                where,
-                f"{kind} name '{name}' is reserved (used by the expression language "
-                "or the generated code)",
-            )
-        if name in self.names:
-            self.fail(where, f"duplicate name '{name}' (already a {self.names[name]})")
-        self.names[name] = kind
-        return name
 
     # --- the document --------------------------------------------------------------------------
     def model(self, doc):
@@ -347,22 +275,9 @@ class _Validator:
         x0 = builder.initial_state()
         model.x0 = [to_double(a) for a in x0]
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
-        v, report = solve_initial_velocities(model, x0, builder.held, model.x, t)
-        if report["assembly_residual"] > 1e-8:
-            self.fail(
-                "bodies",
-                f"the initial positions cannot be assembled: the constraint "
-                f"residual stays at {report['assembly_residual']:.3g} (check the "
-                "joint points and the bodies' positions)",
-            )
-        if report["residual"] > 1e-8:
-            self.fail(
-                "bodies",
-                f"the given initial velocities and joint rates contradict the "
-                f"velocity constraints (residual {report['residual']:.3g})",
-            )
-        model.v0 = v
-        model.initial_report = report
+        # the velocities those rates imply are solved at generation (initial.py), not here
+        model.v0 = None
+        model.pending_initial = (x0, builder.held)
         return model
 
     def parameters(self, raw):
@@ -437,17 +352,6 @@ class _Validator:
             vel_syms[name] = value
             if value.free_symbols <= self.position_symbols:
                 pos_syms[name] = value
-
-    def expr(self, value, where, symbols):
-        try:
-            return parse_expr(value, symbols)
-        except ExprError as exc:
-            message = str(exc)
-            if "unknown symbol" in message and symbols is not None:
-                name = message.split("'")[1]
-                if self.names.get(name) in ("velocity", "definition"):
-                    message += " (velocities, and definitions that use them, are not allowed here)"
-            self.fail(where, message)
 
     def constraints(self, raw, symbols):
         raw = self.seq(raw, "constraints")
@@ -563,16 +467,3 @@ class _Validator:
                     )
                 sim[key] = raw[key]
         return sim
-
-
-def _kind(value):
-    if value is None:
-        return "nothing"
-    return {
-        dict: "a mapping",
-        list: "a list",
-        str: "text",
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-    }.get(type(value), type(value).__name__)

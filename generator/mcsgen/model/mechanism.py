@@ -1,6 +1,6 @@
 """Mechanism files with `bodies:` -> coordinates, constraints, Lagrange blocks and initial state.
 
-Called by model.py's validator (which supplies the error reporting and expression parsing). The
+Called by loader.py with a reader.Reader (typed values, expressions, one-line errors). The
 schema is documented in README.md ("Bodies and joints"). Joint geometry (points, axes) is a
 number, evaluated with the parameters' default values; masses, inertias, gravity, force values
 and drive functions stay symbolic in the parameters (and in t where allowed).
@@ -63,8 +63,8 @@ FORCE_TYPES = ("force", "torque", "spring_damper", "rotational_spring_damper")
 
 
 class MechanismBuilder:
-    def __init__(self, validator, params, t):
-        self.v = validator
+    def __init__(self, ctx, params, t):
+        self.ctx = ctx  # a reader.Reader: typed values, names, expressions, error messages
         self.params = params  # name -> Symbol
         self.param_values = {}  # Symbol -> default (exact)
         self.t = t
@@ -85,25 +85,25 @@ class MechanismBuilder:
         names = dict(self.params)
         if allow_t:
             names["t"] = self.t
-        return self.v.expr(value, where, names)
+        return self.ctx.expr(value, where, names)
 
     def num(self, value, where):
         """An expression that must be a number: the exact SymPy number (parameters at their
         default values)."""
         e = self.sym(value, where).xreplace(self.param_values)
         if not e.is_number:
-            self.v.fail(where, "does not evaluate to a number")
+            self.ctx.fail(where, "does not evaluate to a number")
         try:
             approx(e)
         except NotANumber:
-            self.v.fail(where, f"number is not finite or not real ({e})")
+            self.ctx.fail(where, f"number is not finite or not real ({e})")
         return e
 
     def vector(self, value, where, dim, numeric=True, allow_t=False):
         """numeric: exact numbers (list); else symbolic expressions (list)."""
-        value = self.v.seq(value, where)
+        value = self.ctx.seq(value, where)
         if len(value) != dim:
-            self.v.fail(where, f"expected {dim} components, got {len(value)}")
+            self.ctx.fail(where, f"expected {dim} components, got {len(value)}")
         if numeric:
             return [self.num(c, f"{where}[{i}]") for i, c in enumerate(value)]
         return [self.sym(c, f"{where}[{i}]", allow_t) for i, c in enumerate(value)]
@@ -112,31 +112,31 @@ class MechanismBuilder:
         u = self.vector(value, where, dim)
         norm2 = sum(c * c for c in u)
         if approx(norm2) < 1e-24:
-            self.v.fail(where, "axis has zero length")
+            self.ctx.fail(where, "axis has zero length")
         norm = sp.sqrt(norm2)
         return [c / norm for c in u]
 
     # --- bodies ---------------------------------------------------------------------------------
     def build_bodies(self, raw):
-        raw = self.v.seq(raw, "bodies")
+        raw = self.ctx.seq(raw, "bodies")
         if not raw:
-            self.v.fail("bodies", "a mechanism needs at least one body")
+            self.ctx.fail("bodies", "a mechanism needs at least one body")
         for i, spec in enumerate(raw):
             where = f"bodies[{i}]"
-            spec = self.v.mapping(spec, where)
-            self.v.unknown_keys(spec, BODY_KEYS, where)
+            spec = self.ctx.mapping(spec, where)
+            self.ctx.unknown_keys(spec, BODY_KEYS, where)
             for key in ("name", "type", "mass", "inertia", "position"):
                 if key not in spec:
-                    self.v.fail(f"{where}.{key}", "missing required field")
+                    self.ctx.fail(f"{where}.{key}", "missing required field")
             name = spec["name"]
             if name == "ground":
-                self.v.fail(f"{where}.name", "'ground' is predefined (fixed at the origin)")
-            self.v.declare(name, f"{where}.name", "body")
+                self.ctx.fail(f"{where}.name", "'ground' is predefined (fixed at the origin)")
+            self.ctx.declare(name, f"{where}.name", "body")
             kind = spec["type"]
             if kind not in ("spatial", "planar"):
-                self.v.fail(f"{where}.type", f"'{kind}' is not one of spatial, planar")
+                self.ctx.fail(f"{where}.type", f"'{kind}' is not one of spatial, planar")
             if self.kind and kind != self.kind:
-                self.v.fail(
+                self.ctx.fail(
                     f"{where}.type", f"mixing {self.kind} and {kind} bodies is not " "supported"
                 )
             self.kind = kind
@@ -144,7 +144,7 @@ class MechanismBuilder:
             body.mass = self.sym(spec["mass"], f"{where}.mass")
             mass_value = float(approx(self.num(spec["mass"], f"{where}.mass")))
             if not mass_value > 0:
-                self.v.fail(f"{where}.mass", f"mass must be positive, got {mass_value:g}")
+                self.ctx.fail(f"{where}.mass", f"mass must be positive, got {mass_value:g}")
             self.read_inertia(body, spec["inertia"], f"{where}.inertia")
             self.read_pose(body, spec, where)
             units = ["m"] * body.dim + (["1"] * 4 if kind == "spatial" else ["rad"])
@@ -161,9 +161,9 @@ class MechanismBuilder:
             body.inertia = self.sym(raw, where)
             value = float(approx(self.num(raw, where)))
             if not value >= 0:
-                self.v.fail(where, f"inertia must be non-negative, got {value:g}")
+                self.ctx.fail(where, f"inertia must be non-negative, got {value:g}")
             return
-        raw = self.v.seq(raw, where)
+        raw = self.ctx.seq(raw, where)
         if len(raw) == 3 and not isinstance(raw[0], list):
             J = sp.diag(*[self.sym(c, f"{where}[{i}]") for i, c in enumerate(raw)])
         elif len(raw) == 3:
@@ -171,29 +171,29 @@ class MechanismBuilder:
                 [
                     [
                         self.sym(c, f"{where}[{i}][{j}]")
-                        for j, c in enumerate(self.v.seq(row, f"{where}[{i}]"))
+                        for j, c in enumerate(self.ctx.seq(row, f"{where}[{i}]"))
                     ]
                     for i, row in enumerate(raw)
                 ]
             )
             if J.shape != (3, 3):
-                self.v.fail(where, "expected a 3 x 3 matrix or 3 diagonal entries")
+                self.ctx.fail(where, "expected a 3 x 3 matrix or 3 diagonal entries")
         else:
-            self.v.fail(where, "expected 3 diagonal entries or a 3 x 3 matrix")
+            self.ctx.fail(where, "expected 3 diagonal entries or a 3 x 3 matrix")
         Jn = np.array(
             [[float(approx(self.num_of(J[a, b], where))) for b in range(3)] for a in range(3)]
         )
         if not np.allclose(Jn, Jn.T, rtol=0, atol=1e-12 * max(1.0, np.abs(Jn).max())):
-            self.v.fail(where, "inertia tensor must be symmetric")
+            self.ctx.fail(where, "inertia tensor must be symmetric")
         eig = np.linalg.eigvalsh(Jn)
         if eig.min() <= 0:
-            self.v.fail(
+            self.ctx.fail(
                 where,
                 f"inertia tensor must be positive definite (eigenvalues "
                 f"{', '.join(f'{x:g}' for x in eig)})",
             )
         if eig.max() > 1.0000001 * (eig.sum() - eig.max()):
-            self.v.fail(
+            self.ctx.fail(
                 where,
                 "inertia tensor violates the triangle inequality "
                 "(J1 + J2 >= J3): not a rigid body",
@@ -206,7 +206,7 @@ class MechanismBuilder:
         try:
             approx(e)
         except NotANumber:
-            self.v.fail(where, f"does not evaluate to a finite real number ({e})")
+            self.ctx.fail(where, f"does not evaluate to a finite real number ({e})")
         return e
 
     def read_pose(self, body, spec, where):
@@ -214,13 +214,13 @@ class MechanismBuilder:
         pos = self.vector(spec["position"], f"{where}.position", body.dim)
         if body.kind == "planar":
             if "orientation" in spec:
-                self.v.fail(f"{where}.orientation", "planar bodies take 'angle'")
+                self.ctx.fail(f"{where}.orientation", "planar bodies take 'angle'")
             angle = self.num(spec.get("angle", 0), f"{where}.angle")
             body.x0 = list(pos) + [angle]
             body.R0 = sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
         else:
             if "angle" in spec:
-                self.v.fail(f"{where}.angle", "spatial bodies take 'orientation'")
+                self.ctx.fail(f"{where}.angle", "spatial bodies take 'orientation'")
             q, R = self.read_orientation(spec.get("orientation"), f"{where}.orientation")
             body.x0 = list(pos) + list(q)
             body.R0 = R
@@ -236,38 +236,38 @@ class MechanismBuilder:
         """(Euler parameters (4), rotation matrix (3 x 3)), both exact."""
         if raw is None:
             return (sp.Integer(1), sp.Integer(0), sp.Integer(0), sp.Integer(0)), sp.eye(3)
-        raw = self.v.mapping(raw, where)
-        self.v.unknown_keys(raw, {"axis", "angle", "matrix", "euler_parameters"}, where)
+        raw = self.ctx.mapping(raw, where)
+        self.ctx.unknown_keys(raw, {"axis", "angle", "matrix", "euler_parameters"}, where)
         if "euler_parameters" in raw:
             q = self.vector(raw["euler_parameters"], f"{where}.euler_parameters", 4)
             norm2 = sum(c * c for c in q)
             if abs(float(approx(norm2)) ** 0.5 - 1) > 1e-9:
-                self.v.fail(
+                self.ctx.fail(
                     f"{where}.euler_parameters",
                     f"must have unit norm, got {float(approx(norm2)) ** 0.5:.12g}",
                 )
             q = tuple(c / sp.sqrt(norm2) for c in q)
             return q, matrix_from_quaternion(q)
         if "matrix" in raw:
-            rows = self.v.seq(raw["matrix"], f"{where}.matrix")
+            rows = self.ctx.seq(raw["matrix"], f"{where}.matrix")
             if len(rows) != 3:
-                self.v.fail(f"{where}.matrix", "expected 3 rows")
+                self.ctx.fail(f"{where}.matrix", "expected 3 rows")
             R = sp.Matrix([self.vector(r, f"{where}.matrix[{i}]", 3) for i, r in enumerate(rows)])
             Rn = np.array([[float(approx(c)) for c in R.row(i)] for i in range(3)])
             if np.abs(Rn.T @ Rn - np.eye(3)).max() > 1e-9 or np.linalg.det(Rn) < 0:
-                self.v.fail(f"{where}.matrix", "not a rotation matrix (R^T R = I, det R = 1)")
+                self.ctx.fail(f"{where}.matrix", "not a rotation matrix (R^T R = I, det R = 1)")
             return quaternion_from_matrix(R), R
         if "axis" in raw:
             u = self.unit_vector(raw["axis"], f"{where}.axis")
             angle = self.num(raw.get("angle", 0), f"{where}.angle")
             q = (sp.cos(angle / 2),) + tuple(sp.sin(angle / 2) * c for c in u)
             return q, matrix_from_quaternion(q)
-        self.v.fail(where, "give 'axis' and 'angle', 'matrix', or 'euler_parameters'")
+        self.ctx.fail(where, "give 'axis' and 'angle', 'matrix', or 'euler_parameters'")
 
     # --- joints ---------------------------------------------------------------------------------
     def body_ref(self, name, where):
         if not isinstance(name, str) or name not in self.bodies:
-            self.v.fail(where, f"unknown body '{name}'")
+            self.ctx.fail(where, f"unknown body '{name}'")
         return self.bodies[name]
 
     def world_to_body(self, body, point):
@@ -278,18 +278,18 @@ class MechanismBuilder:
         return list(body.R0.T * (sp.Matrix(point) - r0))
 
     def build_joints(self, raw):
-        raw = self.v.seq(raw or [], "joints")
+        raw = self.ctx.seq(raw or [], "joints")
         for i, spec in enumerate(raw):
             where = f"joints[{i}]"
-            spec = self.v.mapping(spec, where)
+            spec = self.ctx.mapping(spec, where)
             for key in ("name", "type", "body1", "body2"):
                 if key not in spec:
-                    self.v.fail(f"{where}.{key}", "missing required field")
-            name = self.v.declare(spec["name"], f"{where}.name", "joint")
+                    self.ctx.fail(f"{where}.{key}", "missing required field")
+            name = self.ctx.declare(spec["name"], f"{where}.name", "joint")
             b1 = self.body_ref(spec["body1"], f"{where}.body1")
             b2 = self.body_ref(spec["body2"], f"{where}.body2")
             if b1 is b2:
-                self.v.fail(
+                self.ctx.fail(
                     f"{where}.body2",
                     f"a joint needs two different bodies (both are " f"'{b1.name}')",
                 )
@@ -297,12 +297,12 @@ class MechanismBuilder:
             planar = self.kind == "planar"
             types = joint_types(self.kind)
             if jtype not in types:
-                self.v.fail(
+                self.ctx.fail(
                     f"{where}.type",
                     f"'{jtype}' is not a {'planar' if planar else 'spatial'}"
                     f" joint type ({', '.join(sorted(types))})",
                 )
-            self.v.unknown_keys(spec, types[jtype].keys, where)
+            self.ctx.unknown_keys(spec, types[jtype].keys, where)
             dim = 2 if planar else 3
             p1, p2 = self.joint_points(spec, b1, b2, where, dim)
             for body, point in ((b1, p1), (b2, p2)):
@@ -328,7 +328,7 @@ class MechanismBuilder:
     def joint_points(self, spec, b1, b2, where, dim):
         if "point" in spec:
             if "point1" in spec or "point2" in spec:
-                self.v.fail(
+                self.ctx.fail(
                     f"{where}.point",
                     "give 'point' (world, initial pose) or "
                     "'point1'/'point2' (body coordinates), not both",
@@ -343,7 +343,7 @@ class MechanismBuilder:
         """Frame rotations in body coordinates (x axis = joint axis), exact (3 x 3)."""
         if "axis1" in spec or "axis2" in spec:
             if "axis" in spec:
-                self.v.fail(f"{where}.axis", "give 'axis' or 'axis1'/'axis2', not both")
+                self.ctx.fail(f"{where}.axis", "give 'axis' or 'axis1'/'axis2', not both")
             a1 = self.unit_vector(spec.get("axis1", [1, 0, 0]), f"{where}.axis1")
             a2 = self.unit_vector(spec.get("axis2", [1, 0, 0]), f"{where}.axis2")
             return frame_from_axis(self.world_to_body_dir(b1, a1)), frame_from_axis(
@@ -396,7 +396,7 @@ class MechanismBuilder:
             self.add_row(f"{name}.{r}", parts[r])
         if jtype == "universal":
             if "axis1" not in spec or "axis2" not in spec:
-                self.v.fail(
+                self.ctx.fail(
                     f"{where}.axis1",
                     "a universal joint needs 'axis1' (on body1) and "
                     "'axis2' (on body2), perpendicular",
@@ -406,10 +406,10 @@ class MechanismBuilder:
             self.add_row(f"{name}.perp", (a1.T * a2)[0])
         if jtype == "distance":
             if "distance" not in spec:
-                self.v.fail(f"{where}.distance", "missing required field (the distance d)")
+                self.ctx.fail(f"{where}.distance", "missing required field (the distance d)")
             d = self.sym(spec["distance"], f"{where}.distance")
             if not approx(self.num_of(d, f"{where}.distance")) > 0:
-                self.v.fail(f"{where}.distance", "distance must be positive")
+                self.ctx.fail(f"{where}.distance", "distance must be positive")
             delta = P1 - P2
             self.add_row(f"{name}.d", ((delta.T * delta)[0] - d**2) / (2 * d))
         # the free coordinate: the position along the axis, or the angle about it
@@ -426,7 +426,7 @@ class MechanismBuilder:
         rel0 = (b1.x0[2] if b1.kind != "ground" else 0) - (b2.x0[2] if b2.kind != "ground" else 0)
         local = R2.T * (P1 - P2)
         if spec.get("drive") is not None:
-            self.v.fail(
+            self.ctx.fail(
                 f"{where}.drive",
                 "drives on planar joints are not supported; use a " "coordinate driver (drivers:)",
             )
@@ -437,7 +437,7 @@ class MechanismBuilder:
             free = angle
         if jtype == "prismatic":
             if "axis" not in spec:
-                self.v.fail(f"{where}.axis", "a prismatic joint needs 'axis' (world, initial)")
+                self.ctx.fail(f"{where}.axis", "a prismatic joint needs 'axis' (world, initial)")
             u = self.unit_vector(spec["axis"], f"{where}.axis", 2)
             u2 = self.world_to_body_dir(b2, u) if b2.kind != "ground" else sp.Matrix(u)
             n2 = [coefficient(-u2[1]), coefficient(u2[0])]
@@ -450,12 +450,12 @@ class MechanismBuilder:
     def read_drive(self, raw, where, jtype):
         if raw is None:
             return None
-        raw = self.v.mapping(raw, where)
-        self.v.unknown_keys(raw, {"angle", "translation", "quaternion"}, where)
+        raw = self.ctx.mapping(raw, where)
+        self.ctx.unknown_keys(raw, {"angle", "translation", "quaternion"}, where)
         out = {}
         if "angle" in raw:
             if "quaternion" in raw:
-                self.v.fail(where, "give 'angle' or 'quaternion', not both")
+                self.ctx.fail(where, "give 'angle' or 'quaternion', not both")
             out["angle"] = self.sym(raw["angle"], f"{where}.angle", allow_t=True)
         if "quaternion" in raw:
             out["quaternion"] = tuple(
@@ -468,7 +468,7 @@ class MechanismBuilder:
                 raw["translation"], f"{where}.translation", 3, numeric=False, allow_t=True
             )
         if not out:
-            self.v.fail(where, "give 'angle', 'quaternion' or 'translation'")
+            self.ctx.fail(where, "give 'angle', 'quaternion' or 'translation'")
         return out
 
     def joint_coordinate(self, name):
@@ -480,7 +480,7 @@ class MechanismBuilder:
         if "rate" not in spec:
             return
         if not self.joints[name].type.has_rate:
-            self.v.fail(f"{where}.rate", "an initial rate needs a revolute or prismatic joint")
+            self.ctx.fail(f"{where}.rate", "an initial rate needs a revolute or prismatic joint")
         self.held.append(
             (
                 f"joint {name} rate",
@@ -494,18 +494,18 @@ class MechanismBuilder:
         for n_, _, s, sd in self.coords:
             if n_ == name:
                 return s, sd
-        self.v.fail(where, f"unknown coordinate '{name}' (coordinates are <body>.x, ...)")
+        self.ctx.fail(where, f"unknown coordinate '{name}' (coordinates are <body>.x, ...)")
 
     def build_drivers(self, raw):
-        raw = self.v.seq(raw or [], "drivers")
+        raw = self.ctx.seq(raw or [], "drivers")
         for i, spec in enumerate(raw):
             where = f"drivers[{i}]"
-            spec = self.v.mapping(spec, where)
-            self.v.unknown_keys(spec, {"name", "coordinate", "expr"}, where)
+            spec = self.ctx.mapping(spec, where)
+            self.ctx.unknown_keys(spec, {"name", "coordinate", "expr"}, where)
             for key in ("name", "coordinate", "expr"):
                 if key not in spec:
-                    self.v.fail(f"{where}.{key}", "missing required field")
-            name = self.v.declare(spec["name"], f"{where}.name", "driver")
+                    self.ctx.fail(f"{where}.{key}", "missing required field")
+            name = self.ctx.declare(spec["name"], f"{where}.name", "driver")
             s, _ = self.coordinate(spec["coordinate"], f"{where}.coordinate")
             self.add_row(name, s - self.sym(spec["expr"], f"{where}.expr", allow_t=True))
 
@@ -515,22 +515,22 @@ class MechanismBuilder:
         self.applied += q
 
     def build_forces(self, raw):
-        raw = self.v.seq(raw or [], "forces")
+        raw = self.ctx.seq(raw or [], "forces")
         n = len(self.coords)
         xs = [c[2] for c in self.coords]
         vs = [c[3] for c in self.coords]
         for i, spec in enumerate(raw):
             where = f"forces[{i}]"
-            spec = self.v.mapping(spec, where)
-            self.v.unknown_keys(spec, FORCE_KEYS, where)
+            spec = self.ctx.mapping(spec, where)
+            self.ctx.unknown_keys(spec, FORCE_KEYS, where)
             ftype = spec.get("type")
             if ftype not in FORCE_TYPES:
-                self.v.fail(f"{where}.type", f"'{ftype}' is not one of {', '.join(FORCE_TYPES)}")
+                self.ctx.fail(f"{where}.type", f"'{ftype}' is not one of {', '.join(FORCE_TYPES)}")
             dim = 2 if self.kind == "planar" else 3
             if ftype in ("force", "torque"):
                 body = self.body_ref(spec.get("body"), f"{where}.body")
                 if body.kind == "ground":
-                    self.v.fail(f"{where}.body", "forces on ground do nothing")
+                    self.ctx.fail(f"{where}.body", "forces on ground do nothing")
                 idx = range(body.index0, body.index0 + len(body.q))
                 Q = sp.zeros(n, 1)
                 if ftype == "force":
@@ -578,9 +578,9 @@ class MechanismBuilder:
             else:
                 jname = spec.get("joint")
                 if jname not in self.joints:
-                    self.v.fail(f"{where}.joint", f"unknown joint '{jname}'")
+                    self.ctx.fail(f"{where}.joint", f"unknown joint '{jname}'")
                 if self.joints[jname].type.name != "revolute":
-                    self.v.fail(
+                    self.ctx.fail(
                         f"{where}.joint", "a rotational spring-damper needs a revolute " "joint"
                     )
                 theta = self.joint_coordinate(jname)

@@ -1,0 +1,117 @@
+"""Reading a parsed mechanism file: typed values, names and expressions, with one error message
+naming the file and the field for the first problem (README, "Model-file reference"). The
+loader's schema and mechanism.py's builder both read through a `Reader`."""
+
+import math
+import re
+
+from ..errors import ModelError
+from .expr import CONSTANTS, FUNCTIONS, ExprError, parse_expr
+
+C_KEYWORDS = frozenset(
+    """
+auto break case char const continue default do double else enum extern float for goto if inline
+int long register restrict return short signed sizeof static struct switch typedef union unsigned
+void volatile while _Bool _Complex _Imaginary bool true false NULL main
+""".split()
+)
+# Names the expression language already uses (t is time). User names never reach C unprefixed
+# except as parameter-struct members, so C keywords are the only other clash.
+RESERVED = frozenset({"t", "unused_"}) | set(FUNCTIONS) | set(CONSTANTS)
+IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+class Reader:
+    """Reads typed values out of a parsed mechanism file and reports the first problem as one
+    ModelError naming the file and the field. Also keeps the model's namespace (every declared
+    name and what it is)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.names = {}  # every name in the model's namespace -> what it is
+
+    def fail(self, field_path, problem):
+        raise ModelError(self.path, field_path, problem)
+
+    # --- small typed readers -------------------------------------------------------------------
+    def mapping(self, value, where):
+        if not isinstance(value, dict):
+            self.fail(where, f"expected a mapping, got {_kind(value)}")
+        return value
+
+    def seq(self, value, where):
+        if not isinstance(value, list):
+            self.fail(where, f"expected a list, got {_kind(value)}")
+        return value
+
+    def text(self, value, where):
+        if not isinstance(value, str):
+            self.fail(where, f"expected text, got {_kind(value)}")
+        return value
+
+    def number(self, value, where, positive=False):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail(where, f"expected a number, got {_kind(value)}")
+        if not math.isfinite(value):
+            self.fail(where, f"number is not finite ({value})")
+        if positive and value <= 0:
+            self.fail(where, f"must be positive, got {value}")
+        return float(value)
+
+    def unknown_keys(self, mapping, allowed, where):
+        extra = sorted(set(map(str, mapping)) - allowed)
+        if extra:
+            prefix = f"{where}." if where else ""
+            self.fail(prefix + extra[0], f"unknown field (allowed: {', '.join(sorted(allowed))})")
+
+    def identifier(self, name, where, kind):
+        if not isinstance(name, str):
+            self.fail(where, f"{kind} name must be text, got {_kind(name)}")
+        if not IDENT.match(name):
+            self.fail(
+                where,
+                f"{kind} name '{name}' is not a valid C identifier "
+                "(letters, digits and '_', starting with a letter)",
+            )
+        if name in C_KEYWORDS:
+            self.fail(where, f"{kind} name '{name}' is a C keyword")
+        if "__" in name:
+            self.fail(where, f"{kind} name '{name}' contains '__' (reserved in C)")
+        return name
+
+    def declare(self, name, where, kind):
+        self.identifier(name, where, kind)
+        if name in RESERVED:
+            self.fail(
+                where,
+                f"{kind} name '{name}' is reserved (used by the expression language "
+                "or the generated code)",
+            )
+        if name in self.names:
+            self.fail(where, f"duplicate name '{name}' (already a {self.names[name]})")
+        self.names[name] = kind
+        return name
+
+    def expr(self, value, where, symbols):
+        try:
+            return parse_expr(value, symbols)
+        except ExprError as exc:
+            message = str(exc)
+            if "unknown symbol" in message and symbols is not None:
+                name = message.split("'")[1]
+                if self.names.get(name) in ("velocity", "definition"):
+                    message += " (velocities, and definitions that use them, are not allowed here)"
+            self.fail(where, message)
+
+
+def _kind(value):
+    if value is None:
+        return "nothing"
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "text",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
