@@ -5,15 +5,21 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import List, Optional, Sequence, Tuple, Union
 
 from .errors import BuildError
 from .paths import BUILD, GENERATED, RUNTIME
 
-CFLAGS = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2"]
+PathLike = Union[str, os.PathLike]
+
+# The compile line's parts. The Makefile (CFLAGS_STRICT, LIBS) and scripts/firmware-size spell the
+# same flags; tests/test_build.py checks that they agree with these.
+WARNINGS = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror"]
+CFLAGS = WARNINGS + ["-O2"]
 LIBS = ["-llapacke", "-llapack", "-lblas", "-lm"]
 
 
-def linalg_backend():
+def linalg_backend() -> str:
     """'lapack' (default) or 'portable' (self-contained, as on firmware), from MCS_LINALG."""
     backend = os.environ.get("MCS_LINALG", "lapack")
     if backend not in ("lapack", "portable"):
@@ -21,7 +27,7 @@ def linalg_backend():
     return backend
 
 
-def runtime_sources(backend=None):
+def runtime_sources(backend: Optional[str] = None) -> List[Path]:
     """Runtime C files for one linear-algebra backend."""
     skip = {"lapack": "mcs_linalg_portable.c", "portable": "mcs_linalg_lapack.c"}[
         backend or linalg_backend()
@@ -29,12 +35,12 @@ def runtime_sources(backend=None):
     return sorted(p for p in (RUNTIME / "src").glob("*.c") if p.name != skip)
 
 
-def backend_flags(backend=None):
+def backend_flags(backend: Optional[str] = None) -> Tuple[List[str], List[str]]:
     backend = backend or linalg_backend()
     return (["-DMCS_LINALG_PORTABLE"], ["-lm"]) if backend == "portable" else ([], LIBS)
 
 
-def compiler():
+def compiler() -> str:
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if not cc:
         raise BuildError("no C compiler found (install gcc: run `make deps`)")
@@ -69,19 +75,26 @@ def _cached(target, inputs, cmd, what):
     return target
 
 
-def model_dir(name):
+def model_dir(name: str) -> Path:
     d = GENERATED / name
     if not (d / f"{name}.c").exists():
         raise BuildError(f"generated/{name}/{name}.c not found: run `./mcsgen generate` first")
     return d
 
 
-def simulator_sources():
+def simulator_sources() -> List[Path]:
     """The command-line simulator's own C files (runtime/app/mcs_simulate*.c)."""
     return sorted((RUNTIME / "app").glob("mcs_simulate*.c"))
 
 
-def program_command(name, main_sources, target, backend=None, extra_flags=(), gdir=None):
+def program_command(
+    name: str,
+    main_sources: Sequence[PathLike],
+    target: PathLike,
+    backend: Optional[str] = None,
+    extra_flags: Sequence[str] = (),
+    gdir: Optional[PathLike] = None,
+) -> List[str]:
     """The one compile line of a program linked with generated model `name` and the runtime
     (used by `simulate`, the benchmarks and the tests): strict C99 flags, the backend's defines
     and libraries, and the MCS_APP_* macros the drivers expect."""
@@ -111,7 +124,7 @@ def program_command(name, main_sources, target, backend=None, extra_flags=(), gd
     ]
 
 
-def build_simulator(name, extra_flags=()):
+def build_simulator(name: str, extra_flags: Sequence[str] = ()) -> Path:
     """The simulate driver linked with one generated model; returns the executable's path."""
     gdir = model_dir(name)
     sources = simulator_sources() + [gdir / f"{name}.c"] + runtime_sources()
@@ -126,7 +139,7 @@ def build_simulator(name, extra_flags=()):
     return _cached(target, sources + headers, cmd, f"compiling the simulator of {name}")
 
 
-def build_shared(name):
+def build_shared(name: str) -> Path:
     """The generated model alone as a shared library (for `check` through ctypes)."""
     gdir = model_dir(name)
     src = gdir / f"{name}.c"

@@ -6,13 +6,19 @@ say.
 """
 
 import json
+import os
 import subprocess
+from typing import Optional, Union
 
 from .build import build_simulator
 from .errors import McsError
 
+PathLike = Union[str, os.PathLike]
 
-def run_simulation(model_name, options, out_csv=None, progress=False):
+
+def run_simulation(
+    model_name: str, options: dict, out_csv: Optional[PathLike] = None, progress: bool = False
+) -> dict:
     """Build and run the simulator; returns its JSON summary as a dict."""
     exe = build_simulator(model_name)
     cmd = [str(exe)]

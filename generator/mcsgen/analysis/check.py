@@ -21,7 +21,7 @@ import sympy as sp
 
 from ..build import build_shared
 from ..errors import McsError
-from ..model import complete_initial_state
+from ..model import Model, complete_initial_state
 
 DP = ctypes.POINTER(ctypes.c_double)
 
@@ -166,7 +166,7 @@ class CheckReport:
         return "\n".join(lines)
 
 
-def check_model(model, samples=5, seed=1, tol=1e-6):
+def check_model(model: Model, samples: int = 5, seed: int = 1, tol: float = 1e-6) -> "CheckReport":
     if samples < 1:
         raise McsError("check: --samples must be at least 1")
     complete_initial_state(model)  # the sample states are spread around (x0, v0)

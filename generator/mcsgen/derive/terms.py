@@ -5,10 +5,14 @@ component, one Lagrangian momentum) so SymPy 1.11 stays fast; nothing is simplif
 """
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from ..errors import ModelError
+
+if TYPE_CHECKING:  # for the hints only
+    from ..model import Model
 
 
 @dataclass
@@ -30,7 +34,7 @@ class Derived:
     lam: list  # (m) multiplier symbols used in K_c
 
 
-def derive(model):
+def derive(model: "Model") -> Derived:
     x, v, t = model.x, model.v, model.time
     n, m = model.n, model.m
     lam = [sp.Symbol(f"lam_{i}", real=True) for i in range(m)]

@@ -10,7 +10,7 @@ from ..paths import PACKAGE, TEMPLATES
 SHAPING = ("__init__.py", "generate.py", "model", "derive", "emit")
 
 
-def shaping_files():
+def shaping_files() -> list:
     """The files hashed, in a fixed order: the shaping modules, then the templates."""
     files = []
     for entry in SHAPING:
@@ -19,7 +19,7 @@ def shaping_files():
     return files + sorted(TEMPLATES.glob("*.j2"))
 
 
-def generator_fingerprint():
+def generator_fingerprint() -> str:
     h = hashlib.sha256()
     for f in shaping_files():
         h.update(f.relative_to(PACKAGE.parents[1]).as_posix().encode())

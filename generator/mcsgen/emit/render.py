@@ -8,6 +8,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Dict
 
 import jinja2
 import sympy as sp
@@ -17,6 +18,10 @@ from ..model.exact import clean
 from ..paths import TEMPLATES
 from .fingerprint import generator_fingerprint
 from .printer import McsCodePrinter
+
+if TYPE_CHECKING:  # for the hints only
+    from ..derive import Derived
+    from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
 MODEL_ABI_VERSION = 2
@@ -171,7 +176,7 @@ def a_pattern(derived):
     return [(i, j) for j in range(A.shape[1]) for i in range(A.shape[0]) if A[i, j] != 0]
 
 
-def render(model, derived):
+def render(model: "Model", derived: "Derived") -> Dict[str, str]:
     """Return {filename: text} of the generated sources."""
     kernels, scalars = build_kernels(model, derived)
     env = jinja2.Environment(
@@ -214,7 +219,7 @@ def c_string(text):
     return '"' + "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in out) + '"'
 
 
-def write_atomically(files, directory):
+def write_atomically(files: Dict[str, str], directory: "os.PathLike") -> None:
     """Write every file or none: render first, then move complete temp files into place."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

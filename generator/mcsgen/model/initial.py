@@ -6,6 +6,7 @@ linear algebra (sparse rows as {column: value} dicts).
 """
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy as sp
@@ -13,8 +14,11 @@ import sympy as sp
 from ..errors import ModelError
 from .exact import DIGITS, approx
 
+if TYPE_CHECKING:  # for the hints only
+    from .loader import Model
 
-def complete_initial_state(model):
+
+def complete_initial_state(model: "Model") -> "Model":
     """Solve the initial velocities of a bodies-and-joints model (a no-op for other models and
     when already done): model.v0 and model.initial_report. Generation calls it; so does anything
     that needs v0 of a freshly loaded model. A ModelError when the positions cannot be assembled

@@ -5,8 +5,10 @@ in README.md ("Model-file reference"); `load_model` is the only entry point.
 """
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Union
 
 import sympy as sp
 import yaml
@@ -149,7 +151,7 @@ def _construct_mapping(loader, node, deep=False):
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def load_model(path):
+def load_model(path: Union[str, os.PathLike]) -> Model:
     """Read, parse and validate a mechanism file. Raises ModelError on any problem."""
     path = Path(path)
     try:

@@ -8,7 +8,7 @@ import numpy as np
 from ..errors import McsError
 
 
-def read_run(path):
+def read_run(path) -> dict:
     """A CSV written by the simulator -> dict column -> array (empty cells become NaN)."""
     path = Path(path)
     try:

@@ -1,0 +1,34 @@
+"""One compile line: build.program_command is used by simulate, the benchmarks and the tests; the
+Makefile and the firmware script, which cannot import Python before the set-up has run, spell the
+same flags and take the runtime sources by pattern. These tests keep them in agreement."""
+import re
+
+from mcsgen import build
+from mcsgen.paths import ROOT
+
+
+def make_variable(name):
+    text = (ROOT / "Makefile").read_text()
+    return re.search(rf"^{name} := (.*)$", text, re.M).group(1).split()
+
+
+def test_makefile_flags_are_the_builders():
+    assert make_variable("CFLAGS_STRICT") == build.WARNINGS
+    assert make_variable("LIBS") == build.LIBS
+
+
+def test_firmware_script_uses_the_same_warnings_and_every_runtime_source():
+    script = (ROOT / "scripts" / "firmware-size").read_text()
+    assert " ".join(build.WARNINGS) in script
+    assert "runtime/src/*.c" in script and "mcs_linalg_lapack" in script  # all but LAPACK's
+
+
+def test_program_command_takes_every_runtime_source(tmp_path):
+    for backend, other in (
+        ("lapack", "mcs_linalg_portable.c"),
+        ("portable", "mcs_linalg_lapack.c"),
+    ):
+        cmd = build.program_command("spatial_pendulum", [], tmp_path / "x", backend)
+        sources = {p.name for p in (ROOT / "runtime" / "src").glob("*.c")} - {other}
+        assert sources <= {a.rsplit("/", 1)[-1] for a in cmd}
+        assert all(f in cmd for f in build.CFLAGS)
