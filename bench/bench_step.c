@@ -3,6 +3,8 @@
  * usage: bench_step MODE ARGS
  *   per-step T_END H REPEATS        ns per RK4 step for continuation off, euler, none, exp
  *   run METHOD H RTOL T_END REPEATS best wall time of one run, and the final positions
+ *   locks METHOD H RTOL T_END REPEATS JUMP J@T...   the same with coordinate j locked at time T
+ *                                   (JUMP: minimal|naive); also the cost of one lock
  * Prints one JSON object. Needs -D_POSIX_C_SOURCE=199309L (clock_gettime). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,12 @@
 
 static mcs_real work[MCS_SIM_WORK_SIZE(MCS_APP_NX, MCS_APP_NC)];
 static int iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, MCS_APP_NC)];
+/* with room for locks (locks mode only, so the other modes keep the plain layout) */
+#define LROWS (MCS_APP_NC + MCS_APP_NX)
+static mcs_real lwork[MCS_SIM_WORK_SIZE(MCS_APP_NX, LROWS)];
+static int liwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, LROWS)];
+static mcs_real jwork[MCS_JUMP_WORK_SIZE(MCS_APP_NX, LROWS, 1)];
+static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, LROWS, 1)];
 
 static double now(void)
 {
@@ -48,6 +56,49 @@ static double run(mcs_method method, mcs_continuation cont, double h, double rto
     if (mcs_sim_advance(sim, t_end) != MCS_OK) {
         fprintf(stderr, "bench: integration failed\n");
         exit(1);
+    }
+    return now() - start;
+}
+
+/* one run with locks (coordinate lock_j[k] at lock_t[k], in time order); wall seconds of the
+ * loop, and in *lock_s the seconds spent in the locks */
+static double run_locks(mcs_method method, double h, double rtol, double t_end, mcs_jump_method jm,
+                        int nlocks, const int *lock_j, const double *lock_t, mcs_sim *sim,
+                        double *lock_s)
+{
+    mcs_options opt;
+    mcs_real dv[MCS_APP_NX];
+    double start, t0;
+    int k;
+    mcs_options_default(&opt, &MODEL);
+    opt.method = method;
+    opt.h = h;
+    opt.rtol = rtol;
+    opt.atol = rtol * 1e-2;
+    opt.max_locks = nlocks;
+    if (mcs_sim_init(sim, &MODEL, &DEFAULTS, &opt, lwork, sizeof lwork / sizeof *lwork, liwork,
+                     sizeof liwork / sizeof *liwork) != MCS_OK ||
+        mcs_sim_set_state(sim, 0, MODEL.x0, MODEL.v0, NULL) != MCS_OK) {
+        fprintf(stderr, "bench: init failed\n");
+        exit(1);
+    }
+    *lock_s = 0;
+    start = now();
+    for (k = 0; k <= nlocks; ++k) {
+        const double t_stop = k < nlocks && lock_t[k] < t_end ? lock_t[k] : t_end;
+        if (mcs_sim_advance(sim, t_stop) != MCS_OK) {
+            fprintf(stderr, "bench: integration failed\n");
+            exit(1);
+        }
+        if (k == nlocks || t_stop == t_end)
+            break;
+        t0 = now();
+        if (mcs_sim_lock(sim, lock_j[k], jm, dv, jwork, sizeof jwork / sizeof *jwork, jiwork,
+                         sizeof jiwork / sizeof *jiwork, NULL) != MCS_OK) {
+            fprintf(stderr, "bench: lock failed\n");
+            exit(1);
+        }
+        *lock_s += now() - t0;
     }
     return now() - start;
 }
@@ -95,7 +146,35 @@ int main(int argc, char **argv)
         printf("]}\n");
         return 0;
     }
-    fprintf(stderr,
-            "usage: bench_step per-step T_END H REPEATS | run METHOD H RTOL T_END REPEATS\n");
+    if (argc >= 9 && !strcmp(argv[1], "locks")) {
+        const mcs_method method = strcmp(argv[2], "dopri5") ? MCS_METHOD_RK4 : MCS_METHOD_DOPRI5;
+        const double h = atof(argv[3]), rtol = atof(argv[4]), t_end = atof(argv[5]);
+        const int repeats = atoi(argv[6]), nlocks = argc - 8;
+        const mcs_jump_method jm = strcmp(argv[7], "naive") ? MCS_JUMP_MINIMAL : MCS_JUMP_NAIVE;
+        int lock_j[16];
+        double lock_t[16], best = 1e30, best_lock = 1e30, lock_s;
+        if (nlocks > 16)
+            return 2;
+        for (k = 0; k < nlocks; ++k) {
+            lock_j[k] = atoi(argv[8 + k]);
+            lock_t[k] = atof(strchr(argv[8 + k], '@') ? strchr(argv[8 + k], '@') + 1 : "0");
+        }
+        for (k = 0; k < repeats; ++k) {
+            double w = run_locks(method, h, rtol, t_end, jm, nlocks, lock_j, lock_t, &sim, &lock_s);
+            if (w < best)
+                best = w;
+            if (lock_s < best_lock)
+                best_lock = lock_s;
+        }
+        printf("{\"model\": \"%s\", \"wall_s\": %.9f, \"steps\": %ld, \"lock_s\": %.9f, "
+               "\"locks\": %d, \"x\": [",
+               MODEL.name, best, sim.stats.steps, best_lock, nlocks);
+        for (i = 0; i < MODEL.nx; ++i)
+            printf("%s%.17g", i ? ", " : "", (double)sim.cur.x[i]);
+        printf("]}\n");
+        return 0;
+    }
+    fprintf(stderr, "usage: bench_step per-step T_END H REPEATS | run METHOD H RTOL T_END REPEATS"
+                    " | locks METHOD H RTOL T_END REPEATS JUMP J@T...\n");
     return 2;
 }

@@ -73,46 +73,64 @@ def reference_spatial_pendulum(t_end):
     return sol.y[:3, -1]
 
 
-def reference_pendulum_3r(t_end):
-    """3R pendulum: M(q) qdd = f(q, qd) from the textbook absolute-angle form, DOP853."""
-    from scipy.integrate import solve_ivp
-
+def pendulum_3r_dynamics(q, qd):
+    """3R pendulum in relative angles: (M(q), f(q, qd)) with M qdd = f, from the textbook
+    absolute-angle form (independent of the generator)."""
     m, J, L, g = 108.0, 9.36, 1.0, 9.81
     lc = L / 2
+    phi = np.cumsum(q)
+    w = np.cumsum(qd)
+    # absolute angles phi_i; link i centre: sum_{k<i} L u_k + lc u_i, u = (sin, -cos)
+    # mass matrix in phi: Mphi_ij = m * sum_k a_ki a_kj cos(phi_i - phi_j) + J delta_ij
+    a = np.array([[lc, 0, 0], [L, lc, 0], [L, L, lc]])
+    Mphi = np.zeros((3, 3))
+    for i in range(3):
+        for j in range(3):
+            Mphi[i, j] = m * sum(a[k, i] * a[k, j] for k in range(3)) * np.cos(phi[i] - phi[j])
+        Mphi[i, i] += J
+    # centrifugal and gravity
+    h = np.zeros(3)
+    for i in range(3):
+        for j in range(3):
+            h[i] -= (
+                m * sum(a[k, i] * a[k, j] for k in range(3)) * np.sin(phi[i] - phi[j]) * w[j] ** 2
+            )
+        h[i] -= m * g * sum(a[k, i] for k in range(3)) * np.sin(phi[i])
+    # q = S phi with phi = C q (C lower-triangular ones): qdd = C^-1 phidd
+    C = np.tril(np.ones((3, 3)))
+    return C.T @ Mphi @ C, C.T @ h
+
+
+def reference_pendulum_3r(t_end, locks=()):
+    """3R pendulum from rest at q = pi/6 (004 §6), DOP853 at rtol 1e-13; locks: (time, joint)
+    in time order. A lock is integrated as the reduced ODE of the free joints, and the jump
+    conserves their momenta (M v+)_F = (M v-)_F with the locked rates 0: an independent form of
+    004's transition condition."""
+    from scipy.integrate import solve_ivp
+
+    free = [0, 1, 2]
 
     def rhs(_, y):
         q, qd = y[:3], y[3:]
-        phi = np.cumsum(q)
-        w = np.cumsum(qd)
-        # absolute angles phi_i; link i centre: sum_{k<i} L u_k + lc u_i, u = (sin, -cos)
-        # mass matrix in phi: Mphi_ij = m * sum_k a_ki a_kj cos(phi_i - phi_j) + J delta_ij
-        a = np.array([[lc, 0, 0], [L, lc, 0], [L, L, lc]])
-        Mphi = np.zeros((3, 3))
-        for i in range(3):
-            for j in range(3):
-                Mphi[i, j] = m * sum(a[k, i] * a[k, j] for k in range(3)) * np.cos(phi[i] - phi[j])
-            Mphi[i, i] += J
-        # centrifugal and gravity
-        h = np.zeros(3)
-        for i in range(3):
-            for j in range(3):
-                h[i] -= (
-                    m
-                    * sum(a[k, i] * a[k, j] for k in range(3))
-                    * np.sin(phi[i] - phi[j])
-                    * w[j] ** 2
-                )
-            h[i] -= m * g * sum(a[k, i] for k in range(3)) * np.sin(phi[i])
-        # q = S phi with phi = C q (C lower-triangular ones): qdd = C^-1 phidd
-        C = np.tril(np.ones((3, 3)))
-        Mq = C.T @ Mphi @ C
-        fq = C.T @ h
-        return np.concatenate([qd, np.linalg.solve(Mq, fq)])
+        M, f = pendulum_3r_dynamics(q, qd)
+        qdd = np.zeros(3)
+        qdd[free] = np.linalg.solve(M[np.ix_(free, free)], f[free])
+        return np.concatenate([qd, qdd])
 
-    sol = solve_ivp(
-        rhs, (0, t_end), [np.pi / 6] * 3 + [0] * 3, method="DOP853", rtol=1e-13, atol=1e-14
-    )
-    return sol.y[:3, -1]
+    y = np.array([np.pi / 6] * 3 + [0.0] * 3)
+    t = 0.0
+    for t_lock, joint in list(locks) + [(t_end, None)]:
+        sol = solve_ivp(rhs, (t, t_lock), y, method="DOP853", rtol=1e-13, atol=1e-14)
+        y, t = sol.y[:, -1].copy(), t_lock
+        if joint is None:
+            break
+        M, _ = pendulum_3r_dynamics(y[:3], y[3:])
+        p = M @ y[3:]
+        free = [k for k in free if k != joint]
+        v = np.zeros(3)
+        v[free] = np.linalg.solve(M[np.ix_(free, free)], p[free])
+        y[3:] = v
+    return y[:3]
 
 
 def reference_double_four_bar(t_end):
@@ -217,6 +235,30 @@ def main():
             )
             results["P3"].append(r)
 
+    # TARGETS P2b: the 3R pendulum with joint 2 locked at 0.8 s and joint 3 at 1.3 s (004 §6),
+    # 2 s; error against the independent reference, and what one lock costs against one step
+    ref2b = reference_pendulum_3r(2.0, locks=[(0.8, 1), (1.3, 2)])
+    results["P2b"] = []
+    for backend in BACKENDS:
+        p2b = build_bench("pendulum_3r", gen_root, backend)
+        for method, h, rtol, jump in (
+            ("rk4", 1e-4, 0, "minimal"),
+            ("dopri5", 1e-3, 1e-10, "minimal"),
+            ("dopri5", 1e-3, 1e-10, "naive"),
+        ):
+            r = run_json([p2b, "locks", method, h, rtol or 1e-8, 2.0, 7, jump, "1@0.8", "2@1.3"])
+            step = (r["wall_s"] - r["lock_s"]) / r["steps"]
+            r.update(
+                backend=backend,
+                method=method,
+                h=h,
+                rtol=rtol,
+                jump=jump,
+                err=float(np.abs(np.array(r["x"]) - ref2b).max()),
+                lock_over_step=r["lock_s"] / r["locks"] / step,
+            )
+            results["P2b"].append(r)
+
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     print("cost per RK4 step (best of 7 interleaved repeats)")
     print(
@@ -252,6 +294,14 @@ def main():
         print(
             f"  {r['backend']:<9} {label:<26}: {r['wall_s'] * 1e3:8.2f} ms, {r['steps']} steps, "
             f"err {r['err']:.2e}"
+        )
+    print("TARGETS P2b 3R pendulum 2 s, joints 2 and 3 locked at 0.8 and 1.3 s (target <= 1 ms,")
+    print("  free-joint momenta continuous; err against the independent reference)")
+    for r in results["P2b"]:
+        label = f"{r['method']} h={r['h']:g}" + (f" rtol={r['rtol']:g}" if r["rtol"] else "")
+        print(
+            f"  {r['backend']:<9} {label:<26} {r['jump']:<8}: {r['wall_s'] * 1e3:8.3f} ms, "
+            f"{r['steps']} steps, err {r['err']:.2e}, one lock = {r['lock_over_step']:.1f} steps"
         )
     print("generation time per model (best of 3)")
     for name, s in results["generation_s"].items():

@@ -121,21 +121,34 @@ def format_summary(s):
 
 
 def format_events(path, limit=12):
-    """Summary lines of a JSON event log."""
+    """Summary lines of a JSON event log: singular configurations and transitions."""
     try:
         events = json.loads(Path(path).read_text())
     except (OSError, ValueError):
         return f"  events: cannot read {path}"
-    if not events:
-        return f"  singular configurations: none (event log {path})"
-    lines = [f"  singular configurations: {len(events)} (event log {path})"]
-    for ev in events[:limit]:
+    singular = [e for e in events if e.get("kind", "singular") == "singular"]
+    transitions = [e for e in events if e.get("kind") in ("lock", "unlock")]
+    if not singular:
+        lines = [f"  singular configurations: none (event log {path})"]
+    else:
+        lines = [f"  singular configurations: {len(singular)} (event log {path})"]
+    for ev in singular[:limit]:
         lines.append(
             f"    t = {ev['t']:.9f} s: rank {ev['rank_before']} -> {ev['rank_after']}, "
             f"{len(ev['motions'])} new motion(s), sigma {ev['sigma']:.1e}"
         )
-    if len(events) > limit:
-        lines.append(f"    ... {len(events) - limit} more")
+    if len(singular) > limit:
+        lines.append(f"    ... {len(singular) - limit} more")
+    if transitions:
+        lines.append(f"  transitions: {len(transitions)}")
+    for ev in transitions[:limit]:
+        lost = ev["kinetic_before"] - ev["kinetic_after"]
+        extra = f", {ev['dependent']} dependent row(s)" if ev.get("dependent") else ""
+        lines.append(
+            f"    t = {ev['t']:.9f} s: {ev['kind']} {ev['coordinate']}, kinetic energy "
+            f"{ev['kinetic_before']:.6g} -> {ev['kinetic_after']:.6g} J (dE = {-lost:.4g} J), "
+            f"|impulse| {abs(ev['impulse']):.4g}, {ev['dof_after']} DOF left{extra}"
+        )
     return "\n".join(lines)
 
 

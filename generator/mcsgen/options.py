@@ -54,6 +54,24 @@ OPTIONS = (
         default="next to the CSV",
     ),
     SimOption("param", "param", "override a parameter (repeatable)", "NAME=VALUE"),
+    SimOption(
+        "lock",
+        "event",
+        "lock coordinate NAME at time T (004 sec. 6): the row NAME - NAME(T) = 0 joins, with "
+        "the velocity jump --transition says (repeatable)",
+        "NAME@T",
+    ),
+    SimOption(
+        "unlock", "event", "release the lock of NAME at time T (no jump; repeatable)", "NAME@T"
+    ),
+    SimOption(
+        "transition",
+        "choice",
+        "velocity jump at a lock: minimal (004 eq. 37, continued basis), full (eq. 24), "
+        "projected (eq. 32), naive (zero the locked rate, no momentum balance)",
+        choices=("minimal", "full", "projected", "naive"),
+        default="minimal",
+    ),
     SimOption("reactions", "flag", "add the constraint multipliers lam.<row> to the CSV"),
     SimOption("basis", "flag", "add the tangent basis T (columns T<j>.<coordinate>) to the CSV"),
     SimOption(
@@ -148,7 +166,7 @@ def add_arguments(parser):
             parser.add_argument(flag, action="store_true", help=text)
         elif opt.kind == "choice":
             parser.add_argument(flag, choices=opt.choices, help=text)
-        elif opt.kind == "param":
+        elif opt.kind in ("param", "event"):
             parser.add_argument(flag, action="append", metavar=opt.metavar, help=text)
         elif opt.kind in ("real", "int"):
             parser.add_argument(
@@ -171,6 +189,7 @@ def c_table():
         "flag": "OPT_FLAG",
         "path": "OPT_PATH",
         "param": "OPT_PARAM",
+        "event": "OPT_PARAM",
     }
     lines = [
         "/* mcs_options_table.h - the simulator's command-line options. Generated from",

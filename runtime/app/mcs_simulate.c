@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "mcs/mcs_sim.h"
-#include "mcs_options_table.h"
+#include "mcs_simulate_args.h"
 #include "mcs_simulate_output.h"
 
 #define CAT2(a, b) a##b
@@ -19,165 +19,29 @@
 #define PARAMS_T CAT(MCS_APP_MODEL, _params)
 #define DEFAULTS CAT(MCS_APP_MODEL, _default_params)
 
-static mcs_real work[MCS_SIM_WORK_SIZE(MCS_APP_NX, MCS_APP_NC)];
-static int iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, MCS_APP_NC)];
+/* room for up to NX coordinate locks at a time (--lock) */
+#define MAX_ROWS (MCS_APP_NC + MCS_APP_NX)
+static mcs_real work[MCS_SIM_WORK_SIZE(MCS_APP_NX, MAX_ROWS)];
+static int iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, MAX_ROWS)];
+static mcs_real jwork[MCS_JUMP_WORK_SIZE(MCS_APP_NX, MAX_ROWS, 1)];
+static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, MAX_ROWS, 1)];
 static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_APP_NX];
-static mcs_real lambuf[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
+static mcs_real vminus[MCS_APP_NX], dvbuf[MCS_APP_NX], pbefore[MCS_APP_NX], pafter[MCS_APP_NX];
+static mcs_real lambuf[MAX_ROWS];
 static int dep_piv[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
 
-/* What the command line asks for beyond mcs_options. */
-typedef struct app_args {
-    mcs_real t_end, dt_out;
-    const char *out_path, *events_path;
-} app_args;
-
-static void usage(FILE *out)
-{
-    size_t k;
-    fprintf(out, "usage: simulate [OPTION]...\n");
-    for (k = 0; k < SIM_NOPTIONS; ++k) {
-        const sim_option *o = &SIM_OPTIONS[k];
-        char arg[64];
-        if (o->choices)
-            snprintf(arg, sizeof arg, " %s", o->choices);
-        else if (o->metavar)
-            snprintf(arg, sizeof arg, " %s", o->metavar);
-        else
-            arg[0] = '\0';
-        fprintf(out, "  --%s%s\n      %s\n", o->name, arg, o->help);
-    }
-}
-
-static void die(const char *what, const char *detail)
-{
-    fprintf(stderr, "simulate: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    exit(2);
-}
-
-static double number(const char *text, const char *flag)
-{
-    char *end;
-    double value = strtod(text, &end);
-    if (end == text || *end != '\0' || value != value || value - value != 0)
-        die("not a finite number for", flag);
-    return value;
-}
-
-/* Index of `text` in a '|'-separated list of names, or -1. */
-static int choice_index(const char *choices, const char *text)
-{
-    const size_t len = strlen(text);
-    int k = 0;
-    const char *p = choices;
-    for (;;) {
-        const char *bar = strchr(p, '|');
-        const size_t l = bar ? (size_t)(bar - p) : strlen(p);
-        if (l == len && !strncmp(p, text, len))
-            return k;
-        if (!bar)
-            return -1;
-        p = bar + 1;
-        ++k;
-    }
-}
-
-static void set_param(const mcs_model *md, PARAMS_T *params, const char *val)
-{
-    const char *eq = strchr(val, '=');
-    int k;
-    if (!eq)
-        die("--param needs NAME=VALUE, got", val);
-    for (k = 0; k < md->np; ++k)
-        if (strlen(md->param_names[k]) == (size_t)(eq - val) &&
-            !strncmp(md->param_names[k], val, (size_t)(eq - val))) {
-            *(mcs_real *)((char *)params + md->param_offsets[k]) = (mcs_real)number(eq + 1, val);
-            return;
-        }
-    die("unknown parameter", val);
-}
-
-/* One option of the simulator itself (not an mcs_options field). */
-static void set_app_option(const sim_option *o, const char *val, app_args *app, run_info *ri,
-                           const mcs_model *md, PARAMS_T *params)
-{
-    if (!strcmp(o->name, "t-end"))
-        app->t_end = (mcs_real)number(val, o->name);
-    else if (!strcmp(o->name, "dt-out"))
-        app->dt_out = (mcs_real)number(val, o->name);
-    else if (!strcmp(o->name, "out"))
-        app->out_path = val;
-    else if (!strcmp(o->name, "events"))
-        app->events_path = val;
-    else if (!strcmp(o->name, "param"))
-        set_param(md, params, val);
-    else if (!strcmp(o->name, "reactions"))
-        ri->reactions = 1;
-    else if (!strcmp(o->name, "basis"))
-        ri->basis = 1;
-    else if (!strcmp(o->name, "progress"))
-        ri->progress = 1;
-    else
-        die("internal: option without a target", o->name);
-}
-
-static void parse_args(int argc, char **argv, mcs_options *opt, app_args *app, run_info *ri,
-                       const mcs_model *md, PARAMS_T *params)
-{
-    int i;
-    for (i = 1; i < argc; ++i) {
-        const char *a = argv[i], *val = NULL;
-        const sim_option *o = NULL;
-        size_t k;
-        if (!strcmp(a, "--help")) {
-            usage(stdout);
-            exit(0);
-        }
-        for (k = 0; k < SIM_NOPTIONS && !o; ++k)
-            if (a[0] == '-' && a[1] == '-' && !strcmp(a + 2, SIM_OPTIONS[k].name))
-                o = &SIM_OPTIONS[k];
-        if (!o) {
-            usage(stderr);
-            die("unknown option", a);
-        }
-        if (o->kind != OPT_FLAG) {
-            if (i + 1 >= argc)
-                die("missing value after", a);
-            val = argv[++i];
-        }
-        if (o->field < 0) {
-            set_app_option(o, val, app, ri, md, params);
-        } else if (o->kind == OPT_REAL) {
-            *(mcs_real *)((char *)opt + o->field) = (mcs_real)number(val, a);
-        } else if (o->kind == OPT_INT) {
-            const double x = number(val, a);
-            if (x != (double)(int)x)
-                die("not an integer for", a);
-            *(int *)((char *)opt + o->field) = (int)x;
-        } else if (o->kind == OPT_CHOICE) {
-            const int c = choice_index(o->choices, val);
-            if (c < 0)
-                die(!strcmp(o->name, "method") ? "unknown method" : "unknown continuation", val);
-            if (!strcmp(o->name, "method"))
-                opt->method = (mcs_method)c;
-            else
-                opt->continuation = (mcs_continuation)c;
-        }
-    }
-}
-
-/* Steps to t_end, recording a row at each step or at exactly t = k dt_out. */
-static mcs_status run(mcs_sim *sim, run_info *ri, const mcs_options *opt, mcs_real t_end,
-                      mcs_real dt_out)
+/* Steps from the current time to t_stop, recording a row at each step or at exactly t = k dt_out
+ * (*k_out: the next output index). */
+static mcs_status run_to(mcs_sim *sim, run_info *ri, const mcs_options *opt, mcs_real t_stop,
+                         mcs_real dt_out, long *k_out)
 {
     mcs_status st = MCS_OK;
     if (dt_out > 0) {
         /* rows at exactly t = k dt_out: RK4 steps onto them, DOPRI5 interpolates (dense output) */
-        long k = 1;
-        mcs_real t_out = dt_out;
-        int more = t_out <= t_end * (1 + MCS_R(1e-12));
-        if (more && t_out > t_end)
-            t_out = t_end;
-        while (st == MCS_OK && more) {
+        mcs_real t_out = (mcs_real)*k_out * dt_out;
+        while (st == MCS_OK && t_out <= t_stop * (1 + MCS_R(1e-12))) {
+            if (t_out > t_stop)
+                t_out = t_stop;
             if (opt->method == MCS_METHOD_RK4) {
                 while (st == MCS_OK && sim->cur.t < t_out) {
                     st = mcs_sim_step(sim, t_out);
@@ -187,7 +51,7 @@ static mcs_status run(mcs_sim *sim, run_info *ri, const mcs_options *opt, mcs_re
                     output_record_current(ri, sim);
             } else {
                 if (sim->cur.t < t_out) {
-                    st = mcs_sim_step(sim, t_end);
+                    st = mcs_sim_step(sim, t_stop);
                     output_take_event(ri, sim);
                 }
                 if (st != MCS_OK || t_out > sim->cur.t)
@@ -210,20 +74,73 @@ static mcs_status run(mcs_sim *sim, run_info *ri, const mcs_options *opt, mcs_re
                     }
                 }
             }
-            ++k;
-            t_out = (mcs_real)k * dt_out;
-            more = t_out <= t_end * (1 + MCS_R(1e-12));
-            if (more && t_out > t_end)
-                t_out = t_end;
+            ++*k_out;
+            t_out = (mcs_real)*k_out * dt_out;
+        }
+        /* the rest of the segment, past the last output time */
+        while (st == MCS_OK && sim->cur.t < t_stop) {
+            st = mcs_sim_step(sim, t_stop);
+            output_take_event(ri, sim);
         }
     } else {
-        while (st == MCS_OK && sim->cur.t < t_end) {
-            st = mcs_sim_step(sim, t_end);
+        while (st == MCS_OK && sim->cur.t < t_stop) {
+            st = mcs_sim_step(sim, t_stop);
             output_take_event(ri, sim);
             if (st == MCS_OK)
                 output_record_current(ri, sim);
         }
     }
+    return st;
+}
+
+/* A lock or unlock at the current time: the state before and after are both recorded. */
+static mcs_status transition(mcs_sim *sim, run_info *ri, const app_args *app, const app_event *ev,
+                             int before_recorded)
+{
+    mcs_transition tr;
+    mcs_status st;
+    int i;
+    if (!before_recorded)
+        output_record_current(ri, sim);
+    for (i = 0; i < sim->n; ++i) {
+        vminus[i] = sim->cur.v[i];
+        dvbuf[i] = 0;
+    }
+    if (ev->lock)
+        st =
+            mcs_sim_lock(sim, ev->coordinate, app->transition, dvbuf, jwork,
+                         sizeof jwork / sizeof *jwork, jiwork, sizeof jiwork / sizeof *jiwork, &tr);
+    else
+        st = mcs_sim_unlock(sim, ev->coordinate, &tr);
+    if (st != MCS_OK)
+        return st;
+    /* generalized momenta of the directions free after the event, before and after it */
+    if ((st = mcs_sim_momenta(sim, vminus, pbefore)) != MCS_OK ||
+        (st = mcs_sim_momenta(sim, sim->cur.v, pafter)) != MCS_OK)
+        return st;
+    output_transition(ri, sim, &tr, dvbuf, pbefore, pafter);
+    output_record_current(ri, sim);
+    return MCS_OK;
+}
+
+/* The run: segments between the transitions, each transition at its exact time. */
+static mcs_status run(mcs_sim *sim, run_info *ri, const mcs_options *opt, const app_args *app)
+{
+    mcs_status st = MCS_OK;
+    long k_out = 1;
+    int e;
+    for (e = 0; e < app->nevents && st == MCS_OK; ++e) {
+        const app_event *ev = &app->events[e];
+        int rows_before;
+        if (ev->t > app->t_end)
+            break;
+        rows_before = ri->rows;
+        st = run_to(sim, ri, opt, ev->t, app->dt_out, &k_out);
+        if (st == MCS_OK) /* a row at the event time was recorded if the last step wrote one */
+            st = transition(sim, ri, app, ev, ri->rows > rows_before && ri->last_t == sim->cur.t);
+    }
+    if (st == MCS_OK)
+        st = run_to(sim, ri, opt, app->t_end, app->dt_out, &k_out);
     return st;
 }
 
@@ -243,13 +160,29 @@ int main(int argc, char **argv)
     params = DEFAULTS;
     if (mcs_options_default(&opt, md) != MCS_OK)
         die("internal: options", NULL);
+    opt.max_locks = md->nx; /* the static workspace has room for nx locks (MAX_ROWS) */
     memset(&ri, 0, sizeof ri);
     memset(&app, 0, sizeof app);
+    app.transition = MCS_JUMP_MINIMAL;
     app.t_end = md->t_end;
     app.dt_out = md->dt_out;
     parse_args(argc, argv, &opt, &app, &ri, md, &params);
     if (!(app.t_end > 0) || !(opt.h > 0) || !(opt.rtol > 0) || !(opt.atol > 0) || app.dt_out < 0)
         die("t-end, h, rtol and atol must be positive, dt-out non-negative", NULL);
+    {
+        /* every unlock releases a lock made before it; at most nx locks at a time */
+        int locked[MCS_APP_NX] = {0}, k, active = 0;
+        for (k = 0; k < app.nevents; ++k) {
+            const app_event *ev = &app.events[k];
+            if (!ev->lock && locked[ev->coordinate] == 0)
+                die("--unlock of a coordinate not locked at that time",
+                    md->coord_names[ev->coordinate]);
+            locked[ev->coordinate] += ev->lock ? 1 : -1;
+            active += ev->lock ? 1 : -1;
+            if (active > md->nx)
+                die("more locks at a time than coordinates", md->coord_names[ev->coordinate]);
+        }
+    }
 
     if ((st = mcs_sim_init(&sim, md, &params, &opt, work, sizeof work / sizeof *work, iwork,
                            sizeof iwork / sizeof *iwork)) != MCS_OK)
@@ -269,7 +202,7 @@ int main(int argc, char **argv)
     if (output_open(&ri, app.out_path, app.events_path) != 0)
         die("cannot write", ri.csv || !app.events_path ? app.out_path : app.events_path);
     output_record_current(&ri, &sim);
-    st = run(&sim, &ri, &opt, app.t_end, app.dt_out);
+    st = run(&sim, &ri, &opt, &app);
     rs.wall_s = (double)(clock() - ri.started) / CLOCKS_PER_SEC;
     output_close(&ri);
 

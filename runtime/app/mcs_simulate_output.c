@@ -121,7 +121,7 @@ void output_record(run_info *ri, mcs_sim *sim, const run_row *row)
     (void)mcs_sim_energy_at(sim, row->t, row->x, row->v, &kin, &pot);
     (void)mcs_sim_constraint_norm_at(sim, row->t, row->x, &cn);
     if (ri->rows == 0)
-        ri->e0 = kin + pot;
+        ri->e0 = ri->e_initial = kin + pot;
     if (kin > ri->kin_max)
         ri->kin_max = kin;
     if (MCS_FN(fabs)(kin + pot - ri->e0) > ri->e_dev_max)
@@ -133,6 +133,7 @@ void output_record(run_info *ri, mcs_sim *sim, const run_row *row)
     if (row->rank > ri->rank_max)
         ri->rank_max = row->rank;
     ri->rows++;
+    ri->last_t = row->t;
     if (ri->csv)
         csv_columns(ri, sim, row, cn, kin + pot);
     progress(ri, row->t);
@@ -175,7 +176,9 @@ void output_take_event(run_info *ri, mcs_sim *sim)
     sim->event_ready = 0;
     if (!o)
         return;
-    fprintf(o, "%s\n  {\"t\": %.17g, \"sigma\": %.17g, \"rank_before\": %d, \"rank_after\": %d,",
+    fprintf(o,
+            "%s\n  {\"kind\": \"singular\", \"t\": %.17g, \"sigma\": %.17g, \"rank_before\": %d, "
+            "\"rank_after\": %d,",
             ri->nevents ? "," : "", (double)ev->t, (double)ev->sigma, ev->rank_before,
             ev->rank_after);
     fprintf(o, "\n   \"rdiag\": [");
@@ -194,6 +197,45 @@ void output_take_event(run_info *ri, mcs_sim *sim)
         json_vector(o, md, ev->motions + j * n);
     }
     fprintf(o, "]}");
+    ri->nevents++;
+}
+
+static void json_list(FILE *o, const char *key, int k, const mcs_real *a)
+{
+    int i;
+    fprintf(o, ", \"%s\": [", key);
+    for (i = 0; i < k; ++i)
+        fprintf(o, "%s%.17g", i ? ", " : "", (double)a[i]);
+    fputc(']', o);
+}
+
+void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, const mcs_real *dv,
+                       const mcs_real *P_before, const mcs_real *P_after)
+{
+    const mcs_model *md = ri->model;
+    const int f = md->nx - tr->rank_after;
+    FILE *o = ri->events;
+    mcs_real kin = 0, pot = 0;
+    if (ri->ntransitions < RUN_MAX_TRANSITIONS)
+        ri->transitions[ri->ntransitions++] = *tr;
+    /* energy is conserved between transitions: measure the drift from the new level */
+    (void)mcs_sim_energy(sim, &kin, &pot);
+    ri->e0 = kin + pot;
+    if (!o)
+        return;
+    fprintf(o,
+            "%s\n  {\"kind\": \"%s\", \"t\": %.17g, \"coordinate\": \"%s\", \"rank_before\": %d, "
+            "\"rank_after\": %d, \"dependent\": %d, \"dof_after\": %d, \"impulse\": %.17g, "
+            "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g",
+            ri->nevents ? "," : "", tr->lock ? "lock" : "unlock", (double)tr->t,
+            md->coord_names[tr->coordinate], tr->rank_before, tr->rank_after, tr->jump.dependent,
+            tr->jump.dof_after, (double)tr->impulse, (double)tr->jump.kinetic_before,
+            (double)tr->jump.kinetic_after);
+    fprintf(o, ",\n   \"dv\": ");
+    json_vector(o, md, dv);
+    json_list(o, "momenta_before", f, P_before);
+    json_list(o, "momenta_after", f, P_after);
+    fputc('}', o);
     ri->nevents++;
 }
 
@@ -254,6 +296,18 @@ void output_summary(const run_info *ri, const mcs_sim *sim, const run_summary *r
         printf("%s\"%s\"", i > rs->rank0 ? ", " : "", md->constraint_names[rs->piv0[i]]);
     printf("]");
     printf(", \"max_c_norm\": %.17g, \"wall_s\": %.6f", (double)ri->c_max, rs->wall_s);
+    printf(", \"transitions\": [");
+    for (i = 0; i < ri->ntransitions; ++i) {
+        const mcs_transition *tr = &ri->transitions[i];
+        printf("%s{\"kind\": \"%s\", \"t\": %.17g, \"coordinate\": \"%s\", \"impulse\": %.17g, "
+               "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g, \"dependent\": %d, "
+               "\"dof_after\": %d}",
+               i ? ", " : "", tr->lock ? "lock" : "unlock", (double)tr->t,
+               md->coord_names[tr->coordinate], (double)tr->impulse,
+               (double)tr->jump.kinetic_before, (double)tr->jump.kinetic_after, tr->jump.dependent,
+               tr->jump.dof_after);
+    }
+    printf("]");
     if (ri->reactions) {
         printf(", \"reactions_status\": ");
         json_string(mcs_status_str(ri->reaction_status));
@@ -261,7 +315,7 @@ void output_summary(const run_info *ri, const mcs_sim *sim, const run_summary *r
     if (md->potential) {
         mcs_real scale = MCS_FN(fabs)(ri->e0) > ri->kin_max ? MCS_FN(fabs)(ri->e0) : ri->kin_max;
         printf(", \"energy0\": %.17g, \"energy_drift\": %.17g, \"energy_drift_rel\": %.17g",
-               (double)ri->e0, (double)ri->e_dev_max,
+               (double)ri->e_initial, (double)ri->e_dev_max,
                (double)(scale > 0 ? ri->e_dev_max / scale : 0));
     }
     printf(

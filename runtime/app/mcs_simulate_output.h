@@ -9,6 +9,8 @@
 
 #include "mcs/mcs_sim.h"
 
+#define RUN_MAX_TRANSITIONS 64
+
 typedef struct run_info {
     const mcs_model *model;
     FILE *csv;    /* NULL: no CSV */
@@ -19,10 +21,15 @@ typedef struct run_info {
     mcs_real *q, *qd;               /* (nx) scratch for the projected coordinates */
     /* statistics over the recorded rows */
     int rows, rank_min, rank_max, bar_shown;
-    mcs_real e0, kin_max, e_dev_max, c_max;
+    mcs_real last_t;                        /* time of the last row recorded */
+    mcs_real e0, kin_max, e_dev_max, c_max; /* e0: energy since the last transition */
+    mcs_real e_initial;
     mcs_status reaction_status;
     mcs_real t0, t_end;
     clock_t started;
+    /* transitions (locks, unlocks) made, for the summary */
+    int ntransitions;
+    mcs_transition transitions[RUN_MAX_TRANSITIONS];
 } run_info;
 
 /* A state to record: (t, x, v), its projected coordinates q, qd (f = n - rank entries) and the
@@ -40,6 +47,12 @@ void output_record(run_info *ri, mcs_sim *sim, const run_row *row);
 void output_record_current(run_info *ri, mcs_sim *sim);
 /* Writes the event the last step located, if any, and clears it. */
 void output_take_event(run_info *ri, mcs_sim *sim);
+/* A transition just made: logged to the event file with the velocity jump dv (n) and the
+ * generalized momenta of the new basis before and after (f entries each, f = n - rank after),
+ * kept for the summary; the energy statistics restart from the new level. */
+void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, const mcs_real *dv,
+                       const mcs_real *P_before, const mcs_real *P_after);
+
 /* Closes the files. */
 void output_close(run_info *ri);
 

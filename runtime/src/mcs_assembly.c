@@ -7,7 +7,7 @@ mcs_real mcs_constraint_norm_at(mcs_sim *s, const mcs_real *x, mcs_real t)
 {
     if (s->m == 0)
         return 0;
-    s->model->c(x, t, s->params, s->w.c);
+    mcs_rows_c(s, x, t, s->w.c);
     return mcs_vec_max_abs(s->m, s->w.c);
 }
 
@@ -51,7 +51,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
             return st;
         if (s->m == 0 || fr->r == 0)
             break;
-        s->model->c(fr->x, t, s->params, s->w.c);
+        mcs_rows_c(s, fr->x, t, s->w.c);
         min_norm_correction(s, fr, s->w.c, s->w.rhs);
         step = mcs_vec_max_abs(n, s->w.rhs);
         if (step < 0)
@@ -66,7 +66,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     }
     if (s->m > 0 && fr->r > 0) {
         /* velocities: v <- v - U R_ns^-T (A_S v + c_S,t) */
-        s->model->c_t(fr->x, t, s->params, s->w.c_t);
+        mcs_rows_c_t(s, fr->x, t, s->w.c_t);
         mcs_mat_gemm(0, 0, s->m, 1, n, 1, s->w.A, s->m, fr->v, n, 0, s->w.gamma, s->m);
         for (i = 0; i < s->m; ++i)
             s->w.gamma[i] += s->w.c_t[i];

@@ -17,7 +17,7 @@ mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr)
 {
     int info;
     if (s->m > 0)
-        s->model->A(fr->x, fr->t, s->params, s->w.A);
+        mcs_rows_A(s, fr->x, fr->t, s->w.A);
     info = mcs_qr_basis(s->n, s->m, s->w.A, MAX2(s->m, 1), s->opt.rank_tol, fr->Q, fr->R, fr->piv,
                         &fr->r, s->w.basis_work);
     s->stats.factorizations++;
@@ -45,7 +45,7 @@ mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real 
     if (s->opt.continuation == MCS_CONT_OFF)
         return MCS_OK;
     if (s->m > 0 && s->opt.continuation != MCS_CONT_NONE)
-        s->model->A_dot(from->x, from->v, from->t, s->params, s->w.A_dot);
+        mcs_rows_A_dot(s, from->x, from->v, from->t, s->w.A_dot);
     if (mcs_predict_tangent(n, s->m, from->r, from->Q, from->R, from->piv, s->w.A_dot, h,
                             s->opt.continuation, s->w.Tpred, s->w.basis_work,
                             s->w.basis_iwork) != 0)
@@ -131,10 +131,10 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
         mcs_mat_gemm(0, 0, n, 1, r, 1, U, n, p, MAX2(r, 1), 1, x, n);
         if (m == 0)
             break;
-        s->model->A(x, t, s->params, s->w.A);
+        mcs_rows_A(s, x, t, s->w.A);
         if (r == 0)
             break;
-        s->model->c(x, t, s->params, s->w.c);
+        mcs_rows_c(s, x, t, s->w.c);
         if ((st = factor_G(s, ch)) != MCS_OK)
             return st;
         for (i = 0; i < r; ++i)
@@ -178,7 +178,7 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     /* v = Phi qd - U G^-1 c_S,t */
     mcs_mat_gemm(0, 0, n, 1, f, 1, Phi, n, qd, MAX2(f, 1), 0, v, n);
     if (r > 0) {
-        s->model->c_t(x, t, s->params, s->w.c_t);
+        mcs_rows_c_t(s, x, t, s->w.c_t);
         apply_U_Ginv(s, ch, s->w.c_t, s->w.rhs);
         for (i = 0; i < n; ++i)
             v[i] -= s->w.rhs[i];
@@ -203,7 +203,7 @@ mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
         rhs[i] = s->w.f[i];
     if (r > 0) {
         /* rhs = f - M beta */
-        s->model->gamma(x, v, t, s->params, s->w.gamma);
+        mcs_rows_gamma(s, x, v, t, s->w.gamma);
         apply_U_Ginv(s, ch, s->w.gamma, s->w.Z /* n scratch, Z is free after mcs_chart_map */);
         mcs_mat_gemm(0, 0, n, 1, n, -1, s->w.M, n, s->w.Z, n, 1, rhs, n);
     }

@@ -66,7 +66,7 @@ void mcs_events_detect(mcs_sim *s)
             return;
     }
     if (s->m > 0)
-        s->model->A(ev->x, t_min, s->params, s->w.A);
+        mcs_rows_A(s, ev->x, t_min, s->w.A);
     if (mcs_qr_basis(n, s->m, s->w.A, MAX2(s->m, 1), s->opt.sing_tol, s->probe.Q, s->probe.R,
                      s->probe.piv, &r_s, s->w.basis_work) != 0)
         return;
@@ -75,7 +75,7 @@ void mcs_events_detect(mcs_sim *s)
         return;
     /* continued basis at t_min, then align the singular null space with it */
     if (s->opt.continuation != MCS_CONT_OFF && s->m > 0 && s->opt.continuation != MCS_CONT_NONE)
-        s->model->A_dot(s->prev.x, s->prev.v, s->prev.t, s->params, s->w.A_dot);
+        mcs_rows_A_dot(s, s->prev.x, s->prev.v, s->prev.t, s->w.A_dot);
     if (s->opt.continuation == MCS_CONT_OFF) {
         mcs_mat_copy(n, f_old, s->prev.Q + rp * n, n, s->w.Tpred, n);
     } else if (mcs_predict_tangent(n, s->m, rp, s->prev.Q, s->prev.R, s->prev.piv, s->w.A_dot,

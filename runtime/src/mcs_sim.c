@@ -78,6 +78,8 @@ static void carve_all(carver *c, mcs_sim *s, int n, int m)
     s->event.motions = take(c, k * k);
     s->w.basis_work = take(c, (size_t)MCS_BASIS_WORK_SIZE(n, m));
     s->w.ipiv = itake(c, k);
+    s->lock_coord = itake(c, k);
+    s->lock_ref = take(c, k);
     s->w.basis_iwork = itake(c, (size_t)MCS_BASIS_IWORK_SIZE(n, m));
 }
 
@@ -113,6 +115,7 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
     opt->sing_watch = MCS_R(0.05);
     opt->sing_tol = MAX2(MCS_R(1e-6), 1000 * MCS_REAL_EPS);
     opt->chart_tol = MAX2(MCS_R(1e-4), 1000 * MCS_REAL_EPS);
+    opt->max_locks = 0;
     return MCS_OK;
 }
 
@@ -129,9 +132,11 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
     if (model->nx < 1 || model->nc < 0 || !(opt->h > 0) || !(opt->rtol > 0) || !(opt->atol > 0) ||
         /* unsigned: one test covers negative values too, whatever type the ABI gives enums */
         (unsigned)opt->method > (unsigned)MCS_METHOD_DOPRI5 ||
-        (unsigned)opt->continuation > (unsigned)MCS_CONT_OFF || opt->newton_max_iter < 1)
+        (unsigned)opt->continuation > (unsigned)MCS_CONT_OFF || opt->newton_max_iter < 1 ||
+        opt->max_locks < 0)
         return MCS_ERR_ARGUMENT;
-    if (mcs_sim_workspace_size(model->nx, model->nc, &need, &ineed) != MCS_OK)
+    /* room for the model's rows and the locks it may take */
+    if (mcs_sim_workspace_size(model->nx, model->nc + opt->max_locks, &need, &ineed) != MCS_OK)
         return MCS_ERR_ARGUMENT;
     if (work_len < need || iwork_len < ineed)
         return MCS_ERR_WORKSPACE;
@@ -144,7 +149,9 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
     c.len = work_len;
     c.iw = iwork;
     c.ilen = iwork_len;
-    carve_all(&c, s, s->n, s->m);
+    carve_all(&c, s, s->n, s->m + opt->max_locks);
+    s->nlocks = 0;
+    s->transitions = 0;
     s->h_last = 0;
     s->h_next = opt->h;
     s->t_grid0 = 0;

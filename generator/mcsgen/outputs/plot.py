@@ -179,8 +179,9 @@ def plot_events(events_path, model, out=None):
         events = json.loads(Path(events_path).read_text())
     except (OSError, ValueError) as exc:
         raise McsError(f"{events_path}: cannot read the event log ({exc})") from None
+    events = [e for e in events if e.get("kind", "singular") == "singular"]
     if not events:
-        raise McsError(f"{events_path}: no events to draw")
+        raise McsError(f"{events_path}: no singular configurations to draw")
     if model.kind != "planar" or not model.drawing:
         raise McsError("plot --events draws planar mechanisms described by bodies and joints")
     shown = events[:4]

@@ -22,6 +22,7 @@
 #include "mcs_config.h"
 #include "mcs_model.h"
 #include "mcs_status.h"
+#include "mcs_transition.h"
 
 typedef enum mcs_method {
     MCS_METHOD_RK4 = 0,   /* classic fixed-step Runge-Kutta 4 (firmware default) */
@@ -33,8 +34,8 @@ typedef enum mcs_method {
  * from the layout itself (a test checks it for many n, m). */
 #define MCS_SIM_K(n, m) MCS_BASIS_K(n, m)
 #define MCS_SIM_WORK_SIZE(n, m) \
-    (18 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 40 * MCS_SIM_K(n, m) + MCS_BASIS_WORK_SIZE(n, m))
-#define MCS_SIM_IWORK_SIZE(n, m) (4 * MCS_SIM_K(n, m) + MCS_BASIS_IWORK_SIZE(n, m))
+    (18 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 41 * MCS_SIM_K(n, m) + MCS_BASIS_WORK_SIZE(n, m))
+#define MCS_SIM_IWORK_SIZE(n, m) (5 * MCS_SIM_K(n, m) + MCS_BASIS_IWORK_SIZE(n, m))
 
 typedef struct mcs_options {
     mcs_method method;
@@ -54,6 +55,9 @@ typedef struct mcs_options {
     mcs_real sing_watch; /* default 0.05 */
     mcs_real sing_tol;   /* default 1e-6: also the rank tolerance at the located event */
     mcs_real chart_tol;  /* default 1e-4 */
+    /* Coordinate locks (mcs_sim_lock) the workspace has room for: size it for m + max_locks
+     * rows (MCS_SIM_WORK_SIZE(n, m + max_locks)). Default 0. */
+    int max_locks;
 } mcs_options;
 
 /* The state at one time and the factorization of A(x, t)^T there. */
@@ -117,7 +121,13 @@ typedef struct mcs_sim {
     long grid_index;  /* RK4: index of the last grid point reached */
     mcs_stats stats;
     mcs_event event; /* the last event located */
-    int event_ready; /* set by a step that located an event; the caller clears it */
+    /* Coordinate locks now active (mcs_sim_lock): rows x_j - ref = 0 after the model's nc rows;
+     * m = nc + nlocks. */
+    int nlocks;
+    int *lock_coord;    /* (max_locks) the locked coordinates j */
+    mcs_real *lock_ref; /* (max_locks) x_j at the lock */
+    long transitions;   /* locks and unlocks made */
+    int event_ready;    /* set by a step that located an event; the caller clears it */
     /* Internal scratch, carved from the caller's work array by mcs_sim_init. */
     struct mcs_sim_scratch {
         mcs_real *A, *A_dot, *c, *c_t, *gamma, *M, *f;
@@ -189,5 +199,35 @@ mcs_status mcs_sim_constraint_norm_at(mcs_sim *sim, mcs_real t, const mcs_real *
 mcs_status mcs_sim_energy(mcs_sim *sim, mcs_real *kinetic, mcs_real *potential);
 mcs_status mcs_sim_energy_at(const mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
                              mcs_real *kinetic, mcs_real *potential);
+
+/* ---- transitions: coordinate locks (004 §5-6) ---- */
+
+/* What a lock or an unlock did. */
+typedef struct mcs_transition {
+    mcs_real t;
+    int coordinate; /* the coordinate j */
+    int lock;       /* 1: locked, 0: unlocked */
+    int rank_before, rank_after;
+    mcs_real impulse;     /* Lambda of the lock row (0 for an unlock or a naive lock) */
+    mcs_jump_report jump; /* energies, dependent rows, DOF after (an unlock: no jump) */
+} mcs_transition;
+
+/* Locks coordinate j at the current state (the end of a step): the velocity jumps by dv (n,
+ * caller's array) as `method` says (MCS_JUMP_MINIMAL: momentum-consistent, with the continued
+ * basis), the row x_j - x_j(now) = 0 joins the constraints, the Jacobian is re-factored and the
+ * basis aligned with the one before (SPEC §3.7, f' <= f). A lock of something already held (a
+ * dependent row) is allowed: the impulse is the minimum-norm one and nothing jumps. jwork/jiwork:
+ * MCS_JUMP_WORK_SIZE(n, m + max_locks, 1) reals and MCS_JUMP_IWORK_SIZE(...) ints. Dense output
+ * of the last step is no longer available afterwards. */
+mcs_status mcs_sim_lock(mcs_sim *sim, int j, mcs_jump_method method, mcs_real *dv, mcs_real *jwork,
+                        size_t jwork_len, int *jiwork, size_t jiwork_len, mcs_transition *report);
+
+/* Releases the last lock of coordinate j: no velocity changes (004), the row leaves, the basis
+ * gains the freed direction. */
+mcs_status mcs_sim_unlock(mcs_sim *sim, int j, mcs_transition *report);
+
+/* Generalized momenta of the current basis: P = T^T M(x) v (f entries) for a velocity v (n),
+ * e.g. the current one or the one before a jump (004 Fig. 4a). */
+mcs_status mcs_sim_momenta(mcs_sim *sim, const mcs_real *v, mcs_real *P);
 
 #endif /* MCS_SIM_H */

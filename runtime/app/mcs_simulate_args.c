@@ -1,0 +1,178 @@
+/* mcs_simulate_args.c - the command-line simulator's options (see mcs_simulate_args.h). */
+#include "mcs_simulate_args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcs_options_table.h"
+
+static void usage(FILE *out)
+{
+    size_t k;
+    fprintf(out, "usage: simulate [OPTION]...\n");
+    for (k = 0; k < SIM_NOPTIONS; ++k) {
+        const sim_option *o = &SIM_OPTIONS[k];
+        char arg[64];
+        if (o->choices)
+            snprintf(arg, sizeof arg, " %s", o->choices);
+        else if (o->metavar)
+            snprintf(arg, sizeof arg, " %s", o->metavar);
+        else
+            arg[0] = '\0';
+        fprintf(out, "  --%s%s\n      %s\n", o->name, arg, o->help);
+    }
+}
+
+void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "simulate: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+    exit(2);
+}
+
+double number(const char *text, const char *flag)
+{
+    char *end;
+    double value = strtod(text, &end);
+    if (end == text || *end != '\0' || value != value || value - value != 0)
+        die("not a finite number for", flag);
+    return value;
+}
+
+/* Index of `text` in a '|'-separated list of names, or -1. */
+static int choice_index(const char *choices, const char *text)
+{
+    const size_t len = strlen(text);
+    int k = 0;
+    const char *p = choices;
+    for (;;) {
+        const char *bar = strchr(p, '|');
+        const size_t l = bar ? (size_t)(bar - p) : strlen(p);
+        if (l == len && !strncmp(p, text, len))
+            return k;
+        if (!bar)
+            return -1;
+        p = bar + 1;
+        ++k;
+    }
+}
+
+static void set_param(const mcs_model *md, void *params, const char *val)
+{
+    const char *eq = strchr(val, '=');
+    int k;
+    if (!eq)
+        die("--param needs NAME=VALUE, got", val);
+    for (k = 0; k < md->np; ++k)
+        if (strlen(md->param_names[k]) == (size_t)(eq - val) &&
+            !strncmp(md->param_names[k], val, (size_t)(eq - val))) {
+            *(mcs_real *)((char *)params + md->param_offsets[k]) = (mcs_real)number(eq + 1, val);
+            return;
+        }
+    die("unknown parameter", val);
+}
+
+/* --lock NAME@T / --unlock NAME@T: kept in time order (stable for equal times). */
+static void add_event(const mcs_model *md, app_args *app, const char *val, int lock)
+{
+    const char *at = strchr(val, '@');
+    app_event ev;
+    int k;
+    if (!at)
+        die(lock ? "--lock needs NAME@T, got" : "--unlock needs NAME@T, got", val);
+    ev.coordinate = -1;
+    for (k = 0; k < md->nx; ++k)
+        if (strlen(md->coord_names[k]) == (size_t)(at - val) &&
+            !strncmp(md->coord_names[k], val, (size_t)(at - val)))
+            ev.coordinate = k;
+    if (ev.coordinate < 0)
+        die("unknown coordinate", val);
+    ev.t = (mcs_real)number(at + 1, val);
+    if (!(ev.t > 0))
+        die("a transition needs a time after the start, got", val);
+    ev.lock = lock;
+    if (app->nevents >= MAX_EVENTS)
+        die("too many --lock/--unlock events", val);
+    for (k = app->nevents; k > 0 && app->events[k - 1].t > ev.t; --k)
+        app->events[k] = app->events[k - 1];
+    app->events[k] = ev;
+    app->nevents++;
+}
+
+/* One option of the simulator itself (not an mcs_options field). */
+static void set_app_option(const sim_option *o, const char *val, app_args *app, run_info *ri,
+                           const mcs_model *md, void *params)
+{
+    if (!strcmp(o->name, "t-end"))
+        app->t_end = (mcs_real)number(val, o->name);
+    else if (!strcmp(o->name, "dt-out"))
+        app->dt_out = (mcs_real)number(val, o->name);
+    else if (!strcmp(o->name, "out"))
+        app->out_path = val;
+    else if (!strcmp(o->name, "events"))
+        app->events_path = val;
+    else if (!strcmp(o->name, "param"))
+        set_param(md, params, val);
+    else if (!strcmp(o->name, "lock"))
+        add_event(md, app, val, 1);
+    else if (!strcmp(o->name, "unlock"))
+        add_event(md, app, val, 0);
+    else if (!strcmp(o->name, "transition")) {
+        const int c = choice_index(o->choices, val);
+        if (c < 0)
+            die("unknown transition", val);
+        app->transition = (mcs_jump_method)c;
+    } else if (!strcmp(o->name, "reactions"))
+        ri->reactions = 1;
+    else if (!strcmp(o->name, "basis"))
+        ri->basis = 1;
+    else if (!strcmp(o->name, "progress"))
+        ri->progress = 1;
+    else
+        die("internal: option without a target", o->name);
+}
+
+void parse_args(int argc, char **argv, mcs_options *opt, app_args *app, run_info *ri,
+                const mcs_model *md, void *params)
+{
+    int i;
+    for (i = 1; i < argc; ++i) {
+        const char *a = argv[i], *val = NULL;
+        const sim_option *o = NULL;
+        size_t k;
+        if (!strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        }
+        for (k = 0; k < SIM_NOPTIONS && !o; ++k)
+            if (a[0] == '-' && a[1] == '-' && !strcmp(a + 2, SIM_OPTIONS[k].name))
+                o = &SIM_OPTIONS[k];
+        if (!o) {
+            usage(stderr);
+            die("unknown option", a);
+        }
+        if (o->kind != OPT_FLAG) {
+            if (i + 1 >= argc)
+                die("missing value after", a);
+            val = argv[++i];
+        }
+        if (o->field < 0) {
+            set_app_option(o, val, app, ri, md, params);
+        } else if (o->kind == OPT_REAL) {
+            *(mcs_real *)((char *)opt + o->field) = (mcs_real)number(val, a);
+        } else if (o->kind == OPT_INT) {
+            const double x = number(val, a);
+            if (x != (double)(int)x)
+                die("not an integer for", a);
+            *(int *)((char *)opt + o->field) = (int)x;
+        } else if (o->kind == OPT_CHOICE) {
+            const int c = choice_index(o->choices, val);
+            if (c < 0)
+                die(!strcmp(o->name, "method") ? "unknown method" : "unknown continuation", val);
+            if (!strcmp(o->name, "method"))
+                opt->method = (mcs_method)c;
+            else
+                opt->continuation = (mcs_continuation)c;
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/* mcs_simulate_args.h - the command-line simulator's options: parsed with the table generated
+ * from generator/mcsgen/options.py (mcs_options_table.h). Application code: it may print and
+ * exit. Model-independent. */
+#ifndef MCS_SIMULATE_ARGS_H
+#define MCS_SIMULATE_ARGS_H
+
+#include "mcs/mcs_sim.h"
+#include "mcs_simulate_output.h"
+
+/* A lock or unlock of a coordinate at a given time (--lock, --unlock). */
+typedef struct app_event {
+    mcs_real t;
+    int coordinate;
+    int lock;
+} app_event;
+
+#define MAX_EVENTS 64
+
+/* What the command line asks for beyond mcs_options. */
+typedef struct app_args {
+    mcs_real t_end, dt_out;
+    const char *out_path, *events_path;
+    mcs_jump_method transition;
+    int nevents;
+    app_event events[MAX_EVENTS];
+} app_args;
+
+/* Prints "simulate: what: detail" on stderr and exits with status 2. */
+void die(const char *what, const char *detail);
+/* A finite number, or die. */
+double number(const char *text, const char *flag);
+/* Parses argv into the options, the simulator's own arguments, the output flags (ri) and the
+ * parameters (params: the model's parameter struct, written through md->param_offsets). */
+void parse_args(int argc, char **argv, mcs_options *opt, app_args *app, run_info *ri,
+                const mcs_model *md, void *params);
+
+#endif /* MCS_SIMULATE_ARGS_H */
