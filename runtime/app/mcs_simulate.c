@@ -164,6 +164,9 @@ int main(int argc, char **argv)
     memset(&ri, 0, sizeof ri);
     memset(&app, 0, sizeof app);
     app.transition = MCS_JUMP_MINIMAL;
+    for (i = 0; i < md->nevents; ++i) /* the mechanism file's events; --lock/--unlock add more */
+        add_event_at(&app, md->events[i].t, md->switches[md->events[i].sw].coordinate,
+                     md->events[i].activate);
     app.t_end = md->t_end;
     app.dt_out = md->dt_out;
     parse_args(argc, argv, &opt, &app, &ri, md, &params);

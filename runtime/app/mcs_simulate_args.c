@@ -90,9 +90,18 @@ static void add_event(const mcs_model *md, app_args *app, const char *val, int l
     ev.t = (mcs_real)number(at + 1, val);
     if (!(ev.t > 0))
         die("a transition needs a time after the start, got", val);
+    add_event_at(app, ev.t, ev.coordinate, lock);
+}
+
+void add_event_at(app_args *app, mcs_real t, int coordinate, int lock)
+{
+    app_event ev;
+    int k;
+    ev.t = t;
+    ev.coordinate = coordinate;
     ev.lock = lock;
     if (app->nevents >= MAX_EVENTS)
-        die("too many --lock/--unlock events", val);
+        die("too many lock and unlock events", NULL);
     for (k = app->nevents; k > 0 && app->events[k - 1].t > ev.t; --k)
         app->events[k] = app->events[k - 1];
     app->events[k] = ev;

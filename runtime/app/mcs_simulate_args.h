@@ -25,6 +25,9 @@ typedef struct app_args {
     app_event events[MAX_EVENTS];
 } app_args;
 
+/* Adds a lock (lock = 1) or unlock of a coordinate at time t, keeping the events in time order
+ * (stable for equal times). */
+void add_event_at(app_args *app, mcs_real t, int coordinate, int lock);
 /* Prints "simulate: what: detail" on stderr and exits with status 2. */
 void die(const char *what, const char *detail);
 /* A finite number, or die. */

@@ -136,3 +136,17 @@ def test_bad_lock_options_are_one_line_errors(cli):
     assert proc.returncode == 2 and "unknown coordinate" in proc.stderr
     proc = cli("simulate", "pendulum_3r", "--unlock", "q2@1")
     assert proc.returncode == 2 and "not locked" in proc.stderr
+
+
+def test_model_file_switches_and_events_run_as_the_command_line_locks(tmp_path):
+    """pendulum_3r_locking declares 004 §6's locks in its file (switches, events at 0.8 and 1.3
+    s, RK4 h = 1e-4): the same run as pendulum_3r with --lock on the command line."""
+    _, from_file, ev_file = simulate(tmp_path, "pendulum_3r_locking", with_events=True)
+    _, from_cli, ev_cli = simulate(
+        tmp_path, "pendulum_3r", with_events=True, t_end=2.0, lock=LOCKS, method="rk4", h=1e-4
+    )
+    assert [e["t"] for e in transitions(ev_file)] == [0.8, 1.3]
+    for c in ("x.q1", "x.q2", "x.q3", "v.q1"):
+        assert np.abs(from_file[c] - from_cli[c]).max() <= 1e-12, c
+    for a, b in zip(transitions(ev_file), transitions(ev_cli)):
+        assert a["dv"] == pytest.approx(b["dv"], abs=1e-13)

@@ -160,3 +160,63 @@ def test_definitions_substitute_and_scope(write_model):
     bad = text.replace("r2 - l**2", "ke")
     with pytest.raises(ModelError, match="velocities"):
         load_model(write_model(bad))
+
+
+SWITCHED = """\
+name: m
+coordinates: [q1, q2]
+dynamics:
+  mass_matrix: {diagonal: [1, 1]}
+  forces: ["0", "0"]
+initial:
+  x: {q1: 0, q2: 0}
+switches:
+  - {name: hold, lock: q2}
+events:
+  - {at: 0.5, activate: hold}
+  - {at: 1.0, deactivate: hold}
+"""
+
+
+def test_switches_and_events_load(write_model):
+    model = load_model(write_model(SWITCHED))
+    assert [(s.name, s.coordinate) for s in model.switches] == [("hold", 1)]
+    assert [(e.t, e.switch, e.activate) for e in model.events] == [(0.5, 0, True), (1.0, 0, False)]
+
+
+@pytest.mark.parametrize(
+    "change, field, words",
+    [
+        (("lock: q2", "lock: q9"), "switches[0].lock", "unknown coordinate 'q9'"),
+        (("at: 0.5,", "at: 0,"), "events[0].at", "after the start"),
+        (
+            ("activate: hold}\n  - {at: 1.0", "activate: nope}\n  - {at: 1.0"),
+            "events[0].activate",
+            "unknown switch 'nope'",
+        ),
+        (("at: 0.5,", "at: 1.5,"), "events", "not active"),
+        (
+            ("at: 0.5, activate: hold", "when: q2_dot, activate: hold"),
+            "events[0].when",
+            "not supported yet",
+        ),
+        (
+            ("{name: hold, lock: q2}", "{name: hold, constraints: []}"),
+            "switches[0].constraints",
+            "not supported yet",
+        ),
+        (
+            ("{at: 0.5, activate: hold}", "{at: 0.5, activate: hold, deactivate: hold}"),
+            "events[0]",
+            "one switch",
+        ),
+    ],
+)
+def test_bad_switches_and_events(write_model, change, field, words):
+    text = SWITCHED.replace(*change)
+    assert text != SWITCHED
+    path = write_model(text)
+    with pytest.raises(ModelError) as info:
+        load_model(path)
+    message = str(info.value)
+    assert f"{path}: {field}: " in message and words in message, message

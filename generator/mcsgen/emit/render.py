@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 2
+MODEL_ABI_VERSION = 3
 # Values of mcs_method, mcs_continuation and mcs_joint_coordinate (runtime/include/mcs/).
 METHOD_ID = {"rk4": 0, "dopri5": 1}
 CONT_ID = {"exp": 0, "euler": 1, "none": 2, "off": 3}

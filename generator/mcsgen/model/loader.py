@@ -17,6 +17,7 @@ from ..errors import ModelError
 from .exact import NotANumber, from_literal, to_double
 from .mechanism import MechanismBuilder
 from .reader import Reader
+from .switches import read_events, read_switches
 
 VELOCITY_SUFFIX = "_dot"
 
@@ -31,6 +32,8 @@ TOP_KEYS = {
     "dynamics",
     "initial",
     "simulation",
+    "switches",
+    "events",
 }
 BODY_TOP_KEYS = {
     "name",
@@ -43,6 +46,8 @@ BODY_TOP_KEYS = {
     "drivers",
     "forces",
     "simulation",
+    "switches",
+    "events",
 }
 DYNAMICS_KEYS = {"mass_matrix", "forces", "kinetic", "potential"}
 SIM_DEFAULTS = {
@@ -108,6 +113,8 @@ class Model:
     kind: str = None  # "planar" | "spatial" for mechanisms
     drawing: dict = None  # body -> joint points in body coordinates (for figures)
     joints: list = field(default_factory=list)  # [joints.Joint] of a bodies-and-joints model
+    switches: list = field(default_factory=list)  # [switches.Switch]: lock groups
+    events: list = field(default_factory=list)  # [switches.TimedEvent], in time order
     # (exact x0, held velocity conditions) until initial.complete_initial_state solves v0
     pending_initial: tuple = None
 
@@ -229,6 +236,7 @@ class _Validator(Reader):
         self.dynamics(doc["dynamics"], model, pos_syms, vel_syms)
         self.initial(doc["initial"], model)
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
+        self.switches(doc, model)
         return model
 
     def mechanism(self, doc):
@@ -277,6 +285,7 @@ class _Validator(Reader):
         x0 = builder.initial_state()
         model.x0 = [to_double(a) for a in x0]
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
+        self.switches(doc, model)
         # the velocities those rates imply are solved at generation (initial.py), not here
         model.v0 = None
         model.pending_initial = (x0, builder.held)
@@ -451,6 +460,13 @@ class _Validator(Reader):
                     self.fail(where, f"number is not finite or not real ({e})")
                 out.append(value)
             setattr(model, f"{key}0", out)
+
+    def switches(self, doc, model):
+        names = [c.name for c in model.coordinates]
+        model.switches = read_switches(
+            self, doc.get("switches"), names, [j.name for j in model.joints]
+        )
+        model.events = read_events(self, doc.get("events"), model.switches)
 
     def simulation(self, raw):
         raw = self.mapping(raw, "simulation")

@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 2
+#define MCS_MODEL_ABI_VERSION 3
 
 /* Kernel of (x, t):       c (nc), A (nc x nx), c_t (nc), M (nx x nx). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -43,6 +43,20 @@ typedef struct mcs_joint {
     int lockable;   /* 1 when it leaves relative motion that a lock can remove */
     int driven;     /* 1 when its rows include a drive (a function of t) */
 } mcs_joint;
+
+/* A switch of the mechanism file (README, "Transitions"): a coordinate lock, inactive until an
+ * event activates it. */
+typedef struct mcs_switch {
+    const char *name;
+    int coordinate; /* the coordinate it locks */
+} mcs_switch;
+
+/* An event of the mechanism file: at time t, activate or deactivate a switch. */
+typedef struct mcs_switch_event {
+    mcs_real t;
+    int sw;       /* index into the model's switches */
+    int activate; /* 1: activate, 0: deactivate */
+} mcs_switch_event;
 
 typedef struct mcs_model {
     int abi_version;                     /* MCS_MODEL_ABI_VERSION at generation */
@@ -84,6 +98,11 @@ typedef struct mcs_model {
     /* Joints of a bodies-and-joints model (nj = 0 for a model given by coordinates). */
     int nj;
     const mcs_joint *joints; /* (nj) or NULL */
+    /* Switches and the events that switch them (time order). */
+    int nswitches;
+    const mcs_switch *switches; /* (nswitches) or NULL */
+    int nevents;
+    const mcs_switch_event *events; /* (nevents) or NULL */
 } mcs_model;
 
 #endif /* MCS_MODEL_H */
