@@ -30,65 +30,21 @@ static mcs_real vminus[MCS_APP_NX], dvbuf[MCS_APP_NX], pbefore[MCS_APP_NX], paft
 static mcs_real lambuf[MAX_ROWS];
 static int dep_piv[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
 
-/* Steps from the current time to t_stop, recording a row at each step or at exactly t = k dt_out
- * (*k_out: the next output index). */
-static mcs_status run_to(mcs_sim *sim, run_info *ri, const mcs_options *opt, mcs_real t_stop,
-                         mcs_real dt_out, long *k_out)
+/* A dense-output row at t inside the last step. */
+static mcs_status record_dense(mcs_sim *sim, run_info *ri, mcs_real t)
 {
-    mcs_status st = MCS_OK;
-    if (dt_out > 0) {
-        /* rows at exactly t = k dt_out: RK4 steps onto them, DOPRI5 interpolates (dense output) */
-        mcs_real t_out = (mcs_real)*k_out * dt_out;
-        while (st == MCS_OK && t_out <= t_stop * (1 + MCS_R(1e-12))) {
-            if (t_out > t_stop)
-                t_out = t_stop;
-            if (opt->method == MCS_METHOD_RK4) {
-                while (st == MCS_OK && sim->cur.t < t_out) {
-                    st = mcs_sim_step(sim, t_out);
-                    output_take_event(ri, sim);
-                }
-                if (st == MCS_OK)
-                    output_record_current(ri, sim);
-            } else {
-                if (sim->cur.t < t_out) {
-                    st = mcs_sim_step(sim, t_stop);
-                    output_take_event(ri, sim);
-                }
-                if (st != MCS_OK || t_out > sim->cur.t)
-                    continue;
-                if (t_out == sim->cur.t) {
-                    output_record_current(ri, sim);
-                } else {
-                    st = mcs_sim_dense(sim, t_out, xbuf, vbuf, qbuf, qdbuf);
-                    if (st == MCS_OK) {
-                        run_row row;
-                        row.t = t_out;
-                        row.x = xbuf;
-                        row.v = vbuf;
-                        row.q = qbuf;
-                        row.qd = qdbuf;
-                        row.R = sim->probe.R;
-                        row.Q = sim->probe.Q;
-                        row.rank = sim->probe.r;
-                        output_record(ri, sim, &row);
-                    }
-                }
-            }
-            ++*k_out;
-            t_out = (mcs_real)*k_out * dt_out;
-        }
-        /* the rest of the segment, past the last output time */
-        while (st == MCS_OK && sim->cur.t < t_stop) {
-            st = mcs_sim_step(sim, t_stop);
-            output_take_event(ri, sim);
-        }
-    } else {
-        while (st == MCS_OK && sim->cur.t < t_stop) {
-            st = mcs_sim_step(sim, t_stop);
-            output_take_event(ri, sim);
-            if (st == MCS_OK)
-                output_record_current(ri, sim);
-        }
+    mcs_status st = mcs_sim_dense(sim, t, xbuf, vbuf, qbuf, qdbuf);
+    if (st == MCS_OK) {
+        run_row row;
+        row.t = t;
+        row.x = xbuf;
+        row.v = vbuf;
+        row.q = qbuf;
+        row.qd = qdbuf;
+        row.R = sim->probe.R;
+        row.Q = sim->probe.Q;
+        row.rank = sim->probe.r;
+        output_record(ri, sim, &row);
     }
     return st;
 }
@@ -123,8 +79,150 @@ static mcs_status transition(mcs_sim *sim, run_info *ri, const app_args *app, co
     return MCS_OK;
 }
 
+/* The condition event that fires first inside the step just taken (prev.t .. cur.t), located
+ * on the dense output (Illinois method, to 1e-12 s relative), or -1; *t_event its time. */
+static int first_condition(mcs_sim *sim, const run_info *ri, const app_args *app, mcs_real *t_event)
+{
+    const mcs_model *md = ri->model;
+    const mcs_real t0 = sim->prev.t, t1 = sim->cur.t;
+    int k, best = -1;
+    *t_event = t1;
+    if (!(sim->h_last > 0))
+        return -1;
+    for (k = 0; k < app->nconds; ++k) {
+        const mcs_switch_event *e = &md->events[app->conds[k]];
+        mcs_real a = t0, b = t1, fa, fb;
+        int it;
+        if (app->fired[k])
+            continue;
+        fa = e->condition(sim->prev.x, sim->prev.v, t0, sim->params);
+        fb = e->condition(sim->cur.x, sim->cur.v, t1, sim->params);
+        if (!((e->direction >= 0 && fa < 0 && fb >= 0) || (e->direction <= 0 && fa > 0 && fb <= 0)))
+            continue;
+        for (it = 0; it < 200 && fb != 0 && b - a > MCS_R(1e-12) * (1 + MCS_FN(fabs)(b)); ++it) {
+            mcs_real c = b - fb * (b - a) / (fb - fa), fc;
+            if (!(c > a && c < b))
+                c = (a + b) / 2;
+            if (mcs_sim_dense(sim, c, xbuf, vbuf, NULL, NULL) != MCS_OK)
+                break;
+            fc = e->condition(xbuf, vbuf, c, sim->params);
+            if ((fc < 0) == (fb < 0) && fc != 0) {
+                fa /= 2; /* Illinois: keep the bracket, halve the stale end */
+            } else {
+                a = b;
+                fa = fb;
+            }
+            b = c;
+            fb = fc;
+            if (a > b) { /* keep a < b */
+                mcs_real tt = a, ft = fa;
+                a = b;
+                fa = fb;
+                b = tt;
+                fb = ft;
+            }
+        }
+        if (best < 0 || b < *t_event) {
+            best = k;
+            *t_event = fabs((double)fa) < fabs((double)fb) ? a : b;
+        }
+    }
+    return best;
+}
+
+/* After a step: if a condition event fired inside it, the rows due before it (DOPRI5 with dt_out)
+ * are written, the state is set back to the event and the switch applied there. 1 when one
+ * fired (its status in *st). */
+static int fire_conditions(mcs_sim *sim, run_info *ri, app_args *app, const mcs_options *opt,
+                           mcs_real dt_out, long *k_out, mcs_status *st)
+{
+    const mcs_model *md = ri->model;
+    mcs_real t_e;
+    const int k = first_condition(sim, ri, app, &t_e);
+    app_event ev;
+    mcs_stats keep;
+    if (k < 0)
+        return 0;
+    if (dt_out > 0 && opt->method == MCS_METHOD_DOPRI5)
+        while (*st == MCS_OK && (mcs_real)*k_out * dt_out < t_e)
+            *st = record_dense(sim, ri, (mcs_real)(*k_out)++ * dt_out);
+    if (*st == MCS_OK)
+        *st = mcs_sim_dense(sim, t_e, xbuf, vbuf, NULL, NULL);
+    if (*st != MCS_OK)
+        return 1;
+    keep = sim->stats; /* a restart, not a new run: keep the counts */
+    *st = mcs_sim_set_state(sim, t_e, xbuf, vbuf, NULL);
+    keep.factorizations = sim->stats.factorizations;
+    sim->stats = keep;
+    if (*st != MCS_OK)
+        return 1;
+    app->fired[k] = 1;
+    ev.t = t_e;
+    ev.coordinate = md->switches[md->events[app->conds[k]].sw].coordinate;
+    ev.lock = md->events[app->conds[k]].activate;
+    *st = transition(sim, ri, app, &ev, 0);
+    return 1;
+}
+
+/* Steps from the current time to t_stop, recording a row at each step or at exactly t = k dt_out
+ * (*k_out: the next output index), with the condition events on the way. */
+static mcs_status run_to(mcs_sim *sim, run_info *ri, app_args *app, const mcs_options *opt,
+                         mcs_real t_stop, mcs_real dt_out, long *k_out)
+{
+    mcs_status st = MCS_OK;
+    if (dt_out > 0) {
+        /* rows at exactly t = k dt_out: RK4 steps onto them, DOPRI5 interpolates (dense output) */
+        for (;;) {
+            mcs_real t_out = (mcs_real)*k_out * dt_out;
+            if (st != MCS_OK || !(t_out <= t_stop * (1 + MCS_R(1e-12))))
+                break;
+            if (t_out > t_stop)
+                t_out = t_stop;
+            if (opt->method == MCS_METHOD_RK4) {
+                while (st == MCS_OK && sim->cur.t < t_out) {
+                    st = mcs_sim_step(sim, t_out);
+                    output_take_event(ri, sim);
+                    if (st == MCS_OK)
+                        fire_conditions(sim, ri, app, opt, dt_out, k_out, &st);
+                }
+                if (st == MCS_OK)
+                    output_record_current(ri, sim);
+            } else {
+                if (sim->cur.t < t_out) {
+                    st = mcs_sim_step(sim, t_stop);
+                    output_take_event(ri, sim);
+                    if (st == MCS_OK && fire_conditions(sim, ri, app, opt, dt_out, k_out, &st))
+                        continue;
+                }
+                if (st != MCS_OK || t_out > sim->cur.t)
+                    continue;
+                if (t_out == sim->cur.t)
+                    output_record_current(ri, sim);
+                else
+                    st = record_dense(sim, ri, t_out);
+            }
+            ++*k_out;
+        }
+        /* the rest of the segment, past the last output time */
+        while (st == MCS_OK && sim->cur.t < t_stop) {
+            st = mcs_sim_step(sim, t_stop);
+            output_take_event(ri, sim);
+            if (st == MCS_OK)
+                fire_conditions(sim, ri, app, opt, dt_out, k_out, &st);
+        }
+    } else {
+        while (st == MCS_OK && sim->cur.t < t_stop) {
+            st = mcs_sim_step(sim, t_stop);
+            output_take_event(ri, sim);
+            if (st == MCS_OK && !fire_conditions(sim, ri, app, opt, dt_out, k_out, &st))
+                output_record_current(ri, sim);
+        }
+    }
+    return st;
+}
+
 /* The run: segments between the transitions, each transition at its exact time. */
-static mcs_status run(mcs_sim *sim, run_info *ri, const mcs_options *opt, const app_args *app)
+static mcs_status run(mcs_sim *sim, run_info *ri, const mcs_options *opt, app_args *app)
 {
     mcs_status st = MCS_OK;
     long k_out = 1;
@@ -135,12 +233,12 @@ static mcs_status run(mcs_sim *sim, run_info *ri, const mcs_options *opt, const 
         if (ev->t > app->t_end)
             break;
         rows_before = ri->rows;
-        st = run_to(sim, ri, opt, ev->t, app->dt_out, &k_out);
+        st = run_to(sim, ri, app, opt, ev->t, app->dt_out, &k_out);
         if (st == MCS_OK) /* a row at the event time was recorded if the last step wrote one */
             st = transition(sim, ri, app, ev, ri->rows > rows_before && ri->last_t == sim->cur.t);
     }
     if (st == MCS_OK)
-        st = run_to(sim, ri, opt, app->t_end, app->dt_out, &k_out);
+        st = run_to(sim, ri, app, opt, app->t_end, app->dt_out, &k_out);
     return st;
 }
 
@@ -164,9 +262,13 @@ int main(int argc, char **argv)
     memset(&ri, 0, sizeof ri);
     memset(&app, 0, sizeof app);
     app.transition = MCS_JUMP_MINIMAL;
-    for (i = 0; i < md->nevents; ++i) /* the mechanism file's events; --lock/--unlock add more */
-        add_event_at(&app, md->events[i].t, md->switches[md->events[i].sw].coordinate,
-                     md->events[i].activate);
+    for (i = 0; i < md->nevents; ++i) { /* the mechanism file's; --lock/--unlock add more */
+        if (md->events[i].condition)
+            app.conds[app.nconds++] = i;
+        else
+            add_event_at(&app, md->events[i].t, md->switches[md->events[i].sw].coordinate,
+                         md->events[i].activate);
+    }
     app.t_end = md->t_end;
     app.dt_out = md->dt_out;
     parse_args(argc, argv, &opt, &app, &ri, md, &params);

@@ -23,6 +23,9 @@ typedef struct app_args {
     mcs_jump_method transition;
     int nevents;
     app_event events[MAX_EVENTS];
+    int nconds; /* condition events of the model (indices into its events) */
+    int conds[MAX_EVENTS];
+    int fired[MAX_EVENTS]; /* a condition event fires once */
 } app_args;
 
 /* Adds a lock (lock = 1) or unlock of a coordinate at time t, keeping the events in time order

@@ -150,3 +150,43 @@ def test_model_file_switches_and_events_run_as_the_command_line_locks(tmp_path):
         assert np.abs(from_file[c] - from_cli[c]).max() <= 1e-12, c
     for a, b in zip(transitions(ev_file), transitions(ev_cli)):
         assert a["dv"] == pytest.approx(b["dv"], abs=1e-13)
+
+
+CONDITION = """
+switches:
+  - {name: lock3, lock: q3}
+events:
+  - {when: q3_dot, direction: falling, activate: lock3}
+"""
+
+
+@pytest.mark.parametrize("options", [{}, {"dt_out": 0.01}, {"method": "rk4", "h": 1e-3}])
+def test_condition_event_locks_when_the_rate_crosses_zero(tmp_path, monkeypatch, options):
+    """`when: q3_dot, direction: falling`: the lock happens where the dense output's q3_dot is 0
+    (to 1e-10 s), so the rate barely jumps (<= 1e-8) and the rest of the run keeps it locked."""
+    import json
+
+    from mcsgen import build
+    from mcsgen.generate import generate
+    from mcsgen.outputs.plot import read_run
+    from mcsgen.simulate import run_simulation
+
+    text = (ROOT / "models" / "pendulum_3r.yaml").read_text()
+    path = tmp_path / "p3when.yaml"
+    path.write_text(text.replace("name: pendulum_3r\n", "name: p3when\n") + CONDITION)
+    generate(path, out_root=tmp_path / "generated")
+    monkeypatch.setattr(build, "GENERATED", tmp_path / "generated")
+    monkeypatch.setattr(build, "BUILD", tmp_path / "build")
+    out, events = tmp_path / "run.csv", tmp_path / "run.events.json"
+    summary = run_simulation("p3when", dict(options, t_end=1.0, events=events), out_csv=out)
+    assert summary["ok"]
+    (lock,) = transitions(json.loads(events.read_text()))
+    run = read_run(out)
+    i_before, i_after = rows_at(run, lock["t"])[:2]
+    rate_scale = np.abs(run["v.q3"]).max()
+    # the state at the located time has q3_dot = 0: the time is the root to ~1e-10 s
+    assert abs(run["v.q3"][i_before]) <= 1e-10 * rate_scale * 10
+    assert max(abs(v) for v in lock["dv"].values()) <= 1e-8
+    assert np.all(run["v.q3"][i_after:] == 0)
+    # before the event q3_dot was positive, falling through 0 there
+    assert run["v.q3"][i_before - 1] > 0

@@ -184,6 +184,18 @@ def test_switches_and_events_load(write_model):
     assert [(e.t, e.switch, e.activate) for e in model.events] == [(0.5, 0, True), (1.0, 0, False)]
 
 
+def test_condition_events_load(write_model):
+    text = SWITCHED.replace(
+        "  - {at: 1.0, deactivate: hold}\n",
+        "  - {when: q1_dot - 2*t, direction: falling, deactivate: hold}\n",
+    )
+    model = load_model(write_model(text))
+    timed, cond = model.events
+    assert timed.t == 0.5 and cond.t is None and cond.direction == -1 and not cond.activate
+    t, q1_dot = model.time, model.coordinates[0].velocity
+    assert cond.condition == q1_dot - 2 * t
+
+
 @pytest.mark.parametrize(
     "change, field, words",
     [
@@ -196,9 +208,20 @@ def test_switches_and_events_load(write_model):
         ),
         (("at: 0.5,", "at: 1.5,"), "events", "not active"),
         (
-            ("at: 0.5, activate: hold", "when: q2_dot, activate: hold"),
+            ("at: 0.5, activate: hold", "at: 0.5, direction: rising, activate: hold"),
+            "events[0].direction",
+            "goes with 'when'",
+        ),
+        (
+            ("at: 0.5, activate: hold", "when: q2_dot, direction: up, activate: hold"),
+            "events[0].direction",
+            "not one of rising",
+        ),
+        (("at: 0.5, activate: hold", "at: 0.5, when: q2, activate: hold"), "events[0]", "'when'"),
+        (
+            ("at: 0.5, activate: hold", "when: q2 + zz, activate: hold"),
             "events[0].when",
-            "not supported yet",
+            "unknown symbol 'zz'",
         ),
         (
             ("{name: hold, lock: q2}", "{name: hold, constraints: []}"),

@@ -137,6 +137,11 @@ def build_kernels(model, derived):
         scalars.append(
             _scalar("potential", "xt", derived.potential, names, "potential energy V(x, t)")
         )
+    for k, e in enumerate(model.events):  # condition events: g(x, v, t), fires when g crosses 0
+        if e.condition is not None:
+            scalars.append(
+                _scalar(f"event_{k}", "xvt", e.condition, names, f"condition of event {k}")
+            )
     return kernels, scalars
 
 

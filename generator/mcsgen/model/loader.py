@@ -236,7 +236,7 @@ class _Validator(Reader):
         self.dynamics(doc["dynamics"], model, pos_syms, vel_syms)
         self.initial(doc["initial"], model)
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
-        self.switches(doc, model)
+        self.switches(doc, model, vel_syms)
         return model
 
     def mechanism(self, doc):
@@ -461,12 +461,12 @@ class _Validator(Reader):
                 out.append(value)
             setattr(model, f"{key}0", out)
 
-    def switches(self, doc, model):
+    def switches(self, doc, model, symbols=None):
         names = [c.name for c in model.coordinates]
         model.switches = read_switches(
             self, doc.get("switches"), names, [j.name for j in model.joints]
         )
-        model.events = read_events(self, doc.get("events"), model.switches)
+        model.events = read_events(self, doc.get("events"), model.switches, symbols)
 
     def simulation(self, raw):
         raw = self.mapping(raw, "simulation")

@@ -6,14 +6,21 @@
       - {at: 0.8, activate: lock2}
       - {at: 1.5, deactivate: lock2}
 
+      - {when: q3_dot, direction: falling, activate: lock3}   # when q3_dot crosses 0 downwards
+
 A lock's reference value is captured when it is activated (runtime data, not regenerated); the
-velocities jump as paper 004 demands (the simulator's --transition). Groups of joints of
-bodies-and-joints models (`lock: JOINT`), groups of explicit rows (`constraints:`) and
-condition-triggered events (`when:`) are not supported yet and are refused with a message.
+velocities jump as paper 004 demands (the simulator's --transition). A condition event fires
+once, at the first crossing of zero in its direction (rising, falling or both), located on the
+dense output; its expression may use coordinates, their velocities (`<name>_dot`), parameters
+and t (models given by coordinates). Groups of joints of bodies-and-joints models (`lock:
+JOINT`) and groups of explicit rows (`constraints:`) are not supported yet and are refused with
+a message.
 """
 
 from dataclasses import dataclass
-from typing import List
+from typing import List, Optional
+
+import sympy as sp
 
 SWITCH_KEYS = {"name", "lock", "constraints"}
 EVENT_KEYS = {"at", "when", "direction", "activate", "deactivate"}
@@ -25,11 +32,16 @@ class Switch:
     coordinate: int  # index of the locked coordinate
 
 
+DIRECTIONS = {"rising": 1, "falling": -1, "both": 0}
+
+
 @dataclass
 class TimedEvent:
-    t: float
+    t: Optional[float]  # the time, or None for a condition event
     switch: int  # index into the model's switches
     activate: bool
+    condition: Optional[sp.Expr] = None  # fires when this crosses 0 ...
+    direction: int = 0  # ... upwards (1), downwards (-1) or either way (0)
 
 
 def read_switches(reader, raw, coordinates, joints) -> List[Switch]:
@@ -63,8 +75,10 @@ def read_switches(reader, raw, coordinates, joints) -> List[Switch]:
     return out
 
 
-def read_events(reader, raw, switches) -> List[TimedEvent]:
-    """The `events:` list, checked against the switches and put in time order (stable)."""
+def read_events(reader, raw, switches, symbols=None) -> List[TimedEvent]:
+    """The `events:` list, checked against the switches: timed events in time order (stable),
+    then the condition events in file order. symbols: the names a condition may use (None: the
+    model has no expression namespace for them, i.e. it is made of bodies and joints)."""
     raw = reader.seq(raw or [], "events")
     names = [s.name for s in switches]
     out = []
@@ -72,25 +86,38 @@ def read_events(reader, raw, switches) -> List[TimedEvent]:
         where = f"events[{i}]"
         spec = reader.mapping(spec, where)
         reader.unknown_keys(spec, EVENT_KEYS, where)
-        if "when" in spec or "direction" in spec:
-            reader.fail(
-                f"{where}.{'when' if 'when' in spec else 'direction'}",
-                "condition events are not supported yet; give the time with 'at'",
-            )
-        if "at" not in spec:
-            reader.fail(f"{where}.at", "missing required field (the event time)")
-        t = reader.number(spec["at"], f"{where}.at")
-        if not t > 0:
-            reader.fail(f"{where}.at", f"an event must come after the start (t = 0), got {t:g}")
+        condition, direction, t = None, 0, None
+        if ("at" in spec) == ("when" in spec):
+            reader.fail(where, "give 'at' (a time) or 'when' (a condition)")
+        if "direction" in spec and "when" not in spec:
+            reader.fail(f"{where}.direction", "'direction' goes with 'when'")
+        if "when" in spec:
+            if symbols is None:
+                reader.fail(
+                    f"{where}.when",
+                    "condition events of bodies-and-joints models are not supported yet",
+                )
+            condition = reader.expr(spec["when"], f"{where}.when", symbols)
+            direction = spec.get("direction", "both")
+            if direction not in DIRECTIONS:
+                reader.fail(
+                    f"{where}.direction", f"'{direction}' is not one of rising, falling, both"
+                )
+            direction = DIRECTIONS[direction]
+        else:
+            t = reader.number(spec["at"], f"{where}.at")
+            if not t > 0:
+                reader.fail(f"{where}.at", f"an event must come after the start (t = 0), got {t:g}")
         if ("activate" in spec) == ("deactivate" in spec):
             reader.fail(where, "give 'activate' or 'deactivate' (one switch)")
         key = "activate" if "activate" in spec else "deactivate"
         if spec[key] not in names:
             reader.fail(f"{where}.{key}", f"unknown switch '{spec[key]}'")
-        out.append(TimedEvent(t, names.index(spec[key]), key == "activate"))
-    out.sort(key=lambda e: e.t)
+        out.append(TimedEvent(t, names.index(spec[key]), key == "activate", condition, direction))
+    timed = sorted((e for e in out if e.t is not None), key=lambda e: e.t)
+    out = timed + [e for e in out if e.t is None]
     active = [False] * len(switches)
-    for e in out:
+    for e in timed:  # conditions fire when they fire: only the timed ones are checked here
         if not e.activate and not active[e.switch]:
             reader.fail(
                 "events",

@@ -51,11 +51,14 @@ typedef struct mcs_switch {
     int coordinate; /* the coordinate it locks */
 } mcs_switch;
 
-/* An event of the mechanism file: at time t, activate or deactivate a switch. */
+/* An event of the mechanism file: at time t, or when condition(x, v, t) crosses zero in the
+ * given direction (once), activate or deactivate a switch. */
 typedef struct mcs_switch_event {
-    mcs_real t;
+    mcs_real t;   /* the time of a timed event (condition == NULL) */
     int sw;       /* index into the model's switches */
     int activate; /* 1: activate, 0: deactivate */
+    mcs_real (*condition)(const mcs_real *x, const mcs_real *v, mcs_real t, const void *params);
+    int direction; /* condition events: 1 rising, -1 falling, 0 either way */
 } mcs_switch_event;
 
 typedef struct mcs_model {
