@@ -217,7 +217,7 @@ def cmd_plot(args):
     elif args.basis:
         written = plot_basis(args.csv, args.basis, args.out, labels=args.label)
     else:
-        written = plot_runs(args.csv, args.out, labels=args.label)
+        written = plot_runs(args.csv, args.out, labels=args.label, momenta=args.momenta)
     for path in written:
         print(path)
     return 0
@@ -289,6 +289,11 @@ def build_parser():
     )
     p.add_argument("csv", nargs="*", metavar="FILE.csv")
     p.add_argument("--rdiag", action="store_true", help="diag(R) over time")
+    p.add_argument(
+        "--momenta",
+        action="store_true",
+        help="also the generalized momenta P = T'Mv (runs of simulate --momenta; 004 Fig. 4a)",
+    )
     p.add_argument("--basis", metavar="BODY", help="components of T for BODY's coordinates")
     p.add_argument("--events", metavar="FILE.json", help="draw the motions of an event log")
     p.add_argument("--model", metavar="MODEL", help="the model of --events")

@@ -74,6 +74,7 @@ OPTIONS = (
     ),
     SimOption("reactions", "flag", "add the constraint multipliers lam.<row> to the CSV"),
     SimOption("basis", "flag", "add the tangent basis T (columns T<j>.<coordinate>) to the CSV"),
+    SimOption("momenta", "flag", "add the generalized momenta P = T'M v (columns p<i>) to the CSV"),
     SimOption(
         "rank-tol",
         "real",

@@ -51,6 +51,8 @@ static const sim_option SIM_OPTIONS[] = {
      "add the constraint multipliers lam.<row> to the CSV"},
     {"basis", OPT_FLAG, -1, NULL, NULL,
      "add the tangent basis T (columns T<j>.<coordinate>) to the CSV"},
+    {"momenta", OPT_FLAG, -1, NULL, NULL,
+     "add the generalized momenta P = T'M v (columns p<i>) to the CSV"},
     {"rank-tol", OPT_REAL, (long)offsetof(mcs_options, rank_tol), NULL, "TAU",
      "rank tolerance: |R_ii| > TAU |R_11| counts towards the rank (default: 1e-9)"},
     {"sing-tol", OPT_REAL, (long)offsetof(mcs_options, sing_tol), NULL, "S",

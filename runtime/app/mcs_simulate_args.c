@@ -135,6 +135,8 @@ static void set_app_option(const sim_option *o, const char *val, app_args *app, 
         ri->reactions = 1;
     else if (!strcmp(o->name, "basis"))
         ri->basis = 1;
+    else if (!strcmp(o->name, "momenta"))
+        ri->momenta = 1;
     else if (!strcmp(o->name, "progress"))
         ri->progress = 1;
     else

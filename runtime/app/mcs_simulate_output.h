@@ -16,9 +16,10 @@ typedef struct run_info {
     FILE *csv;    /* NULL: no CSV */
     FILE *events; /* NULL: no event log */
     int nevents;
-    int reactions, basis, progress; /* --reactions, --basis, --progress */
-    mcs_real *lambda;               /* (nc) scratch for the multipliers (--reactions) */
-    mcs_real *q, *qd;               /* (nx) scratch for the projected coordinates */
+    int reactions, basis, progress, momenta; /* --reactions, --basis, --progress, --momenta */
+    mcs_real *Mbuf, *Pbuf;                   /* (nx x nx), (nx) scratch for --momenta */
+    mcs_real *lambda;                        /* (nc) scratch for the multipliers (--reactions) */
+    mcs_real *q, *qd;                        /* (nx) scratch for the projected coordinates */
     /* statistics over the recorded rows */
     int rows, rank_min, rank_max, bar_shown;
     mcs_real last_t;                        /* time of the last row recorded */

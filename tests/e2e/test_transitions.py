@@ -190,3 +190,27 @@ def test_condition_event_locks_when_the_rate_crosses_zero(tmp_path, monkeypatch,
     assert np.all(run["v.q3"][i_after:] == 0)
     # before the event q3_dot was positive, falling through 0 there
     assert run["v.q3"][i_before - 1] > 0
+
+
+def test_momenta_columns_and_plot(tmp_path):
+    """simulate --momenta writes P = T'M v per row (checked against the basis columns and the
+    compiled M); plot --momenta draws them with the event times marked (004 Fig. 4a)."""
+    from mcsgen.outputs.plot import event_times, plot_runs
+
+    summary, run, events = simulate(
+        tmp_path, "pendulum_3r_locking", with_events=True, momenta=True, basis=True, dt_out=0.05
+    )
+    cm = CompiledModel(load_model(ROOT / "models" / "pendulum_3r_locking.yaml"))
+    names = ("q1", "q2", "q3")
+    for i in (3, len(run["t"]) - 1):  # before the locks (3 DOF) and after both (1 DOF)
+        x = np.array([run[f"x.{c}"][i] for c in names])
+        v = np.array([run[f"v.{c}"][i] for c in names])
+        f = 3 - int(run["rank"][i])
+        T = np.array([[run[f"T{j + 1}.{c}"][i] for j in range(f)] for c in names])
+        expected = T.T @ cm.M(x, run["t"][i]) @ v
+        got = np.array([run[f"p{j + 1}"][i] for j in range(f)])
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-9)
+    csv = sorted(tmp_path.glob("pendulum_3r_locking_*.csv"))[0]
+    assert event_times(csv) == [0.8, 1.3]
+    (png,) = plot_runs([csv], tmp_path / "momenta.png", momenta=True)
+    assert png.stat().st_size > 10000

@@ -36,7 +36,23 @@ def _minimal_columns(run, prefix):
     return [k for k in cols if not np.all(np.isnan(run[k]))]
 
 
-def plot_runs(csv_paths, out=None, labels=None):
+def event_times(csv_path):
+    """Times of the transitions and singular configurations in the event log next to a CSV
+    (`<name>.events.json`, as `simulate` writes it), or [] when there is none."""
+    import json
+
+    path = Path(csv_path).with_suffix(".events.json")
+    try:
+        events = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    return sorted({float(e["t"]) for e in events if "t" in e})
+
+
+def plot_runs(csv_paths, out=None, labels=None, momenta=False):
+    """q_i and qd_i of several runs side by side, |c| and E - E0; with momenta, the generalized
+    momenta P = T'Mv (columns p<i>, `simulate --momenta`; 004 Fig. 4a). Event times (from the
+    event logs next to the CSVs) are marked on every panel."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -53,8 +69,12 @@ def plot_runs(csv_paths, out=None, labels=None):
         raise McsError("plot: the CSV has no minimal coordinates (q1, qd1, ...)")
     nrows = len(q_cols)
     has_energy = any("energy" in r for r in runs)
+    p_cols = max((_minimal_columns(r, "p") for r in runs), key=len) if momenta else []
+    if momenta and not p_cols:
+        raise McsError("plot --momenta: the CSV has no momenta (run simulate --momenta)")
+    extra = (len(p_cols) + 1) // 2
     fig, axes = plt.subplots(
-        nrows + 1, 2, figsize=(11, 2.4 * (nrows + 1)), squeeze=False, sharex=True
+        nrows + 1 + extra, 2, figsize=(11, 2.4 * (nrows + 1 + extra)), squeeze=False, sharex=True
     )
     for run, label in zip(runs, labels):
         t = run["t"]
@@ -66,6 +86,17 @@ def plot_runs(csv_paths, out=None, labels=None):
         axes[nrows, 0].semilogy(t, np.maximum(run["c_norm"], 1e-20), label=label, lw=1.0)
         if "energy" in run:
             axes[nrows, 1].plot(t, run["energy"] - run["energy"][0], label=label, lw=1.0)
+        for k, pc in enumerate(p_cols):
+            if pc in run:
+                axes[nrows + 1 + k // 2, k % 2].plot(t, run[pc], label=label, lw=1.2)
+    for k, pc in enumerate(p_cols):
+        axes[nrows + 1 + k // 2, k % 2].set_ylabel(f"$P_{{{pc[1:]}}}$")
+    if len(p_cols) % 2:
+        axes[-1, 1].axis("off")  # an odd number of momenta leaves one panel empty
+    times = sorted({te for p in csv_paths for te in event_times(p)})
+    for ax in axes.flat:
+        for te in times:
+            ax.axvline(te, color="0.5", ls="--", lw=0.8)
     for i, (qc, qdc) in enumerate(zip(q_cols, qd_cols)):
         axes[i, 0].set_ylabel(f"$q_{{{qc[1:]}}}$")
         axes[i, 1].set_ylabel(f"$\\dot q_{{{qdc[2:]}}}$")
