@@ -31,6 +31,12 @@ static mcs_real lambuf[MAX_ROWS];
 static mcs_real mbuf[MCS_APP_NX * MCS_APP_NX], pbuf[MCS_APP_NX];
 static int dep_piv[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
 
+/* The lock key of a switch of the model file: its coordinate, or nx + its index for a row. */
+static int switch_key(const mcs_model *md, int sw)
+{
+    return md->switches[sw].row ? md->nx + sw : md->switches[sw].coordinate;
+}
+
 /* A dense-output row at t inside the last step. */
 static mcs_status record_dense(mcs_sim *sim, run_info *ri, mcs_real t)
 {
@@ -63,7 +69,11 @@ static mcs_status transition(mcs_sim *sim, run_info *ri, const app_args *app, co
         vminus[i] = sim->cur.v[i];
         dvbuf[i] = 0;
     }
-    if (ev->lock)
+    if (ev->lock && ev->coordinate >= sim->n) /* a joint's row (a switch of the model file) */
+        st = mcs_sim_lock_row(sim, ev->coordinate, ri->model->switches[ev->coordinate - sim->n].row,
+                              app->transition, dvbuf, jwork, sizeof jwork / sizeof *jwork, jiwork,
+                              sizeof jiwork / sizeof *jiwork, &tr);
+    else if (ev->lock)
         st =
             mcs_sim_lock(sim, ev->coordinate, app->transition, dvbuf, jwork,
                          sizeof jwork / sizeof *jwork, jiwork, sizeof jiwork / sizeof *jiwork, &tr);
@@ -159,7 +169,7 @@ static int fire_conditions(mcs_sim *sim, run_info *ri, app_args *app, const mcs_
         return 1;
     app->fired[k] = 1;
     ev.t = t_e;
-    ev.coordinate = md->switches[md->events[app->conds[k]].sw].coordinate;
+    ev.coordinate = switch_key(md, md->events[app->conds[k]].sw);
     ev.lock = md->events[app->conds[k]].activate;
     *st = transition(sim, ri, app, &ev, 0);
     return 1;
@@ -267,7 +277,7 @@ int main(int argc, char **argv)
         if (md->events[i].condition)
             app.conds[app.nconds++] = i;
         else
-            add_event_at(&app, md->events[i].t, md->switches[md->events[i].sw].coordinate,
+            add_event_at(&app, md->events[i].t, switch_key(md, md->events[i].sw),
                          md->events[i].activate);
     }
     app.t_end = md->t_end;
@@ -277,16 +287,16 @@ int main(int argc, char **argv)
         die("t-end, h, rtol and atol must be positive, dt-out non-negative", NULL);
     {
         /* every unlock releases a lock made before it; at most nx locks at a time */
-        int locked[MCS_APP_NX] = {0}, k, active = 0;
+        int locked[MCS_APP_NX + MAX_EVENTS] = {0}, k, active = 0;
         for (k = 0; k < app.nevents; ++k) {
             const app_event *ev = &app.events[k];
             if (!ev->lock && locked[ev->coordinate] == 0)
                 die("--unlock of a coordinate not locked at that time",
-                    md->coord_names[ev->coordinate]);
+                    lock_name(md, ev->coordinate));
             locked[ev->coordinate] += ev->lock ? 1 : -1;
             active += ev->lock ? 1 : -1;
             if (active > md->nx)
-                die("more locks at a time than coordinates", md->coord_names[ev->coordinate]);
+                die("more locks at a time than coordinates", lock_name(md, ev->coordinate));
         }
     }
 

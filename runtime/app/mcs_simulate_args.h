@@ -10,7 +10,7 @@
 /* A lock or unlock of a coordinate at a given time (--lock, --unlock). */
 typedef struct app_event {
     mcs_real t;
-    int coordinate;
+    int coordinate; /* the lock's key: a coordinate j, or nx + the index of a row switch */
     int lock;
 } app_event;
 

@@ -177,6 +177,11 @@ void output_record_current(run_info *ri, mcs_sim *sim)
     output_record(ri, sim, &row);
 }
 
+const char *lock_name(const mcs_model *md, int key)
+{
+    return key < md->nx ? md->coord_names[key] : md->switches[key - md->nx].name;
+}
+
 static void json_vector(FILE *o, const mcs_model *md, const mcs_real *a)
 {
     int i;
@@ -251,7 +256,7 @@ void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, con
             "\"rank_after\": %d, \"dependent\": %d, \"dof_after\": %d, \"impulse\": %.17g, "
             "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g",
             ri->nevents ? "," : "", tr->lock ? "lock" : "unlock", (double)tr->t,
-            md->coord_names[tr->coordinate], tr->rank_before, tr->rank_after, tr->jump.dependent,
+            lock_name(md, tr->coordinate), tr->rank_before, tr->rank_after, tr->jump.dependent,
             tr->jump.dof_after, (double)tr->impulse, (double)tr->jump.kinetic_before,
             (double)tr->jump.kinetic_after);
     fprintf(o, ",\n   \"dv\": ");
@@ -326,9 +331,8 @@ void output_summary(const run_info *ri, const mcs_sim *sim, const run_summary *r
                "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g, \"dependent\": %d, "
                "\"dof_after\": %d}",
                i ? ", " : "", tr->lock ? "lock" : "unlock", (double)tr->t,
-               md->coord_names[tr->coordinate], (double)tr->impulse,
-               (double)tr->jump.kinetic_before, (double)tr->jump.kinetic_after, tr->jump.dependent,
-               tr->jump.dof_after);
+               lock_name(md, tr->coordinate), (double)tr->impulse, (double)tr->jump.kinetic_before,
+               (double)tr->jump.kinetic_after, tr->jump.dependent, tr->jump.dof_after);
     }
     printf("]");
     if (ri->reactions) {

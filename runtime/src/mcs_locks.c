@@ -40,40 +40,43 @@ static mcs_status refactor_current(mcs_sim *s)
     return MCS_OK;
 }
 
-mcs_status mcs_sim_lock(mcs_sim *s, int j, mcs_jump_method method, mcs_real *dv, mcs_real *jwork,
-                        size_t jwork_len, int *jiwork, size_t jiwork_len, mcs_transition *report)
+mcs_status mcs_sim_lock_row(mcs_sim *s, int key, const mcs_real *a, mcs_jump_method method,
+                            mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
+                            size_t jiwork_len, mcs_transition *report)
 {
     mcs_transition rep;
-    mcs_real *J2, lambda = 0;
+    mcs_real lambda = 0, ref = 0;
     mcs_status st;
     int n, m, f, i;
-    if (!s || !dv || !jwork || !jiwork || j < 0 || j >= s->n)
+    if (!s || !a || !dv || !jwork || !jiwork || key < 0)
         return MCS_ERR_ARGUMENT;
     if (s->nlocks >= s->opt.max_locks)
         return MCS_ERR_WORKSPACE; /* the workspace was sized for fewer locks (opt.max_locks) */
+    if (mcs_vec_max_abs(s->n, a) <= 0)
+        return MCS_ERR_ARGUMENT; /* a zero or non-finite row locks nothing */
     n = s->n;
     m = s->m;
     f = n - s->cur.r;
     rep.t = s->cur.t;
-    rep.coordinate = j;
+    rep.coordinate = key;
     rep.lock = 1;
     rep.rank_before = s->cur.r;
-    /* M and the rows in use at the current state; the new row is the unit row of x_j */
+    /* M and the rows in use at the current state; the new row is a */
     s->model->M(s->cur.x, s->cur.t, s->params, s->w.M);
     if (m > 0)
         mcs_rows_A(s, s->cur.x, s->cur.t, s->w.A);
-    J2 = s->w.tmp;
-    for (i = 0; i < n; ++i)
-        J2[i] = i == j ? 1 : 0;
-    st = mcs_jump(method, n, s->w.M, m, m > 0 ? s->w.A : NULL, f, s->cur.Q + s->cur.r * n, 1, J2,
+    st = mcs_jump(method, n, s->w.M, m, m > 0 ? s->w.A : NULL, f, s->cur.Q + s->cur.r * n, 1, a,
                   s->cur.v, NULL, s->opt.rank_tol, dv, &lambda, &rep.jump, jwork, jwork_len, jiwork,
                   jiwork_len);
     if (st != MCS_OK)
         return st;
-    for (i = 0; i < n; ++i)
+    for (i = 0; i < n; ++i) {
         s->cur.v[i] += dv[i];
-    s->lock_coord[s->nlocks] = j;
-    s->lock_ref[s->nlocks] = s->cur.x[j];
+        s->lock_a[s->nlocks * n + i] = a[i];
+        ref += a[i] * s->cur.x[i];
+    }
+    s->lock_coord[s->nlocks] = key;
+    s->lock_ref[s->nlocks] = ref;
     s->nlocks++;
     s->m++;
     if ((st = refactor_current(s)) != MCS_OK)
@@ -85,12 +88,25 @@ mcs_status mcs_sim_lock(mcs_sim *s, int j, mcs_jump_method method, mcs_real *dv,
     return MCS_OK;
 }
 
+mcs_status mcs_sim_lock(mcs_sim *s, int j, mcs_jump_method method, mcs_real *dv, mcs_real *jwork,
+                        size_t jwork_len, int *jiwork, size_t jiwork_len, mcs_transition *report)
+{
+    mcs_real *e;
+    int i;
+    if (!s || j < 0 || j >= s->n)
+        return MCS_ERR_ARGUMENT;
+    e = s->w.tmp2; /* the unit row e_j (w.tmp2 is free between steps; mcs_jump does not use it) */
+    for (i = 0; i < s->n; ++i)
+        e[i] = i == j ? 1 : 0;
+    return mcs_sim_lock_row(s, j, e, method, dv, jwork, jwork_len, jiwork, jiwork_len, report);
+}
+
 mcs_status mcs_sim_unlock(mcs_sim *s, int j, mcs_transition *report)
 {
     mcs_transition rep;
     mcs_real kin = 0, pot = 0;
     int k, found = -1;
-    if (!s || j < 0 || j >= s->n)
+    if (!s || j < 0)
         return MCS_ERR_ARGUMENT;
     for (k = 0; k < s->nlocks; ++k)
         if (s->lock_coord[k] == j)
@@ -103,8 +119,11 @@ mcs_status mcs_sim_unlock(mcs_sim *s, int j, mcs_transition *report)
     rep.rank_before = s->cur.r;
     rep.impulse = 0;
     for (k = found; k + 1 < s->nlocks; ++k) {
+        int i;
         s->lock_coord[k] = s->lock_coord[k + 1];
         s->lock_ref[k] = s->lock_ref[k + 1];
+        for (i = 0; i < s->n; ++i)
+            s->lock_a[k * s->n + i] = s->lock_a[(k + 1) * s->n + i];
     }
     s->nlocks--;
     s->m--;

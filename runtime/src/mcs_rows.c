@@ -1,7 +1,8 @@
 /* mcs_rows.c - the constraint rows the simulator works with: the model's nc rows followed by the
- * coordinate locks active now (x_j - x_j(t_lock) = 0, 004 §6), s->m = nc + nlocks in all. Every
- * kernel of the rows goes through these functions; the locks' rows are so simple (a unit row of
- * A, no time dependence, no curvature) that they need no generated code. */
+ * locks active now, each a linear row a'x - a'x(t_lock) = 0 (a coordinate lock: a = e_j, 004 §6;
+ * a planar revolute joint: a picks theta1 - theta2), s->m = nc + nlocks in all. Every kernel of
+ * the rows goes through these functions; the locks' rows are so simple (a constant row of A, no
+ * time dependence, no curvature) that they need no generated code. */
 #include "mcs_sim_internal.h"
 
 /* The model's kernel wrote a (nc x cols) matrix with leading dimension nc into out: spread it to
@@ -16,16 +17,20 @@ static void spread(const mcs_sim *s, int cols, mcs_real *out, int unit)
                 out[i + j * m] = out[i + j * nc];
     for (k = 0; k < s->nlocks; ++k)
         for (j = 0; j < cols; ++j)
-            out[nc + k + j * m] = (unit && j == s->lock_coord[k]) ? 1 : 0;
+            out[nc + k + j * m] = unit ? s->lock_a[k * s->n + j] : 0;
 }
 
 void mcs_rows_c(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out)
 {
-    int k;
+    int k, j;
     if (s->model->nc > 0)
         s->model->c(x, t, s->params, out);
-    for (k = 0; k < s->nlocks; ++k)
-        out[s->model->nc + k] = x[s->lock_coord[k]] - s->lock_ref[k];
+    for (k = 0; k < s->nlocks; ++k) {
+        mcs_real sum = -s->lock_ref[k];
+        for (j = 0; j < s->n; ++j)
+            sum += s->lock_a[k * s->n + j] * x[j];
+        out[s->model->nc + k] = sum;
+    }
 }
 
 void mcs_rows_A(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out)

@@ -80,6 +80,7 @@ static void carve_all(carver *c, mcs_sim *s, int n, int m)
     s->w.ipiv = itake(c, k);
     s->lock_coord = itake(c, k);
     s->lock_ref = take(c, k);
+    s->lock_a = take(c, k * k);
     s->w.basis_iwork = itake(c, (size_t)MCS_BASIS_IWORK_SIZE(n, m));
 }
 

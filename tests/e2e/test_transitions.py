@@ -214,3 +214,56 @@ def test_momenta_columns_and_plot(tmp_path):
     assert event_times(csv) == [0.8, 1.3]
     (png,) = plot_runs([csv], tmp_path / "momenta.png", momenta=True)
     assert png.stat().st_size > 10000
+
+
+def test_bodies_and_coordinates_versions_agree(tmp_path):
+    """pendulum_3r_bodies (planar bodies, revolute joints, `lock: J2` and `lock: J3`) and
+    pendulum_3r_locking (joint angles, coordinate locks): the same joint angles to 1e-9."""
+    _, bodies, ev_b = simulate(tmp_path, "pendulum_3r_bodies", with_events=True, dt_out=0.05)
+    _, coords, _ = simulate(tmp_path, "pendulum_3r_locking", with_events=True, dt_out=0.05)
+    assert [e["coordinate"] for e in transitions(ev_b)] == ["lock_joint2", "lock_joint3"]
+    th = [bodies[f"x.link{i}.theta"] for i in (1, 2, 3)]
+    angles = {"q1": th[0] + np.pi / 2, "q2": th[1] - th[0], "q3": th[2] - th[1]}
+    assert len(bodies["t"]) == len(coords["t"])
+    for name, q in angles.items():
+        assert np.abs(q - coords[f"x.{name}"]).max() <= 1e-9, name
+
+
+def test_locking_a_hinge_of_a_closed_loop_stops_it(tmp_path, monkeypatch):
+    """A switch on one hinge of the double four-bar (a 1-DOF closed loop) stops it: every velocity
+    exactly 0 after the lock, the constraints still hold."""
+    import json
+
+    from mcsgen import build
+    from mcsgen.generate import generate
+    from mcsgen.outputs.plot import read_run
+    from mcsgen.simulate import run_simulation
+
+    text = (ROOT / "models" / "double_four_bar.yaml").read_text()
+    text = text.replace("name: double_four_bar\n", "name: dfb_brake\n")
+    text += "switches:\n  - {name: brake, lock: O1}\nevents:\n  - {at: 0.3, activate: brake}\n"
+    path = tmp_path / "dfb_brake.yaml"
+    path.write_text(text)
+    generate(path, out_root=tmp_path / "generated")
+    monkeypatch.setattr(build, "GENERATED", tmp_path / "generated")
+    monkeypatch.setattr(build, "BUILD", tmp_path / "build")
+    out, events = tmp_path / "run.csv", tmp_path / "run.events.json"
+    summary = run_simulation("dfb_brake", {"t_end": 0.6, "events": events}, out_csv=out)
+    assert summary["ok"]
+    (lock,) = transitions(json.loads(events.read_text()))
+    assert lock["coordinate"] == "brake" and lock["dof_after"] == 0 and lock["dependent"] == 0
+    assert lock["kinetic_after"] == 0
+    run = read_run(out)
+    i0 = rows_at(run, 0.3)[-1]
+    assert max(np.abs(run[c][i0:]).max() for c in run if c.startswith("v.")) == 0
+    assert run["c_norm"][i0:].max() <= 1e-10
+
+
+def test_joint_locks_that_are_not_supported_yet_are_refused(tmp_path):
+    from mcsgen.errors import ModelError
+
+    text = (ROOT / "models" / "pendulum_kc.yaml").read_text()
+    path = tmp_path / "pendulum_kc.yaml"
+    path.write_text(text + "switches:\n  - {name: s, lock: nowhere}\n")
+    with pytest.raises(ModelError, match="unknown coordinate or joint 'nowhere'"):
+        load_model(path)

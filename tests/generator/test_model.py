@@ -199,7 +199,7 @@ def test_condition_events_load(write_model):
 @pytest.mark.parametrize(
     "change, field, words",
     [
-        (("lock: q2", "lock: q9"), "switches[0].lock", "unknown coordinate 'q9'"),
+        (("lock: q2", "lock: q9"), "switches[0].lock", "unknown coordinate or joint 'q9'"),
         (("at: 0.5,", "at: 0,"), "events[0].at", "after the start"),
         (
             ("activate: hold}\n  - {at: 1.0", "activate: nope}\n  - {at: 1.0"),

@@ -462,10 +462,7 @@ class _Validator(Reader):
             setattr(model, f"{key}0", out)
 
     def switches(self, doc, model, symbols=None):
-        names = [c.name for c in model.coordinates]
-        model.switches = read_switches(
-            self, doc.get("switches"), names, [j.name for j in model.joints]
-        )
+        model.switches = read_switches(self, doc.get("switches"), model)
         model.events = read_events(self, doc.get("events"), model.switches, symbols)
 
     def simulation(self, raw):

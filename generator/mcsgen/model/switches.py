@@ -2,19 +2,20 @@
 
     switches:                     # named groups of rows, inactive until an event activates them
       - {name: lock2, lock: q2}   # lock a coordinate: the row q2 - q2(t_event) = 0
+      - {name: brake, lock: J2}   # lock a joint whose free coordinate is linear in x (a planar
+                                  # revolute joint: its relative angle theta1 - theta2)
     events:                       # in time order
       - {at: 0.8, activate: lock2}
       - {at: 1.5, deactivate: lock2}
-
       - {when: q3_dot, direction: falling, activate: lock3}   # when q3_dot crosses 0 downwards
 
 A lock's reference value is captured when it is activated (runtime data, not regenerated); the
 velocities jump as paper 004 demands (the simulator's --transition). A condition event fires
 once, at the first crossing of zero in its direction (rising, falling or both), located on the
 dense output; its expression may use coordinates, their velocities (`<name>_dot`), parameters
-and t (models given by coordinates). Groups of joints of bodies-and-joints models (`lock:
-JOINT`) and groups of explicit rows (`constraints:`) are not supported yet and are refused with
-a message.
+and t (models given by coordinates). Locks of joints whose free coordinate is not linear in x
+(spatial joints, planar prismatic joints) and groups of explicit rows (`constraints:`) are not
+supported yet and are refused with a message.
 """
 
 from dataclasses import dataclass
@@ -29,7 +30,8 @@ EVENT_KEYS = {"at", "when", "direction", "activate", "deactivate"}
 @dataclass
 class Switch:
     name: str
-    coordinate: int  # index of the locked coordinate
+    coordinate: int  # index of the locked coordinate, or -1 for a joint's row
+    row: Optional[List[sp.Expr]] = None  # (n) the constant row a of a joint lock: a'x = const
 
 
 DIRECTIONS = {"rising": 1, "falling": -1, "both": 0}
@@ -44,9 +46,12 @@ class TimedEvent:
     direction: int = 0  # ... upwards (1), downwards (-1) or either way (0)
 
 
-def read_switches(reader, raw, coordinates, joints) -> List[Switch]:
-    """The `switches:` list. coordinates: the model's coordinate names; joints: joint names."""
+def read_switches(reader, raw, model) -> List[Switch]:
+    """The `switches:` list: coordinate locks, and locks of joints whose free coordinate is
+    linear in x (its gradient is the lock's constant row)."""
     raw = reader.seq(raw or [], "switches")
+    coordinates = [c.name for c in model.coordinates]
+    joints = {j.name: j for j in model.joints}
     out = []
     for i, spec in enumerate(raw):
         where = f"switches[{i}]"
@@ -58,21 +63,35 @@ def read_switches(reader, raw, coordinates, joints) -> List[Switch]:
         if "constraints" in spec:
             reader.fail(
                 f"{where}.constraints",
-                "groups of explicit rows are not supported yet; lock a coordinate",
+                "groups of explicit rows are not supported yet; lock a coordinate or a joint",
             )
         if "lock" not in spec:
-            reader.fail(f"{where}.lock", "missing required field (the coordinate to lock)")
+            reader.fail(f"{where}.lock", "missing required field (the coordinate or joint)")
         target = spec["lock"]
         if target in joints:
-            reader.fail(
-                f"{where}.lock",
-                f"'{target}' is a joint: locking joints is not supported yet; lock one of its "
-                "body coordinates instead",
-            )
+            row = _joint_row(reader, f"{where}.lock", joints[target], model)
+            out.append(Switch(name, -1, row))
+            continue
         if target not in coordinates:
-            reader.fail(f"{where}.lock", f"unknown coordinate '{target}'")
+            reader.fail(f"{where}.lock", f"unknown coordinate or joint '{target}'")
         out.append(Switch(name, coordinates.index(target)))
     return out
+
+
+def _joint_row(reader, where, joint, model):
+    """The constant gradient of a joint's free coordinate (a planar revolute joint's relative
+    angle theta1 - theta2 - const), or a message why that joint cannot be locked yet."""
+    if not joint.type.lockable:
+        reader.fail(where, f"'{joint.name}' is a {joint.type.name} joint: nothing to lock")
+    coordinate = joint.coordinate
+    row = [sp.diff(coordinate, x) for x in model.x] if coordinate is not None else None
+    if row is None or any(a.free_symbols for a in row) or joint.type.kind != "planar":
+        reader.fail(
+            where,
+            f"locking a {joint.type.kind} {joint.type.name} joint is not supported yet (only "
+            "planar revolute joints, and coordinates)",
+        )
+    return row
 
 
 def read_events(reader, raw, switches, symbols=None) -> List[TimedEvent]:

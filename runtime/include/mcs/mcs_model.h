@@ -44,11 +44,12 @@ typedef struct mcs_joint {
     int driven;     /* 1 when its rows include a drive (a function of t) */
 } mcs_joint;
 
-/* A switch of the mechanism file (README, "Transitions"): a coordinate lock, inactive until an
- * event activates it. */
+/* A switch of the mechanism file (README, "Transitions"): a lock, inactive until an event
+ * activates it; either of a coordinate, or of a linear row a'x (a planar revolute joint). */
 typedef struct mcs_switch {
     const char *name;
-    int coordinate; /* the coordinate it locks */
+    int coordinate;      /* the coordinate it locks, or -1 */
+    const mcs_real *row; /* (nx) the row a when coordinate is -1, else NULL */
 } mcs_switch;
 
 /* An event of the mechanism file: at time t, or when condition(x, v, t) crosses zero in the

@@ -34,7 +34,7 @@ typedef enum mcs_method {
  * from the layout itself (a test checks it for many n, m). */
 #define MCS_SIM_K(n, m) MCS_BASIS_K(n, m)
 #define MCS_SIM_WORK_SIZE(n, m) \
-    (18 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 41 * MCS_SIM_K(n, m) + MCS_BASIS_WORK_SIZE(n, m))
+    (19 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 41 * MCS_SIM_K(n, m) + MCS_BASIS_WORK_SIZE(n, m))
 #define MCS_SIM_IWORK_SIZE(n, m) (5 * MCS_SIM_K(n, m) + MCS_BASIS_IWORK_SIZE(n, m))
 
 typedef struct mcs_options {
@@ -124,8 +124,9 @@ typedef struct mcs_sim {
     /* Coordinate locks now active (mcs_sim_lock): rows x_j - ref = 0 after the model's nc rows;
      * m = nc + nlocks. */
     int nlocks;
-    int *lock_coord;    /* (max_locks) the locked coordinates j */
-    mcs_real *lock_ref; /* (max_locks) x_j at the lock */
+    int *lock_coord;    /* (max_locks) each lock's key: the coordinate j, or the caller's key */
+    mcs_real *lock_ref; /* (max_locks) a'x at the lock */
+    mcs_real *lock_a;   /* (max_locks x n, row k at k n) each lock's row a */
     long transitions;   /* locks and unlocks made */
     int event_ready;    /* set by a step that located an event; the caller clears it */
     /* Internal scratch, carved from the caller's work array by mcs_sim_init. */
@@ -222,8 +223,15 @@ typedef struct mcs_transition {
 mcs_status mcs_sim_lock(mcs_sim *sim, int j, mcs_jump_method method, mcs_real *dv, mcs_real *jwork,
                         size_t jwork_len, int *jiwork, size_t jiwork_len, mcs_transition *report);
 
-/* Releases the last lock of coordinate j: no velocity changes (004), the row leaves, the basis
- * gains the freed direction. */
+/* The same for a linear row: locks a'x (a: n entries, e.g. the relative angle theta1 - theta2 of
+ * a planar revolute joint) at its current value. key names the lock for mcs_sim_unlock (use
+ * keys >= n, so they cannot be taken for coordinates); report->coordinate is the key. */
+mcs_status mcs_sim_lock_row(mcs_sim *sim, int key, const mcs_real *a, mcs_jump_method method,
+                            mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
+                            size_t jiwork_len, mcs_transition *report);
+
+/* Releases the last lock with key j (the coordinate j for mcs_sim_lock): no velocity changes
+ * (004), the row leaves, the basis gains the freed direction. */
 mcs_status mcs_sim_unlock(mcs_sim *sim, int j, mcs_transition *report);
 
 /* Generalized momenta of the current basis: P = T^T M(x) v (f entries) for a velocity v (n),
