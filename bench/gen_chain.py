@@ -11,7 +11,7 @@ sys.path.insert(0, str(ROOT / "generator"))
 
 from mcsgen.derive import derive  # noqa: E402
 from mcsgen.emit import render  # noqa: E402
-from mcsgen.model import load_model  # noqa: E402
+from mcsgen.model import complete_initial_state, load_model  # noqa: E402
 
 OUT = ROOT / "build" / "bench" / "chains"
 
@@ -45,7 +45,7 @@ def main(sizes):
         path = OUT / f"chain_{n}.yaml"
         path.write_text(chain_yaml(n))
         t0 = time.perf_counter()
-        model = load_model(path)
+        model = complete_initial_state(load_model(path))  # as before: loading + velocities
         t1 = time.perf_counter()
         derived = derive(model)
         t2 = time.perf_counter()

@@ -166,3 +166,14 @@ def test_same_bytes_whatever_the_process(tmp_path):
         assert (tmp_path / "slider_crank" / name).read_bytes() == (
             ROOT / "generated" / "slider_crank" / name
         ).read_bytes()
+
+
+def test_render_completes_the_initial_state_of_a_freshly_loaded_model():
+    """Loading only loads; rendering a just-loaded mechanism (as bench/gen_chain.py does) solves
+    its initial velocities itself (regression: v0 was None)."""
+    from mcsgen.emit import render
+
+    model = load_model(ROOT / "models" / "pendulum_kc.yaml")
+    assert model.v0 is None
+    files = render(model, derive(model))
+    assert "static const mcs_real v0[3] = { 0, 0, 0 };" in files["pendulum_kc.c"]

@@ -14,6 +14,7 @@ import jinja2
 import sympy as sp
 
 from .. import __version__
+from ..model import complete_initial_state
 from ..model.exact import clean
 from ..paths import TEMPLATES
 from .fingerprint import generator_fingerprint
@@ -183,6 +184,7 @@ def a_pattern(derived):
 
 def render(model: "Model", derived: "Derived") -> Dict[str, str]:
     """Return {filename: text} of the generated sources."""
+    complete_initial_state(model)  # the emitted v0 needs it (a no-op once generate has done it)
     kernels, scalars = build_kernels(model, derived)
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
