@@ -34,24 +34,37 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* one run; returns wall seconds of the integration loop (init and assembly excluded) */
-static double run(mcs_method method, mcs_continuation cont, double h, double rtol, double t_end,
+/* init and initial state of a run (exits on failure); max_locks > 0 uses the workspace sized for
+ * locks */
+static void setup(mcs_method method, mcs_continuation cont, double h, double rtol, int max_locks,
                   mcs_sim *sim)
 {
     mcs_options opt;
-    double start;
+    mcs_status st;
     mcs_options_default(&opt, &MODEL);
     opt.method = method;
     opt.continuation = cont;
     opt.h = h;
     opt.rtol = rtol;
     opt.atol = rtol * 1e-2;
-    if (mcs_sim_init(sim, &MODEL, &DEFAULTS, &opt, work, sizeof work / sizeof *work, iwork,
-                     sizeof iwork / sizeof *iwork) != MCS_OK ||
-        mcs_sim_set_state(sim, 0, MODEL.x0, MODEL.v0, NULL) != MCS_OK) {
+    opt.max_locks = max_locks;
+    st = max_locks > 0
+             ? mcs_sim_init(sim, &MODEL, &DEFAULTS, &opt, lwork, sizeof lwork / sizeof *lwork,
+                            liwork, sizeof liwork / sizeof *liwork)
+             : mcs_sim_init(sim, &MODEL, &DEFAULTS, &opt, work, sizeof work / sizeof *work, iwork,
+                            sizeof iwork / sizeof *iwork);
+    if (st != MCS_OK || mcs_sim_set_state(sim, 0, MODEL.x0, MODEL.v0, NULL) != MCS_OK) {
         fprintf(stderr, "bench: init failed\n");
         exit(1);
     }
+}
+
+/* one run; returns wall seconds of the integration loop (init and assembly excluded) */
+static double run(mcs_method method, mcs_continuation cont, double h, double rtol, double t_end,
+                  mcs_sim *sim)
+{
+    double start;
+    setup(method, cont, h, rtol, 0, sim);
     start = now();
     if (mcs_sim_advance(sim, t_end) != MCS_OK) {
         fprintf(stderr, "bench: integration failed\n");
@@ -66,22 +79,10 @@ static double run_locks(mcs_method method, double h, double rtol, double t_end, 
                         int nlocks, const int *lock_j, const double *lock_t, mcs_sim *sim,
                         double *lock_s)
 {
-    mcs_options opt;
     mcs_real dv[MCS_APP_NX];
     double start, t0;
     int k;
-    mcs_options_default(&opt, &MODEL);
-    opt.method = method;
-    opt.h = h;
-    opt.rtol = rtol;
-    opt.atol = rtol * 1e-2;
-    opt.max_locks = nlocks;
-    if (mcs_sim_init(sim, &MODEL, &DEFAULTS, &opt, lwork, sizeof lwork / sizeof *lwork, liwork,
-                     sizeof liwork / sizeof *liwork) != MCS_OK ||
-        mcs_sim_set_state(sim, 0, MODEL.x0, MODEL.v0, NULL) != MCS_OK) {
-        fprintf(stderr, "bench: init failed\n");
-        exit(1);
-    }
+    setup(method, MCS_CONT_EXP, h, rtol, nlocks, sim);
     *lock_s = 0;
     start = now();
     for (k = 0; k <= nlocks; ++k) {

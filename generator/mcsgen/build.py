@@ -5,12 +5,10 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple
 
 from .errors import BuildError
-from .paths import BUILD, GENERATED, RUNTIME
-
-PathLike = Union[str, os.PathLike]
+from .paths import BUILD, GENERATED, RUNTIME, PathLike
 
 # The compile line's parts. The Makefile (CFLAGS_STRICT, LIBS) and scripts/firmware-size spell the
 # same flags; tests/test_build.py checks that they agree with these.

@@ -6,14 +6,12 @@ say.
 """
 
 import json
-import os
 import subprocess
-from typing import Optional, Union
+from typing import Optional
 
 from .build import build_simulator
 from .errors import McsError
-
-PathLike = Union[str, os.PathLike]
+from .paths import PathLike
 
 
 def run_simulation(

@@ -28,7 +28,7 @@ static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, MAX_ROWS, 1)];
 static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_APP_NX];
 static mcs_real vminus[MCS_APP_NX], dvbuf[MCS_APP_NX], pbefore[MCS_APP_NX], pafter[MCS_APP_NX];
 static mcs_real lambuf[MAX_ROWS];
-static mcs_real mbuf[MCS_APP_NX * MCS_APP_NX], pbuf[MCS_APP_NX];
+static mcs_real pbuf[MCS_APP_NX];
 static int dep_piv[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
 
 /* The lock key of a switch of the model file: its coordinate, or nx + its index for a row. */
@@ -311,7 +311,6 @@ int main(int argc, char **argv)
 
     ri.model = md;
     ri.lambda = lambuf;
-    ri.Mbuf = mbuf;
     ri.Pbuf = pbuf;
     ri.q = qbuf;
     ri.qd = qdbuf;

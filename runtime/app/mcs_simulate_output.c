@@ -64,26 +64,15 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
                     empty(o);
             }
     if (ri->momenta) { /* P = T' M v with this row's basis: f entries, empty cells after */
-        if (row) {
-            md->M(row->x, row->t, sim->params, ri->Mbuf);
-            for (i = 0; i < n; ++i) {
-                mcs_real s = 0;
-                for (j = 0; j < n; ++j)
-                    s += ri->Mbuf[i + j * n] * row->v[j];
-                ri->Pbuf[i] = s;
-            }
-        }
+        if (row)
+            (void)mcs_sim_momenta_at(sim, row->t, row->x, row->v, row->Q, row->rank, ri->Pbuf);
         for (j = 0; j < n; ++j) {
-            if (!row) {
+            if (!row)
                 numbered(o, "p", j + 1);
-            } else if (j < f) {
-                mcs_real s = 0;
-                for (i = 0; i < n; ++i)
-                    s += row->Q[i + (row->rank + j) * n] * ri->Pbuf[i];
-                value(o, s);
-            } else {
+            else if (j < f)
+                value(o, ri->Pbuf[j]);
+            else
                 empty(o);
-            }
         }
     }
     if (ri->reactions && md->nc > 0) {

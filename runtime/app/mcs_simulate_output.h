@@ -17,7 +17,7 @@ typedef struct run_info {
     FILE *events; /* NULL: no event log */
     int nevents;
     int reactions, basis, progress, momenta; /* --reactions, --basis, --progress, --momenta */
-    mcs_real *Mbuf, *Pbuf;                   /* (nx x nx), (nx) scratch for --momenta */
+    mcs_real *Pbuf;                          /* (nx) scratch for --momenta */
     mcs_real *lambda;                        /* (nc) scratch for the multipliers (--reactions) */
     mcs_real *q, *qd;                        /* (nx) scratch for the projected coordinates */
     /* statistics over the recorded rows */

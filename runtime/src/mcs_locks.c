@@ -144,15 +144,23 @@ mcs_status mcs_sim_unlock(mcs_sim *s, int j, mcs_transition *report)
     return MCS_OK;
 }
 
-mcs_status mcs_sim_momenta(mcs_sim *s, const mcs_real *v, mcs_real *P)
+mcs_status mcs_sim_momenta_at(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
+                              const mcs_real *Q, int r, mcs_real *P)
 {
     int n, f;
-    if (!s || !v || !P)
+    if (!s || !x || !v || !Q || !P || r < 0 || r > s->n)
         return MCS_ERR_ARGUMENT;
     n = s->n;
-    f = n - s->cur.r;
-    s->model->M(s->cur.x, s->cur.t, s->params, s->w.M);
+    f = n - r;
+    s->model->M(x, t, s->params, s->w.M);
     mcs_mat_gemm(0, 0, n, 1, n, 1, s->w.M, n, v, n, 0, s->w.rhs, n);
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.Q + s->cur.r * n, n, s->w.rhs, n, 0, P, MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, Q + r * n, n, s->w.rhs, n, 0, P, MAX2(f, 1));
     return MCS_OK;
+}
+
+mcs_status mcs_sim_momenta(mcs_sim *s, const mcs_real *v, mcs_real *P)
+{
+    if (!s)
+        return MCS_ERR_ARGUMENT;
+    return mcs_sim_momenta_at(s, s->cur.t, s->cur.x, v, s->cur.Q, s->cur.r, P);
 }

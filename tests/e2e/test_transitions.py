@@ -22,6 +22,27 @@ def rows_at(run, t):
     return np.flatnonzero(np.abs(run["t"] - t) < 1e-12)
 
 
+def run_tmp_model(tmp_path, monkeypatch, name, text, options):
+    """Generate a model written for the test into tmp_path and run it there (not in generated/):
+    (summary, run, transitions)."""
+    import json
+
+    from mcsgen import build
+    from mcsgen.generate import generate
+    from mcsgen.outputs.plot import read_run
+    from mcsgen.simulate import run_simulation
+
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text)
+    generate(path, out_root=tmp_path / "generated")
+    monkeypatch.setattr(build, "GENERATED", tmp_path / "generated")
+    monkeypatch.setattr(build, "BUILD", tmp_path / "build")
+    out, events = tmp_path / "run.csv", tmp_path / "run.events.json"
+    summary = run_simulation(name, dict(options, events=events), out_csv=out)
+    assert summary["ok"], summary
+    return summary, read_run(out), transitions(json.loads(events.read_text()))
+
+
 @pytest.fixture(scope="module")
 def locking(tmp_path_factory):
     """The 3R pendulum, DOPRI5 rtol 1e-10, with each formulation and the naive lock."""
@@ -164,24 +185,9 @@ events:
 def test_condition_event_locks_when_the_rate_crosses_zero(tmp_path, monkeypatch, options):
     """`when: q3_dot, direction: falling`: the lock happens where the dense output's q3_dot is 0
     (to 1e-10 s), so the rate barely jumps (<= 1e-8) and the rest of the run keeps it locked."""
-    import json
-
-    from mcsgen import build
-    from mcsgen.generate import generate
-    from mcsgen.outputs.plot import read_run
-    from mcsgen.simulate import run_simulation
-
     text = (ROOT / "models" / "pendulum_3r.yaml").read_text()
-    path = tmp_path / "p3when.yaml"
-    path.write_text(text.replace("name: pendulum_3r\n", "name: p3when\n") + CONDITION)
-    generate(path, out_root=tmp_path / "generated")
-    monkeypatch.setattr(build, "GENERATED", tmp_path / "generated")
-    monkeypatch.setattr(build, "BUILD", tmp_path / "build")
-    out, events = tmp_path / "run.csv", tmp_path / "run.events.json"
-    summary = run_simulation("p3when", dict(options, t_end=1.0, events=events), out_csv=out)
-    assert summary["ok"]
-    (lock,) = transitions(json.loads(events.read_text()))
-    run = read_run(out)
+    text = text.replace("name: pendulum_3r\n", "name: p3when\n") + CONDITION
+    _, run, (lock,) = run_tmp_model(tmp_path, monkeypatch, "p3when", text, dict(options, t_end=1.0))
     i_before, i_after = rows_at(run, lock["t"])[:2]
     rate_scale = np.abs(run["v.q3"]).max()
     # the state at the located time has q3_dot = 0: the time is the root to ~1e-10 s
@@ -232,28 +238,12 @@ def test_bodies_and_coordinates_versions_agree(tmp_path):
 def test_locking_a_hinge_of_a_closed_loop_stops_it(tmp_path, monkeypatch):
     """A switch on one hinge of the double four-bar (a 1-DOF closed loop) stops it: every velocity
     exactly 0 after the lock, the constraints still hold."""
-    import json
-
-    from mcsgen import build
-    from mcsgen.generate import generate
-    from mcsgen.outputs.plot import read_run
-    from mcsgen.simulate import run_simulation
-
     text = (ROOT / "models" / "double_four_bar.yaml").read_text()
     text = text.replace("name: double_four_bar\n", "name: dfb_brake\n")
     text += "switches:\n  - {name: brake, lock: O1}\nevents:\n  - {at: 0.3, activate: brake}\n"
-    path = tmp_path / "dfb_brake.yaml"
-    path.write_text(text)
-    generate(path, out_root=tmp_path / "generated")
-    monkeypatch.setattr(build, "GENERATED", tmp_path / "generated")
-    monkeypatch.setattr(build, "BUILD", tmp_path / "build")
-    out, events = tmp_path / "run.csv", tmp_path / "run.events.json"
-    summary = run_simulation("dfb_brake", {"t_end": 0.6, "events": events}, out_csv=out)
-    assert summary["ok"]
-    (lock,) = transitions(json.loads(events.read_text()))
+    _, run, (lock,) = run_tmp_model(tmp_path, monkeypatch, "dfb_brake", text, {"t_end": 0.6})
     assert lock["coordinate"] == "brake" and lock["dof_after"] == 0 and lock["dependent"] == 0
     assert lock["kinetic_after"] == 0
-    run = read_run(out)
     i0 = rows_at(run, 0.3)[-1]
     assert max(np.abs(run[c][i0:]).max() for c in run if c.startswith("v.")) == 0
     assert run["c_norm"][i0:].max() <= 1e-10

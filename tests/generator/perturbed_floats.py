@@ -1,7 +1,8 @@
 """Make this process round differently from every other machine: numpy's, scipy's and math's
 trigonometric, exponential and linear-algebra functions return results moved by one unit in the
 last place (towards +inf). Used by test_determinism.py to show that no machine floating-point
-value reaches the generated C: output generated under this stub must equal the committed bytes.
+value reaches the generated C: output generated under this perturbation must equal the
+committed bytes.
 
 `install()` patches the modules in place and returns the names it patched; call it before
 importing mcsgen (which looks functions up at call time anyway).

@@ -28,7 +28,7 @@ def probe():
 before = probe()
 patched = perturbed_floats.install()
 after = probe()
-assert all(a != b for a, b in zip(before, after)), (before, after)   # the stub is active
+assert all(a != b for a, b in zip(before, after)), (before, after)   # the perturbation is in force
 from mcsgen.generate import generate
 for path in {models!r}:
     generate(path, out_root={out!r}, force=True)

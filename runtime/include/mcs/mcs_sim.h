@@ -238,4 +238,9 @@ mcs_status mcs_sim_unlock(mcs_sim *sim, int j, mcs_transition *report);
  * e.g. the current one or the one before a jump (004 Fig. 4a). */
 mcs_status mcs_sim_momenta(mcs_sim *sim, const mcs_real *v, mcs_real *P);
 
+/* The same at a state (t, x, v) with the basis Q (n x n, T = Q[:, r:]) of its factorization, e.g.
+ * a dense output and the probe frame. Uses the scratch (not the state). */
+mcs_status mcs_sim_momenta_at(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
+                              const mcs_real *Q, int r, mcs_real *P);
+
 #endif /* MCS_SIM_H */
