@@ -113,6 +113,8 @@ def program_command(
         f"-DMCS_APP_MODEL={name}",
         f"-DMCS_APP_NX={upper}_NX",
         f"-DMCS_APP_NC={upper}_NC",
+        f"-DMCS_APP_NGROUPS={upper}_NGROUPS",
+        f"-DMCS_APP_GROUP_ROWS={upper}_MAX_GROUP_ROWS",
         "-include",
         f"{name}.h",
         *map(str, sources),

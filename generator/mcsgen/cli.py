@@ -145,7 +145,7 @@ def format_events(path, limit=12):
         lost = ev["kinetic_before"] - ev["kinetic_after"]
         extra = f", {ev['dependent']} dependent row(s)" if ev.get("dependent") else ""
         lines.append(
-            f"    t = {ev['t']:.9f} s: {ev['kind']} {ev['coordinate']}, kinetic energy "
+            f"    t = {ev['t']:.9f} s: {ev['kind']} {ev['target']}, kinetic energy "
             f"{ev['kinetic_before']:.6g} -> {ev['kinetic_after']:.6g} J (dE = {-lost:.4g} J), "
             f"|impulse| {abs(ev['impulse']):.4g}, {ev['dof_after']} DOF left{extra}"
         )

@@ -1,6 +1,7 @@
 /* mcs_simulate.c - command-line driver: simulate one generated model, write CSV, print a JSON
  * summary on stdout. Built by `./mcsgen simulate` with
- *   -DMCS_APP_MODEL=<name> -DMCS_APP_NX=<NAME>_NX -DMCS_APP_NC=<NAME>_NC -include <name>.h
+ *   -DMCS_APP_MODEL=<name> -DMCS_APP_NX=<NAME>_NX -DMCS_APP_NC=<NAME>_NC
+ *   -DMCS_APP_NGROUPS=<NAME>_NGROUPS -DMCS_APP_GROUP_ROWS=<NAME>_MAX_GROUP_ROWS -include <name>.h
  * and mcs_simulate_output.c. Its options come from mcs_options_table.h, generated from the one
  * table of generator/mcsgen/options.py. This is an application, not library code: it may print
  * and exit. */
@@ -19,22 +20,30 @@
 #define PARAMS_T CAT(MCS_APP_MODEL, _params)
 #define DEFAULTS CAT(MCS_APP_MODEL, _default_params)
 
-/* room for up to NX coordinate locks at a time (--lock) */
+/* room for up to NX lock rows at a time (--lock: a coordinate takes 1, a joint up to 6) */
 #define MAX_ROWS (MCS_APP_NC + MCS_APP_NX)
+#define MAX_NEW_ROWS (MCS_APP_GROUP_ROWS > 1 ? MCS_APP_GROUP_ROWS : 1)
 static mcs_real work[MCS_SIM_WORK_SIZE(MCS_APP_NX, MAX_ROWS)];
 static int iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, MAX_ROWS)];
-static mcs_real jwork[MCS_JUMP_WORK_SIZE(MCS_APP_NX, MAX_ROWS, 1)];
-static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, MAX_ROWS, 1)];
+static mcs_real jwork[MCS_JUMP_WORK_SIZE(MCS_APP_NX, MAX_ROWS, MAX_NEW_ROWS)];
+static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, MAX_ROWS, MAX_NEW_ROWS)];
 static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_APP_NX];
 static mcs_real vminus[MCS_APP_NX], dvbuf[MCS_APP_NX], pbefore[MCS_APP_NX], pafter[MCS_APP_NX];
 static mcs_real lambuf[MAX_ROWS];
 static mcs_real pbuf[MCS_APP_NX];
 static int dep_piv[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
 
-/* The lock key of a switch of the model file: its coordinate, or nx + its index for a row. */
+/* The lock key of a switch of the model file: its coordinate, or nx + its row group. */
 static int switch_key(const mcs_model *md, int sw)
 {
-    return md->switches[sw].row ? md->nx + sw : md->switches[sw].coordinate;
+    return md->switches[sw].coordinate >= 0 ? md->switches[sw].coordinate
+                                            : md->nx + md->switches[sw].group;
+}
+
+/* Rows a lock of this key adds. */
+static int key_rows(const mcs_model *md, int key)
+{
+    return key < md->nx ? 1 : md->groups[key - md->nx].nrows;
 }
 
 /* A dense-output row at t inside the last step. */
@@ -69,16 +78,15 @@ static mcs_status transition(mcs_sim *sim, run_info *ri, const app_args *app, co
         vminus[i] = sim->cur.v[i];
         dvbuf[i] = 0;
     }
-    if (ev->lock && ev->coordinate >= sim->n) /* a joint's row (a switch of the model file) */
-        st = mcs_sim_lock_row(sim, ev->coordinate, ri->model->switches[ev->coordinate - sim->n].row,
-                              app->transition, dvbuf, jwork, sizeof jwork / sizeof *jwork, jiwork,
-                              sizeof jiwork / sizeof *jiwork, &tr);
+    if (ev->lock && ev->key >= sim->n) /* a row group: a joint's lock, a switch's rows */
+        st = mcs_sim_lock_group(sim, ev->key, ev->key - sim->n, app->transition, dvbuf, jwork,
+                                sizeof jwork / sizeof *jwork, jiwork,
+                                sizeof jiwork / sizeof *jiwork, &tr);
     else if (ev->lock)
-        st =
-            mcs_sim_lock(sim, ev->coordinate, app->transition, dvbuf, jwork,
-                         sizeof jwork / sizeof *jwork, jiwork, sizeof jiwork / sizeof *jiwork, &tr);
+        st = mcs_sim_lock(sim, ev->key, app->transition, dvbuf, jwork, sizeof jwork / sizeof *jwork,
+                          jiwork, sizeof jiwork / sizeof *jiwork, &tr);
     else
-        st = mcs_sim_unlock(sim, ev->coordinate, &tr);
+        st = mcs_sim_unlock(sim, ev->key, &tr);
     if (st != MCS_OK)
         return st;
     /* generalized momenta of the directions free after the event, before and after it */
@@ -169,7 +177,7 @@ static int fire_conditions(mcs_sim *sim, run_info *ri, app_args *app, const mcs_
         return 1;
     app->fired[k] = 1;
     ev.t = t_e;
-    ev.coordinate = switch_key(md, md->events[app->conds[k]].sw);
+    ev.key = switch_key(md, md->events[app->conds[k]].sw);
     ev.lock = md->events[app->conds[k]].activate;
     *st = transition(sim, ri, app, &ev, 0);
     return 1;
@@ -269,7 +277,7 @@ int main(int argc, char **argv)
     params = DEFAULTS;
     if (mcs_options_default(&opt, md) != MCS_OK)
         die("internal: options", NULL);
-    opt.max_locks = md->nx; /* the static workspace has room for nx locks (MAX_ROWS) */
+    opt.max_locks = md->nx; /* the static workspace has room for nx lock rows (MAX_ROWS) */
     memset(&ri, 0, sizeof ri);
     memset(&app, 0, sizeof app);
     app.transition = MCS_JUMP_MINIMAL;
@@ -286,17 +294,17 @@ int main(int argc, char **argv)
     if (!(app.t_end > 0) || !(opt.h > 0) || !(opt.rtol > 0) || !(opt.atol > 0) || app.dt_out < 0)
         die("t-end, h, rtol and atol must be positive, dt-out non-negative", NULL);
     {
-        /* every unlock releases a lock made before it; at most nx locks at a time */
-        int locked[MCS_APP_NX + MAX_EVENTS] = {0}, k, active = 0;
+        /* every unlock releases a lock made before it; at most nx lock rows at a time (this
+         * check sees the timed events; a condition event beyond the room fails at its time) */
+        int locked[MCS_APP_NX + MCS_APP_NGROUPS] = {0}, k, rows = 0;
         for (k = 0; k < app.nevents; ++k) {
             const app_event *ev = &app.events[k];
-            if (!ev->lock && locked[ev->coordinate] == 0)
-                die("--unlock of a coordinate not locked at that time",
-                    lock_name(md, ev->coordinate));
-            locked[ev->coordinate] += ev->lock ? 1 : -1;
-            active += ev->lock ? 1 : -1;
-            if (active > md->nx)
-                die("more locks at a time than coordinates", lock_name(md, ev->coordinate));
+            if (!ev->lock && locked[ev->key] == 0)
+                die("--unlock of something not locked at that time", lock_name(md, ev->key));
+            locked[ev->key] += ev->lock ? 1 : -1;
+            rows += ev->lock ? key_rows(md, ev->key) : -key_rows(md, ev->key);
+            if (rows > md->nx)
+                die("more lock rows at a time than coordinates", lock_name(md, ev->key));
         }
     }
 

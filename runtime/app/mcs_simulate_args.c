@@ -72,33 +72,48 @@ static void set_param(const mcs_model *md, void *params, const char *val)
     die("unknown parameter", val);
 }
 
+/* The key of NAME (its first `len` characters): a coordinate, or a row group (a joint's lock,
+ * a switch's explicit rows); -1 when unknown, -2 for a joint with nothing to lock. */
+static int lock_key(const mcs_model *md, const char *name, size_t len)
+{
+    int k;
+    for (k = 0; k < md->nx; ++k)
+        if (strlen(md->coord_names[k]) == len && !strncmp(md->coord_names[k], name, len))
+            return k;
+    for (k = 0; k < md->ngroups; ++k)
+        if (strlen(md->groups[k].name) == len && !strncmp(md->groups[k].name, name, len))
+            return md->nx + k;
+    for (k = 0; k < md->nj; ++k)
+        if (strlen(md->joints[k].name) == len && !strncmp(md->joints[k].name, name, len))
+            return -2;
+    return -1;
+}
+
 /* --lock NAME@T / --unlock NAME@T: kept in time order (stable for equal times). */
 static void add_event(const mcs_model *md, app_args *app, const char *val, int lock)
 {
     const char *at = strchr(val, '@');
-    app_event ev;
-    int k;
+    mcs_real t;
+    int key;
     if (!at)
         die(lock ? "--lock needs NAME@T, got" : "--unlock needs NAME@T, got", val);
-    ev.coordinate = -1;
-    for (k = 0; k < md->nx; ++k)
-        if (strlen(md->coord_names[k]) == (size_t)(at - val) &&
-            !strncmp(md->coord_names[k], val, (size_t)(at - val)))
-            ev.coordinate = k;
-    if (ev.coordinate < 0)
-        die("unknown coordinate", val);
-    ev.t = (mcs_real)number(at + 1, val);
-    if (!(ev.t > 0))
+    key = lock_key(md, val, (size_t)(at - val));
+    if (key == -2)
+        die("that joint has nothing to lock (a fixed or driven joint)", val);
+    if (key < 0)
+        die("unknown coordinate or joint", val);
+    t = (mcs_real)number(at + 1, val);
+    if (!(t > 0))
         die("a transition needs a time after the start, got", val);
-    add_event_at(app, ev.t, ev.coordinate, lock);
+    add_event_at(app, t, key, lock);
 }
 
-void add_event_at(app_args *app, mcs_real t, int coordinate, int lock)
+void add_event_at(app_args *app, mcs_real t, int key, int lock)
 {
     app_event ev;
     int k;
     ev.t = t;
-    ev.coordinate = coordinate;
+    ev.key = key;
     ev.lock = lock;
     if (app->nevents >= MAX_EVENTS)
         die("too many lock and unlock events", NULL);

@@ -7,10 +7,10 @@
 #include "mcs/mcs_sim.h"
 #include "mcs_simulate_output.h"
 
-/* A lock or unlock of a coordinate at a given time (--lock, --unlock). */
+/* A lock or unlock at a given time (--lock, --unlock, the model file's timed events). */
 typedef struct app_event {
     mcs_real t;
-    int coordinate; /* the lock's key: a coordinate j, or nx + the index of a row switch */
+    int key; /* what: a coordinate j, or nx + a row group of the model (a joint, a switch) */
     int lock;
 } app_event;
 
@@ -28,9 +28,9 @@ typedef struct app_args {
     int fired[MAX_EVENTS]; /* a condition event fires once */
 } app_args;
 
-/* Adds a lock (lock = 1) or unlock of a coordinate at time t, keeping the events in time order
- * (stable for equal times). */
-void add_event_at(app_args *app, mcs_real t, int coordinate, int lock);
+/* Adds a lock (lock = 1) or unlock of `key` (app_event) at time t, keeping the events in time
+ * order (stable for equal times). */
+void add_event_at(app_args *app, mcs_real t, int key, int lock);
 /* Prints "simulate: what: detail" on stderr and exits with status 2. */
 void die(const char *what, const char *detail);
 /* A finite number, or die. */

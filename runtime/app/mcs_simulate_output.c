@@ -168,7 +168,7 @@ void output_record_current(run_info *ri, mcs_sim *sim)
 
 const char *lock_name(const mcs_model *md, int key)
 {
-    return key < md->nx ? md->coord_names[key] : md->switches[key - md->nx].name;
+    return key < md->nx ? md->coord_names[key] : md->groups[key - md->nx].name;
 }
 
 static void json_vector(FILE *o, const mcs_model *md, const mcs_real *a)
@@ -241,11 +241,11 @@ void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, con
     if (!o)
         return;
     fprintf(o,
-            "%s\n  {\"kind\": \"%s\", \"t\": %.17g, \"coordinate\": \"%s\", \"rank_before\": %d, "
+            "%s\n  {\"kind\": \"%s\", \"t\": %.17g, \"target\": \"%s\", \"rank_before\": %d, "
             "\"rank_after\": %d, \"dependent\": %d, \"dof_after\": %d, \"impulse\": %.17g, "
             "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g",
             ri->nevents ? "," : "", tr->lock ? "lock" : "unlock", (double)tr->t,
-            lock_name(md, tr->coordinate), tr->rank_before, tr->rank_after, tr->jump.dependent,
+            lock_name(md, tr->key), tr->rank_before, tr->rank_after, tr->jump.dependent,
             tr->jump.dof_after, (double)tr->impulse, (double)tr->jump.kinetic_before,
             (double)tr->jump.kinetic_after);
     fprintf(o, ",\n   \"dv\": ");
@@ -316,12 +316,12 @@ void output_summary(const run_info *ri, const mcs_sim *sim, const run_summary *r
     printf(", \"transitions\": [");
     for (i = 0; i < ri->ntransitions; ++i) {
         const mcs_transition *tr = &ri->transitions[i];
-        printf("%s{\"kind\": \"%s\", \"t\": %.17g, \"coordinate\": \"%s\", \"impulse\": %.17g, "
+        printf("%s{\"kind\": \"%s\", \"t\": %.17g, \"target\": \"%s\", \"impulse\": %.17g, "
                "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g, \"dependent\": %d, "
                "\"dof_after\": %d}",
-               i ? ", " : "", tr->lock ? "lock" : "unlock", (double)tr->t,
-               lock_name(md, tr->coordinate), (double)tr->impulse, (double)tr->jump.kinetic_before,
-               (double)tr->jump.kinetic_after, tr->jump.dependent, tr->jump.dof_after);
+               i ? ", " : "", tr->lock ? "lock" : "unlock", (double)tr->t, lock_name(md, tr->key),
+               (double)tr->impulse, (double)tr->jump.kinetic_before, (double)tr->jump.kinetic_after,
+               tr->jump.dependent, tr->jump.dof_after);
     }
     printf("]");
     if (ri->reactions) {

@@ -54,7 +54,7 @@ void output_take_event(run_info *ri, mcs_sim *sim);
 void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, const mcs_real *dv,
                        const mcs_real *P_before, const mcs_real *P_after);
 
-/* The name of a lock's key: the coordinate, or the model file's switch (keys >= nx). */
+/* The name of a lock's key: the coordinate, or the row group (keys >= nx: a joint, a switch). */
 const char *lock_name(const mcs_model *md, int key);
 
 /* Closes the files. */

@@ -1,6 +1,7 @@
-/* mcs_locks.c - transitions: coordinate locks and unlocks (004 §5-6, SPEC §7). A lock adds the
- * row x_j - x_j(t) = 0 with the momentum-consistent velocity jump of mcs_jump; an unlock removes
- * it without a jump. Either way the Jacobian is re-factored at the current state and the tangent
+/* mcs_locks.c - transitions: locks and unlocks (004 §5-6, SPEC §7). A lock adds its rows (a
+ * coordinate's x_j - x_j(t) = 0, a linear row, or a row group of the model: a joint's lock or a
+ * switch's explicit rows; mcs_rows.c) with the momentum-consistent velocity jump of mcs_jump; an
+ * unlock removes them without a jump. Either way the Jacobian is re-factored at the current state and the tangent
  * basis aligned with the one before (SPEC §3.7), so the projected coordinates stay continuous. */
 #include "mcs_sim_internal.h"
 
@@ -40,52 +41,98 @@ static mcs_status refactor_current(mcs_sim *s)
     return MCS_OK;
 }
 
+/* Values captured for lock k (s->lock_ref from s->lock_ref_at[k]): g of its group, or a'x. */
+static int ref_count(const mcs_sim *s, int k)
+{
+    return s->lock_group[k] >= 0 ? s->model->groups[s->lock_group[k]].ng : 1;
+}
+
+/* Adds lock number s->nlocks: a linear row a (group < 0) or the row group `group` of the model,
+ * with the velocity jump of `method` (mcs_jump) at the current state. */
+static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
+                           mcs_jump_method method, mcs_real *dv, mcs_real *jwork, size_t jwork_len,
+                           int *jiwork, size_t jiwork_len, mcs_transition *report)
+{
+    const mcs_row_group *g = group >= 0 ? &s->model->groups[group] : NULL;
+    const int n = s->n, m = s->m, f = n - s->cur.r, k = s->nlocks;
+    const int rows = g ? mcs_group_rows(g) : 1, nref = g ? g->ng : 1;
+    const int at = k > 0 ? s->lock_ref_at[k - 1] + ref_count(s, k - 1) : 0;
+    mcs_real *J2 = s->w.A_dot, *lambda = s->w.tmp; /* free between steps */
+    mcs_transition rep;
+    mcs_status st;
+    int i;
+    if (rows < 1 || (g && (g->ng < 1 || rows != g->nrows || (g->rotation && g->ng < 4))))
+        return MCS_ERR_ARGUMENT; /* a group inconsistent with its own counts */
+    if (m + rows > s->model->nc + s->opt.max_locks || k >= s->opt.max_locks ||
+        at + nref > 4 * MCS_SIM_K(n, s->model->nc + s->opt.max_locks))
+        return MCS_ERR_WORKSPACE; /* the workspace was sized for fewer lock rows (max_locks) */
+    rep.t = s->cur.t;
+    rep.key = key;
+    rep.lock = 1;
+    rep.rank_before = s->cur.r;
+    /* the new lock's entry (not counted in nlocks until the jump is made) and its reference */
+    s->lock_key[k] = key;
+    s->lock_group[k] = group;
+    s->lock_rows[k] = rows;
+    s->lock_ref_at[k] = at;
+    if (g) {
+        g->g(s->cur.x, s->cur.t, s->params, s->lock_ref + at);
+        if (!g->capture)
+            for (i = 0; i < g->ng; ++i)
+                s->lock_ref[at + i] = 0;
+    } else {
+        mcs_real ref = 0;
+        for (i = 0; i < n; ++i) {
+            s->lock_a[k * n + i] = a[i];
+            ref += a[i] * s->cur.x[i];
+        }
+        s->lock_ref[at] = ref;
+    }
+    for (i = 0; i < nref; ++i)
+        if (s->lock_ref[at + i] - s->lock_ref[at + i] != 0)
+            return MCS_ERR_NONFINITE;
+    mcs_lock_rows_A(s, k, s->cur.x, s->cur.t, J2, rows);
+    /* M and the rows in use at the current state */
+    s->model->M(s->cur.x, s->cur.t, s->params, s->w.M);
+    if (m > 0)
+        mcs_rows_A(s, s->cur.x, s->cur.t, s->w.A);
+    st = mcs_jump(method, n, s->w.M, m, m > 0 ? s->w.A : NULL, f, s->cur.Q + s->cur.r * n, rows, J2,
+                  s->cur.v, NULL, s->opt.rank_tol, dv, lambda, &rep.jump, jwork, jwork_len, jiwork,
+                  jiwork_len);
+    if (st != MCS_OK)
+        return st;
+    rep.impulse = rows == 1 ? lambda[0] : rep.jump.impulse_norm;
+    for (i = 0; i < n; ++i)
+        s->cur.v[i] += dv[i];
+    s->nlocks++;
+    s->m += rows;
+    if ((st = refactor_current(s)) != MCS_OK)
+        return st;
+    rep.rank_after = s->cur.r;
+    if (report)
+        *report = rep;
+    return MCS_OK;
+}
+
 mcs_status mcs_sim_lock_row(mcs_sim *s, int key, const mcs_real *a, mcs_jump_method method,
                             mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
                             size_t jiwork_len, mcs_transition *report)
 {
-    mcs_transition rep;
-    mcs_real lambda = 0, ref = 0;
-    mcs_status st;
-    int n, m, f, i;
     if (!s || !a || !dv || !jwork || !jiwork || key < 0)
         return MCS_ERR_ARGUMENT;
-    if (s->nlocks >= s->opt.max_locks)
-        return MCS_ERR_WORKSPACE; /* the workspace was sized for fewer locks (opt.max_locks) */
-    if (mcs_vec_max_abs(s->n, a) <= 0)
+    if (!(mcs_vec_max_abs(s->n, a) > 0))
         return MCS_ERR_ARGUMENT; /* a zero or non-finite row locks nothing */
-    n = s->n;
-    m = s->m;
-    f = n - s->cur.r;
-    rep.t = s->cur.t;
-    rep.coordinate = key;
-    rep.lock = 1;
-    rep.rank_before = s->cur.r;
-    /* M and the rows in use at the current state; the new row is a */
-    s->model->M(s->cur.x, s->cur.t, s->params, s->w.M);
-    if (m > 0)
-        mcs_rows_A(s, s->cur.x, s->cur.t, s->w.A);
-    st = mcs_jump(method, n, s->w.M, m, m > 0 ? s->w.A : NULL, f, s->cur.Q + s->cur.r * n, 1, a,
-                  s->cur.v, NULL, s->opt.rank_tol, dv, &lambda, &rep.jump, jwork, jwork_len, jiwork,
-                  jiwork_len);
-    if (st != MCS_OK)
-        return st;
-    for (i = 0; i < n; ++i) {
-        s->cur.v[i] += dv[i];
-        s->lock_a[s->nlocks * n + i] = a[i];
-        ref += a[i] * s->cur.x[i];
-    }
-    s->lock_coord[s->nlocks] = key;
-    s->lock_ref[s->nlocks] = ref;
-    s->nlocks++;
-    s->m++;
-    if ((st = refactor_current(s)) != MCS_OK)
-        return st;
-    rep.rank_after = s->cur.r;
-    rep.impulse = lambda;
-    if (report)
-        *report = rep;
-    return MCS_OK;
+    return add_lock(s, key, -1, a, method, dv, jwork, jwork_len, jiwork, jiwork_len, report);
+}
+
+mcs_status mcs_sim_lock_group(mcs_sim *s, int key, int group, mcs_jump_method method, mcs_real *dv,
+                              mcs_real *jwork, size_t jwork_len, int *jiwork, size_t jiwork_len,
+                              mcs_transition *report)
+{
+    if (!s || !dv || !jwork || !jiwork || key < 0 || group < 0 || group >= s->model->ngroups ||
+        !s->model->groups)
+        return MCS_ERR_ARGUMENT;
+    return add_lock(s, key, group, NULL, method, dv, jwork, jwork_len, jiwork, jiwork_len, report);
 }
 
 mcs_status mcs_sim_lock(mcs_sim *s, int j, mcs_jump_method method, mcs_real *dv, mcs_real *jwork,
@@ -101,32 +148,40 @@ mcs_status mcs_sim_lock(mcs_sim *s, int j, mcs_jump_method method, mcs_real *dv,
     return mcs_sim_lock_row(s, j, e, method, dv, jwork, jwork_len, jiwork, jiwork_len, report);
 }
 
-mcs_status mcs_sim_unlock(mcs_sim *s, int j, mcs_transition *report)
+mcs_status mcs_sim_unlock(mcs_sim *s, int key, mcs_transition *report)
 {
     mcs_transition rep;
     mcs_real kin = 0, pot = 0;
-    int k, found = -1;
-    if (!s || j < 0)
+    int k, i, found = -1, rows, nref;
+    if (!s || key < 0)
         return MCS_ERR_ARGUMENT;
     for (k = 0; k < s->nlocks; ++k)
-        if (s->lock_coord[k] == j)
+        if (s->lock_key[k] == key)
             found = k;
     if (found < 0)
         return MCS_ERR_ARGUMENT; /* not locked */
     rep.t = s->cur.t;
-    rep.coordinate = j;
+    rep.key = key;
     rep.lock = 0;
     rep.rank_before = s->cur.r;
     rep.impulse = 0;
-    for (k = found; k + 1 < s->nlocks; ++k) {
-        int i;
-        s->lock_coord[k] = s->lock_coord[k + 1];
-        s->lock_ref[k] = s->lock_ref[k + 1];
+    rows = s->lock_rows[found];
+    nref = ref_count(s, found);
+    { /* the captured values after it move down by nref */
+        const int end = s->lock_ref_at[s->nlocks - 1] + ref_count(s, s->nlocks - 1);
+        for (i = s->lock_ref_at[found] + nref; i < end; ++i)
+            s->lock_ref[i - nref] = s->lock_ref[i];
+    }
+    for (k = found; k + 1 < s->nlocks; ++k) { /* close the gap in the table */
+        s->lock_key[k] = s->lock_key[k + 1];
+        s->lock_group[k] = s->lock_group[k + 1];
+        s->lock_rows[k] = s->lock_rows[k + 1];
+        s->lock_ref_at[k] = s->lock_ref_at[k + 1] - nref;
         for (i = 0; i < s->n; ++i)
             s->lock_a[k * s->n + i] = s->lock_a[(k + 1) * s->n + i];
     }
     s->nlocks--;
-    s->m--;
+    s->m -= rows;
     {
         mcs_status st = refactor_current(s);
         if (st != MCS_OK)

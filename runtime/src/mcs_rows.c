@@ -1,50 +1,132 @@
 /* mcs_rows.c - the constraint rows the simulator works with: the model's nc rows followed by the
- * locks active now, each a linear row a'x - a'x(t_lock) = 0 (a coordinate lock: a = e_j, 004 §6;
- * a planar revolute joint: a picks theta1 - theta2), s->m = nc + nlocks in all. Every kernel of
- * the rows goes through these functions; the locks' rows are so simple (a constant row of A, no
- * time dependence, no curvature) that they need no generated code. */
+ * rows of the locks active now, s->m in all. A lock is either a linear row a'x - a'x(t_lock) = 0
+ * (a coordinate: a = e_j, 004 §6; or any constant row a caller gives) or a row group of the
+ * model (mcs_model.h: a joint's lock, a switch's explicit rows), whose rows are formed here from
+ * the group's generated quantities g(x) and the values captured at the activation. Every kernel of
+ * the rows goes through these functions. Locks have no time dependence (their c_t is 0). */
 #include "mcs_sim_internal.h"
 
+/* What a group kernel evaluates. */
+typedef enum { ROWS_C, ROWS_A, ROWS_GAMMA, ROWS_A_DOT } rows_kind;
+
+/* The weights w (4) of the rotation row `axis` (0 x, 1 y, 2 z) over g[0..3] = rho(x), with
+ * rho_ref = r: Im(rho conj(r))_axis = w . rho, and 0 at rho = r. */
+static void rotation_weights(int axis, const mcs_real *r, mcs_real *w)
+{
+    if (axis == 0) {
+        w[0] = -r[1], w[1] = r[0], w[2] = r[3], w[3] = -r[2];
+    } else if (axis == 1) {
+        w[0] = -r[2], w[1] = -r[3], w[2] = r[0], w[3] = r[1];
+    } else {
+        w[0] = -r[3], w[1] = r[2], w[2] = -r[1], w[3] = r[0];
+    }
+}
+
+int mcs_group_rows(const mcs_row_group *g)
+{
+    return ((g->rotation & 1) != 0) + ((g->rotation & 2) != 0) + ((g->rotation & 4) != 0) + g->ng -
+           (g->rotation ? 4 : 0);
+}
+
+/* Rows of lock k (a group) into out (rows first.., leading dimension ld, cols columns): `kind`
+ * of them at (x, v, t). Writes s->lock_g and s->lock_G. */
+static void group_rows(const mcs_sim *s, int k, rows_kind kind, const mcs_real *x,
+                       const mcs_real *v, mcs_real t, mcs_real *out, int first, int ld)
+{
+    const mcs_row_group *g = &s->model->groups[s->lock_group[k]];
+    const mcs_real *ref = s->lock_ref + s->lock_ref_at[k];
+    const int n = s->n, ng = g->ng, matrix = kind == ROWS_A || kind == ROWS_A_DOT;
+    const int cols = matrix ? n : 1;
+    mcs_real *val = matrix ? s->lock_G : s->lock_g; /* (ng x cols) */
+    int axis, e, j, row = first;
+    if (kind == ROWS_C)
+        g->g(x, t, s->params, val);
+    else if (kind == ROWS_A)
+        g->G(x, t, s->params, val);
+    else if (kind == ROWS_GAMMA)
+        g->gamma(x, v, t, s->params, val);
+    else
+        g->G_dot(x, v, t, s->params, val);
+    for (axis = 0; axis < 3; ++axis) {
+        mcs_real w[4];
+        if (!(g->rotation & (1 << axis)))
+            continue;
+        rotation_weights(axis, ref, w);
+        for (j = 0; j < cols; ++j)
+            out[row + j * ld] = w[0] * val[0 + j * ng] + w[1] * val[1 + j * ng] +
+                                w[2] * val[2 + j * ng] + w[3] * val[3 + j * ng];
+        row++;
+    }
+    for (e = g->rotation ? 4 : 0; e < ng; ++e, ++row)
+        for (j = 0; j < cols; ++j)
+            out[row + j * ld] = val[e + j * ng] - (kind == ROWS_C && g->capture ? ref[e] : 0);
+}
+
+/* Rows of lock k (linear or group) into out, as group_rows. */
+static void lock_rows(const mcs_sim *s, int k, rows_kind kind, const mcs_real *x, const mcs_real *v,
+                      mcs_real t, mcs_real *out, int first, int ld)
+{
+    const int n = s->n;
+    int j;
+    if (s->lock_group[k] >= 0) {
+        group_rows(s, k, kind, x, v, t, out, first, ld);
+    } else if (kind == ROWS_C) {
+        mcs_real sum = -s->lock_ref[s->lock_ref_at[k]];
+        for (j = 0; j < n; ++j)
+            sum += s->lock_a[k * n + j] * x[j];
+        out[first] = sum;
+    } else if (kind == ROWS_A) {
+        for (j = 0; j < n; ++j)
+            out[first + j * ld] = s->lock_a[k * n + j];
+    } else {
+        for (j = 0; j < (kind == ROWS_GAMMA ? 1 : n); ++j)
+            out[first + j * ld] = 0; /* a constant row: no curvature */
+    }
+}
+
+void mcs_lock_rows_A(const mcs_sim *s, int k, const mcs_real *x, mcs_real t, mcs_real *out, int ld)
+{
+    lock_rows(s, k, ROWS_A, x, NULL, t, out, 0, ld);
+}
+
 /* The model's kernel wrote a (nc x cols) matrix with leading dimension nc into out: spread it to
- * leading dimension m (in place, last entry first) and fill the lock rows with lock(k, j). */
-static void spread(const mcs_sim *s, int cols, mcs_real *out, int unit)
+ * leading dimension m (in place, last entry first) and fill the lock rows. */
+static void with_locks(const mcs_sim *s, rows_kind kind, const mcs_real *x, const mcs_real *v,
+                       mcs_real t, int cols, mcs_real *out)
 {
     const int nc = s->model->nc, m = s->m;
-    int i, j, k;
+    int i, j, k, row = nc;
     if (m != nc)
         for (j = cols - 1; j >= 0; --j)
             for (i = nc - 1; i >= 0; --i)
                 out[i + j * m] = out[i + j * nc];
-    for (k = 0; k < s->nlocks; ++k)
-        for (j = 0; j < cols; ++j)
-            out[nc + k + j * m] = unit ? s->lock_a[k * s->n + j] : 0;
+    for (k = 0; k < s->nlocks; ++k) {
+        lock_rows(s, k, kind, x, v, t, out, row, m);
+        row += s->lock_rows[k];
+    }
 }
 
 void mcs_rows_c(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out)
 {
-    int k, j;
     if (s->model->nc > 0)
         s->model->c(x, t, s->params, out);
-    for (k = 0; k < s->nlocks; ++k) {
-        mcs_real sum = -s->lock_ref[k];
-        for (j = 0; j < s->n; ++j)
-            sum += s->lock_a[k * s->n + j] * x[j];
-        out[s->model->nc + k] = sum;
-    }
+    with_locks(s, ROWS_C, x, NULL, t, 1, out);
 }
 
 void mcs_rows_A(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out)
 {
     if (s->model->nc > 0)
         s->model->A(x, t, s->params, out);
-    spread(s, s->n, out, 1);
+    with_locks(s, ROWS_A, x, NULL, t, s->n, out);
 }
 
 void mcs_rows_c_t(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out)
 {
+    int i;
     if (s->model->nc > 0)
         s->model->c_t(x, t, s->params, out);
-    spread(s, 1, out, 0);
+    for (i = s->model->nc; i < s->m; ++i)
+        out[i] = 0;
 }
 
 void mcs_rows_gamma(const mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t,
@@ -52,7 +134,7 @@ void mcs_rows_gamma(const mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_
 {
     if (s->model->nc > 0)
         s->model->gamma(x, v, t, s->params, out);
-    spread(s, 1, out, 0);
+    with_locks(s, ROWS_GAMMA, x, v, t, 1, out);
 }
 
 void mcs_rows_A_dot(const mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t,
@@ -60,5 +142,5 @@ void mcs_rows_A_dot(const mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_
 {
     if (s->model->nc > 0)
         s->model->A_dot(x, v, t, s->params, out);
-    spread(s, s->n, out, 0);
+    with_locks(s, ROWS_A_DOT, x, v, t, s->n, out);
 }

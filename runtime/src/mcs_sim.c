@@ -78,9 +78,14 @@ static void carve_all(carver *c, mcs_sim *s, int n, int m)
     s->event.motions = take(c, k * k);
     s->w.basis_work = take(c, (size_t)MCS_BASIS_WORK_SIZE(n, m));
     s->w.ipiv = itake(c, k);
-    s->lock_coord = itake(c, k);
-    s->lock_ref = take(c, k);
+    s->lock_key = itake(c, k);
+    s->lock_group = itake(c, k);
+    s->lock_rows = itake(c, k);
+    s->lock_ref_at = itake(c, k);
+    s->lock_ref = take(c, 4 * k);
     s->lock_a = take(c, k * k);
+    s->lock_g = take(c, k + 3);
+    s->lock_G = take(c, (k + 3) * k);
     s->w.basis_iwork = itake(c, (size_t)MCS_BASIS_IWORK_SIZE(n, m));
 }
 

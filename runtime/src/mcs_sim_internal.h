@@ -10,8 +10,9 @@
  *                    acceptance (mcs_sim_step, mcs_sim_advance)
  *   mcs_events.c     singular configurations inside an accepted step (SPEC §6)
  *   mcs_reactions.c  constraint multipliers (mcs_sim_multipliers)
- *   mcs_rows.c       the constraint rows in use: the model's and the active coordinate locks
- *   mcs_locks.c      transitions: coordinate locks and unlocks with their velocity jump
+ *   mcs_rows.c       the constraint rows in use: the model's and the active locks' (coordinates,
+ *                    linear rows, the model's row groups)
+ *   mcs_locks.c      transitions: locks and unlocks with their velocity jump
  *
  * Scratch: the buffers in s->w are shared, and each function below says which ones it writes and
  * which results it leaves valid for its caller. A function may overwrite any buffer it lists;
@@ -28,7 +29,7 @@
 #define MAX2(a, b) ((a) > (b) ? (a) : (b))
 #define MIN2(a, b) ((a) < (b) ? (a) : (b))
 
-/* ---- mcs_rows.c: the m = nc + nlocks rows in use (every kernel of the rows goes through these;
+/* ---- mcs_rows.c: the m rows in use (every kernel of the rows goes through these;
  * outputs as the model's kernels, with m rows) ---- */
 
 void mcs_rows_c(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out);
@@ -38,6 +39,10 @@ void mcs_rows_gamma(const mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_
                     mcs_real *out);
 void mcs_rows_A_dot(const mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t,
                     mcs_real *out);
+/* The rows of a row group (mcs_group_rows(g) of them), and the A rows of lock k (also one not yet
+ * counted in s->nlocks) into out with leading dimension ld. Writes s->lock_g, s->lock_G. */
+int mcs_group_rows(const mcs_row_group *g);
+void mcs_lock_rows_A(const mcs_sim *s, int k, const mcs_real *x, mcs_real t, mcs_real *out, int ld);
 
 /* ---- mcs_chart.c ---- */
 

@@ -65,7 +65,7 @@ def locking(tmp_path_factory):
 
 def test_three_formulations_give_the_same_jump(locking):
     ref = transitions(locking["minimal"][2])
-    assert [e["coordinate"] for e in ref] == ["q2", "q3"]
+    assert [e["target"] for e in ref] == ["q2", "q3"]
     for method in ("full", "projected"):
         for a, b in zip(ref, transitions(locking[method][2])):
             for name in ("q1", "q2", "q3"):
@@ -227,7 +227,7 @@ def test_bodies_and_coordinates_versions_agree(tmp_path):
     pendulum_3r_locking (joint angles, coordinate locks): the same joint angles to 1e-9."""
     _, bodies, ev_b = simulate(tmp_path, "pendulum_3r_bodies", with_events=True, dt_out=0.05)
     _, coords, _ = simulate(tmp_path, "pendulum_3r_locking", with_events=True, dt_out=0.05)
-    assert [e["coordinate"] for e in transitions(ev_b)] == ["lock_joint2", "lock_joint3"]
+    assert [e["target"] for e in transitions(ev_b)] == ["J2", "J3"]
     th = [bodies[f"x.link{i}.theta"] for i in (1, 2, 3)]
     angles = {"q1": th[0] + np.pi / 2, "q2": th[1] - th[0], "q3": th[2] - th[1]}
     assert len(bodies["t"]) == len(coords["t"])
@@ -242,7 +242,7 @@ def test_locking_a_hinge_of_a_closed_loop_stops_it(tmp_path, monkeypatch):
     text = text.replace("name: double_four_bar\n", "name: dfb_brake\n")
     text += "switches:\n  - {name: brake, lock: O1}\nevents:\n  - {at: 0.3, activate: brake}\n"
     _, run, (lock,) = run_tmp_model(tmp_path, monkeypatch, "dfb_brake", text, {"t_end": 0.6})
-    assert lock["coordinate"] == "brake" and lock["dof_after"] == 0 and lock["dependent"] == 0
+    assert lock["target"] == "O1" and lock["dof_after"] == 0 and lock["dependent"] == 0
     assert lock["kinetic_after"] == 0
     i0 = rows_at(run, 0.3)[-1]
     assert max(np.abs(run[c][i0:]).max() for c in run if c.startswith("v.")) == 0

@@ -307,8 +307,17 @@ def test_model_joints_reach_the_descriptor(tmp_path):
         assert (j.coordinate is not None) == j.type.has_rate
         expected.append(
             f"{j.name} {j.type.name} {j.body1} {j.body2} {j.first_row} {j.nrows} "
-            f"{['', 'angle', 'translation'].index(j.type.coordinate)} {int(j.type.lockable)}"
+            f"{['', 'angle', 'translation'].index(j.type.coordinate)} {j.lock_group} "
+            f"{model.row_groups[j.lock_group].nrows}"
         )
+    # each lock adds the fixed joint's rows the type lacks (003 Table 1); the universal joint's
+    # three rotations include one its `perp` row already holds (a dependent row at the lock)
+    assert [model.row_groups[j.lock_group].what for j in model.joints] == [
+        "Rx",
+        "Rx Ry Rz",
+        "Rx Ry Rz",
+        "x",
+    ]
     assert [j.type.name for j in model.joints] == [
         "revolute",
         "spherical",
@@ -320,8 +329,9 @@ def test_model_joints_reach_the_descriptor(tmp_path):
         '#include <stdio.h>\n#include "slider_crank.h"\nint main(void)\n{\n    int k;\n'
         "    for (k = 0; k < slider_crank_model.nj; ++k) {\n"
         "        const mcs_joint *j = &slider_crank_model.joints[k];\n"
-        '        printf("%s %s %s %s %d %d %d %d\\n", j->name, j->type, j->body1, j->body2,\n'
-        "               j->first_row, j->nrows, j->coordinate, j->lockable);\n    }\n"
+        '        printf("%s %s %s %s %d %d %d %d %d\\n", j->name, j->type, j->body1, j->body2,\n'
+        "               j->first_row, j->nrows, j->coordinate, j->lock_group,\n"
+        "               slider_crank_model.groups[j->lock_group].nrows);\n    }\n"
         "    return 0;\n}\n"
     )
     exe = tmp_path / "joints"

@@ -89,6 +89,14 @@ class CompiledModel:
     def D(self, x, v, t):
         return self.xwt("D", x, v, t, self.n * self.n, (self.n, self.n))
 
+    def group(self, k, kernel, x, v=None, t=0.0):
+        """Kernel `kernel` (g, G, gamma, G_dot) of row group k, shaped."""
+        p = len(self.model.row_groups[k].g)
+        size, shape = (p * self.n, (p, self.n)) if kernel in ("G", "G_dot") else (p, None)
+        if v is None:
+            return self.xt(f"group_{k}_{kernel}", x, t, size, shape)
+        return self.xwt(f"group_{k}_{kernel}", x, v, t, size, shape)
+
     def kinetic(self, x, v, t):
         fn = self._fn("kinetic", ctypes.c_double)
         x = np.ascontiguousarray(x, dtype=float)
@@ -220,6 +228,15 @@ def check_model(model: Model, samples: int = 5, seed: int = 1, tol: float = 1e-6
                 "d (A^T lam)/dx",
                 rel_error(cm.K_c(x, lam, t), jacobian_fd(lambda y: cm.A(y, t).T @ lam, x, hx)),
             )
+        for k, group in enumerate(model.row_groups):  # switchable rows: joint locks, switch rows
+            name = f"group {group.name}"
+            G = cm.group(k, "G", x)
+            g_fd = jacobian_fd(lambda y: cm.group(k, "g", y), x, hx)
+            note(f"{name}: G", "d g/dx", rel_error(G, g_fd))
+            G_dot = derivative(lambda s: cm.group(k, "G", x + s * v), he)
+            note(f"{name}: G_dot", "d/dt G along v", rel_error(cm.group(k, "G_dot", x, v), G_dot))
+            gamma = -derivative(lambda s: cm.group(k, "G", x + s * v) @ v, he)
+            note(f"{name}: gamma", "-d/dt (G v)", rel_error(cm.group(k, "gamma", x, v), gamma))
         note(
             "K_f",
             "-d f/dx",

@@ -5,11 +5,13 @@ component, one Lagrangian momentum) so SymPy 1.11 stays fast; nothing is simplif
 """
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, List
 
 import sympy as sp
 
 from ..errors import ModelError
+from .groups import GroupTerms, derive_groups
+from .rows import row_terms
 
 if TYPE_CHECKING:  # for the hints only
     from ..model import Model
@@ -32,6 +34,7 @@ class Derived:
     kinetic: sp.Expr  # T(x, v, t): the model's, or 1/2 v^T M v
     potential: sp.Expr  # V(x, t) or None when the model defines no energy
     lam: list  # (m) multiplier symbols used in K_c
+    groups: List[GroupTerms]  # one per model.row_groups entry
 
 
 def derive(model: "Model") -> Derived:
@@ -47,28 +50,15 @@ def derive(model: "Model") -> Derived:
     K_c = sp.zeros(n, n)
     index = {s: i for i, s in enumerate(x)}
     for i in range(m):
-        ci = c[i]
-        cols = sorted((index[s] for s in ci.free_symbols if s in index))  # local to the row
-        row = {j: sp.diff(ci, x[j]) for j in cols}
-        ct = sp.diff(ci, t)
-        for j in cols:
-            A[i, j] = row[j]
-        c_t[i] = ct
-        for j in cols:
-            if row[j] == 0:
-                continue
-            hess = {k: sp.diff(row[j], x[k]) for k in cols}
-            A_dot[i, j] = sum((hess[k] * v[k] for k in cols), sp.Integer(0)) + sp.diff(row[j], t)
-            for k in cols:
-                if hess[k] != 0:
-                    K_c[j, k] += lam[i] * hess[k]
-        # With cdot = A v + c_t:  d(cdot)/dx v + d(cdot)/dt = A_dot v + (dc_t/dx) v + c_tt,
-        # so gamma reuses A_dot (cheaper than differentiating cdot, and shared by the CSE).
-        gamma[i] = -(
-            sum((A_dot[i, j] * v[j] for j in cols), sp.Integer(0))
-            + sum((sp.diff(ct, x[k]) * v[k] for k in cols), sp.Integer(0))
-            + sp.diff(ct, t)
-        )
+        row = row_terms(c[i], x, v, t, index)
+        c_t[i] = row.c_t
+        gamma[i] = row.gamma
+        for j, a in row.A.items():
+            A[i, j] = a
+        for j, a in row.A_dot.items():
+            A_dot[i, j] = a
+        for (j, k), h in row.hessian.items():
+            K_c[j, k] += lam[i] * h
 
     if model.blocks is not None:
         M, f = _lagrange_blocks(model)
@@ -107,6 +97,7 @@ def derive(model: "Model") -> Derived:
         kinetic=kinetic,
         potential=model.potential,
         lam=lam,
+        groups=derive_groups(model),
     )
 
 

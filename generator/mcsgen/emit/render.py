@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 3
+MODEL_ABI_VERSION = 4
 # Values of mcs_method, mcs_continuation and mcs_joint_coordinate (runtime/include/mcs/).
 METHOD_ID = {"rk4": 0, "dopri5": 1}
 CONT_ID = {"exp": 0, "euler": 1, "none": 2, "off": 3}
@@ -117,6 +117,31 @@ def build_kernels(model, derived):
         ("K_f", "xwt", "v", n * n, _column_major(derived.K_f), f"({n} x {n})", "-df/dx"),
         ("D", "xwt", "v", n * n, _column_major(derived.D), f"({n} x {n})", "-df/dv"),
     ]
+    for k, (group, terms) in enumerate(zip(model.row_groups, derived.groups)):
+        p = len(group.g)
+        what = f"row group {k} ({group.name}: {group.what})"
+        specs += [
+            (f"group_{k}_g", "xt", None, p, _column_major(terms.g), f"({p} x 1)", f"{what}: g(x)"),
+            (f"group_{k}_G", "xt", None, p * n, _column_major(terms.G), f"({p} x {n})", "dg/dx"),
+            (
+                f"group_{k}_gamma",
+                "xwt",
+                "v",
+                p,
+                _column_major(terms.gamma),
+                f"({p} x 1)",
+                "-(dG/dt) v",
+            ),
+            (
+                f"group_{k}_G_dot",
+                "xwt",
+                "v",
+                p * n,
+                _column_major(terms.G_dot),
+                f"({p} x {n})",
+                "dG/dt along v",
+            ),
+        ]
     kernels = []
     for name, kind, wname, length, entries, shape, what in specs:
         body = kernel_body(entries, length, names)
@@ -213,6 +238,7 @@ def render(model: "Model", derived: "Derived") -> Dict[str, str]:
         "c_string": c_string,
         "abi_version": MODEL_ABI_VERSION,
         "joint_coord": JOINT_COORD_ID,
+        "max_group_rows": max([g.nrows for g in model.row_groups] + [1]),
     }
     return {
         f"{model.name}.h": env.get_template("model.h.j2").render(ctx),

@@ -3,13 +3,15 @@
 A joint connects frame F1 on body1 to frame F2 on body2. Its constraint rows are chosen from the
 translation of F1's origin in F2's basis (x, y, z) and the imaginary part of the relative
 rotation (Rx, Ry, Rz); the joint axis is the frames' x axis. mechanism.py builds the rows; this
-module says which rows, which fields, which free coordinate and whether a lock applies.
+module says which rows, which fields and which free coordinate, and what a lock of it holds.
 """
 
 from dataclasses import dataclass
 from typing import Optional
 
 import sympy as sp
+
+from .switches import ROTATION_BITS, RowGroup
 
 COMMON_KEYS = frozenset({"name", "type", "body1", "body2"})
 SPATIAL_KEYS = COMMON_KEYS | {
@@ -32,7 +34,6 @@ class JointType:
     rows: tuple  # row names, in order: 003 Table 1 (spatial) or the planar rows
     keys: frozenset  # fields of its mechanism-file entry
     coordinate: str = ""  # the free coordinate a `rate` refers to: "angle", "translation" or ""
-    lockable: bool = True  # leaves relative motion that a lock (issue: transitions) can remove
     what: str = ""  # what the rows leave free, for messages and the README
 
     @property
@@ -40,13 +41,13 @@ class JointType:
         return bool(self.coordinate)
 
 
-def _spatial(name, rows, coordinate="", extra=(), lockable=True, what=""):
+def _spatial(name, rows, coordinate="", extra=(), what=""):
     keys = SPATIAL_KEYS | set(extra)
-    return JointType(name, "spatial", rows, frozenset(keys), coordinate, lockable, what)
+    return JointType(name, "spatial", rows, frozenset(keys), coordinate, what)
 
 
-def _planar(name, rows, coordinate="", lockable=True, what=""):
-    return JointType(name, "planar", rows, PLANAR_KEYS, coordinate, lockable, what)
+def _planar(name, rows, coordinate="", what=""):
+    return JointType(name, "planar", rows, PLANAR_KEYS, coordinate, what)
 
 
 # rows of each spatial joint type: translational x y z, rotational Rx Ry Rz (003 Table 1); the
@@ -54,7 +55,7 @@ def _planar(name, rows, coordinate="", lockable=True, what=""):
 SPATIAL_TYPES = {
     t.name: t
     for t in (
-        _spatial("fix", ("x", "y", "z", "Rx", "Ry", "Rz"), lockable=False, what="nothing"),
+        _spatial("fix", ("x", "y", "z", "Rx", "Ry", "Rz"), what="nothing"),
         _spatial("revolute", ("x", "y", "z", "Ry", "Rz"), "angle", what="rotation about the axis"),
         _spatial(
             "prismatic",
@@ -90,7 +91,7 @@ PLANAR_TYPES = {
     for t in (
         _planar("revolute", ("x", "y"), "angle", what="rotation"),
         _planar("prismatic", ("n", "theta"), "translation", what="translation along the axis"),
-        _planar("fix", ("x", "y", "theta"), lockable=False, what="nothing"),
+        _planar("fix", ("x", "y", "theta"), what="nothing"),
     )
 }
 # 003 Table 1's rows per spatial type (without the universal and distance extras)
@@ -117,7 +118,27 @@ class Joint:
     nrows: int  # its rows are first_row .. first_row + nrows - 1 (drive rows included)
     coordinate: Optional[sp.Expr] = None  # its free coordinate as an expression of x, if any
     driven: bool = False
+    lock: Optional[RowGroup] = None  # the rows that make it a fixed joint (None: nothing to lock)
+    lock_group: int = -1  # index of `lock` in the model's row groups
 
     @property
     def rows(self):
         return range(self.first_row, self.first_row + self.nrows)
+
+
+def spatial_lock(name, jtype, translation, rotation):
+    """The lock of a spatial joint: the components of the fixed joint's rows (x, y, z, Rx, Ry, Rz)
+    that the type does not have. translation (3): F1's origin in F2's basis; rotation (4): the
+    relative rotation conj(rho_F2) rho_F1, both without drives. None for a fixed joint."""
+    free = [r for r in ("x", "y", "z", "Rx", "Ry", "Rz") if r not in SPATIAL_JOINTS[jtype]]
+    if not free:
+        return None
+    bits = sum(ROTATION_BITS[r] for r in free if r in ROTATION_BITS)
+    entries = [translation["xyz".index(r)] for r in free if r in ("x", "y", "z")]
+    return RowGroup(
+        name,
+        rotation=tuple(rotation) if bits else None,
+        rotation_rows=bits,
+        entries=entries,
+        what=" ".join(free),
+    )

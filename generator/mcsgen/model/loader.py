@@ -17,7 +17,7 @@ from ..errors import ModelError
 from .exact import NotANumber, from_literal, to_double
 from .mechanism import MechanismBuilder
 from .reader import Reader
-from .switches import read_events, read_switches
+from .switches import read_events, read_switches, row_groups_of_joints
 
 VELOCITY_SUFFIX = "_dot"
 
@@ -113,7 +113,9 @@ class Model:
     kind: str = None  # "planar" | "spatial" for mechanisms
     drawing: dict = None  # body -> joint points in body coordinates (for figures)
     joints: list = field(default_factory=list)  # [joints.Joint] of a bodies-and-joints model
-    switches: list = field(default_factory=list)  # [switches.Switch]: lock groups
+    switches: list = field(default_factory=list)  # [switches.Switch]
+    # [switches.RowGroup]: the joints' locks (joint order), then the switches' explicit rows
+    row_groups: list = field(default_factory=list)
     events: list = field(default_factory=list)  # [switches.TimedEvent], in time order
     # (exact x0, held velocity conditions) until initial.complete_initial_state solves v0
     pending_initial: tuple = None
@@ -236,7 +238,7 @@ class _Validator(Reader):
         self.dynamics(doc["dynamics"], model, pos_syms, vel_syms)
         self.initial(doc["initial"], model)
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
-        self.switches(doc, model, vel_syms)
+        self.switches(doc, model, pos_syms, vel_syms)
         return model
 
     def mechanism(self, doc):
@@ -285,7 +287,8 @@ class _Validator(Reader):
         x0 = builder.initial_state()
         model.x0 = [to_double(a) for a in x0]
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
-        self.switches(doc, model)
+        positions, velocities = joint_namespace(model, params, t)
+        self.switches(doc, model, positions, velocities)
         # the velocities those rates imply are solved at generation (initial.py), not here
         model.v0 = None
         model.pending_initial = (x0, builder.held)
@@ -461,9 +464,12 @@ class _Validator(Reader):
                 out.append(value)
             setattr(model, f"{key}0", out)
 
-    def switches(self, doc, model, symbols=None):
-        model.switches = read_switches(self, doc.get("switches"), model)
-        model.events = read_events(self, doc.get("events"), model.switches, symbols)
+    def switches(self, doc, model, positions, velocities):
+        """switches: and events:. positions: the names explicit rows may use; velocities: the
+        names conditions may use."""
+        model.row_groups = row_groups_of_joints(model)
+        model.switches = read_switches(self, doc.get("switches"), model, positions)
+        model.events = read_events(self, doc.get("events"), model.switches, velocities)
 
     def simulation(self, raw):
         raw = self.mapping(raw, "simulation")
@@ -482,3 +488,21 @@ class _Validator(Reader):
                     )
                 sim[key] = raw[key]
         return sim
+
+
+def joint_namespace(model, params, t):
+    """Names for the expressions of a bodies model (switch rows, conditions): each joint's free
+    coordinate by the joint's name, its rate as `<joint>_dot`, the parameters and t. Returns
+    (positions, with velocities)."""
+    positions = {p.name: p.symbol for p in params}
+    positions["t"] = t
+    velocities = dict(positions)
+    for joint in model.joints:
+        if joint.coordinate is None:
+            continue
+        positions[joint.name] = joint.coordinate
+        velocities[joint.name] = joint.coordinate
+        velocities[joint.name + VELOCITY_SUFFIX] = sum(
+            (sp.diff(joint.coordinate, x) * v for x, v in zip(model.x, model.v)), sp.Integer(0)
+        )
+    return positions, velocities

@@ -23,7 +23,8 @@ from .bodies import (
     relative_rotation_rows,
 )
 from .exact import NotANumber, approx, clean, coefficient, to_double
-from .joints import SPATIAL_JOINTS, Joint, joint_types
+from .joints import SPATIAL_JOINTS, Joint, joint_types, spatial_lock
+from .switches import RowGroup
 
 
 def coefficients(values):
@@ -313,6 +314,7 @@ class MechanismBuilder:
             else:
                 coordinate = self.spatial_joint(name, jtype, b1, b2, p1, p2, spec, where)
             jt = types[jtype]
+            driven = spec.get("drive") is not None
             self.joints[name] = Joint(
                 name=name,
                 type=jt,
@@ -321,7 +323,8 @@ class MechanismBuilder:
                 first_row=first,
                 nrows=len(self.constraints) - first,
                 coordinate=coordinate if jt.coordinate else None,
-                driven=spec.get("drive") is not None,
+                driven=driven,
+                lock=None if driven else self.lock,
             )
             self.joint_rate(name, spec, where)
 
@@ -412,6 +415,12 @@ class MechanismBuilder:
                 self.ctx.fail(f"{where}.distance", "distance must be positive")
             delta = P1 - P2
             self.add_row(f"{name}.d", ((delta.T * delta)[0] - d**2) / (2 * d))
+        self.lock = spatial_lock(
+            name,
+            jtype,
+            RF2.T * (P1 - P2),
+            relative_rotation_rows(b1, q1, b2, q2),
+        )
         # the free coordinate: the position along the axis, or the angle about it
         if jtype == "prismatic":
             return translation[0]
@@ -445,7 +454,13 @@ class MechanismBuilder:
             free = clean(coefficient(u2[0]) * local[0] + coefficient(u2[1]) * local[1])
         if jtype in ("prismatic", "fix"):
             self.add_row(f"{name}.theta", angle)
-        return free if jtype != "fix" else None
+        if jtype == "fix":
+            self.lock = None
+            return None
+        # a lock holds the free coordinate (the constant of `angle` plays no part in it)
+        what = "theta" if jtype == "revolute" else "translation"
+        self.lock = RowGroup(name, entries=[free if jtype != "revolute" else th1 - th2], what=what)
+        return free
 
     def read_drive(self, raw, where, jtype):
         if raw is None:

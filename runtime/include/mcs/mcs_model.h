@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 3
+#define MCS_MODEL_ABI_VERSION 4
 
 /* Kernel of (x, t):       c (nc), A (nc x nx), c_t (nc), M (nx x nx). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -31,6 +31,25 @@ typedef enum mcs_joint_coordinate {
     MCS_JOINT_COORD_TRANSLATION = 2 /* translation along the joint axis */
 } mcs_joint_coordinate;
 
+/* A group of rows the runtime adds when a switch is activated (README, "Transitions"): a joint's
+ * lock (it becomes a fixed joint at its pose then) or a switch's explicit rows. The generated
+ * kernels give quantities g(x) (ng entries, no t); the runtime forms the nrows rows from them:
+ *   - when `rotation` is not 0, g[0..3] is a relative rotation quaternion rho(x) and each set bit
+ *     (1: x, 2: y, 4: z) adds the row Im(rho(x) conj(rho_ref))_x|y|z, rho_ref = rho(x_event);
+ *   - every further entry g[e] adds the row g[e](x) - g[e](x_event) (capture = 1, a lock) or
+ *     g[e](x) (capture = 0, explicit rows). */
+typedef struct mcs_row_group {
+    const char *name;     /* the joint's (its lock) or the switch's */
+    int ng;               /* entries of g */
+    int rotation;         /* bits 1, 2, 4: rotation rows (0: g has no quaternion) */
+    int capture;          /* 1: rows relative to the values at the activation */
+    int nrows;            /* rows added: the set bits of rotation + ng - (rotation ? 4 : 0) */
+    mcs_kernel_xt g;      /* (ng)      g(x) */
+    mcs_kernel_xt G;      /* (ng x nx) dg/dx */
+    mcs_kernel_xwt gamma; /* (ng)      -(dG/dt) v, so that G xdd = gamma + d2g/dt2 */
+    mcs_kernel_xwt G_dot; /* (ng x nx) dG/dt along v */
+} mcs_row_group;
+
 /* A joint of a bodies-and-joints model (paper 003 §2): its rows of c and what it leaves free. */
 typedef struct mcs_joint {
     const char *name;
@@ -40,16 +59,16 @@ typedef struct mcs_joint {
     int first_row;     /* its rows are first_row .. first_row + nrows - 1 of c */
     int nrows;
     int coordinate; /* an mcs_joint_coordinate */
-    int lockable;   /* 1 when it leaves relative motion that a lock can remove */
+    int lock_group; /* its lock: an index into the model's row groups, or -1 (nothing to lock) */
     int driven;     /* 1 when its rows include a drive (a function of t) */
 } mcs_joint;
 
-/* A switch of the mechanism file (README, "Transitions"): a lock, inactive until an event
- * activates it; either of a coordinate, or of a linear row a'x (a planar revolute joint). */
+/* A switch of the mechanism file (README, "Transitions"), inactive until an event activates
+ * it: a coordinate's lock, or a row group (a joint's lock, or explicit rows). */
 typedef struct mcs_switch {
     const char *name;
-    int coordinate;      /* the coordinate it locks, or -1 */
-    const mcs_real *row; /* (nx) the row a when coordinate is -1, else NULL */
+    int coordinate; /* the coordinate it locks, or -1 */
+    int group;      /* else its rows: an index into the model's row groups */
 } mcs_switch;
 
 /* An event of the mechanism file: at time t, or when condition(x, v, t) crosses zero in the
@@ -102,6 +121,9 @@ typedef struct mcs_model {
     /* Joints of a bodies-and-joints model (nj = 0 for a model given by coordinates). */
     int nj;
     const mcs_joint *joints; /* (nj) or NULL */
+    /* Row groups: the joints' locks, then the switches' explicit rows. */
+    int ngroups;
+    const mcs_row_group *groups; /* (ngroups) or NULL */
     /* Switches and the events that switch them (time order). */
     int nswitches;
     const mcs_switch *switches; /* (nswitches) or NULL */

@@ -34,8 +34,8 @@ typedef enum mcs_method {
  * from the layout itself (a test checks it for many n, m). */
 #define MCS_SIM_K(n, m) MCS_BASIS_K(n, m)
 #define MCS_SIM_WORK_SIZE(n, m) \
-    (19 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 41 * MCS_SIM_K(n, m) + MCS_BASIS_WORK_SIZE(n, m))
-#define MCS_SIM_IWORK_SIZE(n, m) (5 * MCS_SIM_K(n, m) + MCS_BASIS_IWORK_SIZE(n, m))
+    (20 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 48 * MCS_SIM_K(n, m) + 3 + MCS_BASIS_WORK_SIZE(n, m))
+#define MCS_SIM_IWORK_SIZE(n, m) (8 * MCS_SIM_K(n, m) + MCS_BASIS_IWORK_SIZE(n, m))
 
 typedef struct mcs_options {
     mcs_method method;
@@ -55,8 +55,9 @@ typedef struct mcs_options {
     mcs_real sing_watch; /* default 0.05 */
     mcs_real sing_tol;   /* default 1e-6: also the rank tolerance at the located event */
     mcs_real chart_tol;  /* default 1e-4 */
-    /* Coordinate locks (mcs_sim_lock) the workspace has room for: size it for m + max_locks
-     * rows (MCS_SIM_WORK_SIZE(n, m + max_locks)). Default 0. */
+    /* Lock rows the workspace has room for (a coordinate or linear lock takes 1, a row group its
+     * nrows: up to 6 for a joint): size it for m + max_locks rows (MCS_SIM_WORK_SIZE(n, m +
+     * max_locks)). Default 0. */
     int max_locks;
 } mcs_options;
 
@@ -121,12 +122,18 @@ typedef struct mcs_sim {
     long grid_index;  /* RK4: index of the last grid point reached */
     mcs_stats stats;
     mcs_event event; /* the last event located */
-    /* Coordinate locks now active (mcs_sim_lock): rows x_j - ref = 0 after the model's nc rows;
-     * m = nc + nlocks. */
+    /* Locks now active (mcs_sim_lock, _lock_row, _lock_group), their rows after the model's nc
+     * rows in this order: m = nc + the sum of lock_rows. Sizes with K = MCS_SIM_K(n, nc +
+     * max_locks). */
     int nlocks;
-    int *lock_coord;    /* (max_locks) each lock's key: the coordinate j, or the caller's key */
-    mcs_real *lock_ref; /* (max_locks) a'x at the lock */
-    mcs_real *lock_a;   /* (max_locks x n, row k at k n) each lock's row a */
+    int *lock_key;      /* (K) each lock's key: the coordinate j, or the caller's key */
+    int *lock_group;    /* (K) its row group in the model, or -1 for a linear row a */
+    int *lock_rows;     /* (K) rows it adds */
+    int *lock_ref_at;   /* (K) where its captured values start in lock_ref */
+    mcs_real *lock_ref; /* (4K) captured values: a'x, or g(x) of the group at the activation */
+    mcs_real *lock_a;   /* (K x n, row k at k n) each linear lock's row a */
+    mcs_real *lock_g;   /* (K + 3) scratch: a group's g or gamma */
+    mcs_real *lock_G;   /* ((K + 3) x n) scratch: a group's G or G_dot */
     long transitions;   /* locks and unlocks made */
     int event_ready;    /* set by a step that located an event; the caller clears it */
     /* Internal scratch, carved from the caller's work array by mcs_sim_init. */
@@ -201,13 +208,13 @@ mcs_status mcs_sim_energy(mcs_sim *sim, mcs_real *kinetic, mcs_real *potential);
 mcs_status mcs_sim_energy_at(const mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
                              mcs_real *kinetic, mcs_real *potential);
 
-/* ---- transitions: coordinate locks (004 §5-6) ---- */
+/* ---- transitions: locks of coordinates, rows and joints (004 §5-6) ---- */
 
 /* What a lock or an unlock did. */
 typedef struct mcs_transition {
     mcs_real t;
-    int coordinate; /* the coordinate j */
-    int lock;       /* 1: locked, 0: unlocked */
+    int key;  /* the lock's key (the coordinate j for mcs_sim_lock) */
+    int lock; /* 1: locked, 0: unlocked */
     int rank_before, rank_after;
     mcs_real impulse;     /* Lambda of the lock row (0 for an unlock or a naive lock) */
     mcs_jump_report jump; /* energies, dependent rows, DOF after (an unlock: no jump) */
@@ -223,16 +230,26 @@ typedef struct mcs_transition {
 mcs_status mcs_sim_lock(mcs_sim *sim, int j, mcs_jump_method method, mcs_real *dv, mcs_real *jwork,
                         size_t jwork_len, int *jiwork, size_t jiwork_len, mcs_transition *report);
 
-/* The same for a linear row: locks a'x (a: n entries, e.g. the relative angle theta1 - theta2 of
- * a planar revolute joint) at its current value. key names the lock for mcs_sim_unlock (use
- * keys >= n, so they cannot be taken for coordinates); report->coordinate is the key. */
+/* The same for a linear row: locks a'x (a: n entries) at its current value. key names the lock
+ * for mcs_sim_unlock (use keys >= n, so they cannot be taken for coordinates); report->coordinate
+ * is the key. */
 mcs_status mcs_sim_lock_row(mcs_sim *sim, int key, const mcs_real *a, mcs_jump_method method,
                             mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
                             size_t jiwork_len, mcs_transition *report);
 
-/* Releases the last lock with key j (the coordinate j for mcs_sim_lock): no velocity changes
- * (004), the row leaves, the basis gains the freed direction. */
-mcs_status mcs_sim_unlock(mcs_sim *sim, int j, mcs_transition *report);
+/* The same for row group `group` of the model (mcs_model.h): a joint's lock (the joint's
+ * model->joints[i].lock_group; it holds the relative pose it has now) or a switch's explicit rows
+ * (which should hold already: the jump makes their rates zero, not their values). The rows may
+ * depend on the rows in use (a hinge of a closed loop): the impulse is then the minimum-norm one
+ * and report->jump.dependent counts them. report->impulse is Lambda for a one-row group, |Lambda|
+ * for more. jwork/jiwork: MCS_JUMP_*_SIZE(n, m + max_locks, the group's nrows). */
+mcs_status mcs_sim_lock_group(mcs_sim *sim, int key, int group, mcs_jump_method method,
+                              mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
+                              size_t jiwork_len, mcs_transition *report);
+
+/* Releases the last lock with key `key` (the coordinate j for mcs_sim_lock): no velocity changes
+ * (004), its rows leave, the basis gains the freed directions. */
+mcs_status mcs_sim_unlock(mcs_sim *sim, int key, mcs_transition *report);
 
 /* Generalized momenta of the current basis: P = T^T M(x) v (f entries) for a velocity v (n),
  * e.g. the current one or the one before a jump (004 Fig. 4a). */

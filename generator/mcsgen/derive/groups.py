@@ -1,0 +1,47 @@
+"""The kernels of switchable row groups (joint locks, explicit switch rows; model/switches.py).
+
+A group's quantities g(x) (no t) get what the runtime needs to form its rows at any state:
+g, G = dg/dx, gamma_g = -(dG/dt) v (so that G xdd = gamma_g + d2g/dt2) and G_dot = dG/dt. The
+runtime multiplies them by the constant weights it captures at the activation (mcs_rows.c).
+"""
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, List
+
+import sympy as sp
+
+from .rows import row_terms
+
+if TYPE_CHECKING:  # for the hints only
+    from ..model import Model
+    from ..model.switches import RowGroup
+
+
+@dataclass
+class GroupTerms:
+    """Shapes in brackets (p = len(group.g))."""
+
+    g: sp.Matrix  # (p x 1)
+    G: sp.Matrix  # (p x n) dg/dx
+    gamma: sp.Matrix  # (p x 1) -(dG/dt) v
+    G_dot: sp.Matrix  # (p x n) dG/dt along v
+
+
+def derive_group(group: "RowGroup", model: "Model") -> GroupTerms:
+    x, v, t, n = model.x, model.v, model.time, model.n
+    index = {s: i for i, s in enumerate(x)}
+    g = group.g
+    p = len(g)
+    G, G_dot, gamma = sp.zeros(p, n), sp.zeros(p, n), sp.zeros(p, 1)
+    for i, gi in enumerate(g):
+        row = row_terms(gi, x, v, t, index)
+        gamma[i] = row.gamma
+        for j, a in row.A.items():
+            G[i, j] = a
+        for j, a in row.A_dot.items():
+            G_dot[i, j] = a
+    return GroupTerms(sp.Matrix(p, 1, g), G, gamma, G_dot)
+
+
+def derive_groups(model: "Model") -> List[GroupTerms]:
+    return [derive_group(group, model) for group in model.row_groups]
