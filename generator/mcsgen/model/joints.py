@@ -46,8 +46,8 @@ def _spatial(name, rows, coordinate="", extra=(), what=""):
     return JointType(name, "spatial", rows, frozenset(keys), coordinate, what)
 
 
-def _planar(name, rows, coordinate="", what=""):
-    return JointType(name, "planar", rows, PLANAR_KEYS, coordinate, what)
+def _planar(name, rows, coordinate="", extra=(), what=""):
+    return JointType(name, "planar", rows, PLANAR_KEYS | set(extra), coordinate, what)
 
 
 # rows of each spatial joint type: translational x y z, rotational Rx Ry Rz (003 Table 1); the
@@ -56,7 +56,13 @@ SPATIAL_TYPES = {
     t.name: t
     for t in (
         _spatial("fix", ("x", "y", "z", "Rx", "Ry", "Rz"), what="nothing"),
-        _spatial("revolute", ("x", "y", "z", "Ry", "Rz"), "angle", what="rotation about the axis"),
+        _spatial(
+            "revolute",
+            ("x", "y", "z", "Ry", "Rz"),
+            "angle",
+            extra=("rotor_inertia",),
+            what="rotation about the axis",
+        ),
         _spatial(
             "prismatic",
             ("y", "z", "Rx", "Ry", "Rz"),
@@ -89,7 +95,7 @@ SPATIAL_TYPES = {
 PLANAR_TYPES = {
     t.name: t
     for t in (
-        _planar("revolute", ("x", "y"), "angle", what="rotation"),
+        _planar("revolute", ("x", "y"), "angle", extra=("rotor_inertia",), what="rotation"),
         _planar("prismatic", ("n", "theta"), "translation", what="translation along the axis"),
         _planar("fix", ("x", "y", "theta"), what="nothing"),
     )

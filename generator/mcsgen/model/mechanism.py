@@ -16,6 +16,7 @@ import sympy as sp
 from .bodies import (
     Body,
     E_matrix,
+    G_matrix,
     frame_from_axis,
     frame_rotation,
     matrix_from_quaternion,
@@ -327,6 +328,29 @@ class MechanismBuilder:
                 lock=None if driven else self.lock,
             )
             self.joint_rate(name, spec, where)
+            if "rotor_inertia" in spec:
+                self.rotor(spec, b1, b2, where)
+
+    def rotor(self, spec, b1, b2, where):
+        """A revolute joint's `rotor_inertia` I_r: a Lagrange block T = I_r w_rel^2 / 2, w_rel the
+        rate of the joint angle. In 3D w_rel = a1 . w1' - a2 . w2' with the body-frame angular
+        velocities w' = 2 G(e) edot and the axis in each body's frame (equal to the world axis
+        projection a . (w1 - w2) wherever the joint's rows hold)."""
+        I_r = self.sym(spec["rotor_inertia"], f"{where}.rotor_inertia")
+        if not approx(self.num_of(I_r, f"{where}.rotor_inertia")) >= 0:
+            self.ctx.fail(f"{where}.rotor_inertia", "rotor inertia must be non-negative")
+        if self.kind == "planar":
+            w = sum((s * b.qd[2] for s, b in ((1, b1), (-1, b2)) if b.kind != "ground"), sp.Integer(0))
+        else:
+            F1, F2 = self.joint_frames(spec, b1, b2, where)
+            w = sp.Integer(0)
+            for s, body, F in ((1, b1, F1), (-1, b2, F2)):
+                if body.kind == "ground":
+                    continue
+                a = F.applyfunc(coefficient)[:, 0]
+                w_body = 2 * G_matrix(body.q[3:7]) * sp.Matrix(body.qd[3:7])
+                w += s * (a.T * w_body)[0]
+        self.blocks.append((I_r * w**2 / 2, sp.Integer(0)))
 
     def joint_points(self, spec, b1, b2, where, dim):
         if "point" in spec:
