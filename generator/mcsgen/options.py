@@ -57,8 +57,8 @@ OPTIONS = (
     SimOption(
         "lock",
         "event",
-        "lock coordinate NAME at time T (004 sec. 6): the row NAME - NAME(T) = 0 joins, with "
-        "the velocity jump --transition says (repeatable)",
+        "lock coordinate or joint NAME at time T (004 sec. 6): NAME - NAME(T) = 0, or the joint "
+        "held at its pose then, with the velocity jump --transition says (repeatable)",
         "NAME@T",
     ),
     SimOption(

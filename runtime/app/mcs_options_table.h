@@ -42,7 +42,7 @@ static const sim_option SIM_OPTIONS[] = {
     {"param", OPT_PARAM, -1, NULL, "NAME=VALUE",
      "override a parameter (repeatable)"},
     {"lock", OPT_PARAM, -1, NULL, "NAME@T",
-     "lock coordinate NAME at time T (004 sec. 6): the row NAME - NAME(T) = 0 joins, with the velocity jump --transition says (repeatable)"},
+     "lock coordinate or joint NAME at time T (004 sec. 6): NAME - NAME(T) = 0, or the joint held at its pose then, with the velocity jump --transition says (repeatable)"},
     {"unlock", OPT_PARAM, -1, NULL, "NAME@T",
      "release the lock of NAME at time T (no jump; repeatable)"},
     {"transition", OPT_CHOICE, -1, "minimal|full|projected|naive", NULL,

@@ -114,11 +114,47 @@ def test_cli_mechanism_error_is_one_line(cli, write_model, tmp_path):
     assert "Traceback" not in proc.stderr and "unknown body 'nowhere'" in proc.stderr
 
 
-def test_locking_a_spatial_joint_is_refused_for_now(write_model):
-    path = write_model(GOOD + "switches:\n  - {name: brake, lock: J1}\n")
-    with pytest.raises(
-        ModelError, match=r"switches\[0\]\.lock: locking a spatial \w+ joint is not"
-    ):
+def test_spatial_joint_locks_and_conditions_on_joint_rates_load(write_model):
+    text = GOOD + (
+        "switches:\n  - {name: brake, lock: J1}\n  - {name: ball, lock: J2}\n"
+        "  - {name: hold, lock: a.x}\n"
+        "events:\n  - {when: J1_dot, direction: falling, activate: brake}\n"
+    )
+    model = load_model(write_model(text))
+    assert [(s.name, s.coordinate, s.group) for s in model.switches] == [
+        ("brake", -1, 0),
+        ("ball", -1, 1),
+        ("hold", 0, -1),
+    ]
+    # a revolute joint's lock holds its angle (one rotation row), a spherical one all three
+    assert [(g.name, g.rotation_rows, g.nrows) for g in model.row_groups] == [
+        ("J1", 1, 1),
+        ("J2", 7, 3),
+    ]
+    (event,) = model.events
+    assert event.condition.has(model.v[3])  # J1's rate reads a's Euler-parameter rates
+
+
+@pytest.mark.parametrize(
+    "change, field, words",
+    [
+        (
+            ("type: spherical,", "type: fix,"),
+            "switches[0].lock",
+            "'J2' has nothing to lock (a fix joint)",
+        ),
+        (("rate: 1.0}", "rate: 1.0, rotor_inertia: -1}"), "joints[0].rotor_inertia", "negative"),
+        (
+            ("point: [0, 0, -1.5]}", "point: [0, 0, -1.5], rotor_inertia: 1}"),
+            "joints[1].rotor_inertia",
+            "unknown field",
+        ),
+    ],
+)
+def test_bad_locks_and_rotors(write_model, change, field, words):
+    text = GOOD.replace(*change) + "switches:\n  - {name: brake, lock: J2}\n"
+    assert text != GOOD + "switches:\n  - {name: brake, lock: J2}\n"
+    path = write_model(text)
+    with pytest.raises(ModelError) as info:
         load_model(path)
-    model = load_model(write_model(GOOD + "switches:\n  - {name: brake, lock: a.x}\n"))
-    assert [s.coordinate for s in model.switches] == [0]
+    assert f"{field}: " in str(info.value) and words in str(info.value), str(info.value)

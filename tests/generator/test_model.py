@@ -184,6 +184,16 @@ def test_switches_and_events_load(write_model):
     assert [(e.t, e.switch, e.activate) for e in model.events] == [(0.5, 0, True), (1.0, 0, False)]
 
 
+def test_explicit_switch_rows_load_as_a_row_group(write_model):
+    text = SWITCHED.replace("{name: hold, lock: q2}", "{name: hold, constraints: [q1 - 2*q2]}")
+    model = load_model(write_model(text))
+    (switch,) = model.switches
+    (group,) = model.row_groups
+    q1, q2 = model.x
+    assert switch.coordinate == -1 and switch.group == 0
+    assert group.entries == [q1 - 2 * q2] and not group.capture and group.nrows == 1
+
+
 def test_condition_events_load(write_model):
     text = SWITCHED.replace(
         "  - {at: 1.0, deactivate: hold}\n",
@@ -226,7 +236,22 @@ def test_condition_events_load(write_model):
         (
             ("{name: hold, lock: q2}", "{name: hold, constraints: []}"),
             "switches[0].constraints",
-            "not supported yet",
+            "at least one row",
+        ),
+        (
+            ("{name: hold, lock: q2}", "{name: hold, constraints: [q1 - t]}"),
+            "switches[0].constraints[0]",
+            "may not depend on t",
+        ),
+        (
+            ("{name: hold, lock: q2}", "{name: hold, constraints: [q1_dot]}"),
+            "switches[0].constraints[0]",
+            "velocities",
+        ),
+        (
+            ("{name: hold, lock: q2}", "{name: hold, lock: q2, constraints: [q1]}"),
+            "switches[0]",
+            "give 'lock'",
         ),
         (
             ("{at: 0.5, activate: hold}", "{at: 0.5, activate: hold, deactivate: hold}"),

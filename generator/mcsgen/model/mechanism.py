@@ -340,7 +340,9 @@ class MechanismBuilder:
         if not approx(self.num_of(I_r, f"{where}.rotor_inertia")) >= 0:
             self.ctx.fail(f"{where}.rotor_inertia", "rotor inertia must be non-negative")
         if self.kind == "planar":
-            w = sum((s * b.qd[2] for s, b in ((1, b1), (-1, b2)) if b.kind != "ground"), sp.Integer(0))
+            w = sum(
+                (s * b.qd[2] for s, b in ((1, b1), (-1, b2)) if b.kind != "ground"), sp.Integer(0)
+            )
         else:
             F1, F2 = self.joint_frames(spec, b1, b2, where)
             w = sp.Integer(0)

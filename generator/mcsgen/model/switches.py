@@ -101,7 +101,9 @@ def read_switches(reader, raw, model, symbols: Optional[Dict[str, sp.Expr]]) -> 
         if ("lock" in spec) == ("constraints" in spec):
             reader.fail(where, "give 'lock' (a coordinate or joint) or 'constraints' (rows)")
         if "constraints" in spec:
-            out.append(Switch(name, group=_explicit_group(reader, where, spec, name, model, symbols)))
+            out.append(
+                Switch(name, group=_explicit_group(reader, where, spec, name, model, symbols))
+            )
             continue
         target = spec["lock"]
         if target in joints:
