@@ -269,3 +269,34 @@ def test_puma_naive_braking_loses_momentum_and_ends_elsewhere(puma):
     motor = np.degrees(np.array(GEAR) * (final["minimal"] - final["naive"]))
     assert np.abs(motor[3:]).max() > 10, motor  # the free wrist ends degrees apart
     assert np.abs(motor[:3]).max() > 1, motor
+
+
+def test_float_build_locks_joints(tmp_path):
+    """The float solver (MCS_REAL_FLOAT, portable linear algebra) locks a joint of a bodies model
+    through its row group: the braked relative angle holds to single precision."""
+    import json
+    import subprocess
+
+    from mcsgen.build import program_command, simulator_sources
+
+    exe = tmp_path / "sim_float"
+    cmd = program_command(
+        "pendulum_3r_bodies",
+        simulator_sources(),
+        exe,
+        "portable",
+        ["-DMCS_REAL_FLOAT", "-Wdouble-promotion"],
+    )
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "run.csv"
+    args = [str(exe), "--t-end", "0.7", "--h", "1e-3", "--out", str(out), "--lock", "J2@0.3"]
+    run = subprocess.run(args, capture_output=True, text=True)
+    summary = json.loads(run.stdout)
+    assert summary["ok"] and summary["max_c_norm"] < 1e-5, run.stderr
+    from mcsgen.outputs.plot import read_run
+
+    data = read_run(out)
+    rel = data["x.link2.theta"] - data["x.link1.theta"]
+    assert np.ptp(rel[data["t"] >= 0.3]) <= 1e-5
+    assert np.ptp(rel[data["t"] <= 0.3]) > 1e-2

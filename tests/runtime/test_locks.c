@@ -1,0 +1,171 @@
+/* test_locks.c - locks in the simulator (mcs_locks.c, mcs_rows.c): joint locks through the
+ * model's row groups (planar: pendulum_3r_bodies; spatial: slider_crank), their captured values
+ * surviving unlocks in any order, coordinate locks beside them, and the status codes. Runs on
+ * both linear-algebra backends and under ASan/UBSan (Makefile). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "mcs/mcs_sim.h"
+#include "pendulum_3r_bodies.h"
+#include "slider_crank.h"
+
+#define NX SLIDER_CRANK_NX
+#define ROWS (SLIDER_CRANK_NC + 8)
+static mcs_real work[MCS_SIM_WORK_SIZE(NX, ROWS)];
+static int iwork[MCS_SIM_IWORK_SIZE(NX, ROWS)];
+static mcs_real jwork[MCS_JUMP_WORK_SIZE(NX, ROWS, 6)];
+static int jiwork[MCS_JUMP_IWORK_SIZE(NX, ROWS, 6)];
+static mcs_real dv[NX];
+#define WORK_ARGS work, sizeof work / sizeof *work, iwork, sizeof iwork / sizeof *iwork
+#define JWORK dv, jwork, sizeof jwork / sizeof *jwork, jiwork, sizeof jiwork / sizeof *jiwork
+
+static void start(mcs_sim *sim, const mcs_model *md, const void *params, int max_locks)
+{
+    mcs_options opt;
+    mcs_options_default(&opt, md);
+    opt.method = MCS_METHOD_DOPRI5;
+    opt.rtol = 1e-10;
+    opt.atol = 1e-12;
+    opt.max_locks = max_locks;
+    assert_int_equal(mcs_sim_init(sim, md, params, &opt, WORK_ARGS), MCS_OK);
+    assert_int_equal(mcs_sim_set_state(sim, 0, md->x0, md->v0, NULL), MCS_OK);
+}
+
+static int joint_group(const mcs_model *md, const char *name)
+{
+    int k;
+    for (k = 0; k < md->nj; ++k)
+        if (md->joints[k].name[0] == name[0] && md->joints[k].name[1] == name[1])
+            return md->joints[k].lock_group;
+    return -1;
+}
+
+static double max_abs(int n, const mcs_real *a)
+{
+    double m = 0;
+    int i;
+    for (i = 0; i < n; ++i)
+        m = fabs((double)a[i]) > m ? fabs((double)a[i]) : m;
+    return m;
+}
+
+/* relative angle of link k+1 to link k of the planar 3R (theta at x[3 k + 2]) */
+static double rel(const mcs_sim *sim, int k)
+{
+    return (double)sim->cur.x[3 * (k + 1) + 2] - (double)sim->cur.x[3 * k + 2];
+}
+
+static void test_planar_joint_locks_unlock_in_any_order(void **state)
+{
+    const mcs_model *md = &pendulum_3r_bodies_model;
+    const int g2 = joint_group(md, "J2"), g3 = joint_group(md, "J3");
+    mcs_sim sim;
+    mcs_transition tr;
+    double held2, held3;
+    (void)state;
+    assert_true(g2 >= 0 && g3 >= 0 && md->groups[g2].nrows == 1);
+    start(&sim, md, &pendulum_3r_bodies_default_params, 4);
+    assert_int_equal(mcs_sim_advance(&sim, 0.2), MCS_OK);
+    assert_int_equal(mcs_sim_lock_group(&sim, 100, g2, MCS_JUMP_MINIMAL, JWORK, &tr), MCS_OK);
+    assert_int_equal(tr.key, 100);
+    assert_int_equal(tr.jump.dof_after, 2);
+    held2 = rel(&sim, 0);
+    assert_int_equal(mcs_sim_advance(&sim, 0.3), MCS_OK);
+    assert_int_equal(mcs_sim_lock_group(&sim, 101, g3, MCS_JUMP_MINIMAL, JWORK, &tr), MCS_OK);
+    held3 = rel(&sim, 1);
+    assert_int_equal(sim.m, md->nc + 2);
+    assert_int_equal(mcs_sim_advance(&sim, 0.4), MCS_OK);
+    assert_true(fabs(rel(&sim, 0) - held2) < 1e-10 && fabs(rel(&sim, 1) - held3) < 1e-10);
+    /* release the first: the second keeps its captured value (moved in the table) */
+    assert_int_equal(mcs_sim_unlock(&sim, 100, &tr), MCS_OK);
+    assert_int_equal(tr.jump.dof_after, 2);
+    assert_int_equal(mcs_sim_advance(&sim, 0.6), MCS_OK);
+    assert_true(fabs(rel(&sim, 1) - held3) < 1e-10);
+    assert_true(fabs(rel(&sim, 0) - held2) > 1e-3);
+    assert_int_equal(mcs_sim_unlock(&sim, 100, &tr), MCS_ERR_ARGUMENT); /* not locked now */
+    assert_int_equal(mcs_sim_unlock(&sim, 101, &tr), MCS_OK);
+    assert_int_equal(sim.m, md->nc);
+}
+
+static void test_spatial_ball_joint_lock_stops_the_slider_crank(void **state)
+{
+    const mcs_model *md = &slider_crank_model;
+    const int gB = joint_group(md, "B");
+    mcs_sim sim;
+    mcs_transition tr;
+    mcs_real norm;
+    mcs_real kin, pot;
+    (void)state;
+    assert_true(gB >= 0 && md->groups[gB].nrows == 3 && md->groups[gB].rotation == 7);
+    start(&sim, md, &slider_crank_default_params, 6);
+    assert_int_equal(mcs_sim_advance(&sim, 0.1), MCS_OK);
+    assert_int_equal(mcs_sim_lock_group(&sim, 7, gB, MCS_JUMP_MINIMAL, JWORK, &tr), MCS_OK);
+    /* three rotation rows where one freedom is left: two are dependent, the loop stops */
+    assert_int_equal(tr.jump.dependent, 2);
+    assert_int_equal(tr.jump.dof_after, 0);
+    assert_true(tr.impulse > 0 && tr.impulse == tr.jump.impulse_norm);
+    assert_true(max_abs(md->nx, sim.cur.v) <= 1e-12);
+    assert_int_equal(mcs_sim_advance(&sim, 0.2), MCS_OK);
+    assert_true(max_abs(md->nx, sim.cur.v) <= 1e-12);
+    assert_int_equal(mcs_sim_constraint_norm(&sim, &norm), MCS_OK);
+    assert_true(norm <= 1e-10);
+    assert_int_equal(mcs_sim_energy(&sim, &kin, &pot), MCS_OK);
+    assert_true(kin <= 1e-20);
+}
+
+static void test_prismatic_lock_beside_a_coordinate_lock(void **state)
+{
+    /* the slider's prismatic joint D (one translation row) and the crank's coordinate x: the
+     * coordinate lock is redundant once D holds, so it is dependent and costs no impulse */
+    const mcs_model *md = &slider_crank_model;
+    const int gD = joint_group(md, "D");
+    mcs_sim sim;
+    mcs_transition tr;
+    (void)state;
+    assert_true(gD >= 0 && md->groups[gD].rotation == 0 && md->groups[gD].nrows == 1);
+    start(&sim, md, &slider_crank_default_params, 2);
+    assert_int_equal(mcs_sim_advance(&sim, 0.05), MCS_OK);
+    assert_int_equal(mcs_sim_lock_group(&sim, 3, gD, MCS_JUMP_MINIMAL, JWORK, &tr), MCS_OK);
+    assert_int_equal(tr.jump.dof_after, 0);
+    assert_true(max_abs(md->nx, sim.cur.v) <= 1e-12);
+    assert_int_equal(mcs_sim_lock(&sim, 14, MCS_JUMP_MINIMAL, JWORK, &tr), MCS_OK); /* slider.x */
+    assert_int_equal(tr.jump.dependent, 1);
+    assert_true(tr.impulse == 0 && max_abs(md->nx, dv) == 0);
+    /* the workspace was sized for 2 lock rows: a third does not fit */
+    assert_int_equal(mcs_sim_lock(&sim, 0, MCS_JUMP_MINIMAL, JWORK, &tr), MCS_ERR_WORKSPACE);
+}
+
+static void test_group_arguments_are_checked(void **state)
+{
+    const mcs_model *md = &slider_crank_model;
+    mcs_sim sim;
+    (void)state;
+    start(&sim, md, &slider_crank_default_params, 2);
+    assert_int_equal(mcs_sim_lock_group(&sim, 1, md->ngroups, MCS_JUMP_MINIMAL, JWORK, NULL),
+                     MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_sim_lock_group(&sim, -1, 0, MCS_JUMP_MINIMAL, JWORK, NULL),
+                     MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_sim_lock_group(NULL, 1, 0, MCS_JUMP_MINIMAL, JWORK, NULL),
+                     MCS_ERR_ARGUMENT);
+    /* a spherical joint's lock takes 3 rows: more than the 2 the workspace has room for */
+    assert_int_equal(
+        mcs_sim_lock_group(&sim, 1, joint_group(md, "B"), MCS_JUMP_MINIMAL, JWORK, NULL),
+        MCS_ERR_WORKSPACE);
+    assert_int_equal(sim.nlocks, 0);
+    assert_int_equal(sim.m, md->nc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_planar_joint_locks_unlock_in_any_order),
+        cmocka_unit_test(test_spatial_ball_joint_lock_stops_the_slider_crank),
+        cmocka_unit_test(test_prismatic_lock_beside_a_coordinate_lock),
+        cmocka_unit_test(test_group_arguments_are_checked),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
