@@ -3,8 +3,9 @@
  * usage: bench_step MODE ARGS
  *   per-step T_END H REPEATS        ns per RK4 step for continuation off, euler, none, exp
  *   run METHOD H RTOL T_END REPEATS best wall time of one run, and the final positions
- *   locks METHOD H RTOL T_END REPEATS JUMP J@T...   the same with coordinate j locked at time T
- *                                   (JUMP: minimal|naive); also the cost of one lock
+ *   locks METHOD H RTOL T_END REPEATS JUMP NAME@T...   the same with coordinate or joint NAME
+ *                                   locked at time T (JUMP: minimal|naive); also the cost of one
+ *                                   lock
  * Prints one JSON object. Needs -D_POSIX_C_SOURCE=199309L (clock_gettime). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +25,8 @@ static int iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, MCS_APP_NC)];
 #define LROWS (MCS_APP_NC + MCS_APP_NX)
 static mcs_real lwork[MCS_SIM_WORK_SIZE(MCS_APP_NX, LROWS)];
 static int liwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, LROWS)];
-static mcs_real jwork[MCS_JUMP_WORK_SIZE(MCS_APP_NX, LROWS, 1)];
-static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, LROWS, 1)];
+static mcs_real jwork[MCS_JUMP_WORK_SIZE(MCS_APP_NX, LROWS, 6)];
+static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, LROWS, 6)];
 
 static double now(void)
 {
@@ -73,8 +74,22 @@ static double run(mcs_method method, mcs_continuation cont, double h, double rto
     return now() - start;
 }
 
-/* one run with locks (coordinate lock_j[k] at lock_t[k], in time order); wall seconds of the
- * loop, and in *lock_s the seconds spent in the locks */
+/* The lock key of a coordinate's or a row group's name (a joint's lock): j, or nx + group. */
+static int lock_key(const char *name, size_t len)
+{
+    int k;
+    for (k = 0; k < MODEL.nx; ++k)
+        if (strlen(MODEL.coord_names[k]) == len && !strncmp(MODEL.coord_names[k], name, len))
+            return k;
+    for (k = 0; k < MODEL.ngroups; ++k)
+        if (strlen(MODEL.groups[k].name) == len && !strncmp(MODEL.groups[k].name, name, len))
+            return MODEL.nx + k;
+    fprintf(stderr, "bench: unknown coordinate or joint %s\n", name);
+    exit(2);
+}
+
+/* one run with locks (key lock_j[k] at lock_t[k], in time order); wall seconds of the loop, and
+ * in *lock_s the seconds spent in the locks */
 static double run_locks(mcs_method method, double h, double rtol, double t_end, mcs_jump_method jm,
                         int nlocks, const int *lock_j, const double *lock_t, mcs_sim *sim,
                         double *lock_s)
@@ -82,7 +97,7 @@ static double run_locks(mcs_method method, double h, double rtol, double t_end, 
     mcs_real dv[MCS_APP_NX];
     double start, t0;
     int k;
-    setup(method, MCS_CONT_EXP, h, rtol, nlocks, sim);
+    setup(method, MCS_CONT_EXP, h, rtol, MCS_APP_NX, sim);
     *lock_s = 0;
     start = now();
     for (k = 0; k <= nlocks; ++k) {
@@ -94,8 +109,12 @@ static double run_locks(mcs_method method, double h, double rtol, double t_end, 
         if (k == nlocks || t_stop == t_end)
             break;
         t0 = now();
-        if (mcs_sim_lock(sim, lock_j[k], jm, dv, jwork, sizeof jwork / sizeof *jwork, jiwork,
-                         sizeof jiwork / sizeof *jiwork, NULL) != MCS_OK) {
+        if ((lock_j[k] < MODEL.nx
+                 ? mcs_sim_lock(sim, lock_j[k], jm, dv, jwork, sizeof jwork / sizeof *jwork, jiwork,
+                                sizeof jiwork / sizeof *jiwork, NULL)
+                 : mcs_sim_lock_group(sim, lock_j[k], lock_j[k] - MODEL.nx, jm, dv, jwork,
+                                      sizeof jwork / sizeof *jwork, jiwork,
+                                      sizeof jiwork / sizeof *jiwork, NULL)) != MCS_OK) {
             fprintf(stderr, "bench: lock failed\n");
             exit(1);
         }
@@ -157,8 +176,11 @@ int main(int argc, char **argv)
         if (nlocks > 16)
             return 2;
         for (k = 0; k < nlocks; ++k) {
-            lock_j[k] = atoi(argv[8 + k]);
-            lock_t[k] = atof(strchr(argv[8 + k], '@') ? strchr(argv[8 + k], '@') + 1 : "0");
+            const char *at = strchr(argv[8 + k], '@');
+            if (!at)
+                return 2;
+            lock_j[k] = lock_key(argv[8 + k], (size_t)(at - argv[8 + k]));
+            lock_t[k] = atof(at + 1);
         }
         for (k = 0; k < repeats; ++k) {
             double w = run_locks(method, h, rtol, t_end, jm, nlocks, lock_j, lock_t, &sim, &lock_s);
@@ -176,6 +198,6 @@ int main(int argc, char **argv)
         return 0;
     }
     fprintf(stderr, "usage: bench_step per-step T_END H REPEATS | run METHOD H RTOL T_END REPEATS"
-                    " | locks METHOD H RTOL T_END REPEATS JUMP J@T...\n");
+                    " | locks METHOD H RTOL T_END REPEATS JUMP NAME@T...\n");
     return 2;
 }

@@ -246,7 +246,7 @@ def main():
             ("dopri5", 1e-3, 1e-10, "minimal"),
             ("dopri5", 1e-3, 1e-10, "naive"),
         ):
-            r = run_json([p2b, "locks", method, h, rtol or 1e-8, 2.0, 7, jump, "1@0.8", "2@1.3"])
+            r = run_json([p2b, "locks", method, h, rtol or 1e-8, 2.0, 7, jump, "q2@0.8", "q3@1.3"])
             step = (r["wall_s"] - r["lock_s"]) / r["steps"]
             r.update(
                 backend=backend,
@@ -258,6 +258,25 @@ def main():
                 lock_over_step=r["lock_s"] / r["locks"] / step,
             )
             results["P2b"].append(r)
+
+    # 004 §7 with the PUMA 560: brakes on joints 1-3 (row groups of spatial revolute joints);
+    # what one brake costs against one RK4 step, and consistent against naive final poses
+    results["puma"] = []
+    for backend in BACKENDS:
+        exe = build_bench("puma560_estop", gen_root, backend)
+        for method, h, rtol, jump in (("rk4", 1e-4, 0, "minimal"), ("rk4", 1e-4, 0, "naive")):
+            brakes = ["J1@0.05", "J2@0.1", "J3@0.15"]
+            r = run_json([exe, "locks", method, h, rtol or 1e-8, 1.0, 3, jump, *brakes])
+            step = (r["wall_s"] - r["lock_s"]) / r["steps"]
+            r.update(
+                backend=backend,
+                method=method,
+                h=h,
+                jump=jump,
+                step_us=step * 1e6,
+                lock_over_step=r["lock_s"] / r["locks"] / step,
+            )
+            results["puma"].append(r)
 
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     print("cost per RK4 step (best of 7 interleaved repeats)")
@@ -302,6 +321,12 @@ def main():
         print(
             f"  {r['backend']:<9} {label:<26} {r['jump']:<8}: {r['wall_s'] * 1e3:8.3f} ms, "
             f"{r['steps']} steps, err {r['err']:.2e}, one lock = {r['lock_over_step']:.1f} steps"
+        )
+    print("004 sec. 7 PUMA 560 emergency stop, 1 s, brakes on joints 1-3 (RK4 h = 1e-4)")
+    for r in results["puma"]:
+        print(
+            f"  {r['backend']:<9} {r['jump']:<8}: {r['wall_s'] * 1e3:8.1f} ms, {r['steps']} steps "
+            f"of {r['step_us']:.1f} us, one brake = {r['lock_over_step']:.1f} steps"
         )
     print("generation time per model (best of 3)")
     for name, s in results["generation_s"].items():
