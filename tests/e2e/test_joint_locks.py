@@ -216,8 +216,10 @@ def puma(tmp_path_factory):
 
 
 def test_puma_model_is_the_dh_arm_at_the_nominal_pose(puma):
-    model, _, _ = puma
+    model, angles, _ = puma
     x0 = np.array(model.x0)
+    # joint angles count from the initial pose (a quaternion's sign does not make one 2 pi)
+    assert np.abs(angles(x0)).max() <= 1e-15
     for i, (R, o) in enumerate(dh_frames(Q_NOMINAL)):
         r, e = x0[7 * i : 7 * i + 3], x0[7 * i + 3 : 7 * i + 7]
         assert np.abs(r - (o + R @ np.array(COM[i]))).max() <= 1e-15

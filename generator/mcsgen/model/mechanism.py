@@ -450,7 +450,12 @@ class MechanismBuilder:
         # the free coordinate: the position along the axis, or the angle about it
         if jtype == "prismatic":
             return translation[0]
-        return 2 * sp.atan2(rel[1], rel[0])
+        # the angle from the initial pose: rel is +-1 there (a quaternion and its negative are
+        # the same rotation), and the sign that makes it +1 starts the angle at 0, not 2 pi
+        initial = {q: value for b in (b1, b2) if b.kind != "ground" for q, value in zip(b.q, b.x0)}
+        initial[self.t] = sp.Integer(0)
+        s = -1 if approx(rel[0].xreplace(initial)) < 0 else 1
+        return 2 * sp.atan2(s * rel[1], s * rel[0])
 
     def planar_joint(self, name, jtype, b1, b2, p1, p2, spec, where):
         P1 = b1.point(coefficients(p1))
