@@ -139,6 +139,21 @@ def build_simulator(name: str, extra_flags: Sequence[str] = ()) -> Path:
     return _cached(target, sources + headers, cmd, f"compiling the simulator of {name}")
 
 
+def build_analyzer(name: str, extra_flags: Sequence[str] = ()) -> Path:
+    """The statics/modes driver (runtime/app/mcs_analyze.c) linked with one generated model."""
+    gdir = model_dir(name)
+    main = [RUNTIME / "app" / "mcs_analyze.c"]
+    sources = main + [gdir / f"{name}.c"] + runtime_sources()
+    headers = (
+        sorted((RUNTIME / "include" / "mcs").glob("*.h"))
+        + sorted((RUNTIME / "src").glob("*.h"))
+        + [gdir / f"{name}.h"]
+    )
+    target = BUILD / name / f"analyze_{name}_{linalg_backend()}"
+    cmd = program_command(name, main, target, extra_flags=extra_flags)
+    return _cached(target, sources + headers, cmd, f"compiling the analyzer of {name}")
+
+
 def build_shared(name: str) -> Path:
     """The generated model alone as a shared library (for `check` through ctypes)."""
     gdir = model_dir(name)

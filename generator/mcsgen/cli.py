@@ -1,4 +1,5 @@
-"""Command line: ./mcsgen generate | check | simulate | plot  (see README.md, "CLI reference")."""
+"""Command line: ./mcsgen generate | check | simulate | statics | modes | plot  (see README.md,
+"CLI reference")."""
 
 import argparse
 import json
@@ -201,6 +202,99 @@ def cmd_simulate(args):
     return 0 if summary["ok"] else 1
 
 
+def _analysis(args, modes):
+    from .analyze import load_start, run_analysis
+
+    model = _ensure_generated(args.model)
+    x = load_start(args.start) if args.start else None
+    kw = dict(modes=modes, params=args.param or (), x=x, kkt=args.kkt, max_iter=args.max_iter)
+    if modes:
+        kw.update(modes_kc=not args.no_kc, damped=args.damped, count=args.count)
+        kw.update(verify=(args.count or 4) if args.verify else 0)
+    else:
+        kw.update(statics_kc=not args.no_kc)
+    with Spinner(f"{'modes' if modes else 'statics'} of {model.name}"):
+        return model, run_analysis(model.name, **kw)
+
+
+def _write_analysis(args, model, result, stem):
+    from .analyze import write_outputs
+
+    if not args.out:
+        return
+    written = write_outputs(result, args.out, stem)
+    if getattr(args, "plot", False) or getattr(args, "animate", False):
+        from .outputs.modes_plot import plot_modes
+
+        written += plot_modes(result, args.out, animate=getattr(args, "animate", False))
+    for path in written:
+        print(f"wrote {path}")
+
+
+def cmd_statics(args):
+    from .analyze import format_statics
+
+    model, result = _analysis(args, modes=False)
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        print(format_statics(result))
+    _write_analysis(args, model, result, "statics")
+    return 0 if result["statics"]["status"] == 0 else 1
+
+
+def cmd_modes(args):
+    from .analyze import format_modes, format_statics, format_verify, verify_table
+
+    model, result = _analysis(args, modes=True)
+    st = result["statics"]
+    if args.json:
+        print(json.dumps(result, indent=1))
+    elif st["status"] != 0:
+        print(format_statics(result))
+        print("modes: no equilibrium to linearize about")
+    else:
+        print(
+            f"equilibrium of {model.name}: {st['iterations']} Newton steps, "
+            f"|c| {st['residual_c']:.2g}, |f - A'lambda| {st['residual_f']:.2g}"
+        )
+        print(format_modes(result))
+        if args.verify and "verify" in result:
+            print("verification by simulation (FFT of the free response along each mode):")
+            print(format_verify(verify_table(result)))
+    _write_analysis(args, model, result, "modes")
+    ok = st["status"] == 0 and result.get("modes", {}).get("status") == 0
+    return 0 if ok else 1
+
+
+def _analysis_arguments(parser):
+    parser.add_argument("model", metavar="MODEL")
+    parser.add_argument(
+        "--no-kc",
+        action="store_true",
+        help="leave the tangent stiffness of constraints K_c out (003: statics then fail, "
+        "a pendulum has zero stiffness)",
+    )
+    parser.add_argument(
+        "--param", action="append", metavar="NAME=VALUE", help="override a parameter (repeatable)"
+    )
+    parser.add_argument(
+        "--from",
+        dest="start",
+        metavar="FILE.json",
+        help="start from the configuration x of a statics result instead of the model's",
+    )
+    parser.add_argument(
+        "--kkt",
+        action="store_true",
+        help="Newton on the full saddle-point matrix [[K, A'], [A, 0]] instead of the tangent "
+        "space (a cross-check; fails with dependent rows)",
+    )
+    parser.add_argument("--max-iter", type=int, default=50, help="Newton steps (default 50)")
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    parser.add_argument("--out", metavar="DIR", help="write JSON and CSV files (and plots) here")
+
+
 def cmd_plot(args):
     from .outputs.plot import plot_basis, plot_events, plot_rdiag, plot_runs
 
@@ -275,6 +369,37 @@ def build_parser():
     add_arguments(s)  # the one table of simulate options (options.py)
     s.add_argument("--json", action="store_true", help="also print the summary as JSON")
     s.set_defaults(func=cmd_simulate)
+
+    st = sub.add_parser(
+        "statics",
+        help="static equilibrium (Newton with K_c)",
+        description="Solve A'lambda = f(x, 0), c(x) = 0 from the model's initial configuration "
+        "by Newton with the tangent stiffness of constraints K_c and a line search; print the "
+        "equilibrium, the residual history and the joint reactions (003 §4).",
+    )
+    _analysis_arguments(st)
+    st.add_argument("--plot", action="store_true", help="with --out: draw the equilibrium")
+    st.set_defaults(func=cmd_statics)
+
+    mo = sub.add_parser(
+        "modes",
+        help="vibration modes about the equilibrium",
+        description="Find the static equilibrium, linearize there in the tangent space and "
+        "print eigenvalues, frequencies, damping and mode shapes (003 §4).",
+    )
+    _analysis_arguments(mo)
+    mo.add_argument("--damped", action="store_true", help="include D (first-order form)")
+    mo.add_argument("--count", type=int, default=None, help="the first N modes (default all)")
+    mo.add_argument(
+        "--verify",
+        action="store_true",
+        help="simulate each mode from the equilibrium and compare the FFT peak with it",
+    )
+    mo.add_argument("--plot", action="store_true", help="with --out: draw the mode shapes")
+    mo.add_argument(
+        "--animate", action="store_true", help="with --out: also a GIF of each mode"
+    )
+    mo.set_defaults(func=cmd_modes)
 
     p = sub.add_parser(
         "plot",

@@ -149,3 +149,34 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
         mcs_mat_gemm(0, 1, n, f_new - g, f_new, 1, That, n, Vt + g, f_new, 0, Tout + g * n, n);
     return MCS_OK;
 }
+
+mcs_status mcs_min_norm_multipliers(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
+                                    const int *piv, const mcs_real *g, mcs_real *lambda,
+                                    mcs_real *N, mcs_real *y, mcs_real *mu)
+{
+    int i, j, l;
+    for (i = 0; i < m; ++i)
+        lambda[i] = 0;
+    if (r == 0)
+        return MCS_OK;
+    mcs_mat_gemm(1, 0, r, 1, n, 1, Q, n, g, n, 0, y, r); /* y = U^T g */
+    for (j = 0; j < r; ++j)
+        for (i = 0; i < r; ++i) {
+            mcs_real sum = 0;
+            for (l = (i > j ? i : j); l < m; ++l) /* R is upper triangular */
+                sum += R[i + l * n] * R[j + l * n];
+            N[i + j * r] = sum;
+        }
+    if (mcs_la_cholesky(r, N, r) != 0)
+        return MCS_ERR_SINGULAR_CHART;
+    mcs_la_cholesky_solve(r, 1, N, r, y, r);
+    for (l = 0; l < m; ++l) {
+        mcs_real sum = 0;
+        for (i = 0; i < r && i <= l; ++i)
+            sum += R[i + l * n] * y[i];
+        mu[l] = sum;
+    }
+    for (l = 0; l < m; ++l)
+        lambda[piv[l]] = mu[l];
+    return mcs_vec_max_abs(m, lambda) < 0 ? MCS_ERR_NONFINITE : MCS_OK;
+}

@@ -34,6 +34,18 @@ int mcs_la_cholesky_solve(int n, int nrhs, const mcs_real *l, int lda, mcs_real 
  * a is destroyed. */
 int mcs_la_svd(int rows, int cols, mcs_real *a, int lda, mcs_real *s, mcs_real *u, int ldu,
                mcs_real *vt, int ldvt, mcs_real *work, int lwork);
+/* Eigenvalues (mcs_linalg_eig.c). Symmetric a (n x n, lower triangle used): on return w (n)
+ * ascending and a holds the orthonormal eigenvectors in its columns. Real workspace:
+ * MCS_LA_LWORK(n). */
+int mcs_la_sym_eig(int n, mcs_real *a, int lda, mcs_real *w, mcs_real *work, int lwork);
+/* The general pencil a v = lambda b v (both n x n, destroyed): lambda_j = (alphar_j + i alphai_j) /
+ * beta_j; right eigenvectors in vr (n x n) in LAPACK's dggev packing (a complex pair j, j+1 is
+ * vr[:, j] +- i vr[:, j+1]). Real workspace: MCS_LA_LWORK(n). Returns MCS_LA_UNSUPPORTED with
+ * the portable backend. */
+#define MCS_LA_UNSUPPORTED (-1000)
+int mcs_la_gen_eig(int n, mcs_real *a, int lda, mcs_real *b, int ldb, mcs_real *alphar,
+                   mcs_real *alphai, mcs_real *beta, mcs_real *vr, int ldvr, mcs_real *work,
+                   int lwork);
 
 /* --- helpers shared by both backends (mcs_linalg.c) --- */
 /* c (rows x cols) = alpha op(a) op(b) + beta c, op = transpose when ta/tb is nonzero;

@@ -16,6 +16,10 @@ const char *mcs_status_str(mcs_status status)
     case MCS_ERR_STEP_TOO_SMALL: return "step size fell below the minimum";
     case MCS_ERR_ASSEMBLY: return "initial positions could not be assembled onto c = 0";
     case MCS_ERR_NO_DENSE: return "dense output requested outside the last step";
+    case MCS_ERR_SINGULAR_JACOBIAN:
+        return "static Newton matrix singular (no stiffness along a free direction)";
+    case MCS_ERR_NO_CONVERGENCE: return "static Newton iteration did not converge";
+    case MCS_ERR_UNSUPPORTED: return "not available with this linear-algebra backend";
     case MCS_NSTATUS: break;
     }
     return "unknown status";

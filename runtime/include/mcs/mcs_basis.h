@@ -4,6 +4,8 @@
  *   mcs_qr_basis         A^T P = Q R, rank r, U = Q[:, :r], T = Q[:, r:]          (SPEC §2)
  *   mcs_predict_tangent  T~ from the previous Q, R, P and A_dot over a step h       (SPEC §3.1-4)
  *   mcs_align_basis      polar re-orthogonalization of the new T^ to T~ (any rank change, §3.6-7)
+ *   mcs_min_norm_multipliers  least-squares lambda of A^T lambda = g, minimum norm over
+ *                        dependent rows (joint reactions, statics)
  */
 #ifndef MCS_BASIS_H
 #define MCS_BASIS_H
@@ -53,5 +55,14 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
  * MCS_OK, or MCS_ERR_LINALG when the SVD fails. */
 mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
                            mcs_real *Tout, mcs_real *work);
+
+/* The multipliers lambda (m) that best satisfy A^T lambda = g (n) in the least-squares sense,
+ * minimum-norm when rows are dependent, from the factorization A^T P = Q R of mcs_qr_basis with
+ * rank r: with mu = P^T lambda and R1 = R[:r, :] (r x m), R1 mu = U^T g and
+ * mu = R1^T (R1 R1^T)^-1 U^T g. Scratch: N (r x r), y (r), mu (m). Returns MCS_OK, or
+ * MCS_ERR_SINGULAR_CHART when R1 R1^T is not positive definite. */
+mcs_status mcs_min_norm_multipliers(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
+                                    const int *piv, const mcs_real *g, mcs_real *lambda,
+                                    mcs_real *N, mcs_real *y, mcs_real *mu);
 
 #endif /* MCS_BASIS_H */

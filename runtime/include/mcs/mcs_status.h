@@ -16,6 +16,9 @@ typedef enum mcs_status {
     MCS_ERR_STEP_TOO_SMALL, /* error control drove the step below the minimum */
     MCS_ERR_ASSEMBLY,       /* initial positions could not be brought onto c = 0 */
     MCS_ERR_NO_DENSE,       /* dense output requested outside the last accepted step */
+    MCS_ERR_SINGULAR_JACOBIAN, /* the static Newton matrix (reduced stiffness) is singular */
+    MCS_ERR_NO_CONVERGENCE,    /* the static Newton iteration did not converge */
+    MCS_ERR_UNSUPPORTED,       /* not available with this backend (damped modes: LAPACK only) */
     MCS_NSTATUS             /* number of status codes (keep last) */
 } mcs_status;
 

@@ -1,0 +1,252 @@
+"""Static equilibrium and vibration modes (library API; `./mcsgen statics` and `./mcsgen modes`
+are its command line; the numbers come from the C runtime, runtime/app/mcs_analyze.c).
+
+`run_analysis(model_name, ...)` compiles (cached) and runs the analyzer and returns its JSON as a
+dict; `format_statics`, `format_modes` and `verify_table` turn that into text a person reads;
+`write_outputs` writes JSON and CSV for programs; `dominant_frequency` is the FFT estimate that
+`--verify` compares with the eigenvalues (003 §4.2.2 validates its table the same way).
+"""
+
+import csv
+import json
+import math
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Dict, Optional, Sequence
+
+from .build import build_analyzer
+from .errors import McsError
+
+KINDS = {0: "oscillating", 1: "unstable", 2: "decaying", 3: "rigid"}
+STATUS_OK = 0
+
+
+def run_analysis(
+    model_name: str,
+    modes: bool = False,
+    statics_kc: bool = True,
+    modes_kc: bool = True,
+    kkt: bool = False,
+    damped: bool = False,
+    params: Sequence[str] = (),
+    x: Optional[Sequence[float]] = None,
+    count: Optional[int] = None,
+    basis_rotate: Optional[int] = None,
+    verify: int = 0,
+    verify_cycles: float = 6.0,
+    verify_amp: float = 1e-3,
+    verify_samples: int = 256,
+    max_iter: int = 50,
+    tol: Optional[float] = None,
+) -> dict:
+    """Statics from the model's initial configuration (or x), then optionally the modes there.
+    Returns the analyzer's JSON; failures of the analysis are statuses inside it
+    (`result["statics"]["status"]`, `result["modes"]["status"]`), not exceptions."""
+    exe = build_analyzer(model_name)
+    cmd = [str(exe), "--max-iter", str(max_iter)]
+    if tol is not None:
+        cmd += ["--tol", repr(float(tol))]
+    if not statics_kc:
+        cmd.append("--statics-no-kc")
+    if kkt:
+        cmd.append("--kkt")
+    for p in params:
+        cmd += ["--param", p]
+    if modes:
+        cmd.append("--modes")
+        if not modes_kc:
+            cmd.append("--modes-no-kc")
+        if damped:
+            cmd.append("--damped")
+        if count is not None:
+            cmd += ["--count", str(count)]
+        if basis_rotate is not None:
+            cmd += ["--basis-rotate", str(basis_rotate)]
+        if verify:
+            cmd += ["--verify", str(verify), "--verify-cycles", repr(float(verify_cycles))]
+            cmd += ["--verify-amp", repr(float(verify_amp))]
+            cmd += ["--verify-samples", str(verify_samples)]
+    with tempfile.TemporaryDirectory() as tmp:
+        if x is not None:
+            xfile = Path(tmp) / "x.txt"
+            xfile.write_text("\n".join(repr(float(v)) for v in x) + "\n")
+            cmd += ["--x", str(xfile)]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode not in (0, 1) or not proc.stdout.strip():
+        err = proc.stderr.strip() or f"exit code {proc.returncode}"
+        raise McsError(f"analysis of {model_name} failed: {err}")
+    return json.loads(proc.stdout)
+
+
+def load_start(path) -> Sequence[float]:
+    """The configuration x of a statics result (`--json` output or statics.json of --out)."""
+    try:
+        data = json.loads(Path(path).read_text())
+        x = data["x"]
+        if not all(isinstance(v, (int, float)) for v in x):
+            raise ValueError("x must be a list of numbers")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise McsError(f"{path}: not a statics result with a list 'x' ({exc})") from None
+    return x
+
+
+def joint_reactions(result: dict) -> Dict[str, Dict[str, float]]:
+    """{joint: {coordinate of body1: generalized reaction}} (force components for a body's
+    position coordinates, in the world frame)."""
+    names = result["coordinates"]
+    out = {}
+    for r in result.get("reactions", []):
+        prefix = r["body1"] + "."
+        out[r["joint"]] = {
+            names[i]: v for i, v in r["generalized"] if names[i].startswith(prefix)
+        }
+    return out
+
+
+def format_statics(result: dict, limit: int = 24) -> str:
+    s = result["statics"]
+    lines = [
+        f"statics of {result['model']}: {s['message']}",
+        f"  method {s['method']}, K_c {'included' if s['use_kc'] else 'left out'}, "
+        f"{s['iterations']} Newton steps ({s['evaluations']} evaluations), rank {s['rank']}",
+        f"  residuals: |c| {s['residual_c']:.3g}, |f - A'lambda| {s['residual_f']:.3g}",
+        "  merit per step: " + ", ".join(f"{m:.2e}" for m in s["merit"]),
+    ]
+    names, units, x = result["coordinates"], result["units"], result["x"]
+    if len(x) <= limit:
+        lines.append(f"  {'coordinate':<16} {'equilibrium':>20}  unit")
+        for n, u, v in zip(names, units, x):
+            lines.append(f"  {n:<16} {v:>20.12g}  {u}")
+    else:
+        lines.append(f"  ({len(x)} coordinates: see --json or --out)")
+    reactions = joint_reactions(result)
+    if reactions and len(reactions) <= limit:
+        lines.append("  joint reactions on body1 (generalized, world frame):")
+        for joint, comps in reactions.items():
+            text = ", ".join(f"{k} {v:.6g}" for k, v in comps.items())
+            lines.append(f"    {joint:<12} {text}")
+    elif result["rows"] and len(result["rows"]) <= limit:
+        lines.append("  multipliers:")
+        for n, v in zip(result["rows"], result["lambda"]):
+            lines.append(f"    {n:<16} {v:.12g}")
+    return "\n".join(lines)
+
+
+def dominant_coordinates(result: dict, shape: Sequence[float], top: int = 3) -> str:
+    names = result["coordinates"]
+    order = sorted(range(len(shape)), key=lambda i: -abs(shape[i]))[:top]
+    return ", ".join(f"{names[i]} {shape[i]:+.2f}" for i in order)
+
+
+def eigenvalue_text(mode: dict, damped: bool) -> str:
+    """s as a person writes it: ±1.566i, -0.1 ± 2i, ±1.566 (undamped real pair), -3.2, 0."""
+    re, im = mode["re"], mode["im"]
+    if im:
+        return f"±{im:.6g}i" if re == 0 else f"{re:.6g} ± {im:.6g}i"
+    if re == 0:
+        return "0"
+    return f"{re:.6g}" if damped else f"±{abs(re):.6g}"
+
+
+def format_modes(result: dict) -> str:
+    m = result["modes"]
+    if m["status"] != STATUS_OK:
+        return f"modes of {result['model']}: {m['message']}"
+    lines = [
+        f"modes of {result['model']}: {m['dof']} DOF, K_c "
+        f"{'included' if m['use_kc'] else 'left out'}, "
+        f"{'damped (first-order form)' if m['damped'] else 'undamped'}, "
+        f"{'symmetric-definite' if m['symmetric'] else 'general'} eigensolver",
+    ]
+    if m["stiffness"] == 0:
+        lines.append("  zero stiffness: every mode is a rigid motion (0 Hz)")
+    lines.append(
+        f"  {'#':>3} {'kind':<11} {'eigenvalue s (1/s)':>28} {'freq Hz':>10} {'period s':>10}"
+        f" {'zeta':>8}  dominant coordinates"
+    )
+    for k, mode in enumerate(m["list"]):
+        s = eigenvalue_text(mode, m["damped"])
+        period = 1 / mode["freq"] if mode["freq"] > 0 else math.inf
+        lines.append(
+            f"  {k + 1:>3} {KINDS[mode['kind']]:<11} {s:>28} {mode['freq']:>10.4f}"
+            f" {period:>10.4f} {mode['zeta']:>8.4f}  {dominant_coordinates(result, mode['shape'])}"
+        )
+    return "\n".join(lines)
+
+
+def dominant_frequency(samples: Sequence[float], dt: float) -> float:
+    """The peak of the amplitude spectrum (Hann window, zero-padded 16x, parabolic
+    interpolation of the log magnitude around the peak bin)."""
+    import numpy as np
+
+    y = np.asarray(samples, dtype=float)
+    y = (y - y.mean()) * np.hanning(len(y))
+    nfft = 16 * len(y)
+    spec = np.abs(np.fft.rfft(y, nfft))
+    k = int(np.argmax(spec[1:])) + 1
+    if 1 <= k < len(spec) - 1:
+        a, b, c = np.log(spec[k - 1 : k + 2] + 1e-300)
+        k = k + 0.5 * (a - c) / (a - 2 * b + c)
+    return float(k / (nfft * dt))
+
+
+def verify_table(result: dict) -> list:
+    """[(mode number, eigen Hz, simulated Hz, relative difference, coordinate)] of --verify."""
+    rows = []
+    for v in result.get("verify", []):
+        mode = result["modes"]["list"][v["mode"]] if v["mode"] < len(result["modes"]["list"]) else None
+        if v["status"] != STATUS_OK or mode is None:
+            rows.append((v["mode"] + 1, None, None, None, v["message"]))
+            continue
+        sim = dominant_frequency(v["samples"], v["dt"])
+        rows.append(
+            (
+                v["mode"] + 1,
+                mode["freq"],
+                sim,
+                abs(sim - mode["freq"]) / mode["freq"],
+                result["coordinates"][v["coordinate"]],
+            )
+        )
+    return rows
+
+
+def format_verify(rows: list) -> str:
+    lines = [f"  {'#':>3} {'eigen Hz':>10} {'simulated Hz':>13} {'rel diff':>9}  signal"]
+    for k, f_eig, f_sim, rel, what in rows:
+        if f_eig is None:
+            lines.append(f"  {k:>3} simulation failed: {what}")
+        else:
+            lines.append(f"  {k:>3} {f_eig:>10.4f} {f_sim:>13.4f} {rel:>9.2%}  {what}")
+    return "\n".join(lines)
+
+
+def write_outputs(result: dict, out_dir, stem: str) -> list:
+    """<stem>.json (everything), and for modes modes.csv (one row per mode) and shapes.csv
+    (one column per mode shape, next to the equilibrium)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / f"{stem}.json"]
+    written[0].write_text(json.dumps(result, indent=1) + "\n")
+    m = result.get("modes")
+    if m and m["status"] == STATUS_OK:
+        with open(out / "modes.csv", "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["mode", "kind", "re", "im", "omega", "freq_hz", "period_s", "zeta"])
+            for k, mode in enumerate(m["list"]):
+                period = 1 / mode["freq"] if mode["freq"] > 0 else ""
+                w.writerow(
+                    [k + 1, KINDS[mode["kind"]], mode["re"], mode["im"], mode["omega"]]
+                    + [mode["freq"], period, mode["zeta"]]
+                )
+        with open(out / "shapes.csv", "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["coordinate", "unit", "equilibrium"] + [f"mode{k + 1}" for k in range(len(m["list"]))])
+            for i, name in enumerate(result["coordinates"]):
+                w.writerow(
+                    [name, result["units"][i], result["x"][i]]
+                    + [mode["shape"][i] for mode in m["list"]]
+                )
+        written += [out / "modes.csv", out / "shapes.csv"]
+    return written
