@@ -39,11 +39,13 @@ def run_analysis(
     verify_samples: int = 256,
     max_iter: int = 50,
     tol: Optional[float] = None,
+    generated_dir=None,
 ) -> dict:
     """Statics from the model's initial configuration (or x), then optionally the modes there.
     Returns the analyzer's JSON; failures of the analysis are statuses inside it
-    (`result["statics"]["status"]`, `result["modes"]["status"]`), not exceptions."""
-    exe = build_analyzer(model_name)
+    (`result["statics"]["status"]`, `result["modes"]["status"]`), not exceptions.
+    generated_dir: the model's generated sources when not in generated/ (`generate --out`)."""
+    exe = build_analyzer(model_name, gdir=generated_dir)
     cmd = [str(exe), "--max-iter", str(max_iter)]
     if tol is not None:
         cmd += ["--tol", repr(float(tol))]

@@ -139,9 +139,12 @@ def build_simulator(name: str, extra_flags: Sequence[str] = ()) -> Path:
     return _cached(target, sources + headers, cmd, f"compiling the simulator of {name}")
 
 
-def build_analyzer(name: str, extra_flags: Sequence[str] = ()) -> Path:
-    """The statics/modes driver (runtime/app/mcs_analyze.c) linked with one generated model."""
-    gdir = model_dir(name)
+def build_analyzer(
+    name: str, extra_flags: Sequence[str] = (), gdir: Optional[PathLike] = None
+) -> Path:
+    """The statics/modes driver (runtime/app/mcs_analyze.c) linked with one generated model
+    (from generated/, or from gdir: a `generate --out` directory's <name>/)."""
+    gdir = Path(gdir) if gdir else model_dir(name)
     main = [RUNTIME / "app" / "mcs_analyze.c"]
     sources = main + [gdir / f"{name}.c"] + runtime_sources()
     headers = (
@@ -150,7 +153,7 @@ def build_analyzer(name: str, extra_flags: Sequence[str] = ()) -> Path:
         + [gdir / f"{name}.h"]
     )
     target = BUILD / name / f"analyze_{name}_{linalg_backend()}"
-    cmd = program_command(name, main, target, extra_flags=extra_flags)
+    cmd = program_command(name, main, target, extra_flags=extra_flags, gdir=gdir)
     return _cached(target, sources + headers, cmd, f"compiling the analyzer of {name}")
 
 

@@ -1,0 +1,262 @@
+"""Statics and modes with the tangent stiffness of constraints (issue 10, paper 003 §4): the
+pendulum's equilibria and eigenvalues (±1.566 i, ±1.566), the failure without K_c, a torsion
+pendulum against its hand derivation (K_c, K_f and D), the anchor chain's catenary and its first
+four modes (003 Table 3), verification by simulation, and invariance to the tangent basis and to
+a rotation of the model about the gravity axis."""
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mcsgen.analyze import dominant_frequency, joint_reactions, run_analysis, verify_table
+from mcsgen.generate import generate
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+SINGULAR_JACOBIAN = 12  # MCS_ERR_SINGULAR_JACOBIAN (mcs_status.h)
+OMEGA = math.sqrt(9.81 / 4)
+
+
+def test_pendulum_lower_equilibrium_and_eigenvalues():
+    r = run_analysis("pendulum_kc", modes=True)
+    assert r["statics"]["status"] == 0
+    assert np.allclose(r["x"], [0, -4, -math.pi / 2], rtol=0, atol=1e-12)
+    (mode,) = r["modes"]["list"]
+    assert mode["re"] == 0 and abs(mode["im"] - OMEGA) <= 1e-10
+    assert f"{mode['im']:.3f}" == "1.566"  # ±1.566 i, 003 §4.1
+    # the hinge carries the weight: 15 kg * 9.81 along +y on the bob's y coordinate
+    assert abs(joint_reactions(r)["hinge"]["bob.y"] - 15 * 9.81) < 1e-10
+
+
+def test_pendulum_started_above_the_hinge_finds_the_upper_equilibrium():
+    x150 = [4 * math.sin(5 * math.pi / 6), -4 * math.cos(5 * math.pi / 6), math.pi / 3]
+    r = run_analysis("pendulum_kc", modes=True, x=x150)
+    assert r["statics"]["status"] == 0
+    assert np.allclose(r["x"], [0, 4, math.pi / 2], rtol=0, atol=1e-12)
+    (mode,) = r["modes"]["list"]
+    assert mode["im"] == 0 and abs(mode["re"] - OMEGA) <= 1e-10  # ±1.566: unstable
+    assert mode["kind"] == 1
+
+
+def test_pendulum_without_kc_fails_as_003_says():
+    r = run_analysis("pendulum_kc", statics_kc=False)
+    assert r["statics"]["status"] == SINGULAR_JACOBIAN
+    assert "singular" in r["statics"]["message"]
+    m = run_analysis("pendulum_kc", modes=True, modes_kc=False)["modes"]
+    assert m["status"] == 0 and m["stiffness"] == 0 and m["rigid"] == 1
+    assert m["list"][0]["omega"] == 0
+    out = subprocess.run(
+        [str(ROOT / "mcsgen"), "statics", "pendulum_kc", "--no-kc"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 1 and "singular" in out.stdout
+
+
+@pytest.mark.parametrize("model", ["pendulum_kc", "pendulum_torsion"])
+def test_tangent_and_kkt_newton_agree(model):
+    a = run_analysis(model)
+    b = run_analysis(model, kkt=True)
+    assert a["statics"]["status"] == b["statics"]["status"] == 0
+    assert b["statics"]["method"] == "kkt"
+    assert np.allclose(a["x"], b["x"], rtol=0, atol=1e-12)
+    assert np.allclose(a["lambda"], b["lambda"], rtol=1e-10, atol=1e-9)
+
+
+def torsion_hand():
+    """m g L sin(phi) + k (phi - rest) = 0, then I_O phi'' + c phi' + (m g L cos phi + k) phi = 0."""
+    from scipy.optimize import brentq
+
+    m, g, L, k, c, rest, J = 15.0, 9.81, 4.0, 200.0, 30.0, 0.5, 0.6
+    phi = brentq(lambda p: m * g * L * math.sin(p) + k * (p - rest), -1, 1, xtol=1e-15)
+    inertia = m * L * L + J
+    w2 = (m * g * L * math.cos(phi) + k) / inertia
+    return phi, math.sqrt(w2), c / (2 * inertia), w2
+
+
+def test_torsion_pendulum_matches_the_hand_derivation():
+    phi, omega, sigma, w2 = torsion_hand()
+    r = run_analysis("pendulum_torsion", modes=True)
+    x = r["x"]
+    # rotation about +y by phi: bob at (-L sin phi, 0, -L cos phi), e = (cos phi/2, 0, sin phi/2, 0)
+    assert np.allclose(x[:3], [-4 * math.sin(phi), 0, -4 * math.cos(phi)], atol=1e-12)
+    assert abs(2 * math.atan2(x[5], x[3]) - phi) < 1e-12
+    (mode,) = r["modes"]["list"]
+    assert abs(mode["im"] - omega) < 1e-10 * omega
+    d = run_analysis("pendulum_torsion", modes=True, damped=True, verify=1, verify_cycles=8)
+    (mode,) = d["modes"]["list"]
+    assert d["modes"]["symmetric"] == 0
+    assert abs(mode["re"] + sigma) < 1e-10 and abs(mode["im"] - math.sqrt(w2 - sigma**2)) < 1e-10
+    assert abs(mode["zeta"] - sigma / omega) < 1e-10
+    ((_, f_eig, f_sim, rel, _),) = verify_table(d)
+    assert rel < 0.01, (f_eig, f_sim)
+
+
+def test_dominant_frequency_of_a_sampled_sinusoid():
+    t = np.arange(256) * 0.05
+    f = dominant_frequency(np.sin(2 * np.pi * 0.37 * t + 0.3), 0.05)
+    assert abs(f - 0.37) < 0.002
+
+
+def test_modes_invariant_to_a_rotation_of_the_model_about_gravity(tmp_path):
+    text = (ROOT / "models" / "pendulum_torsion.yaml").read_text()
+    psi = "0.7"
+    text = text.replace("name: pendulum_torsion", "name: pendulum_torsion_turned")
+    text = text.replace(
+        "position: [0, 0, -4]}", f"position: [0, 0, -4], orientation: {{axis: [0, 0, 1], angle: {psi}}}}}"
+    )
+    text = text.replace("axis: [0, 1, 0]}", f"axis: [-sin({psi}), cos({psi}), 0]}}")
+    path = tmp_path / "pendulum_torsion_turned.yaml"
+    path.write_text(text)
+    generate(path, out_root=tmp_path / "gen")
+    a = run_analysis("pendulum_torsion", modes=True, damped=True)
+    b = run_analysis(
+        "pendulum_torsion_turned",
+        modes=True,
+        damped=True,
+        generated_dir=tmp_path / "gen" / "pendulum_torsion_turned",
+    )
+    c, s = math.cos(0.7), math.sin(0.7)
+    xa = np.array(a["x"][:3])
+    assert np.allclose(b["x"][:3], [c * xa[0] - s * xa[1], s * xa[0] + c * xa[1], xa[2]], atol=1e-12)
+    (ma,), (mb,) = a["modes"]["list"], b["modes"]["list"]
+    assert abs(ma["re"] - mb["re"]) < 1e-12 and abs(ma["im"] - mb["im"]) < 1e-10
+
+
+# --- the anchor chain (003 §4.2) --------------------------------------------------------------
+
+
+def test_anchor_chain_file_is_the_generator_output():
+    from anchor_chain import anchor_chain_yaml
+
+    assert (ROOT / "models" / "anchor_chain.yaml").read_text() == anchor_chain_yaml(43)
+
+
+@pytest.fixture(scope="module")
+def chain():
+    return run_analysis("anchor_chain", modes=True, count=12, verify=4, verify_cycles=5)
+
+
+def quat_rotate(e, v):
+    e0, e1, e2, e3 = e
+    R = np.array(
+        [
+            [1 - 2 * (e2 * e2 + e3 * e3), 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
+            [2 * (e1 * e2 + e0 * e3), 1 - 2 * (e1 * e1 + e3 * e3), 2 * (e2 * e3 - e0 * e1)],
+            [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 1 - 2 * (e1 * e1 + e2 * e2)],
+        ]
+    )
+    return R @ np.asarray(v)
+
+
+def joint_points(result):
+    """World positions of the 42 universal joints (at +h along body i's x axis)."""
+    x = np.asarray(result["x"]).reshape(43, 7)
+    h = math.sqrt(61) / 42
+    return np.array([x[i, :3] + quat_rotate(x[i, 3:], [h, 0, 0]) for i in range(42)])
+
+
+def test_anchor_chain_equilibrium_is_a_catenary(chain):
+    from scipy.optimize import curve_fit
+
+    s = chain["statics"]
+    assert s["status"] == 0, s["message"]
+    assert s["rank"] == 43 + 4 * 42 + 10  # no dependent rows
+    reactions = joint_reactions(chain)
+    fx = [reactions[f"U{i}"][f"b{i}.x"] for i in range(42)]
+    T0 = abs(np.mean(fx))
+    assert max(abs(abs(f) - T0) for f in fx) <= 1e-8 * T0  # 003 §4.2.1
+    # the ends: hinges at A and B carry the same horizontal force
+    assert abs(abs(reactions["A"]["b0.x"]) - T0) <= 1e-8 * T0
+    P = joint_points(chain)
+    assert np.allclose(P[:, 1], 0, atol=1e-12)
+
+    def catenary(x, a, x0, z0):
+        return a * np.cosh((x - x0) / a) + z0
+
+    (a, x0, z0), _ = curve_fit(catenary, P[:, 0], P[:, 2], p0=[3, 5, -8])
+    dev = np.abs(catenary(P[:, 0], a, x0, z0) - P[:, 2]).max()
+    assert dev < 2e-3, dev  # 15.6 m of rigid links vs the smooth curve: within 2 mm
+    assert abs(x0 - 5) < 1e-9  # symmetric
+    # a = T0 / (w g), w the mass per unit length (10 kg per 2h)
+    w = 10 / (2 * math.sqrt(61) / 42)
+    assert abs(a - T0 / (w * 9.81)) < 0.01 * a
+    lowest = np.asarray(chain["x"]).reshape(43, 7)[21, 2]
+    assert -5.6 < lowest < -5.3  # the V's C was at -6; the catenary of the same length sags less
+
+
+def sign_changes(values, tol):
+    vals = [v for v in values if abs(v) > tol]
+    return sum(1 for a, b in zip(vals, vals[1:]) if a * b < 0)
+
+
+def mode_type(chain, mode):
+    """'out-of-plane'/'in-plane' and 'swing'/'bending' from the shape on the bodies' centres."""
+    shape = np.asarray(mode["shape"]).reshape(43, 7)
+    x = np.asarray(chain["x"]).reshape(43, 7)
+    out_of_plane = np.sum(shape[:, 1] ** 2) > np.sum(shape[:, 0] ** 2 + shape[:, 2] ** 2)
+    if out_of_plane:
+        nodes = sign_changes(shape[1:-1, 1], 1e-3)
+        return "out-of-plane", "swing" if nodes == 0 else "bending"
+    # in-plane: the displacement normal to the equilibrium curve
+    tangent = np.gradient(x[:, [0, 2]], axis=0)
+    normal = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
+    un = np.sum(shape[:, [0, 2]] * normal, axis=1) / np.linalg.norm(normal, axis=1)
+    nodes = sign_changes(un[1:-1], 1e-3)
+    return "in-plane", "swing" if nodes == 1 else "bending"
+
+
+def test_anchor_chain_first_four_modes_match_003_table_3(chain):
+    m = chain["modes"]
+    assert m["status"] == 0 and m["dof"] == 80 and m["symmetric"] == 1
+    freqs = [mode["freq"] for mode in m["list"][:4]]
+    assert [f"{f:.3f}" for f in freqs] == ["0.240", "0.309", "0.504", "0.551"], freqs
+    types = [mode_type(chain, mode) for mode in m["list"][:4]]
+    assert types == [
+        ("out-of-plane", "swing"),
+        ("in-plane", "swing"),
+        ("in-plane", "bending"),
+        ("out-of-plane", "bending"),
+    ]
+
+
+def test_anchor_chain_simulated_frequencies_agree(chain):
+    rows = verify_table(chain)
+    assert len(rows) == 4
+    for k, f_eig, f_sim, rel, what in rows:
+        assert f_eig is not None, what
+        assert rel < 0.02, (k, f_eig, f_sim)
+
+
+def test_anchor_chain_modes_do_not_depend_on_the_basis(chain):
+    other = run_analysis("anchor_chain", modes=True, count=12, basis_rotate=12345)
+    for a, b in zip(chain["modes"]["list"], other["modes"]["list"]):
+        assert abs(a["omega"] - b["omega"]) <= 1e-9 * a["omega"]
+    for a, b in zip(chain["modes"]["list"][:4], other["modes"]["list"][:4]):
+        sa, sb = np.asarray(a["shape"]), np.asarray(b["shape"])
+        assert min(np.abs(sa - sb).max(), np.abs(sa + sb).max()) < 1e-6
+
+
+def test_cli_tables_and_outputs(tmp_path):
+    out = subprocess.run(
+        [str(ROOT / "mcsgen"), "modes", "pendulum_kc", "--out", str(tmp_path), "--plot"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"oscillating\s+±1\.56605i\s+0\.2492", out.stdout)
+    for name in ("modes.json", "modes.csv", "shapes.csv", "modes.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    bad = subprocess.run(
+        [str(ROOT / "mcsgen"), "modes", "pendulum_kc", "--from", str(tmp_path / "modes.csv")],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "not a statics result" in bad.stderr
+    assert "Traceback" not in bad.stderr

@@ -1,0 +1,185 @@
+/* test_statics.c - static equilibrium and modes (mcs_statics.c, mcs_modes.c): the pendulum of
+ * 003 §4.1 (equilibrium, sqrt(g/L), failure without K_c), the tangent and KKT formulations
+ * agreeing, dependent rows (tangent works, KKT reports a singular matrix), the torsion pendulum's
+ * hand-derived frequency and damping, and the status codes. Runs on both linear-algebra
+ * backends (the damped pencil is LAPACK-only) and under ASan/UBSan (Makefile). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "mcs/mcs_modes.h"
+#include "mcs/mcs_statics.h"
+#include "pendulum_kc.h"
+#include "pendulum_torsion.h"
+#include "planar_pendulum_redundant.h"
+
+#define NX PENDULUM_TORSION_NX
+#define NC PENDULUM_TORSION_NC
+static mcs_real work[MCS_MODES_WORK_SIZE(NX, NC) + MCS_STATICS_WORK_SIZE(NX, NC)];
+static int iwork[MCS_MODES_IWORK_SIZE(NX, NC) + MCS_STATICS_IWORK_SIZE(NX, NC)];
+static mcs_real x[NX], lam[NC], shapes[2 * NX * NX], shapes_im[2 * NX * NX];
+static mcs_mode modes[2 * NX];
+#define WORK_ARGS work, sizeof work / sizeof *work, iwork, sizeof iwork / sizeof *iwork
+
+/* sqrt(g / L) of the 003 pendulum, and the torsion pendulum by hand (models/pendulum_torsion.yaml:
+ * m g L sin(phi) + k (phi - 0.5) = 0, omega^2 = (m g L cos(phi) + k) / (m L^2 + J)). */
+#define OMEGA_KC 1.5660459763365826
+#define PHI_TORSION 0.12706198115555595
+#define OMEGA_TORSION 1.8049702668549032
+#define SIGMA_TORSION (30.0 / (2 * 240.6))
+
+static mcs_status statics_from(const mcs_model *md, const mcs_real *x0, int method, int use_kc,
+                               mcs_statics_report *rep)
+{
+    mcs_statics_options opt;
+    int i;
+    mcs_statics_defaults(&opt);
+    opt.method = method;
+    opt.use_kc = use_kc;
+    for (i = 0; i < md->nx; ++i)
+        x[i] = x0[i];
+    return mcs_statics_solve(md, md->default_params, &opt, x, lam, rep, WORK_ARGS);
+}
+
+static mcs_status statics(const mcs_model *md, int method, int use_kc, mcs_statics_report *rep)
+{
+    return statics_from(md, md->x0, method, use_kc, rep);
+}
+
+static void pendulum_equilibrium_and_frequency(void **state)
+{
+    const mcs_model *md = &pendulum_kc_model;
+    mcs_statics_report rep;
+    mcs_modes_options mopt;
+    mcs_modes_report mrep;
+    mcs_real xt[3], lt[2];
+    (void)state;
+    assert_int_equal(statics(md, MCS_STATICS_TANGENT, 1, &rep), MCS_OK);
+    assert_true(fabs(x[0]) < 1e-12 && fabs(x[1] + 4) < 1e-12);
+    assert_true(fabs(x[2] + 1.5707963267948966) < 1e-12);
+    assert_true(rep.iterations >= 2 && rep.iterations < 10 && rep.rank == 2);
+    xt[0] = x[0], xt[1] = x[1], xt[2] = x[2], lt[0] = lam[0], lt[1] = lam[1];
+    /* the KKT formulation converges to the same (x, lambda) */
+    assert_int_equal(statics(md, MCS_STATICS_KKT, 1, &rep), MCS_OK);
+    assert_true(fabs(x[0] - xt[0]) < 1e-12 && fabs(x[1] - xt[1]) < 1e-12);
+    assert_true(fabs(lam[1] - lt[1]) < 1e-9 && fabs(lam[0] - lt[0]) < 1e-9);
+    mcs_modes_defaults(&mopt);
+    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, &mrep, modes, shapes,
+                                     shapes_im, WORK_ARGS),
+                     MCS_OK);
+    assert_int_equal(mrep.nmodes, 1);
+    assert_int_equal(mrep.symmetric, 1);
+    assert_int_equal(modes[0].kind, MCS_MODE_OSCILLATING);
+    assert_true(fabs(modes[0].im - OMEGA_KC) < 1e-10);
+    /* the shape is the tangent of the circle at the bottom: x moves, y does not */
+    assert_true(fabs(shapes[0] - 1) < 1e-15 && fabs(shapes[1]) < 1e-12);
+    /* without K_c: zero stiffness, a rigid mode */
+    mopt.use_kc = 0;
+    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, &mrep, modes, shapes,
+                                     NULL, WORK_ARGS),
+                     MCS_OK);
+    assert_true(mrep.stiffness == 0 && mrep.rigid == 1 && modes[0].kind == MCS_MODE_RIGID);
+}
+
+static void pendulum_without_kc_has_no_stiffness(void **state)
+{
+    mcs_statics_report rep;
+    (void)state;
+    assert_int_equal(statics(&pendulum_kc_model, MCS_STATICS_TANGENT, 0, &rep),
+                     MCS_ERR_SINGULAR_JACOBIAN);
+    assert_int_equal(statics(&pendulum_kc_model, MCS_STATICS_KKT, 0, &rep),
+                     MCS_ERR_SINGULAR_JACOBIAN);
+    assert_true(rep.residual_f > 1); /* it stopped where it started, and says so */
+}
+
+static void dependent_rows_need_the_tangent_form(void **state)
+{
+    const mcs_model *md = &planar_pendulum_redundant_model;
+    const mcs_real x30[2] = {0.5, -0.86602540378443865}; /* 30 degrees from the bottom */
+    mcs_statics_report rep;
+    (void)state;
+    /* from the file's horizontal start the rod carries no load: K_c = 0, nothing to go on */
+    assert_int_equal(statics(md, MCS_STATICS_TANGENT, 1, &rep), MCS_ERR_SINGULAR_JACOBIAN);
+    assert_int_equal(statics_from(md, x30, MCS_STATICS_TANGENT, 1, &rep), MCS_OK);
+    assert_int_equal(rep.rank, 1);
+    assert_true(fabs(x[0]) < 1e-12 && fabs(x[1] + 1) < 1e-12);
+    /* minimum norm: the two copies share the load, 2 (lam0 + lam1) z = -M g at z = -1 */
+    assert_true(fabs(lam[0] - lam[1]) < 1e-12 && fabs(lam[0] - 9.81 / 4) < 1e-12);
+    assert_int_equal(statics_from(md, x30, MCS_STATICS_KKT, 1, &rep), MCS_ERR_SINGULAR_JACOBIAN);
+}
+
+static void torsion_pendulum_by_hand(void **state)
+{
+    const mcs_model *md = &pendulum_torsion_model;
+    mcs_modes_options mopt;
+    mcs_modes_report mrep;
+    mcs_status st;
+    (void)state;
+    assert_int_equal(statics(md, MCS_STATICS_TANGENT, 1, NULL), MCS_OK);
+    assert_true(fabs(2 * atan2(x[5], x[3]) - PHI_TORSION) < 1e-12);
+    mcs_modes_defaults(&mopt);
+    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, &mrep, modes, shapes,
+                                     shapes_im, WORK_ARGS),
+                     MCS_OK);
+    assert_true(fabs(modes[0].omega - OMEGA_TORSION) < 1e-10);
+    assert_true(fabs(modes[0].freq - OMEGA_TORSION / 6.283185307179586) < 1e-10);
+    mopt.damped = 1;
+    st = mcs_modes_solve(md, md->default_params, &mopt, x, lam, &mrep, modes, shapes, shapes_im,
+                         WORK_ARGS);
+#ifdef MCS_LINALG_PORTABLE
+    assert_int_equal(st, MCS_ERR_UNSUPPORTED);
+#else
+    assert_int_equal(st, MCS_OK);
+    assert_int_equal(mrep.symmetric, 0);
+    assert_int_equal(mrep.nmodes, 1);
+    assert_true(fabs(modes[0].re + SIGMA_TORSION) < 1e-10);
+    assert_true(fabs(modes[0].omega - OMEGA_TORSION) < 1e-10);
+    assert_true(fabs(modes[0].zeta - SIGMA_TORSION / OMEGA_TORSION) < 1e-10);
+#endif
+}
+
+static void status_codes(void **state)
+{
+    const mcs_model *md = &pendulum_kc_model;
+    mcs_statics_options opt;
+    mcs_modes_options mopt;
+    (void)state;
+    mcs_statics_defaults(&opt);
+    mcs_modes_defaults(&mopt);
+    assert_int_equal(mcs_statics_solve(NULL, NULL, &opt, x, lam, NULL, WORK_ARGS),
+                     MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_statics_solve(md, md->default_params, &opt, x, lam, NULL, work, 10, iwork,
+                                       sizeof iwork / sizeof *iwork),
+                     MCS_ERR_WORKSPACE);
+    opt.max_iter = MCS_STATICS_HISTORY;
+    assert_int_equal(mcs_statics_solve(md, md->default_params, &opt, x, lam, NULL, WORK_ARGS),
+                     MCS_ERR_ARGUMENT);
+    mcs_statics_defaults(&opt);
+    opt.max_iter = 1; /* one step is not enough from 30 degrees */
+    assert_int_equal(mcs_statics_solve(md, md->default_params, &opt, x, lam, NULL, WORK_ARGS),
+                     MCS_ERR_NO_CONVERGENCE);
+    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, NULL, modes, shapes,
+                                     NULL, work, 10, iwork, sizeof iwork / sizeof *iwork),
+                     MCS_ERR_WORKSPACE);
+    mopt.basis = shapes;
+    mopt.basis_cols = 2; /* the pendulum has one free motion */
+    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, md->x0, lam, NULL, modes,
+                                     shapes_im, NULL, WORK_ARGS),
+                     MCS_ERR_ARGUMENT);
+    assert_true(mcs_statics_work_size(md) > 0 && mcs_modes_iwork_size(md) > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pendulum_equilibrium_and_frequency),
+        cmocka_unit_test(pendulum_without_kc_has_no_stiffness),
+        cmocka_unit_test(dependent_rows_need_the_tangent_form),
+        cmocka_unit_test(torsion_pendulum_by_hand),
+        cmocka_unit_test(status_codes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
