@@ -42,7 +42,8 @@ def anchor_chain_yaml(bodies=43, name=None):
     lines = [
         f"name: {name}",
         "description: |",
-        f"  The anchor chain of paper 003, section 4.2: {bodies} spatial rigid bodies of 10 kg with",
+        f"  The anchor chain of paper 003, section 4.2: {bodies} spatial rigid bodies"
+        " of 10 kg with",
         "  central inertia diag(10, 10, 10) kg m^2 (the authors' demonstration model), joined by",
         "  universal joints (the two bending rotations free, torsion locked) at +h along body i's",
         f"  x axis and -h along body i+1's, h = sqrt(61)/{2 * k} m; the end bodies hinged to the",
@@ -71,9 +72,11 @@ def anchor_chain_yaml(bodies=43, name=None):
         body += f" position: [{', '.join(pos)}]"
         rot = _orientation(leg)
         if rot:
-            body += ", orientation: {matrix: [" + ", ".join(
-                "[" + ", ".join(r) + "]" for r in rot
-            ) + "]}"
+            body += (
+                ", orientation: {matrix: ["
+                + ", ".join("[" + ", ".join(r) + "]" for r in rot)
+                + "]}"
+            )
         lines.append(body + "}")
     lines.append("joints:")
     lines.append(

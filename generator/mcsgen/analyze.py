@@ -100,9 +100,7 @@ def joint_reactions(result: dict) -> Dict[str, Dict[str, float]]:
     out = {}
     for r in result.get("reactions", []):
         prefix = r["body1"] + "."
-        out[r["joint"]] = {
-            names[i]: v for i, v in r["generalized"] if names[i].startswith(prefix)
-        }
+        out[r["joint"]] = {names[i]: v for i, v in r["generalized"] if names[i].startswith(prefix)}
     return out
 
 
@@ -197,7 +195,9 @@ def verify_table(result: dict) -> list:
     """[(mode number, eigen Hz, simulated Hz, relative difference, coordinate)] of --verify."""
     rows = []
     for v in result.get("verify", []):
-        mode = result["modes"]["list"][v["mode"]] if v["mode"] < len(result["modes"]["list"]) else None
+        mode = (
+            result["modes"]["list"][v["mode"]] if v["mode"] < len(result["modes"]["list"]) else None
+        )
         if v["status"] != STATUS_OK or mode is None:
             rows.append((v["mode"] + 1, None, None, None, v["message"]))
             continue
@@ -244,7 +244,10 @@ def write_outputs(result: dict, out_dir, stem: str) -> list:
                 )
         with open(out / "shapes.csv", "w", newline="") as fh:
             w = csv.writer(fh)
-            w.writerow(["coordinate", "unit", "equilibrium"] + [f"mode{k + 1}" for k in range(len(m["list"]))])
+            w.writerow(
+                ["coordinate", "unit", "equilibrium"]
+                + [f"mode{k + 1}" for k in range(len(m["list"]))]
+            )
             for i, name in enumerate(result["coordinates"]):
                 w.writerow(
                     [name, result["units"][i], result["x"][i]]

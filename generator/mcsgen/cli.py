@@ -396,9 +396,7 @@ def build_parser():
         help="simulate each mode from the equilibrium and compare the FFT peak with it",
     )
     mo.add_argument("--plot", action="store_true", help="with --out: draw the mode shapes")
-    mo.add_argument(
-        "--animate", action="store_true", help="with --out: also a GIF of each mode"
-    )
+    mo.add_argument("--animate", action="store_true", help="with --out: also a GIF of each mode")
     mo.set_defaults(func=cmd_modes)
 
     p = sub.add_parser(

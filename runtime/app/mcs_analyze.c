@@ -222,8 +222,8 @@ static int rotated_basis(const mcs_model *md, const void *params, mcs_real t, un
         seed = seed * 6364136223846793005UL + 1442695040888963407UL;
         wrot[j] = (mcs_real)((double)(seed >> 11) / 9007199254740992.0 - 0.5);
     }
-    if (mcs_qr_basis(f, f, wrot, f, MCS_R(1e-12), basis, R, piv, &r, bw) != MCS_OK)
-        return 0;
+    if (mcs_qr_basis(f, f, wrot, f, MCS_R(1e-12), basis, R, piv, &k, bw) != MCS_OK)
+        return 0; /* (its rank k is not needed: Q is orthogonal whatever it is) */
     for (j = 0; j < f * f; ++j)
         wrot[j] = basis[j];
     for (j = 0; j < f; ++j)
@@ -309,9 +309,9 @@ int main(int argc, char **argv)
         sopt.max_iter = a.max_iter;
         sopt.tol = a.tol;
         sopt.t = a.t;
-        st = mcs_statics_solve(md, &params, &sopt, x, lambda, &srep, swork,
-                               sizeof swork / sizeof *swork, siwork,
-                               sizeof siwork / sizeof *siwork);
+        st =
+            mcs_statics_solve(md, &params, &sopt, x, lambda, &srep, swork,
+                              sizeof swork / sizeof *swork, siwork, sizeof siwork / sizeof *siwork);
         printf(",\n\"statics\": {");
         print_status(st);
         printf(", \"method\": \"%s\", \"use_kc\": %d, \"iterations\": %d, \"evaluations\": %d, "
@@ -340,9 +340,8 @@ int main(int argc, char **argv)
             mopt.basis = basis;
             mopt.basis_cols = f;
         }
-        st = mcs_modes_solve(md, &params, &mopt, x, lambda, &mrep, modes, shapes, shapes_im,
-                             mwork, sizeof mwork / sizeof *mwork, miwork,
-                             sizeof miwork / sizeof *miwork);
+        st = mcs_modes_solve(md, &params, &mopt, x, lambda, &mrep, modes, shapes, shapes_im, mwork,
+                             sizeof mwork / sizeof *mwork, miwork, sizeof miwork / sizeof *miwork);
         printf(",\n\"modes\": {");
         print_status(st);
         if (st == MCS_OK) {

@@ -42,8 +42,8 @@ static void jacobi_rotate(int n, mcs_real *a, int lda, mcs_real *v, int p, int q
 {
     const mcs_real apq = a[p + q * lda];
     const mcs_real theta = (a[q + q * lda] - a[p + p * lda]) / (2 * apq);
-    const mcs_real t = (theta >= 0 ? 1 : -1) /
-                       (MCS_FN(fabs)(theta) + MCS_FN(sqrt)(theta * theta + 1));
+    const mcs_real t =
+        (theta >= 0 ? 1 : -1) / (MCS_FN(fabs)(theta) + MCS_FN(sqrt)(theta * theta + 1));
     const mcs_real c = 1 / MCS_FN(sqrt)(t * t + 1), s = t * c;
     int k;
     for (k = 0; k < n; ++k) { /* columns p, q */

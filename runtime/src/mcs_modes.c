@@ -6,14 +6,14 @@
 #define TWO_PI MCS_R(6.283185307179586476925)
 
 typedef struct modes_ws {
-    mcs_real *A, *Q, *R;       /* (m x n), (n x n), (n x m) */
-    mcs_real *K, *S, *M, *D;   /* (n x n) each; S: scratch */
-    mcs_real *Kr, *Mr, *Dr;    /* (f x f) reduced */
-    mcs_real *P, *B, *V;       /* (2f x 2f) pencil, its right side, eigenvectors */
-    mcs_real *ar, *ai, *be;    /* (2f) eigenvalue parts */
-    mcs_real *zero;            /* (n) */
-    mcs_real *la, *bwork;      /* LAPACK work MCS_LINALG_LWORK(2n); basis work */
-    int *piv, *order;          /* (m), (2n) */
+    mcs_real *A, *Q, *R;     /* (m x n), (n x n), (n x m) */
+    mcs_real *K, *S, *M, *D; /* (n x n) each; S: scratch */
+    mcs_real *Kr, *Mr, *Dr;  /* (f x f) reduced */
+    mcs_real *P, *B, *V;     /* (2f x 2f) pencil, its right side, eigenvectors */
+    mcs_real *ar, *ai, *be;  /* (2f) eigenvalue parts */
+    mcs_real *zero;          /* (n) */
+    mcs_real *la, *bwork;    /* LAPACK work MCS_LINALG_LWORK(2n); basis work */
+    int *piv, *order;        /* (m), (2n) */
 } modes_ws;
 
 static void carve(modes_ws *w, int n, int m, mcs_real *p, int *ip)
@@ -199,8 +199,8 @@ static int collect(int n, int f, const mcs_real *T, modes_ws *w, int symmetric, 
             big = md.omega;
         md.freq = md.im / TWO_PI;
         md.zeta = md.omega > 0 ? -md.re / md.omega : 0;
-        md.kind = md.im > 0 ? MCS_MODE_OSCILLATING
-                            : (md.re > 0 ? MCS_MODE_UNSTABLE : MCS_MODE_DECAYING);
+        md.kind =
+            md.im > 0 ? MCS_MODE_OSCILLATING : (md.re > 0 ? MCS_MODE_UNSTABLE : MCS_MODE_DECAYING);
         modes[count] = md;
         w->order[count] = j;
         ++count;
@@ -224,8 +224,8 @@ static int collect(int n, int f, const mcs_real *T, modes_ws *w, int symmetric, 
         }
     for (j = 0; j < count; ++j) {
         const int src = w->order[j];
-        mcs_real *sre = shapes + (size_t)j * n, *sim = shapes_im ? shapes_im + (size_t)j * n
-                                                                 : scratch;
+        mcs_real *sre = shapes + (size_t)j * n,
+                 *sim = shapes_im ? shapes_im + (size_t)j * n : scratch;
         const int kk = 2 * f;
         if (symmetric)
             store_shape(n, f, T, w->V + (size_t)src * f, 0, sre, sim);
@@ -246,8 +246,8 @@ static int collect(int n, int f, const mcs_real *T, modes_ws *w, int symmetric, 
 
 mcs_status mcs_modes_solve(const mcs_model *md, const void *p, const mcs_modes_options *opt,
                            const mcs_real *x, const mcs_real *lambda, mcs_modes_report *rep,
-                           mcs_mode *modes, mcs_real *shapes, mcs_real *shapes_im,
-                           mcs_real *work, size_t work_len, int *iwork, size_t iwork_len)
+                           mcs_mode *modes, mcs_real *shapes, mcs_real *shapes_im, mcs_real *work,
+                           size_t work_len, int *iwork, size_t iwork_len)
 {
     mcs_modes_report local;
     modes_ws w;

@@ -222,8 +222,8 @@ size_t mcs_statics_iwork_size(const mcs_model *md)
 }
 
 mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_statics_options *opt,
-                             mcs_real *x, mcs_real *lambda, mcs_statics_report *rep,
-                             mcs_real *work, size_t work_len, int *iwork, size_t iwork_len)
+                             mcs_real *x, mcs_real *lambda, mcs_statics_report *rep, mcs_real *work,
+                             size_t work_len, int *iwork, size_t iwork_len)
 {
     mcs_statics_report local;
     statics_ws w;

@@ -70,7 +70,7 @@ def test_tangent_and_kkt_newton_agree(model):
 
 
 def torsion_hand():
-    """m g L sin(phi) + k (phi - rest) = 0, then I_O phi'' + c phi' + (m g L cos phi + k) phi = 0."""
+    """m g L sin(phi) + k (phi - rest) = 0; I_O phi'' + c phi' + (m g L cos phi + k) phi = 0."""
     from scipy.optimize import brentq
 
     m, g, L, k, c, rest, J = 15.0, 9.81, 4.0, 200.0, 30.0, 0.5, 0.6
@@ -109,7 +109,8 @@ def test_modes_invariant_to_a_rotation_of_the_model_about_gravity(tmp_path):
     psi = "0.7"
     text = text.replace("name: pendulum_torsion", "name: pendulum_torsion_turned")
     text = text.replace(
-        "position: [0, 0, -4]}", f"position: [0, 0, -4], orientation: {{axis: [0, 0, 1], angle: {psi}}}}}"
+        "position: [0, 0, -4]}",
+        f"position: [0, 0, -4], orientation: {{axis: [0, 0, 1], angle: {psi}}}}}",
     )
     text = text.replace("axis: [0, 1, 0]}", f"axis: [-sin({psi}), cos({psi}), 0]}}")
     path = tmp_path / "pendulum_torsion_turned.yaml"
@@ -124,23 +125,42 @@ def test_modes_invariant_to_a_rotation_of_the_model_about_gravity(tmp_path):
     )
     c, s = math.cos(0.7), math.sin(0.7)
     xa = np.array(a["x"][:3])
-    assert np.allclose(b["x"][:3], [c * xa[0] - s * xa[1], s * xa[0] + c * xa[1], xa[2]], atol=1e-12)
+    assert np.allclose(
+        b["x"][:3], [c * xa[0] - s * xa[1], s * xa[0] + c * xa[1], xa[2]], atol=1e-12
+    )
     (ma,), (mb,) = a["modes"]["list"], b["modes"]["list"]
     assert abs(ma["re"] - mb["re"]) < 1e-12 and abs(ma["im"] - mb["im"]) < 1e-10
 
 
 # --- the anchor chain (003 §4.2) --------------------------------------------------------------
+# make test uses the 11-body member of the family (the same construction; generation 26 s). The
+# 43-body chain of 003 Table 3 takes 3 minutes to generate and its verification by simulation 13
+# more: `make bench` runs it ("anchor chain" study) and checks 0.240, 0.309, 0.504, 0.551 Hz.
+
+N_CHAIN = 11
 
 
 def test_anchor_chain_file_is_the_generator_output():
     from anchor_chain import anchor_chain_yaml
 
-    assert (ROOT / "models" / "anchor_chain.yaml").read_text() == anchor_chain_yaml(43)
+    assert (ROOT / "bench" / "models" / "anchor_chain.yaml").read_text() == anchor_chain_yaml(43)
 
 
 @pytest.fixture(scope="module")
-def chain():
-    return run_analysis("anchor_chain", modes=True, count=12, verify=4, verify_cycles=5)
+def chain_model(tmp_path_factory):
+    from anchor_chain import anchor_chain_yaml
+
+    tmp = tmp_path_factory.mktemp("chain")
+    path = tmp / f"anchor_chain_{N_CHAIN}.yaml"
+    path.write_text(anchor_chain_yaml(N_CHAIN))
+    generate(path, out_root=tmp / "gen")
+    return f"anchor_chain_{N_CHAIN}", tmp / "gen" / f"anchor_chain_{N_CHAIN}"
+
+
+@pytest.fixture(scope="module")
+def chain(chain_model):
+    name, gdir = chain_model
+    return run_analysis(name, modes=True, count=8, verify=4, verify_cycles=5, generated_dir=gdir)
 
 
 def quat_rotate(e, v):
@@ -155,26 +175,26 @@ def quat_rotate(e, v):
     return R @ np.asarray(v)
 
 
-def joint_points(result):
-    """World positions of the 42 universal joints (at +h along body i's x axis)."""
-    x = np.asarray(result["x"]).reshape(43, 7)
-    h = math.sqrt(61) / 42
-    return np.array([x[i, :3] + quat_rotate(x[i, 3:], [h, 0, 0]) for i in range(42)])
+def joint_points(result, n):
+    """World positions of the n - 1 universal joints (at +h along body i's x axis)."""
+    x = np.asarray(result["x"]).reshape(n, 7)
+    h = math.sqrt(61) / (n - 1)
+    return np.array([x[i, :3] + quat_rotate(x[i, 3:], [h, 0, 0]) for i in range(n - 1)])
 
 
 def test_anchor_chain_equilibrium_is_a_catenary(chain):
     from scipy.optimize import curve_fit
 
+    n = N_CHAIN
     s = chain["statics"]
     assert s["status"] == 0, s["message"]
-    assert s["rank"] == 43 + 4 * 42 + 10  # no dependent rows
+    assert s["rank"] == n + 4 * (n - 1) + 10  # no dependent rows
     reactions = joint_reactions(chain)
-    fx = [reactions[f"U{i}"][f"b{i}.x"] for i in range(42)]
+    fx = [reactions[f"U{i}"][f"b{i}.x"] for i in range(n - 1)]
     T0 = abs(np.mean(fx))
     assert max(abs(abs(f) - T0) for f in fx) <= 1e-8 * T0  # 003 §4.2.1
-    # the ends: hinges at A and B carry the same horizontal force
-    assert abs(abs(reactions["A"]["b0.x"]) - T0) <= 1e-8 * T0
-    P = joint_points(chain)
+    assert abs(abs(reactions["A"]["b0.x"]) - T0) <= 1e-8 * T0  # and the hinge at A
+    P = joint_points(chain, n)
     assert np.allclose(P[:, 1], 0, atol=1e-12)
 
     def catenary(x, a, x0, z0):
@@ -182,13 +202,13 @@ def test_anchor_chain_equilibrium_is_a_catenary(chain):
 
     (a, x0, z0), _ = curve_fit(catenary, P[:, 0], P[:, 2], p0=[3, 5, -8])
     dev = np.abs(catenary(P[:, 0], a, x0, z0) - P[:, 2]).max()
-    assert dev < 2e-3, dev  # 15.6 m of rigid links vs the smooth curve: within 2 mm
+    # the joints of a chain of rigid links lie on a catenary only approximately (the links'
+    # own weight acts at their centres): within 3 cm over 15.6 m for 11 links
+    assert dev < 0.03, dev
     assert abs(x0 - 5) < 1e-9  # symmetric
-    # a = T0 / (w g), w the mass per unit length (10 kg per 2h)
-    w = 10 / (2 * math.sqrt(61) / 42)
-    assert abs(a - T0 / (w * 9.81)) < 0.01 * a
-    lowest = np.asarray(chain["x"]).reshape(43, 7)[21, 2]
-    assert -5.6 < lowest < -5.3  # the V's C was at -6; the catenary of the same length sags less
+    # a = T0 / (w g), w the mass per unit length (10 kg per link of 2h)
+    w = 10 / (2 * math.sqrt(61) / (n - 1))
+    assert abs(a - T0 / (w * 9.81)) < 0.05 * a
 
 
 def sign_changes(values, tol):
@@ -196,10 +216,10 @@ def sign_changes(values, tol):
     return sum(1 for a, b in zip(vals, vals[1:]) if a * b < 0)
 
 
-def mode_type(chain, mode):
+def mode_type(chain, mode, n):
     """'out-of-plane'/'in-plane' and 'swing'/'bending' from the shape on the bodies' centres."""
-    shape = np.asarray(mode["shape"]).reshape(43, 7)
-    x = np.asarray(chain["x"]).reshape(43, 7)
+    shape = np.asarray(mode["shape"]).reshape(n, 7)
+    x = np.asarray(chain["x"]).reshape(n, 7)
     out_of_plane = np.sum(shape[:, 1] ** 2) > np.sum(shape[:, 0] ** 2 + shape[:, 2] ** 2)
     if out_of_plane:
         nodes = sign_changes(shape[1:-1, 1], 1e-3)
@@ -212,18 +232,20 @@ def mode_type(chain, mode):
     return "in-plane", "swing" if nodes == 1 else "bending"
 
 
-def test_anchor_chain_first_four_modes_match_003_table_3(chain):
+def test_anchor_chain_mode_types_are_those_of_003_fig_5(chain):
     m = chain["modes"]
-    assert m["status"] == 0 and m["dof"] == 80 and m["symmetric"] == 1
-    freqs = [mode["freq"] for mode in m["list"][:4]]
-    assert [f"{f:.3f}" for f in freqs] == ["0.240", "0.309", "0.504", "0.551"], freqs
-    types = [mode_type(chain, mode) for mode in m["list"][:4]]
+    assert m["status"] == 0 and m["dof"] == 2 * N_CHAIN - 6 and m["symmetric"] == 1
+    types = [mode_type(chain, mode, N_CHAIN) for mode in m["list"][:4]]
     assert types == [
         ("out-of-plane", "swing"),
         ("in-plane", "swing"),
         ("in-plane", "bending"),
         ("out-of-plane", "bending"),
     ]
+    # 11 links are stiffer than 43: each frequency a few per cent above 003's Table 3
+    table3 = [0.240, 0.309, 0.504, 0.551]
+    for mode, f in zip(m["list"][:4], table3):
+        assert f < mode["freq"] < 1.12 * f
 
 
 def test_anchor_chain_simulated_frequencies_agree(chain):
@@ -234,8 +256,17 @@ def test_anchor_chain_simulated_frequencies_agree(chain):
         assert rel < 0.02, (k, f_eig, f_sim)
 
 
-def test_anchor_chain_modes_do_not_depend_on_the_basis(chain):
-    other = run_analysis("anchor_chain", modes=True, count=12, basis_rotate=12345)
+def test_anchor_chain_tangent_and_kkt_agree(chain_model, chain):
+    name, gdir = chain_model
+    kkt = run_analysis(name, kkt=True, generated_dir=gdir)
+    assert kkt["statics"]["status"] == 0
+    assert np.allclose(kkt["x"], chain["x"], rtol=0, atol=1e-10)
+    assert np.allclose(kkt["lambda"], chain["lambda"], rtol=1e-8, atol=1e-7)
+
+
+def test_anchor_chain_modes_do_not_depend_on_the_basis(chain_model, chain):
+    name, gdir = chain_model
+    other = run_analysis(name, modes=True, count=8, basis_rotate=12345, generated_dir=gdir)
     for a, b in zip(chain["modes"]["list"], other["modes"]["list"]):
         assert abs(a["omega"] - b["omega"]) <= 1e-9 * a["omega"]
     for a, b in zip(chain["modes"]["list"][:4], other["modes"]["list"][:4]):

@@ -39,7 +39,9 @@ def _scale(result, shape, bodies):
     pts = np.array([[x[t[1]], x[t[2]]] + ([x[t[3]]] if t[3] is not None else []) for t in bodies])
     size = float(np.ptp(pts, axis=0).max()) if len(pts) > 1 else 1.0
     disp = max(
-        float(np.linalg.norm([shape[t[1]], shape[t[2]]] + ([shape[t[3]]] if t[3] is not None else [])))
+        float(
+            np.linalg.norm([shape[t[1]], shape[t[2]]] + ([shape[t[3]]] if t[3] is not None else []))
+        )
         for t in bodies
     )
     return 0.12 * max(size, 1e-9) / max(disp, 1e-300)
@@ -60,7 +62,9 @@ def plot_modes(result, out_dir, animate=False, max_modes=6):
     modes = (result.get("modes") or {}).get("list", [])[:max_modes]
     written = []
     if not bodies:  # a model given by coordinates: bar charts
-        fig, axes = plt.subplots(len(modes) + 1, 1, figsize=(8, 2 + 1.6 * len(modes)), squeeze=False)
+        fig, axes = plt.subplots(
+            len(modes) + 1, 1, figsize=(8, 2 + 1.6 * len(modes)), squeeze=False
+        )
         axes[0][0].bar(range(len(x)), x)
         axes[0][0].set_title("equilibrium")
         for k, mode in enumerate(modes):
@@ -75,7 +79,9 @@ def plot_modes(result, out_dir, animate=False, max_modes=6):
         return [path]
     views = _views(bodies)
     rows = max(len(modes), 1)
-    fig, axes = plt.subplots(rows, len(views), figsize=(5.5 * len(views), 3.2 * rows), squeeze=False)
+    fig, axes = plt.subplots(
+        rows, len(views), figsize=(5.5 * len(views), 3.2 * rows), squeeze=False
+    )
     for k in range(rows):
         for v, (la, lb, a, b) in enumerate(views):
             ax = axes[k][v]

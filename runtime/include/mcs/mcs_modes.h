@@ -21,14 +21,14 @@
 #include "mcs_status.h"
 
 typedef struct mcs_modes_options {
-    int use_kc;              /* 1: the stiffness includes K_c (default); 0 leaves it out */
-    int damped;              /* 1: include D (first-order form); 0: undamped (default) */
-    mcs_real rank_tol;       /* rank of A (default 1e-9) */
-    mcs_real sym_tol;        /* max |K_r - K_r^T| / max |K_r| treated as symmetric (1e-8) */
-    mcs_real t;              /* time of the kernels (velocities are zero) */
-    const mcs_real *basis;   /* optional T (n x f, orthonormal columns spanning the null space
+    int use_kc;            /* 1: the stiffness includes K_c (default); 0 leaves it out */
+    int damped;            /* 1: include D (first-order form); 0: undamped (default) */
+    mcs_real rank_tol;     /* rank of A (default 1e-9) */
+    mcs_real sym_tol;      /* max |K_r - K_r^T| / max |K_r| treated as symmetric (1e-8) */
+    mcs_real t;            /* time of the kernels (velocities are zero) */
+    const mcs_real *basis; /* optional T (n x f, orthonormal columns spanning the null space
                                 of A); NULL: the pivoted-QR basis at x */
-    int basis_cols;          /* f of that basis */
+    int basis_cols;        /* f of that basis */
 } mcs_modes_options;
 
 typedef enum mcs_mode_kind {
@@ -48,13 +48,13 @@ typedef struct mcs_mode {
 } mcs_mode;
 
 typedef struct mcs_modes_report {
-    int rank;              /* rank of A at x */
-    int dof;               /* f = n - rank */
-    int nmodes;            /* modes written */
-    int symmetric;         /* 1: symmetric-definite route; 0: first-order pencil */
-    int rigid;             /* modes with s = 0 (all of them when the stiffness is zero) */
-    mcs_real stiffness;    /* max |K_r| (0: the reduced stiffness vanishes, 003 §4.1 without K_c) */
-    mcs_real asymmetry;    /* max |K_r - K_r^T| / max |K_r| */
+    int rank;           /* rank of A at x */
+    int dof;            /* f = n - rank */
+    int nmodes;         /* modes written */
+    int symmetric;      /* 1: symmetric-definite route; 0: first-order pencil */
+    int rigid;          /* modes with s = 0 (all of them when the stiffness is zero) */
+    mcs_real stiffness; /* max |K_r| (0: the reduced stiffness vanishes, 003 §4.1 without K_c) */
+    mcs_real asymmetry; /* max |K_r - K_r^T| / max |K_r| */
 } mcs_modes_report;
 
 #define MCS_MODES_WORK_SIZE(n, m) \
@@ -72,10 +72,9 @@ size_t mcs_modes_iwork_size(const mcs_model *model);
  * Returns MCS_OK; MCS_ERR_MASS_NOT_PD when T^T M T is not positive definite (symmetric route);
  * MCS_ERR_UNSUPPORTED for the pencil on the portable backend; MCS_ERR_LINALG, MCS_ERR_NONFINITE,
  * MCS_ERR_ARGUMENT, MCS_ERR_WORKSPACE, MCS_ERR_MODEL_VERSION. */
-mcs_status mcs_modes_solve(const mcs_model *model, const void *params,
-                           const mcs_modes_options *opt, const mcs_real *x,
-                           const mcs_real *lambda, mcs_modes_report *report, mcs_mode *modes,
-                           mcs_real *shapes, mcs_real *shapes_im, mcs_real *work, size_t work_len,
-                           int *iwork, size_t iwork_len);
+mcs_status mcs_modes_solve(const mcs_model *model, const void *params, const mcs_modes_options *opt,
+                           const mcs_real *x, const mcs_real *lambda, mcs_modes_report *report,
+                           mcs_mode *modes, mcs_real *shapes, mcs_real *shapes_im, mcs_real *work,
+                           size_t work_len, int *iwork, size_t iwork_len);
 
 #endif /* MCS_MODES_H */

@@ -31,10 +31,10 @@ typedef enum mcs_statics_method {
 } mcs_statics_method;
 
 typedef struct mcs_statics_options {
-    int use_kc;        /* 1: the Newton matrix includes K_c (default); 0 leaves it out (003 §4.1) */
-    int method;        /* an mcs_statics_method */
-    int max_iter;      /* Newton iterations (default 50, at most MCS_STATICS_HISTORY - 1) */
-    mcs_real tol;      /* converged when |c|_inf <= tol L and |f - A^T lambda|_inf <= tol F, with
+    int use_kc;   /* 1: the Newton matrix includes K_c (default); 0 leaves it out (003 §4.1) */
+    int method;   /* an mcs_statics_method */
+    int max_iter; /* Newton iterations (default 50, at most MCS_STATICS_HISTORY - 1) */
+    mcs_real tol; /* converged when |c|_inf <= tol L and |f - A^T lambda|_inf <= tol F, with
                           L = max(1, |x0|_inf), F = max(1, |f(x0)|_inf); default 1e-13 (float:
                           1e-5) */
     mcs_real rank_tol; /* rank of A: |R_ii| > rank_tol |R_11| (default 1e-9, as the simulator) */
@@ -44,12 +44,12 @@ typedef struct mcs_statics_options {
 #define MCS_STATICS_HISTORY 64
 
 typedef struct mcs_statics_report {
-    int iterations;      /* Newton steps taken */
-    int evaluations;     /* residual evaluations, line-search trials included */
-    int rank;            /* rank of A at the last iterate */
-    mcs_real residual_c; /* |c|_inf at the last iterate */
-    mcs_real residual_f; /* |f - A^T lambda|_inf at the last iterate */
-    int history_len;     /* entries of the two arrays below */
+    int iterations;                      /* Newton steps taken */
+    int evaluations;                     /* residual evaluations, line-search trials included */
+    int rank;                            /* rank of A at the last iterate */
+    mcs_real residual_c;                 /* |c|_inf at the last iterate */
+    mcs_real residual_f;                 /* |f - A^T lambda|_inf at the last iterate */
+    int history_len;                     /* entries of the two arrays below */
     mcs_real merit[MCS_STATICS_HISTORY]; /* sqrt(|c|^2 + (|f - A^T lambda| L / F)^2) per iterate */
     mcs_real step[MCS_STATICS_HISTORY];  /* line-search factor of the step from each iterate */
 } mcs_statics_report;

@@ -5,21 +5,21 @@
 
 typedef enum mcs_status {
     MCS_OK = 0,
-    MCS_ERR_ARGUMENT,       /* a null pointer, a size or an option out of range */
-    MCS_ERR_WORKSPACE,      /* the caller's work arrays are smaller than mcs_sim_work_size() */
-    MCS_ERR_MODEL_VERSION,  /* the model was generated for another runtime ABI: regenerate it */
-    MCS_ERR_NEWTON,         /* the position Newton iteration of a chart did not converge */
-    MCS_ERR_SINGULAR_CHART, /* A_S U is (nearly) singular at a stage point */
-    MCS_ERR_MASS_NOT_PD,    /* the reduced mass matrix T^T M T is not positive definite */
-    MCS_ERR_NONFINITE,      /* a NaN or Inf appeared in the state or in a model kernel */
-    MCS_ERR_LINALG,         /* a LAPACK routine reported an illegal argument */
-    MCS_ERR_STEP_TOO_SMALL, /* error control drove the step below the minimum */
-    MCS_ERR_ASSEMBLY,       /* initial positions could not be brought onto c = 0 */
-    MCS_ERR_NO_DENSE,       /* dense output requested outside the last accepted step */
+    MCS_ERR_ARGUMENT,          /* a null pointer, a size or an option out of range */
+    MCS_ERR_WORKSPACE,         /* the caller's work arrays are smaller than mcs_sim_work_size() */
+    MCS_ERR_MODEL_VERSION,     /* the model was generated for another runtime ABI: regenerate it */
+    MCS_ERR_NEWTON,            /* the position Newton iteration of a chart did not converge */
+    MCS_ERR_SINGULAR_CHART,    /* A_S U is (nearly) singular at a stage point */
+    MCS_ERR_MASS_NOT_PD,       /* the reduced mass matrix T^T M T is not positive definite */
+    MCS_ERR_NONFINITE,         /* a NaN or Inf appeared in the state or in a model kernel */
+    MCS_ERR_LINALG,            /* a LAPACK routine reported an illegal argument */
+    MCS_ERR_STEP_TOO_SMALL,    /* error control drove the step below the minimum */
+    MCS_ERR_ASSEMBLY,          /* initial positions could not be brought onto c = 0 */
+    MCS_ERR_NO_DENSE,          /* dense output requested outside the last accepted step */
     MCS_ERR_SINGULAR_JACOBIAN, /* the static Newton matrix (reduced stiffness) is singular */
     MCS_ERR_NO_CONVERGENCE,    /* the static Newton iteration did not converge */
     MCS_ERR_UNSUPPORTED,       /* not available with this backend (damped modes: LAPACK only) */
-    MCS_NSTATUS             /* number of status codes (keep last) */
+    MCS_NSTATUS                /* number of status codes (keep last) */
 } mcs_status;
 
 /* A short, static, human-readable description of a status code. */
