@@ -335,6 +335,10 @@ def main():
     import gen_chain
 
     results["chain_generation_s"] = dict(gen_chain.main([5, 10, 20, 40]))
+    print("anchor chain (003 sec. 4.2): statics from the V and modes, by number of bodies")
+    import chain_modes
+
+    results["anchor_chain"] = chain_modes.main(verify=True)
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     print(f"results: {OUT / 'results.json'}")
 

@@ -291,3 +291,29 @@ def test_cli_tables_and_outputs(tmp_path):
     )
     assert bad.returncode == 2 and "not a statics result" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_statics_and_modes_in_float_on_the_portable_backend(tmp_path):
+    """The firmware configuration: float, no LAPACK (the undamped modes by Jacobi)."""
+    from mcsgen.build import RUNTIME, program_command
+
+    exe = tmp_path / "analyze_float"
+    cmd = program_command(
+        "pendulum_torsion",
+        [RUNTIME / "app" / "mcs_analyze.c"],
+        exe,
+        backend="portable",
+        extra_flags=["-DMCS_REAL_FLOAT"],
+    )
+    subprocess.run(cmd, check=True, capture_output=True)
+    out = subprocess.run([str(exe), "--modes"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    import json
+
+    r = json.loads(out.stdout)
+    phi, omega, _, _ = torsion_hand()
+    assert r["statics"]["status"] == 0
+    assert abs(2 * math.atan2(r["x"][5], r["x"][3]) - phi) < 1e-5
+    assert abs(r["modes"]["list"][0]["omega"] - omega) < 1e-4 * omega
+    damped = subprocess.run([str(exe), "--modes", "--damped"], capture_output=True, text=True)
+    assert json.loads(damped.stdout)["modes"]["message"].startswith("not available")
