@@ -1,6 +1,8 @@
 """Helpers shared by the end-to-end tests (tests/ is on sys.path through conftest.py)."""
 import json
 
+import numpy as np
+
 from mcsgen.simulate import run_simulation
 from mcsgen.outputs.plot import read_run
 
@@ -16,3 +18,27 @@ def simulate(tmp_path, model, with_events=False, **options):
     if with_events:
         return summary, read_run(out), json.loads(events.read_text())
     return summary, read_run(out)
+
+
+def quaternion_matrix(e):
+    """R(e) (3 x 3, numpy) of Euler parameters e; a rotation when |e| = 1."""
+    e0, e1, e2, e3 = e
+    return np.array(
+        [
+            [
+                e0**2 + e1**2 - e2**2 - e3**2,
+                2 * (e1 * e2 - e0 * e3),
+                2 * (e1 * e3 + e0 * e2),
+            ],
+            [
+                2 * (e1 * e2 + e0 * e3),
+                e0**2 - e1**2 + e2**2 - e3**2,
+                2 * (e2 * e3 - e0 * e1),
+            ],
+            [
+                2 * (e1 * e3 - e0 * e2),
+                2 * (e2 * e3 + e0 * e1),
+                e0**2 - e1**2 - e2**2 + e3**2,
+            ],
+        ]
+    )

@@ -152,7 +152,7 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
 
 mcs_status mcs_min_norm_multipliers(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
                                     const int *piv, const mcs_real *g, mcs_real *lambda,
-                                    mcs_real *N, mcs_real *y, mcs_real *mu)
+                                    mcs_real *N, mcs_real *y)
 {
     int i, j, l;
     for (i = 0; i < m; ++i)
@@ -174,9 +174,7 @@ mcs_status mcs_min_norm_multipliers(int n, int m, int r, const mcs_real *Q, cons
         mcs_real sum = 0;
         for (i = 0; i < r && i <= l; ++i)
             sum += R[i + l * n] * y[i];
-        mu[l] = sum;
+        lambda[piv[l]] = sum; /* lambda = P mu */
     }
-    for (l = 0; l < m; ++l)
-        lambda[piv[l]] = mu[l];
     return mcs_vec_max_abs(m, lambda) < 0 ? MCS_ERR_NONFINITE : MCS_OK;
 }

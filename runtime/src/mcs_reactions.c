@@ -33,6 +33,5 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     for (i = 0; i < n; ++i)
         g[i] = s->w.rhs[i];
     mcs_mat_gemm(0, 0, n, 1, f, -1, s->w.MPhi, n, ydot + f, MAX2(f, 1), 1, g, n);
-    return mcs_min_norm_multipliers(n, m, r, pr->Q, pr->R, pr->piv, g, lambda, s->w.G, s->w.tmp,
-                                    s->w.c);
+    return mcs_min_norm_multipliers(n, m, r, pr->Q, pr->R, pr->piv, g, lambda, s->w.G, s->w.tmp);
 }

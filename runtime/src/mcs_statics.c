@@ -6,23 +6,23 @@
 /* The caller's work arrays, carved once (sizes in the comments; k = n + m). */
 typedef struct statics_ws {
     int n, m;
-    mcs_real *A;      /* (m x n) constraint Jacobian */
-    mcs_real *c;      /* (m) */
-    mcs_real *f;      /* (n) forces at v = 0 */
-    mcs_real *rf;     /* (n) f - A^T lambda */
-    mcs_real *Q, *R;  /* (n x n), (n x m) pivoted QR of A^T */
-    mcs_real *K;      /* (n x n) K_f + K_c */
-    mcs_real *Kc;     /* (n x n) K_c, then K T (n x f) */
-    mcs_real *J;      /* (k x k) Newton matrix: reduced (f x f) or KKT */
-    mcs_real *dx;     /* (k) step (x part, then lambda part for KKT) */
-    mcs_real *xt;     /* (n) trial x */
-    mcs_real *lt;     /* (m) trial lambda */
-    mcs_real *zero;   /* (n) zero velocities */
-    mcs_real *N;      /* (n x n) scratch of the multipliers */
-    mcs_real *y, *mu; /* (n), (m) scratch */
-    mcs_real *bwork;  /* MCS_BASIS_WORK_SIZE(n, m) */
-    int *piv;         /* (m) pivot order of the QR */
-    int *ipiv;        /* (k) LU pivots */
+    mcs_real *A;     /* (m x n) constraint Jacobian */
+    mcs_real *c;     /* (m) */
+    mcs_real *f;     /* (n) forces at v = 0 */
+    mcs_real *rf;    /* (n) f - A^T lambda */
+    mcs_real *Q, *R; /* (n x n), (n x m) pivoted QR of A^T */
+    mcs_real *K;     /* (n x n) K_f + K_c */
+    mcs_real *Kc;    /* (n x n) K_c, then K T (n x f) */
+    mcs_real *J;     /* (k x k) Newton matrix: reduced (f x f) or KKT */
+    mcs_real *dx;    /* (k) step (x part, then lambda part for KKT) */
+    mcs_real *xt;    /* (n) trial x */
+    mcs_real *lt;    /* (m) trial lambda */
+    mcs_real *zero;  /* (n) zero velocities */
+    mcs_real *N;     /* (n x n) scratch of the multipliers */
+    mcs_real *y;     /* (n) scratch */
+    mcs_real *bwork; /* MCS_BASIS_WORK_SIZE(n, m) */
+    int *piv;        /* (m) pivot order of the QR */
+    int *ipiv;       /* (k) LU pivots */
     int rank;
 } statics_ws;
 
@@ -51,7 +51,6 @@ static int carve(statics_ws *w, int n, int m, mcs_real *work, size_t work_len, i
     w->zero = p, p += n;
     w->N = p, p += (size_t)n * n;
     w->y = p, p += n + 1;
-    w->mu = p, p += m + 1;
     w->bwork = p;
     w->piv = iwork;
     w->ipiv = iwork + m + 1;
@@ -93,7 +92,7 @@ static mcs_status evaluate(const mcs_model *md, const void *p, const mcs_statics
             return st;
         if (!keep_lambda) {
             st = mcs_min_norm_multipliers(n, m, w->rank, w->Q, w->R, w->piv, w->f, lambda, w->N,
-                                          w->y, w->mu);
+                                          w->y);
             if (st != MCS_OK)
                 return st;
         }

@@ -55,7 +55,7 @@ static mcs_status jump_minimal(int naive, int n, const mcs_real *M, int f, const
     mcs_real *B = w->big, *Tbar = w->sq1, *Q = w->sq2, *R = w->sq3, *NMN = w->big, *MN = w->sq4;
     mcs_real *s = w->vec, *u = s + n + 1, *z = u + n + 1, *g = z + n + 1, *ds = g + n + 1;
     mcs_real scale = 0, r11;
-    int i, j, l, r = 0, gdim;
+    int i, l, r = 0, gdim;
     /* s- = T'v, u = T'U, Tbar = T'MT (Q holds M T for a moment), B = J2 T */
     mcs_mat_gemm(1, 0, f, 1, n, 1, T, n, v, n, 0, s, f);
     for (i = 0; i < f; ++i)
@@ -104,29 +104,16 @@ static mcs_status jump_minimal(int naive, int n, const mcs_real *M, int f, const
     for (l = 0; l < m2; ++l)
         lambda2[l] = 0;
     if (!naive && r > 0) {
-        /* g = u - Tbar ds; with mu = P' L2 and R1 = R[:r, :], R1 mu = (Q'g)[:r]; minimum norm:
-         * mu = R1' (R1 R1')^-1 (Q'g)[:r] */
-        mcs_real *qg = z, *Nr = Tbar; /* Tbar and z are no longer needed */
+        /* g = u - Tbar ds, lambda2 the minimum-norm multipliers of A2-bar^T lambda2 = g from the
+         * factorization Q R of this frame (f x f, f x m2) */
+        mcs_status st;
         for (i = 0; i < f; ++i)
             g[i] = u[i];
         mcs_mat_gemm(0, 0, f, 1, f, -1, Tbar, f, ds, f, 1, g, f);
-        mcs_mat_gemm(1, 0, r, 1, f, 1, Q, f, g, f, 0, qg, r);
-        for (j = 0; j < r; ++j)
-            for (i = 0; i < r; ++i) {
-                mcs_real sum = 0;
-                for (l = (i > j ? i : j); l < m2; ++l) /* R is upper trapezoidal */
-                    sum += R[i + l * f] * R[j + l * f];
-                Nr[i + j * r] = sum;
-            }
-        if (mcs_la_cholesky(r, Nr, r) != 0)
-            return MCS_ERR_SINGULAR_CHART;
-        mcs_la_cholesky_solve(r, 1, Nr, r, qg, r);
-        for (l = 0; l < m2; ++l) {
-            mcs_real sum = 0;
-            for (i = 0; i < r && i <= l; ++i)
-                sum += R[i + l * f] * qg[i];
-            lambda2[w->piv[l]] = sum;
-        }
+        /* Tbar and z are no longer needed: scratch (r x r) and (r) */
+        st = mcs_min_norm_multipliers(f, m2, r, Q, R, w->piv, g, lambda2, Tbar, z);
+        if (st != MCS_OK)
+            return st;
     }
     if (rep) {
         rep->rank_new = r;

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from helpers import simulate
+from helpers import quaternion_matrix, simulate
 from mcsgen.analysis.check import CompiledModel, check_model
 from mcsgen.model import load_model
 
@@ -178,29 +178,6 @@ def dh_frames(q):
         R = R @ np.array([[c, -s * ca, s * sa], [s, c * ca, -c * sa], [0, sa, ca]])
         out.append((R, o))
     return out
-
-
-def quaternion_matrix(e):
-    e0, e1, e2, e3 = e
-    return np.array(
-        [
-            [
-                e0**2 + e1**2 - e2**2 - e3**2,
-                2 * (e1 * e2 - e0 * e3),
-                2 * (e1 * e3 + e0 * e2),
-            ],
-            [
-                2 * (e1 * e2 + e0 * e3),
-                e0**2 - e1**2 + e2**2 - e3**2,
-                2 * (e2 * e3 - e0 * e1),
-            ],
-            [
-                2 * (e1 * e3 - e0 * e2),
-                2 * (e2 * e3 + e0 * e1),
-                e0**2 - e1**2 - e2**2 + e3**2,
-            ],
-        ]
-    )
 
 
 @pytest.fixture(scope="module")

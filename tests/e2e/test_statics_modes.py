@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers import quaternion_matrix
 from mcsgen.analyze import dominant_frequency, joint_reactions, run_analysis, verify_table
 from mcsgen.generate import generate
 
@@ -163,23 +164,11 @@ def chain(chain_model):
     return run_analysis(name, modes=True, count=8, verify=4, verify_cycles=5, generated_dir=gdir)
 
 
-def quat_rotate(e, v):
-    e0, e1, e2, e3 = e
-    R = np.array(
-        [
-            [1 - 2 * (e2 * e2 + e3 * e3), 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
-            [2 * (e1 * e2 + e0 * e3), 1 - 2 * (e1 * e1 + e3 * e3), 2 * (e2 * e3 - e0 * e1)],
-            [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), 1 - 2 * (e1 * e1 + e2 * e2)],
-        ]
-    )
-    return R @ np.asarray(v)
-
-
 def joint_points(result, n):
     """World positions of the n - 1 universal joints (at +h along body i's x axis)."""
     x = np.asarray(result["x"]).reshape(n, 7)
     h = math.sqrt(61) / (n - 1)
-    return np.array([x[i, :3] + quat_rotate(x[i, 3:], [h, 0, 0]) for i in range(n - 1)])
+    return np.array([x[i, :3] + quaternion_matrix(x[i, 3:]) @ [h, 0, 0] for i in range(n - 1)])
 
 
 def test_anchor_chain_equilibrium_is_a_catenary(chain):

@@ -59,10 +59,10 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
 /* The multipliers lambda (m) that best satisfy A^T lambda = g (n) in the least-squares sense,
  * minimum-norm when rows are dependent, from the factorization A^T P = Q R of mcs_qr_basis with
  * rank r: with mu = P^T lambda and R1 = R[:r, :] (r x m), R1 mu = U^T g and
- * mu = R1^T (R1 R1^T)^-1 U^T g. Scratch: N (r x r), y (r), mu (m). Returns MCS_OK, or
+ * mu = R1^T (R1 R1^T)^-1 U^T g. Scratch: N (r x r), y (r). Returns MCS_OK, or
  * MCS_ERR_SINGULAR_CHART when R1 R1^T is not positive definite. */
 mcs_status mcs_min_norm_multipliers(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
                                     const int *piv, const mcs_real *g, mcs_real *lambda,
-                                    mcs_real *N, mcs_real *y, mcs_real *mu);
+                                    mcs_real *N, mcs_real *y);
 
 #endif /* MCS_BASIS_H */
