@@ -33,6 +33,7 @@ def run_analysis(
     x: Optional[Sequence[float]] = None,
     count: Optional[int] = None,
     basis_rotate: Optional[int] = None,
+    continued_basis: bool = False,
     verify: int = 0,
     verify_cycles: float = 6.0,
     verify_amp: float = 1e-3,
@@ -44,6 +45,9 @@ def run_analysis(
     """Statics from the model's initial configuration (or x), then optionally the modes there.
     Returns the analyzer's JSON; failures of the analysis are statuses inside it
     (`result["statics"]["status"]`, `result["modes"]["status"]`), not exceptions.
+    basis_rotate: modes in T W (W a seeded random rotation) instead of the QR basis T;
+    continued_basis: the Newton steps and the modes in the QR basis of the start carried along the
+    Newton path by the simulator's continuation (both only to show the results do not depend on T).
     generated_dir: the model's generated sources when not in generated/ (`generate --out`)."""
     exe = build_analyzer(model_name, gdir=generated_dir)
     cmd = [str(exe), "--max-iter", str(max_iter)]
@@ -53,6 +57,8 @@ def run_analysis(
         cmd.append("--statics-no-kc")
     if kkt:
         cmd.append("--kkt")
+    if continued_basis:
+        cmd.append("--continued-basis")
     for p in params:
         cmd += ["--param", p]
     if modes:

@@ -157,9 +157,10 @@ def build_analyzer(
     return _cached(target, sources + headers, cmd, f"compiling the analyzer of {name}")
 
 
-def build_shared(name: str) -> Path:
-    """The generated model alone as a shared library (for `check` through ctypes)."""
-    gdir = model_dir(name)
+def build_shared(name: str, gdir: Optional[PathLike] = None) -> Path:
+    """The generated model alone as a shared library (for `check` through ctypes), from
+    generated/ or from gdir (a `generate --out` directory's <name>/)."""
+    gdir = Path(gdir) if gdir else model_dir(name)
     src = gdir / f"{name}.c"
     target = BUILD / name / f"lib{name}.so"
     cmd = [

@@ -5,11 +5,13 @@
  *
  *   analyze [--statics-no-kc] [--kkt] [--max-iter N] [--tol T] [--t T] [--param NAME=VALUE]...
  *           [--x FILE [--lambda FILE --no-statics]] [--modes [--modes-no-kc] [--damped]
- *           [--count N] [--basis-rotate SEED] [--verify N [--verify-cycles C]
+ *           [--count N] [--basis-rotate SEED | --continued-basis] [--verify N [--verify-cycles C]
  *           [--verify-amp A] [--verify-samples S]]]
  *
  * --x / --lambda read nx / nc numbers; --basis-rotate replaces the QR tangent basis T by T W with
- * a pseudo-random orthogonal W (seeded), to show modes do not depend on the basis; --verify
+ * a pseudo-random orthogonal W (seeded), and --continued-basis carries the QR basis of the start
+ * along the Newton path by the simulator's continuation (mcs_statics_options.basis) and uses it for
+ * the modes: both show the results do not depend on the basis; --verify
  * simulates the first N oscillating modes from the equilibrium with initial velocity along the
  * mode and records the displacement of its dominant coordinate (the CLI takes the FFT).
  * An application, not library code: it may print and exit. */
@@ -44,7 +46,7 @@ static mcs_real Abuf[NC * NX];
 typedef struct args {
     int statics_kc, modes_kc, kkt, max_iter, no_statics, modes, damped, count, verify;
     unsigned long rotate_seed;
-    int rotate, verify_samples;
+    int rotate, continued, verify_samples;
     mcs_real tol, t, verify_cycles, verify_amp;
     const char *x_file, *lambda_file;
 } args;
@@ -114,6 +116,8 @@ static void parse(int argc, char **argv, args *a, const mcs_model *md, void *par
             a->modes = 1, takes = 0;
         else if (!strcmp(o, "--damped"))
             a->damped = 1, takes = 0;
+        else if (!strcmp(o, "--continued-basis"))
+            a->continued = 1, takes = 0;
         else if (!val)
             die("unknown option or missing value", o);
         else if (!strcmp(o, "--max-iter"))
@@ -277,7 +281,7 @@ int main(int argc, char **argv)
 {
     const mcs_model *md = &MODEL;
     static PARAMS_T params;
-    args a = {1, 1, 0, 50, 0, 0, 0, -1, 0, 0, 0, 256, 0, 0, 6, MCS_R(1e-3), NULL, NULL};
+    args a = {1, 1, 0, 50, 0, 0, 0, -1, 0, 0, 0, 0, 256, 0, 0, 6, MCS_R(1e-3), NULL, NULL};
     mcs_statics_options sopt;
     mcs_statics_report srep;
     mcs_modes_options mopt;
@@ -309,6 +313,10 @@ int main(int argc, char **argv)
         sopt.max_iter = a.max_iter;
         sopt.tol = a.tol;
         sopt.t = a.t;
+        if (a.continued) {
+            sopt.basis = basis; /* from the QR basis at the start, continued along the path */
+            sopt.basis_cols = &f;
+        }
         st =
             mcs_statics_solve(md, &params, &sopt, x, lambda, &srep, swork,
                               sizeof swork / sizeof *swork, siwork, sizeof siwork / sizeof *siwork);
@@ -334,7 +342,10 @@ int main(int argc, char **argv)
         mopt.use_kc = a.modes_kc;
         mopt.damped = a.damped;
         mopt.t = a.t;
-        if (a.rotate) {
+        if (a.continued && !a.no_statics) {
+            mopt.basis = basis;
+            mopt.basis_cols = f;
+        } else if (a.rotate) {
             if (!rotated_basis(md, &params, a.t, a.rotate_seed, &f))
                 die("--basis-rotate: factorization failed", NULL);
             mopt.basis = basis;

@@ -138,11 +138,36 @@ static void stiffness(const mcs_model *md, const void *p, const mcs_statics_opti
     }
 }
 
-/* The tangent-space Newton step dx (n) at the state last evaluated. */
-static mcs_status tangent_step(statics_ws *w)
+/* Continue the caller's basis to the state last evaluated: the polar alignment of its QR basis
+ * to the previous T (the simulator's continuation with a zero-velocity prediction). */
+static mcs_status continue_basis(const mcs_statics_options *opt, statics_ws *w)
+{
+    const int n = w->n, f = n - w->rank;
+    const mcs_real *That = w->Q + (size_t)w->rank * n;
+    mcs_real *Tout = w->Kc; /* free until the next stiffness() */
+    size_t i;
+    if (*opt->basis_cols <= 0) {
+        for (i = 0; i < (size_t)n * f; ++i)
+            opt->basis[i] = That[i];
+    } else {
+        if (*opt->basis_cols > n)
+            return MCS_ERR_ARGUMENT;
+        if (f > 0 &&
+            mcs_align_basis(n, *opt->basis_cols, opt->basis, f, That, Tout, w->bwork) != MCS_OK)
+            return MCS_ERR_LINALG;
+        for (i = 0; i < (size_t)n * f; ++i)
+            opt->basis[i] = Tout[i];
+    }
+    *opt->basis_cols = f;
+    return MCS_OK;
+}
+
+/* The tangent-space Newton step dx (n) at the state last evaluated, with the tangent basis T
+ * (n x f): the caller's continued one, or the QR basis. */
+static mcs_status tangent_step(statics_ws *w, const mcs_real *basis)
 {
     const int n = w->n, r = w->rank, f = n - r;
-    const mcs_real *T = w->Q + (size_t)r * n;
+    const mcs_real *T = basis ? basis : w->Q + (size_t)r * n;
     mcs_real *a = w->y, *KT = w->Kc, *g = w->xt;
     int i;
     /* normal part: A U a = -c on the r independent rows, R11^T a = -(P^T c)[:r] */
@@ -208,6 +233,8 @@ void mcs_statics_defaults(mcs_statics_options *opt)
 #endif
     opt->rank_tol = MCS_R(1e-9);
     opt->t = 0;
+    opt->basis = 0;
+    opt->basis_cols = 0;
 }
 
 size_t mcs_statics_work_size(const mcs_model *md)
@@ -235,7 +262,7 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
     if (md->abi_version != MCS_MODEL_ABI_VERSION)
         return MCS_ERR_MODEL_VERSION;
     if (opt->max_iter < 1 || opt->max_iter >= MCS_STATICS_HISTORY || !(opt->tol > 0) ||
-        (opt->method != MCS_STATICS_TANGENT && !kkt))
+        (opt->method != MCS_STATICS_TANGENT && !kkt) || (!opt->basis != !opt->basis_cols))
         return MCS_ERR_ARGUMENT;
     n = md->nx;
     m = md->nc;
@@ -258,6 +285,8 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
     st = evaluate(md, p, opt, &w, x, lambda, 0, scale, &merit);
     ++rep->evaluations;
     for (iter = 0;; ++iter) {
+        if (st == MCS_OK && opt->basis && m > 0)
+            st = continue_basis(opt, &w);
         if (st != MCS_OK)
             break;
         rep->merit[rep->history_len] = MCS_FN(sqrt)(merit);
@@ -271,7 +300,7 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
         if (iter == opt->max_iter)
             return MCS_ERR_NO_CONVERGENCE;
         stiffness(md, p, opt, &w, x, lambda);
-        st = kkt ? kkt_step(&w) : tangent_step(&w);
+        st = kkt ? kkt_step(&w) : tangent_step(&w, opt->basis && m > 0 ? opt->basis : 0);
         if (st != MCS_OK)
             return st;
         /* backtracking on the merit |c|^2 + (|rf| L / F)^2 (Newton makes it fall like 1 - 2a) */

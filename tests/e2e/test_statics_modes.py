@@ -253,9 +253,16 @@ def test_anchor_chain_tangent_and_kkt_agree(chain_model, chain):
     assert np.allclose(kkt["lambda"], chain["lambda"], rtol=1e-8, atol=1e-7)
 
 
-def test_anchor_chain_modes_do_not_depend_on_the_basis(chain_model, chain):
+@pytest.mark.parametrize("basis", ["continued", "rotated"])
+def test_anchor_chain_statics_and_modes_do_not_depend_on_the_basis(chain_model, chain, basis):
+    """Traditional (the QR basis of each iterate) against continued (the start's QR basis carried
+    along the Newton path by the simulator's continuation) and against T W, W a random rotation."""
     name, gdir = chain_model
-    other = run_analysis(name, modes=True, count=8, basis_rotate=12345, generated_dir=gdir)
+    choice = dict(continued_basis=True) if basis == "continued" else dict(basis_rotate=12345)
+    other = run_analysis(name, modes=True, count=8, generated_dir=gdir, **choice)
+    assert other["statics"]["status"] == 0
+    assert np.allclose(other["x"], chain["x"], rtol=0, atol=1e-11)
+    assert np.allclose(other["lambda"], chain["lambda"], rtol=1e-9, atol=1e-8)
     for a, b in zip(chain["modes"]["list"], other["modes"]["list"]):
         assert abs(a["omega"] - b["omega"]) <= 1e-9 * a["omega"]
     for a, b in zip(chain["modes"]["list"][:4], other["modes"]["list"][:4]):

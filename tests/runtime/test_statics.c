@@ -1,7 +1,8 @@
 /* test_statics.c - static equilibrium and modes (mcs_statics.c, mcs_modes.c): the pendulum of
  * 003 §4.1 (equilibrium, sqrt(g/L), failure without K_c), the tangent and KKT formulations
  * agreeing, dependent rows (tangent works, KKT reports a singular matrix), the torsion pendulum's
- * hand-derived frequency and damping, and the status codes. Runs on both linear-algebra
+ * hand-derived frequency and damping, the same results in a continued tangent basis, and the
+ * status codes. Runs on both linear-algebra
  * backends (the damped pencil is LAPACK-only) and under ASan/UBSan (Makefile). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,12 +13,13 @@
 
 #include "mcs/mcs_modes.h"
 #include "mcs/mcs_statics.h"
+#include "pendulum_3r_bodies.h"
 #include "pendulum_kc.h"
 #include "pendulum_torsion.h"
 #include "planar_pendulum_redundant.h"
 
-#define NX PENDULUM_TORSION_NX
-#define NC PENDULUM_TORSION_NC
+#define NX PENDULUM_3R_BODIES_NX /* the largest of the models used here */
+#define NC PENDULUM_3R_BODIES_NC
 static mcs_real work[MCS_MODES_WORK_SIZE(NX, NC) + MCS_STATICS_WORK_SIZE(NX, NC)];
 static int iwork[MCS_MODES_IWORK_SIZE(NX, NC) + MCS_STATICS_IWORK_SIZE(NX, NC)];
 static mcs_real x[NX], lam[NC], shapes[2 * NX * NX], shapes_im[2 * NX * NX];
@@ -141,11 +143,92 @@ static void torsion_pendulum_by_hand(void **state)
 #endif
 }
 
+/* The continued basis (mcs_statics_options.basis) gives the same equilibrium and modes as the
+ * QR basis of each iterate, and is an orthonormal basis of the null space of A at the end. */
+static void continued_basis_changes_nothing(void **state)
+{
+    const mcs_model *md = &pendulum_3r_bodies_model;
+    const int n = md->nx, m = md->nc;
+    static mcs_real T[NX * NX], A[NC * NX], xq[NX], lq[NC], omega[NX];
+    mcs_statics_options opt;
+    mcs_modes_options mopt;
+    mcs_statics_report rep;
+    int i, j, k, f = 0, f_qr;
+    (void)state;
+    /* traditional: QR basis at every iterate and for the modes */
+    assert_int_equal(statics(md, MCS_STATICS_TANGENT, 1, &rep), MCS_OK);
+    mcs_modes_defaults(&mopt);
+    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, NULL, modes, shapes,
+                                     NULL, WORK_ARGS),
+                     MCS_OK);
+    for (i = 0; i < n; ++i)
+        xq[i] = x[i];
+    for (i = 0; i < m; ++i)
+        lq[i] = lam[i];
+    f_qr = n - rep.rank;
+    assert_int_equal(f_qr, 3);
+    for (k = 0; k < f_qr; ++k)
+        omega[k] = modes[k].omega;
+    /* continued from the start's QR basis along the Newton path */
+    mcs_statics_defaults(&opt);
+    opt.basis = T;
+    opt.basis_cols = &f;
+    for (i = 0; i < n; ++i)
+        x[i] = md->x0[i];
+    assert_int_equal(mcs_statics_solve(md, md->default_params, &opt, x, lam, &rep, WORK_ARGS),
+                     MCS_OK);
+    assert_int_equal(f, f_qr);
+    for (i = 0; i < n; ++i)
+        assert_true(fabs(x[i] - xq[i]) < 1e-12);
+    for (i = 0; i < m; ++i)
+        assert_true(fabs(lam[i] - lq[i]) < 1e-9 * (1 + fabs(lq[i])));
+    /* T^T T = I and A T = 0 at the equilibrium */
+    md->A(x, 0, md->default_params, A);
+    for (j = 0; j < f; ++j) {
+        for (k = 0; k < f; ++k) {
+            mcs_real d = 0;
+            for (i = 0; i < n; ++i)
+                d += T[i + j * n] * T[i + k * n];
+            assert_true(fabs(d - (j == k)) < 1e-13);
+        }
+        for (i = 0; i < m; ++i) {
+            mcs_real d = 0;
+            for (k = 0; k < n; ++k)
+                d += A[i + k * m] * T[k + j * n];
+            assert_true(fabs(d) < 1e-13);
+        }
+    }
+    /* and it is not the QR basis there (the path turned it): the test compares two bases */
+    {
+        static mcs_real Q[NX * NX], R[NX * NC], bw[MCS_BASIS_WORK_SIZE(NX, NC)];
+        static int piv[NC];
+        mcs_real diff = 0;
+        int r;
+        assert_int_equal(mcs_qr_basis(n, m, A, m, 1e-9, Q, R, piv, &r, bw), MCS_OK);
+        for (i = 0; i < n * f; ++i)
+            diff = fabs(T[i] - Q[r * n + i]) > diff ? fabs(T[i] - Q[r * n + i]) : diff;
+        print_message("continued vs QR basis at the equilibrium: max |T - T_qr| = %.3g\n", diff);
+        assert_true(diff > 1e-2);
+    }
+    mopt.basis = T;
+    mopt.basis_cols = f;
+    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, NULL, modes, shapes,
+                                     NULL, WORK_ARGS),
+                     MCS_OK);
+    for (k = 0; k < f; ++k)
+        assert_true(fabs(modes[k].omega - omega[k]) < 1e-10 * omega[k]);
+    /* basis without basis_cols (or the reverse) is an argument error */
+    opt.basis_cols = NULL;
+    assert_int_equal(mcs_statics_solve(md, md->default_params, &opt, x, lam, NULL, WORK_ARGS),
+                     MCS_ERR_ARGUMENT);
+}
+
 static void status_codes(void **state)
 {
     const mcs_model *md = &pendulum_kc_model;
     mcs_statics_options opt;
     mcs_modes_options mopt;
+    int i;
     (void)state;
     mcs_statics_defaults(&opt);
     mcs_modes_defaults(&mopt);
@@ -159,6 +242,8 @@ static void status_codes(void **state)
                      MCS_ERR_ARGUMENT);
     mcs_statics_defaults(&opt);
     opt.max_iter = 1; /* one step is not enough from 30 degrees */
+    for (i = 0; i < md->nx; ++i)
+        x[i] = md->x0[i];
     assert_int_equal(mcs_statics_solve(md, md->default_params, &opt, x, lam, NULL, WORK_ARGS),
                      MCS_ERR_NO_CONVERGENCE);
     assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, NULL, modes, shapes,
@@ -179,6 +264,7 @@ int main(void)
         cmocka_unit_test(pendulum_without_kc_has_no_stiffness),
         cmocka_unit_test(dependent_rows_need_the_tangent_form),
         cmocka_unit_test(torsion_pendulum_by_hand),
+        cmocka_unit_test(continued_basis_changes_nothing),
         cmocka_unit_test(status_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,12 +31,13 @@ def _ptr(a):
 
 
 class CompiledModel:
-    """ctypes view of generated/<name>/<name>.c compiled as a shared library (double)."""
+    """ctypes view of generated/<name>/<name>.c (or gdir/<name>.c) compiled as a shared library
+    (double)."""
 
-    def __init__(self, model):
+    def __init__(self, model, gdir=None):
         self.model = model
         self.n, self.m = model.n, model.m
-        self.lib = ctypes.CDLL(str(build_shared(model.name)))
+        self.lib = ctypes.CDLL(str(build_shared(model.name, gdir)))
         self.params = np.array([p.value for p in model.parameters] or [0.0], dtype=float)
         self.has_potential = model.potential is not None
 

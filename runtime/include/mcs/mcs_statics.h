@@ -39,6 +39,16 @@ typedef struct mcs_statics_options {
                           1e-5) */
     mcs_real rank_tol; /* rank of A: |R_ii| > rank_tol |R_11| (default 1e-9, as the simulator) */
     mcs_real t;        /* the time at which c and f are evaluated (velocities are zero) */
+    /* Optional continued tangent basis (the simulator's rule at zero velocity, SPEC §3.6-7):
+     * basis (n x n storage, ld n) and basis_cols. NULL (default): the tangent step uses the
+     * pivoted-QR basis of each iterate ("traditional"). Otherwise, on entry *basis_cols = 0 starts
+     * from the QR basis at x, or f > 0 gives T (n x f) at x; at every accepted iterate the QR
+     * basis is aligned to the previous T by mcs_align_basis, the tangent step uses it, and on
+     * return basis holds T at the final x (e.g. for mcs_modes_options.basis). The equilibrium
+     * does not depend on the choice: the step T b with (T^T K T) b = T^T r is invariant to
+     * T -> T W. */
+    mcs_real *basis;
+    int *basis_cols;
 } mcs_statics_options;
 
 #define MCS_STATICS_HISTORY 64
