@@ -27,14 +27,15 @@ class GroupTerms:
     G_dot: sp.Matrix  # (p x n) dG/dt along v
 
 
-def derive_group(group: "RowGroup", model: "Model") -> GroupTerms:
+def derive_group(group: "RowGroup", model: "Model", cache=None) -> GroupTerms:
+    """The kernels of one row group; cache: row_terms' memo of rows equal up to coordinates."""
     x, v, t, n = model.x, model.v, model.time, model.n
     index = {s: i for i, s in enumerate(x)}
     g = group.g
     p = len(g)
     G, G_dot, gamma = sp.zeros(p, n), sp.zeros(p, n), sp.zeros(p, 1)
     for i, gi in enumerate(g):
-        row = row_terms(gi, x, v, t, index)
+        row = row_terms(gi, x, v, t, index, cache)
         gamma[i] = row.gamma
         for j, a in row.A.items():
             G[i, j] = a
@@ -43,5 +44,6 @@ def derive_group(group: "RowGroup", model: "Model") -> GroupTerms:
     return GroupTerms(sp.Matrix(p, 1, g), G, gamma, G_dot)
 
 
-def derive_groups(model: "Model") -> List[GroupTerms]:
-    return [derive_group(group, model) for group in model.row_groups]
+def derive_groups(model: "Model", cache=None) -> List[GroupTerms]:
+    cache = {} if cache is None else cache
+    return [derive_group(group, model, cache) for group in model.row_groups]

@@ -49,8 +49,9 @@ def derive(model: "Model") -> Derived:
     A_dot = sp.zeros(m, n)
     K_c = sp.zeros(n, n)
     index = {s: i for i, s in enumerate(x)}
+    same_rows = {}  # rows equal up to their coordinates are differentiated once
     for i in range(m):
-        row = row_terms(c[i], x, v, t, index)
+        row = row_terms(c[i], x, v, t, index, same_rows)
         c_t[i] = row.c_t
         gamma[i] = row.gamma
         for j, a in row.A.items():
@@ -97,7 +98,7 @@ def derive(model: "Model") -> Derived:
         kinetic=kinetic,
         potential=model.potential,
         lam=lam,
-        groups=derive_groups(model),
+        groups=derive_groups(model, same_rows),
     )
 
 

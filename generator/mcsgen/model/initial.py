@@ -67,19 +67,22 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
         return sorted((s for s in expr.free_symbols if s in index), key=lambda s: index[s])
 
     # one small multiprecision function per row, over the row's own coordinates:
-    # (c_i, dc_i/dx_local, dc_i/dt)
-    rows_fn = []
+    # (c_i, dc_i/dx_local, dc_i/dt); rows that are the same function of their own coordinates
+    # (the links of a chain) share one, written in placeholders
+    rows_fn, same_rows = [], {}
     for con in model.constraints:
         c = con.expr.xreplace(values)
         local = local_symbols(c)
-        rows_fn.append(
-            (
-                [index[s] for s in local],
-                sp.lambdify(
-                    [local, t], [c, [sp.diff(c, s) for s in local], sp.diff(c, t)], modules="mpmath"
-                ),
+        X = [sp.Symbol(f"@x{k}", **s.assumptions0) for k, s in enumerate(local)]
+        key = c.xreplace(dict(zip(local, X)))
+        if key not in same_rows:
+            same_rows[key] = sp.lambdify(
+                [X, t],
+                [key, [sp.diff(key, s) for s in X], sp.diff(key, t)],
+                modules="mpmath",
+                dummify=True,
             )
-        )
+        rows_fn.append(([index[s] for s in local], same_rows[key]))
     held_rows, rhs, names = [], [], []
     for name, row, value in held:
         if isinstance(row, sp.Expr):  # a joint coordinate: its gradient is the row
