@@ -41,6 +41,7 @@ def run_analysis(
     max_iter: int = 50,
     tol: Optional[float] = None,
     generated_dir=None,
+    build_flags: Sequence[str] = (),
 ) -> dict:
     """Statics from the model's initial configuration (or x), then optionally the modes there.
     Returns the analyzer's JSON; failures of the analysis are statuses inside it
@@ -48,8 +49,10 @@ def run_analysis(
     basis_rotate: modes in T W (W a seeded random rotation) instead of the QR basis T;
     continued_basis: the Newton steps and the modes in the QR basis of the start carried along the
     Newton path by the simulator's continuation (both only to show the results do not depend on T).
-    generated_dir: the model's generated sources when not in generated/ (`generate --out`)."""
-    exe = build_analyzer(model_name, gdir=generated_dir)
+    generated_dir: the model's generated sources when not in generated/ (`generate --out`);
+    build_flags: extra compiler flags of the analyzer (e.g. -O0: a 300-coordinate model's kernels
+    take two minutes to optimize and five seconds not to)."""
+    exe = build_analyzer(model_name, extra_flags=build_flags, gdir=generated_dir)
     cmd = [str(exe), "--max-iter", str(max_iter)]
     if tol is not None:
         cmd += ["--tol", repr(float(tol))]

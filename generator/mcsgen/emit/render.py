@@ -49,23 +49,64 @@ def symbol_names(model, lam):
     return names
 
 
+# A kernel whose entries weigh more than this (expression-tree nodes, a proxy for the C it
+# becomes) is emitted as static part functions of at most about this weight each (CSE within a
+# part), called in order by the kernel: GCC's optimizer is superlinear in the size of a function
+# (the 43-body anchor chain's 11,000-line K_c took two minutes at -O2). The largest kernels in
+# models/ (the PUMA 560's gamma, A_dot and K_c, about 37,000) print as one function.
+KERNEL_PART_WEIGHT = 40000
+
+
+def _weight(expr):
+    return sum(1 for _ in sp.preorder_traversal(expr))
+
+
+def _parts(nonzero):
+    """nonzero split into consecutive runs of weight at most KERNEL_PART_WEIGHT (a heavier entry
+    alone), or [nonzero] when the whole kernel is within it."""
+    runs, run, total = [], [], 0
+    for k, e in nonzero:
+        w = _weight(e)
+        if run and total + w > KERNEL_PART_WEIGHT:
+            runs.append(run)
+            run, total = [], 0
+        run.append((k, e))
+        total += w
+    return runs + [run] if run else runs
+
+
 def kernel_body(entries, length, names, out="out"):
     """C statements that write `out[0..length)` from entries: list of (flat index, expression).
 
     Every output entry is written (zeros included). Common subexpressions of all entries are
     shared (one sympy.cse per kernel) and named w0, w1, ...
     """
-    entries = [(k, clean(e)) for k, e in entries]  # exact zeros and ones, not 1e-40 noise
-    nonzero = [(k, e) for k, e in entries if e != 0]
-    lines = []
-    if len(nonzero) < length:
-        if length - len(nonzero) > 4:
-            lines.append(f"for (k = 0; k < {length}; ++k) {out}[k] = 0;")
-        else:
-            done = {k for k, _ in nonzero}
-            lines += [f"{out}[{k}] = 0;" for k in range(length) if k not in done]
+    nonzero = _nonzero(entries)
+    return _zero_fill(nonzero, length, out) + _assignments(nonzero, names, out)
+
+
+def _nonzero(entries):
+    """The entries that are not exactly zero, as (index, expression) with exact zeros and ones,
+    not 1e-40 noise (clean)."""
+    cleaned = ((k, clean(e)) for k, e in entries)
+    return [(k, e) for k, e in cleaned if e != 0]
+
+
+def _zero_fill(nonzero, length, out):
+    """Statements that zero the entries of out[0..length) not in nonzero."""
+    if len(nonzero) == length:
+        return []
+    if length - len(nonzero) > 4:
+        return [f"for (k = 0; k < {length}; ++k) {out}[k] = 0;"]
+    done = {k for k, _ in nonzero}
+    return [f"{out}[{k}] = 0;" for k in range(length) if k not in done]
+
+
+def _assignments(nonzero, names, out):
+    """CSE'd temporaries and the assignments of the nonzero entries."""
     if not nonzero:
-        return lines
+        return []
+    lines = []
     temps = sp.numbered_symbols("w")
     replacements, reduced = sp.cse([e for _, e in nonzero], symbols=temps, order="canonical")
     local = dict(names)
@@ -144,7 +185,20 @@ def build_kernels(model, derived):
         ]
     kernels = []
     for name, kind, wname, length, entries, shape, what in specs:
-        body = kernel_body(entries, length, names)
+        nonzero = _nonzero(entries)
+        args = ("x", wname, "t", "p", "out")
+        parts = []
+        runs = _parts(nonzero)
+        if len(runs) > 1:
+            for run in runs:
+                part = _assignments(run, names, "out")
+                used = " ".join(part)
+                parts.append(
+                    {"body": part, "unused": [a for a in args if a and not _uses(used, a)]}
+                )
+            body = _zero_fill(nonzero, length, "out")
+        else:
+            body = _zero_fill(nonzero, length, "out") + _assignments(nonzero, names, "out")
         used = " ".join(body)
         kernels.append(
             {
@@ -154,8 +208,9 @@ def build_kernels(model, derived):
                 "shape": shape,
                 "what": what,
                 "body": body,
+                "parts": parts,  # static functions the kernel calls after its body, in order
                 "uses_k": "k = 0" in used,
-                "unused": [a for a in ("x", wname, "t", "p", "out") if a and not _uses(used, a)],
+                "unused": [] if parts else [a for a in args if a and not _uses(used, a)],
             }
         )
     scalars = [_scalar("kinetic", "xvt", derived.kinetic, names, "kinetic energy T(x, v, t)")]
