@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "generator"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from anchor_chain import anchor_chain_yaml  # noqa: E402
-from mcsgen.analyze import run_analysis, verify_table  # noqa: E402
+from mcsgen.analyze import joint_reactions, run_analysis, verify_table  # noqa: E402
 from mcsgen.build import build_analyzer  # noqa: E402
 from mcsgen.generate import generate  # noqa: E402
 
@@ -38,7 +38,7 @@ def main(sizes=(11, 21, 43, 85), verify=False):
     rows = []
     print(
         f"{'N':>4} {'n':>5} {'m':>5} {'gen s':>7} {'build s':>8} {'statics ms':>11}"
-        f" {'modes ms':>9} {'iters':>6}  first four Hz"
+        f" {'modes ms':>9} {'iters':>6} {'T0 N':>8} {'z_low m':>8}  first four Hz"
     )
     for n in sizes:
         name = anchor_chain_yaml(n).splitlines()[0].split(": ")[1]
@@ -53,6 +53,10 @@ def main(sizes=(11, 21, 43, 85), verify=False):
         both_s = timed([str(exe), "--modes", "--count", "4"])
         r = run_analysis(name, modes=True, count=4, generated_dir=gdir)
         freqs = [m["freq"] for m in r["modes"]["list"][:4]]
+        # 003 §4.2.1: the horizontal tension (the x reaction, equal at every joint) and the
+        # lowest point of the chain (the lowest body centre)
+        tension = abs(joint_reactions(r)["A"]["b0.x"])
+        lowest = min(r["x"][7 * i + 2] for i in range(n))
         row = dict(
             bodies=n,
             n=model.n,
@@ -62,13 +66,15 @@ def main(sizes=(11, 21, 43, 85), verify=False):
             statics_ms=statics_s * 1e3,
             modes_ms=(both_s - statics_s) * 1e3,
             iterations=r["statics"]["iterations"],
+            tension_N=tension,
+            lowest_z_m=lowest,
             freqs=freqs,
         )
         rows.append(row)
         print(
             f"{n:>4} {model.n:>5} {model.m:>5} {row['generation_s']:7.1f} {row['build_s']:8.1f}"
-            f" {row['statics_ms']:11.1f} {row['modes_ms']:9.1f} {row['iterations']:>6}  "
-            + ", ".join(f"{f:.4f}" for f in freqs)
+            f" {row['statics_ms']:11.1f} {row['modes_ms']:9.1f} {row['iterations']:>6}"
+            f" {tension:8.2f} {lowest:8.4f}  " + ", ".join(f"{f:.4f}" for f in freqs)
         )
         if n == 43:
             ok = [f"{f:.3f}" for f in freqs] == [f"{f:.3f}" for f in TABLE3]

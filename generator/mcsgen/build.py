@@ -81,8 +81,9 @@ def model_dir(name: str) -> Path:
 
 
 def simulator_sources() -> List[Path]:
-    """The command-line simulator's own C files (runtime/app/mcs_simulate*.c)."""
-    return sorted((RUNTIME / "app").glob("mcs_simulate*.c"))
+    """The command-line simulator's own C files (runtime/app/mcs_simulate*.c and the helpers
+    it shares with the analyzer, mcs_app_util.c)."""
+    return sorted((RUNTIME / "app").glob("mcs_simulate*.c")) + [RUNTIME / "app" / "mcs_app_util.c"]
 
 
 def program_command(
@@ -145,12 +146,12 @@ def build_analyzer(
     """The statics/modes driver (runtime/app/mcs_analyze.c) linked with one generated model
     (from generated/, or from gdir: a `generate --out` directory's <name>/)."""
     gdir = Path(gdir) if gdir else model_dir(name)
-    main = [RUNTIME / "app" / "mcs_analyze.c"]
+    main = [RUNTIME / "app" / "mcs_analyze.c", RUNTIME / "app" / "mcs_app_util.c"]
     sources = main + [gdir / f"{name}.c"] + runtime_sources()
     headers = (
         sorted((RUNTIME / "include" / "mcs").glob("*.h"))
         + sorted((RUNTIME / "src").glob("*.h"))
-        + [gdir / f"{name}.h"]
+        + [RUNTIME / "app" / "mcs_app_util.h", gdir / f"{name}.h"]
     )
     target = BUILD / name / f"analyze_{name}_{linalg_backend()}"
     cmd = program_command(name, main, target, extra_flags=extra_flags, gdir=gdir)

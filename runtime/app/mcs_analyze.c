@@ -22,6 +22,7 @@
 #include "mcs/mcs_modes.h"
 #include "mcs/mcs_sim.h"
 #include "mcs/mcs_statics.h"
+#include "mcs_app_util.h"
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
@@ -31,6 +32,8 @@
 #define NX MCS_APP_NX
 #define NC (MCS_APP_NC > 0 ? MCS_APP_NC : 1)
 #define MAX_SAMPLES 4096
+
+const char *const app_name = "analyze";
 
 static mcs_real swork[MCS_STATICS_WORK_SIZE(NX, NC)];
 static int siwork[MCS_STATICS_IWORK_SIZE(NX, NC)];
@@ -51,21 +54,6 @@ typedef struct args {
     const char *x_file, *lambda_file;
 } args;
 
-static void die(const char *what, const char *detail)
-{
-    fprintf(stderr, "analyze: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    exit(2);
-}
-
-static double number(const char *s, const char *opt)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end)
-        die("not a number", opt);
-    return v;
-}
-
 static void read_vector(const char *path, mcs_real *out, int len)
 {
     FILE *fp = fopen(path, "r");
@@ -81,21 +69,6 @@ static void read_vector(const char *path, mcs_real *out, int len)
         out[i] = (mcs_real)v;
     }
     fclose(fp);
-}
-
-static void set_param(const mcs_model *md, void *params, const char *val)
-{
-    const char *eq = strchr(val, '=');
-    int k;
-    if (!eq)
-        die("--param needs NAME=VALUE, got", val);
-    for (k = 0; k < md->np; ++k)
-        if (strlen(md->param_names[k]) == (size_t)(eq - val) &&
-            !strncmp(md->param_names[k], val, (size_t)(eq - val))) {
-            *(mcs_real *)((char *)params + md->param_offsets[k]) = (mcs_real)number(eq + 1, val);
-            return;
-        }
-    die("unknown parameter", val);
 }
 
 static void parse(int argc, char **argv, args *a, const mcs_model *md, void *params)

@@ -14,6 +14,8 @@
 #include "mcs_simulate_args.h"
 #include "mcs_simulate_output.h"
 
+const char *const app_name = "simulate";
+
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
 #define MODEL CAT(MCS_APP_MODEL, _model)

@@ -24,21 +24,6 @@ static void usage(FILE *out)
     }
 }
 
-void die(const char *what, const char *detail)
-{
-    fprintf(stderr, "simulate: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    exit(2);
-}
-
-double number(const char *text, const char *flag)
-{
-    char *end;
-    double value = strtod(text, &end);
-    if (end == text || *end != '\0' || value != value || value - value != 0)
-        die("not a finite number for", flag);
-    return value;
-}
-
 /* Index of `text` in a '|'-separated list of names, or -1. */
 static int choice_index(const char *choices, const char *text)
 {
@@ -55,21 +40,6 @@ static int choice_index(const char *choices, const char *text)
         p = bar + 1;
         ++k;
     }
-}
-
-static void set_param(const mcs_model *md, void *params, const char *val)
-{
-    const char *eq = strchr(val, '=');
-    int k;
-    if (!eq)
-        die("--param needs NAME=VALUE, got", val);
-    for (k = 0; k < md->np; ++k)
-        if (strlen(md->param_names[k]) == (size_t)(eq - val) &&
-            !strncmp(md->param_names[k], val, (size_t)(eq - val))) {
-            *(mcs_real *)((char *)params + md->param_offsets[k]) = (mcs_real)number(eq + 1, val);
-            return;
-        }
-    die("unknown parameter", val);
 }
 
 /* The key of NAME (its first `len` characters): a coordinate, or a row group (a joint's lock,

@@ -5,6 +5,7 @@
 #define MCS_SIMULATE_ARGS_H
 
 #include "mcs/mcs_sim.h"
+#include "mcs_app_util.h"
 #include "mcs_simulate_output.h"
 
 /* A lock or unlock at a given time (--lock, --unlock, the model file's timed events). */
@@ -31,10 +32,6 @@ typedef struct app_args {
 /* Adds a lock (lock = 1) or unlock of `key` (app_event) at time t, keeping the events in time
  * order (stable for equal times). */
 void add_event_at(app_args *app, mcs_real t, int key, int lock);
-/* Prints "simulate: what: detail" on stderr and exits with status 2. */
-void die(const char *what, const char *detail);
-/* A finite number, or die. */
-double number(const char *text, const char *flag);
 /* Parses argv into the options, the simulator's own arguments, the output flags (ri) and the
  * parameters (params: the model's parameter struct, written through md->param_offsets). */
 void parse_args(int argc, char **argv, mcs_options *opt, app_args *app, run_info *ri,

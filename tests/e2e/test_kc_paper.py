@@ -122,6 +122,18 @@ def kc_003(r1, e1, r2, e2, F1, F2, p1, p2, gamma_f, gamma_m):
     return K, Q
 
 
+def random_state(rng, model, joint):
+    """x (random positions, random unit Euler parameters: the constraints need not hold) and
+    lam (random on the joint's rows, zero elsewhere)."""
+    x = rng.uniform(-1, 1, model.n)
+    for b in range(model.n // 7):
+        e = rng.normal(size=4)
+        x[7 * b + 3 : 7 * b + 7] = e / np.linalg.norm(e)
+    lam = np.zeros(model.m)
+    lam[list(joint.rows)] = rng.uniform(-5, 5, joint.nrows)
+    return x, lam
+
+
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("kc003")
@@ -145,12 +157,7 @@ def test_generated_kc_is_003s_analytical_kc(compiled, joint):
     rng = np.random.default_rng(20261123 + i1)
     worst_k = worst_q = 0.0
     for _ in range(10):
-        x = rng.uniform(-1, 1, model.n)
-        for b in range(3):
-            e = rng.normal(size=4)
-            x[7 * b + 3 : 7 * b + 7] = e / np.linalg.norm(e)
-        lam = np.zeros(model.m)
-        lam[list(spec.rows)] = rng.uniform(-5, 5, spec.nrows)
+        x, lam = random_state(rng, model, spec)
         gamma = dict(zip(rows, lam[list(spec.rows)]))
         gamma_f = np.array([gamma.get(r, 0.0) for r in ("x", "y", "z")])
         gamma_m = np.array([gamma.get(r, 0.0) for r in ("Rx", "Ry", "Rz")])
@@ -185,13 +192,7 @@ def test_003_kc_is_unsymmetric_and_ours_is_symmetric(compiled):
     ours, a Hessian in Euler-parameter coordinates, is, as a second derivative must be."""
     model = compiled.model
     (spec,) = [j for j in model.joints if j.name == "hinge"]
-    rng = np.random.default_rng(7)
-    x = rng.uniform(-1, 1, model.n)
-    for b in range(3):
-        e = rng.normal(size=4)
-        x[7 * b + 3 : 7 * b + 7] = e / np.linalg.norm(e)
-    lam = np.zeros(model.m)
-    lam[list(spec.rows)] = rng.uniform(-5, 5, spec.nrows)
+    x, lam = random_state(np.random.default_rng(7), model, spec)
     Kc = compiled.K_c(x, lam, 0.0)
     assert np.abs(Kc - Kc.T).max() <= 1e-13 * np.abs(Kc).max()
     K_ref, _ = kc_003(

@@ -1,0 +1,37 @@
+/* mcs_app_util.c - fatal errors, numbers and parameters of the command-line programs
+ * (mcs_app_util.h). */
+#include "mcs_app_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "%s: %s%s%s\n", app_name, what, detail ? ": " : "", detail ? detail : "");
+    exit(2);
+}
+
+double number(const char *text, const char *flag)
+{
+    char *end;
+    double value = strtod(text, &end);
+    if (end == text || *end != '\0' || value != value || value - value != 0)
+        die("not a finite number for", flag);
+    return value;
+}
+
+void set_param(const mcs_model *md, void *params, const char *val)
+{
+    const char *eq = strchr(val, '=');
+    int k;
+    if (!eq)
+        die("--param needs NAME=VALUE, got", val);
+    for (k = 0; k < md->np; ++k)
+        if (strlen(md->param_names[k]) == (size_t)(eq - val) &&
+            !strncmp(md->param_names[k], val, (size_t)(eq - val))) {
+            *(mcs_real *)((char *)params + md->param_offsets[k]) = (mcs_real)number(eq + 1, val);
+            return;
+        }
+    die("unknown parameter", val);
+}

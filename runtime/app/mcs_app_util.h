@@ -1,0 +1,19 @@
+/* mcs_app_util.h - what the command-line programs (mcs_simulate.c, mcs_analyze.c) share: fatal
+ * errors, numbers and --param NAME=VALUE. Application code: it may print and exit. */
+#ifndef MCS_APP_UTIL_H
+#define MCS_APP_UTIL_H
+
+#include "mcs/mcs_model.h"
+
+/* The program's name in its messages ("simulate", "analyze"): defined by each program. */
+extern const char *const app_name;
+
+/* Prints "<app_name>: what: detail" on stderr and exits with status 2. */
+void die(const char *what, const char *detail);
+/* The finite number `text` (the value of option `flag`), or die. */
+double number(const char *text, const char *flag);
+/* --param NAME=VALUE: writes VALUE into the model's parameter struct `params` through
+ * md->param_offsets, or dies naming the problem. */
+void set_param(const mcs_model *md, void *params, const char *val);
+
+#endif /* MCS_APP_UTIL_H */
