@@ -298,6 +298,8 @@ def _analysis_arguments(parser):
 def cmd_plot(args):
     from .outputs.plot import plot_basis, plot_events, plot_rdiag, plot_runs
 
+    if args.modes:
+        return _plot_analysis(args)
     if args.events:
         if not args.model:
             raise McsError("plot --events needs --model MODEL (to draw the mechanism)")
@@ -314,6 +316,24 @@ def cmd_plot(args):
         written = plot_runs(args.csv, args.out, labels=args.label, momenta=args.momenta)
     for path in written:
         print(path)
+    return 0
+
+
+def _plot_analysis(args):
+    """plot --modes FILE.json: the equilibrium or the mode shapes of a saved statics/modes result
+    (written by `statics`/`modes --out DIR` or `--json`), and with --animate a GIF per mode."""
+    from .outputs.modes_plot import plot_modes
+
+    path = Path(args.modes)
+    try:
+        result = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise McsError(f"plot --modes: cannot read {path}: {exc}")
+    if not isinstance(result, dict) or not {"coordinates", "x"} <= set(result):
+        raise McsError(f"plot --modes: {path} is not the JSON of `mcsgen statics` or `modes`")
+    out = Path(args.out) if args.out else path.parent
+    for written in plot_modes(result, out, animate=args.animate):
+        print(written)
     return 0
 
 
@@ -408,7 +428,9 @@ def build_parser():
         "8, 14); with --basis BODY the tangent-basis components of a "
         "body (runs made with simulate --basis; 002 Figs. 10-11); "
         "with --events the admissible motions at each singular "
-        "configuration drawn on the mechanism (002 Figs. 3, 6, 9).",
+        "configuration drawn on the mechanism (002 Figs. 3, 6, 9); "
+        "with --modes the equilibrium or the mode shapes of a saved "
+        "statics/modes result drawn on the mechanism (003 Figs. 3, 5).",
     )
     p.add_argument("csv", nargs="*", metavar="FILE.csv")
     p.add_argument("--rdiag", action="store_true", help="diag(R) over time")
@@ -420,7 +442,16 @@ def build_parser():
     p.add_argument("--basis", metavar="BODY", help="components of T for BODY's coordinates")
     p.add_argument("--events", metavar="FILE.json", help="draw the motions of an event log")
     p.add_argument("--model", metavar="MODEL", help="the model of --events")
-    p.add_argument("--out", metavar="FILE.png", help="output (default: next to the first CSV)")
+    p.add_argument(
+        "--modes", metavar="FILE.json", help="draw a statics/modes result (modes --json/--out)"
+    )
+    p.add_argument("--animate", action="store_true", help="with --modes: a GIF of each mode")
+    p.add_argument(
+        "--out",
+        metavar="FILE.png",
+        help="output (default: next to the first CSV; with --modes a directory, default the "
+        "JSON's)",
+    )
     p.add_argument("--label", action="append", help="legend label per CSV (default: file name)")
     p.set_defaults(func=cmd_plot)
     return parser

@@ -305,6 +305,22 @@ def test_cli_tables_and_outputs(tmp_path):
     )
     assert bad.returncode == 2 and "not a statics result" in bad.stderr
     assert "Traceback" not in bad.stderr
+    # `plot --modes` redraws a saved result, with a GIF per mode
+    drawn = subprocess.run(
+        [str(ROOT / "mcsgen"), "plot", "--modes", str(tmp_path / "modes.json"), "--animate"]
+        + ["--out", str(tmp_path / "again")],
+        capture_output=True,
+        text=True,
+    )
+    assert drawn.returncode == 0, drawn.stderr
+    written = sorted(p.name for p in (tmp_path / "again").iterdir())
+    assert "modes.png" in written and any(n.endswith(".gif") for n in written), written
+    bad = subprocess.run(
+        [str(ROOT / "mcsgen"), "plot", "--modes", str(tmp_path / "modes.csv")],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "cannot read" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_statics_and_modes_in_float_on_the_portable_backend(tmp_path):
