@@ -86,6 +86,12 @@ def simulator_sources() -> List[Path]:
     return sorted((RUNTIME / "app").glob("mcs_simulate*.c")) + [RUNTIME / "app" / "mcs_app_util.c"]
 
 
+def analyzer_sources() -> List[Path]:
+    """The statics/modes driver's own C files (runtime/app/mcs_analyze.c and the helpers it shares
+    with the simulator, mcs_app_util.c)."""
+    return [RUNTIME / "app" / "mcs_analyze.c", RUNTIME / "app" / "mcs_app_util.c"]
+
+
 def program_command(
     name: str,
     main_sources: Sequence[PathLike],
@@ -146,7 +152,7 @@ def build_analyzer(
     """The statics/modes driver (runtime/app/mcs_analyze.c) linked with one generated model
     (from generated/, or from gdir: a `generate --out` directory's <name>/)."""
     gdir = Path(gdir) if gdir else model_dir(name)
-    main = [RUNTIME / "app" / "mcs_analyze.c", RUNTIME / "app" / "mcs_app_util.c"]
+    main = analyzer_sources()
     sources = main + [gdir / f"{name}.c"] + runtime_sources()
     headers = (
         sorted((RUNTIME / "include" / "mcs").glob("*.h"))

@@ -325,12 +325,12 @@ def test_cli_tables_and_outputs(tmp_path):
 
 def test_statics_and_modes_in_float_on_the_portable_backend(tmp_path):
     """The firmware configuration: float, no LAPACK (the undamped modes by Jacobi)."""
-    from mcsgen.build import RUNTIME, program_command
+    from mcsgen.build import analyzer_sources, program_command
 
     exe = tmp_path / "analyze_float"
     cmd = program_command(
         "pendulum_torsion",
-        [RUNTIME / "app" / "mcs_analyze.c"],
+        analyzer_sources(),
         exe,
         backend="portable",
         extra_flags=["-DMCS_REAL_FLOAT"],
