@@ -20,12 +20,13 @@ IDS = [p.stem for p in MODEL_FILES]
 
 @pytest.mark.parametrize("path", MODEL_FILES, ids=IDS)
 def test_generation_is_deterministic_and_committed(path, tmp_path):
-    a, b = tmp_path / "a", tmp_path / "b"
+    """A fresh generation in this process equals the committed bytes, which another process
+    (and machine) wrote: that is determinism across runs (test_same_bytes_whatever_the_process
+    adds perturbed floating point and hash seeds)."""
+    a = tmp_path / "a"
     generate(path, out_root=a, force=True)
-    generate(path, out_root=b, force=True)
     for name in (f"{path.stem}.h", f"{path.stem}.c"):
         first = (a / path.stem / name).read_bytes()
-        assert first == (b / path.stem / name).read_bytes()
         assert (
             first == (ROOT / "generated" / path.stem / name).read_bytes()
         ), f"generated/{path.stem}/{name} is stale: run `make generate`"

@@ -175,11 +175,15 @@ class CheckReport:
         return "\n".join(lines)
 
 
-def check_model(model: Model, samples: int = 5, seed: int = 1, tol: float = 1e-6) -> "CheckReport":
+def check_model(
+    model: Model, samples: int = 5, seed: int = 1, tol: float = 1e-6, generated_dir=None
+) -> "CheckReport":
+    """Every compiled kernel against finite differences of lower-order compiled functions at
+    `samples` random states (the model's generated/ C, or generated_dir's)."""
     if samples < 1:
         raise McsError("check: --samples must be at least 1")
     complete_initial_state(model)  # the sample states are spread around (x0, v0)
-    cm = CompiledModel(model)
+    cm = CompiledModel(model, generated_dir)
     n, m = model.n, model.m
     rng = np.random.default_rng(seed)
     x0 = np.array(model.x0, float)

@@ -1,0 +1,359 @@
+"""What the audit report says of one model, gathered once (issue 11): identity, the model and
+where each constraint row comes from, every derived term with the CSE definitions it uses and
+the lines of C that compute it, structure (sparsity, operation counts), verification (the
+finite-difference check and an entry-by-entry SymPy evaluation of the compiled kernels) and the
+physics at the initial state. The renderers (render.py) only format this."""
+
+import datetime
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import sympy as sp
+import yaml
+
+from .. import __version__
+from ..analysis.check import CompiledModel, check_model
+from ..derive import derive
+from ..emit.fingerprint import generator_fingerprint
+from ..emit.render import _nonzero
+from ..model import complete_initial_state
+from ..model.joints import SPATIAL_JOINTS
+
+# The matrix kernels of the report, in SPEC §5's order: (name, what, row kind, column kind);
+# a kind says what indexes that dimension ("row": constraint rows, "x": coordinates, "1": none).
+TERMS = [
+    ("c", "constraints c(x, t)", "row", "1"),
+    ("A", "Jacobian dc/dx", "row", "x"),
+    ("c_t", "dc/dt", "row", "1"),
+    ("gamma", "A xdd = gamma(x, v, t)", "row", "1"),
+    ("A_dot", "dA/dt along v", "row", "x"),
+    ("M", "mass matrix", "x", "x"),
+    ("f", "applied minus quadratic-velocity forces", "x", "1"),
+    ("K_c", "tangent stiffness of the constraints d(A^T lam)/dx", "x", "x"),
+    ("K_f", "-df/dx", "x", "x"),
+    ("D", "-df/dv", "x", "x"),
+]
+# 003 Table 1's rows of a spatial joint, and what each constrains
+ROW_MEANING = {
+    "x": "translation along the frame's x axis (003 Table 1, C_qx)",
+    "y": "translation along y (003 Table 1, C_qy)",
+    "z": "translation along z (003 Table 1, C_qz)",
+    "Rx": "rotation about x: Im(rho_F1(F2))_x (003 Table 1, C_qRx)",
+    "Ry": "rotation about y: Im(rho_F1(F2))_y (003 Table 1, C_qRy)",
+    "Rz": "rotation about z: Im(rho_F1(F2))_z (003 Table 1, C_qRz)",
+    "perp": "universal joint: axis1 . axis2 = 0",
+    "d": "distance joint: (|P1 - P2|^2 - d^2) / (2 d)",
+    "n": "planar prismatic: offset normal to the axis",
+    "theta": "planar: relative angle",
+}
+
+
+@dataclass
+class Entry:
+    """One nonzero entry of a derived term."""
+
+    row: int
+    col: int
+    expr: sp.Expr  # in the kernel's CSE temporaries w0, w1, ...
+    uses: List[str]  # the temporaries it reads, directly or through other temporaries
+
+
+@dataclass
+class Term:
+    name: str
+    what: str
+    shape: Tuple[int, int]
+    row_kind: str
+    col_kind: str
+    entries: List[Entry]
+    definitions: List[Tuple[str, sp.Expr]]  # CSE temporaries (name, expression), in order
+    c_lines: Optional[Tuple[int, int]]  # first and last line of the C function(s)
+    ops: Dict[str, int]  # adds, multiplies, divisions, function calls after CSE
+    pattern: List[Tuple[int, int]]  # nonzero (row, col)
+
+
+@dataclass
+class RowOrigin:
+    index: int
+    name: str
+    source: str  # "joint NAME", "body NAME" (unit Euler parameters) or "model file"
+    component: str  # x, y, z, Ry, ..., norm, or "-" for the model file's own rows
+    meaning: str
+    dependent: bool  # dependent on earlier rows at the initial configuration (pivoted QR)
+
+
+@dataclass
+class Audit:
+    model: object
+    date: str
+    identity: Dict[str, str]
+    generated: List[Tuple[str, str]]  # (file, sha256)
+    raw: dict  # the model file as read (bodies, joints, forces for the listing)
+    rows: List[RowOrigin]
+    rank: int
+    terms: List[Term]
+    check: object  # analysis.check.CheckReport
+    check_samples: int
+    check_seed: int
+    kernel_vs_sympy: List[Tuple[str, float, str]]  # (term, max rel diff, worst entry)
+    sympy_tol: float
+    initial: Dict[str, float]
+    ok: bool = field(default=False)
+
+
+def _shown_path(path: Path) -> str:
+    """The path as the generated banners show it: relative to the repository when inside it."""
+    from ..paths import ROOT
+
+    path = path.resolve()
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def row_origins(model, A0: np.ndarray, rank_tol: float = 1e-9) -> Tuple[List[RowOrigin], int]:
+    """Each constraint row's joint and 003 Table 1 row (or "the user's expression"), and which
+    rows a pivoted QR of A at the initial state finds dependent on the others."""
+    from scipy.linalg import qr
+
+    m = model.m
+    dependent = set()
+    rank = 0
+    if m:
+        _, R, piv = qr(A0.T, mode="economic", pivoting=True)
+        d = np.abs(np.diag(R))
+        rank = int(np.sum(d > rank_tol * d[0])) if d.size and d[0] > 0 else 0
+        dependent = set(int(i) for i in piv[rank:])
+    owner = {}
+    for j in model.joints:
+        for i in j.rows:
+            owner[i] = j
+    bodies = {c.name.split(".")[0] for c in model.coordinates if "." in c.name}
+    rows = []
+    for i, con in enumerate(model.constraints):
+        j = owner.get(i)
+        body, _, last = con.name.rpartition(".")
+        if j is None and last == "norm" and body in bodies:
+            meaning = "unit Euler parameters: e0^2 + e1^2 + e2^2 + e3^2 - 1 = 0 (000 eq. 61)"
+            rows.append(RowOrigin(i, con.name, f"body {body}", "norm", meaning, i in dependent))
+            continue
+        if j is None:
+            text = sp.sstr(con.expr)
+            text = text if len(text) <= 200 else text[:200] + " ..."
+            meaning = f"the model file's row: {text} = 0"
+            rows.append(RowOrigin(i, con.name, "model file", "-", meaning, i in dependent))
+            continue
+        component = con.name.split(".", 1)[1] if "." in con.name else con.name
+        meaning = ROW_MEANING.get(component, "drive row")
+        if j.type.kind == "spatial" and component in SPATIAL_JOINTS.get(j.type.name, ()):
+            meaning = f"{j.type.name}: {meaning}"
+        elif j.driven and component in ("x", "y", "z", "Rx", "Ry", "Rz"):
+            meaning = f"{j.type.name} with a drive (003 §2.2, rheonomic): {meaning}"
+        rows.append(RowOrigin(i, con.name, f"joint {j.name}", component, meaning, i in dependent))
+    return rows, rank
+
+
+def _count_ops(exprs) -> Dict[str, int]:
+    """Adds, multiplies, divisions and function calls of a list of expressions, as printed C
+    would do them (a subtraction is an add, x**2 a multiply, x**-1 a division)."""
+    counts = {"add": 0, "mul": 0, "div": 0, "call": 0}
+    for e in exprs:
+        for node in sp.preorder_traversal(e):
+            if isinstance(node, sp.Add):
+                counts["add"] += len(node.args) - 1
+            elif isinstance(node, sp.Mul):
+                num = [a for a in node.args if not (a.is_Pow and a.exp.is_negative)]
+                den = len(node.args) - len(num)
+                counts["mul"] += max(len(num) - 1, 0)
+                counts["div"] += den
+            elif isinstance(node, sp.Pow):
+                if node.exp.is_Integer and abs(node.exp) <= 4:
+                    counts["mul"] += abs(int(node.exp)) - 1
+                    if node.exp < 0:
+                        counts["div"] += 1
+                else:
+                    counts["call"] += 1  # pow, sqrt
+            elif isinstance(node, sp.Function):
+                counts["call"] += 1
+    return counts
+
+
+def _c_lines(c_text: str, prefix: str, name: str) -> Optional[Tuple[int, int]]:
+    """First and last line (1-based) of the kernel's C function, its static parts included."""
+    lines = c_text.splitlines()
+    pattern = re.compile(rf"^(static )?void {re.escape(prefix)}_{re.escape(name)}(_part\d+)?\(")
+    first = last = None
+    for i, line in enumerate(lines):
+        if pattern.match(line):
+            first = i + 1 if first is None else first
+            k = i
+            while k < len(lines) and lines[k] != "}":
+                k += 1
+            last = k + 1
+    return (first, last) if first else None
+
+
+def _term(name, what, row_kind, col_kind, mat, c_text, prefix) -> Term:
+    """One derived term: its nonzero entries after the same CSE as the emitted C (so w0, w1, ...
+    are the C's temporaries), the temporaries each entry reads, its C lines and operations."""
+    rows, cols = mat.shape
+    flat = [(i + j * rows, mat[i, j]) for j in range(cols) for i in range(rows)]
+    nonzero = _nonzero(flat)
+    definitions, reduced = [], []
+    if nonzero:
+        temps = sp.numbered_symbols("w")
+        definitions, reduced = sp.cse([e for _, e in nonzero], symbols=temps, order="canonical")
+    deps = {}
+    for sym, expr in definitions:
+        direct = {s for s in expr.free_symbols if s in deps}
+        deps[sym] = direct.union(*(deps[s] for s in direct)) if direct else set()
+    entries = []
+    for (k, _), expr in zip(nonzero, reduced):
+        direct = {s for s in expr.free_symbols if s in deps}
+        used = direct.union(*(deps[s] for s in direct)) if direct else set()
+        order = sorted(used, key=lambda s: int(str(s)[1:]))
+        entries.append(Entry(k % rows, k // rows, expr, [str(s) for s in order]))
+    ops = _count_ops([e for _, e in definitions] + list(reduced))
+    return Term(
+        name=name,
+        what=what,
+        shape=(rows, cols),
+        row_kind=row_kind,
+        col_kind=col_kind,
+        entries=entries,
+        definitions=[(str(s), e) for s, e in definitions],
+        c_lines=_c_lines(c_text, prefix, name),
+        ops=ops,
+        pattern=[(e.row, e.col) for e in entries],
+    )
+
+
+def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str]]:
+    """Each compiled kernel against SymPy's own evaluation of the derived expressions at one
+    random state: (term, max relative difference, the worst entry, named)."""
+    n, m = model.n, model.m
+    x = np.array(model.x0, float) + 0.1 * rng.standard_normal(n)
+    v = rng.standard_normal(n)
+    lam = rng.standard_normal(m)
+    t = float(rng.uniform())
+    subs = {s: val for s, val in zip(model.x, x)}
+    subs.update({s: val for s, val in zip(model.v, v)})
+    subs.update({s: val for s, val in zip(derived.lam, lam)})
+    subs.update({p.symbol: p.value for p in model.parameters})
+    subs[model.time] = t
+    compiled = {
+        "c": lambda: cm.c(x, t)[:, None],
+        "A": lambda: cm.A(x, t),
+        "c_t": lambda: cm.c_t(x, t)[:, None],
+        "gamma": lambda: cm.gamma(x, v, t)[:, None],
+        "A_dot": lambda: cm.A_dot(x, v, t),
+        "M": lambda: cm.M(x, t),
+        "f": lambda: cm.f(x, v, t)[:, None],
+        "K_c": lambda: cm.K_c(x, lam, t),
+        "K_f": lambda: cm.K_f(x, v, t),
+        "D": lambda: cm.D(x, v, t),
+    }
+    out = []
+    for name, _, row_kind, col_kind in TERMS:
+        mat = getattr(derived, name)
+        if mat.shape[0] == 0:
+            continue
+        ref = np.array(
+            [
+                [float(sp.N(mat[i, j].xreplace(subs), 30)) for j in range(mat.shape[1])]
+                for i in range(mat.shape[0])
+            ]
+        )
+        got = compiled[name]().reshape(ref.shape)
+        scale = max(np.abs(ref).max(), 1e-300)
+        diff = np.abs(got - ref)
+        i, j = np.unravel_index(int(np.argmax(diff)), diff.shape)
+        label = entry_label(model, name, row_kind, col_kind, int(i), int(j))
+        out.append((name, float(diff.max() / scale), label))
+    return out
+
+
+def entry_label(model, term, row_kind, col_kind, i, j) -> str:
+    """`A[3, 7] (row hinge.y, column crank.x)`: an entry named by what indexes it."""
+
+    def what(kind, k):
+        if kind == "row":
+            return f"row {model.constraints[k].name}"
+        if kind == "x":
+            return f"{model.coordinates[k].name}"
+        return ""
+
+    parts = [p for p in (what(row_kind, i), what(col_kind, j)) if p]
+    return f"{term}[{i}, {j}] ({', '.join(parts)})"
+
+
+def collect(
+    model,
+    generated_dir: Path,
+    samples: int = 3,
+    seed: int = 1,
+    tol: float = 1e-6,
+    sympy_tol: float = 1e-12,
+) -> Audit:
+    """Everything the report shows. generated_dir holds <name>.c and <name>.h (the C audited)."""
+    complete_initial_state(model)
+    name = model.name
+    c_path, h_path = generated_dir / f"{name}.c", generated_dir / f"{name}.h"
+    c_text = c_path.read_text()
+    derived = derive(model)
+    terms = [
+        _term(tn, what, rk, ck, getattr(derived, tn), c_text, name)
+        for tn, what, rk, ck in TERMS
+        if getattr(derived, tn).shape[0] > 0
+    ]
+    cm = CompiledModel(model, generated_dir)
+    x0 = np.array(model.x0, float)
+    v0 = np.array(model.v0, float)
+    A0 = cm.A(x0, 0.0) if model.m else np.zeros((0, model.n))
+    rows, rank = row_origins(model, A0)
+    check = check_model(model, samples=samples, seed=seed, tol=tol, generated_dir=generated_dir)
+    vs = kernels_against_sympy(model, derived, cm, np.random.default_rng(seed))
+    kinetic = cm.kinetic(x0, v0, 0.0)
+    potential = cm.potential(x0, 0.0)
+    initial = {
+        "kinetic energy": kinetic,
+        "potential energy": potential,
+        "total energy": kinetic + potential,
+        "constraint residual |c(x0)|_inf": float(np.abs(cm.c(x0, 0.0)).max()) if model.m else 0.0,
+        "velocity residual |A v0 + c_t|_inf": float(np.abs(A0 @ v0 + cm.c_t(x0, 0.0)).max())
+        if model.m
+        else 0.0,
+    }
+    for key, value in (model.initial_report or {}).items():
+        if isinstance(value, (int, float)):
+            initial[f"assembly: {key}"] = float(value)
+    audit = Audit(
+        model=model,
+        date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        identity={
+            "model file": _shown_path(Path(model.path)),
+            "model file sha256": model.file_hash,
+            "mcsgen version": __version__,
+            "generator fingerprint": generator_fingerprint(),
+            "SymPy version": sp.__version__,
+        },
+        generated=[(p.name, sha256(p)) for p in (h_path, c_path)],
+        raw=yaml.safe_load(Path(model.path).read_text()) or {},
+        rows=rows,
+        rank=rank,
+        terms=terms,
+        check=check,
+        check_samples=samples,
+        check_seed=seed,
+        kernel_vs_sympy=vs,
+        sympy_tol=sympy_tol,
+        initial=initial,
+    )
+    audit.ok = check.ok and all(d <= sympy_tol for _, d, _ in vs)
+    return audit
