@@ -95,9 +95,9 @@ def cmd_audit(args):
     from .audit import collect, write_report
     from .build import model_dir
 
-    model = _ensure_generated(args.model)
     if args.format not in ("html", "md"):
         raise McsError(f"audit --format: 'html' or 'md', got '{args.format}'")
+    model = _ensure_generated(args.model)
     out = Path(args.out) if args.out else ROOT / "out" / model.name / f"audit.{args.format}"
     if out.suffix.lower() not in (".html", ".htm", ".md"):
         out = out / f"audit.{args.format}"  # a directory

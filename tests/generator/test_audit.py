@@ -170,3 +170,29 @@ def test_a_browser_renders_the_mathml_without_console_errors(tmp_path):
     assert size, dom.stdout[:500]
     width, height = float(size.group(1)), float(size.group(2))
     assert width > 5 and height > 5, (width, height)
+
+
+def test_cli_writes_the_report_and_refuses_bad_options(tmp_path):
+    import subprocess
+
+    run = subprocess.run(
+        [str(ROOT / "mcsgen"), "audit", "spatial_pendulum", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "verification PASS" in run.stdout
+    parse((tmp_path / "audit.html").read_text())
+    md = tmp_path / "sp.md"
+    run = subprocess.run(
+        [str(ROOT / "mcsgen"), "audit", "spatial_pendulum", "--format", "md", "--out", str(md)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0 and md.read_text().startswith("# Audit of `spatial_pendulum`")
+    bad = subprocess.run(
+        [str(ROOT / "mcsgen"), "audit", "spatial_pendulum", "--format", "pdf"],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--format" in bad.stderr

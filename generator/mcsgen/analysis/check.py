@@ -156,6 +156,8 @@ class CheckReport:
     model: str
     tol: float
     rows: list = field(default_factory=list)  # (quantity, reference, max rel error)
+    # the sample states: {"x", "v", "t", "lam"} and the steps {"hx", "hv", "he", "hT"}
+    samples: list = field(default_factory=list)
 
     @property
     def ok(self):
@@ -191,7 +193,7 @@ def check_model(
     xscale = np.maximum(np.abs(x0), max(np.abs(x0).max(), 0.1) * 0.5)
     vscale = max(np.abs(v0).max(), 1.0)
     q_func = _extra_forces(model)
-    worst = {}
+    worst, states = {}, []
 
     def note(name, ref, err):
         key = (name, ref)
@@ -208,6 +210,7 @@ def check_model(
         # T is at most quadratic in v (the generator enforces it), so differences in v are exact
         # up to round-off: a large step keeps round-off small
         hT = 1e-2 * max(np.abs(v).max(), 1.0)
+        states.append(dict(x=x, v=v, t=t, lam=lam, hx=hx, hv=hv, he=he, hT=hT))
         if m:
             note("A", "d c/dx", rel_error(cm.A(x, t), jacobian_fd(lambda y: cm.c(y, t), x, hx)))
             note(
@@ -275,7 +278,7 @@ def check_model(
 
             f_fd = dTdx - derivative(momentum, he) + q_func(x, v, t)
             note("f", "Lagrange from T, V", rel_error(cm.f(x, v, t), f_fd))
-    report = CheckReport(model.name, tol)
+    report = CheckReport(model.name, tol, samples=states)
     for (name, ref), err in worst.items():
         report.rows.append((name, ref, err))
     return report

@@ -35,13 +35,12 @@ def sparsity_svg(shape, pattern) -> str:
     )
 
 
-def _group_of(model, term, entry):
-    """What an entry belongs to: the joint (or "model file rows") of its row for row-indexed
-    terms, the body (the coordinate's prefix) for coordinate-indexed ones."""
+def _group_of(audit, term, entry):
+    """What an entry belongs to: its row's source (a joint, a body's Euler parameters, the model
+    file) for row-indexed terms, the body (the coordinate's prefix) for coordinate-indexed ones."""
     if term.row_kind == "row":
-        joints = [j.name for j in model.joints if entry.row in j.rows]
-        return f"joint {joints[0]}" if joints else "rows of the model file"
-    coord = model.coordinates[entry.row].name
+        return audit.rows[entry.row].source
+    coord = audit.model.coordinates[entry.row].name
     return f"body {coord.split('.')[0]}" if "." in coord else "coordinates"
 
 
@@ -65,7 +64,7 @@ def _groups(audit, term, math):
     rendered = {}  # a temporary used by several groups is printed once
     groups = OrderedDict()
     for e in term.entries:
-        g = groups.setdefault(_group_of(model, term, e), {"entries": [], "uses": []})
+        g = groups.setdefault(_group_of(audit, term, e), {"entries": [], "uses": []})
         label, where = _label(model, term, e)
         text = math(e.expr)
         g["entries"].append(
