@@ -40,7 +40,7 @@ def _unfence(doc, node):
 
 def to_mathml(expr: sp.Expr, display: bool = False) -> str:
     """`<math>...</math>` for one expression (inline, or a block with display)."""
-    printer = MathMLPresentationPrinter({"mul_symbol": None})
+    printer = MathMLPresentationPrinter({"mul_symbol": "dot"})  # names have several letters
     doc = minidom.Document()
     math = doc.createElement("math")
     if display:
