@@ -279,18 +279,26 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
     return out
 
 
-def entry_label(model, term, row_kind, col_kind, i, j) -> str:
-    """`A[3, 7] (row hinge.y, column crank.x)`: an entry named by what indexes it."""
+def index_names(model, row_kind, col_kind, i, j) -> List[str]:
+    """What indexes entry (i, j) of a term: the constraint row's and the coordinate's names (a
+    vector term has no column name)."""
 
     def what(kind, k):
         if kind == "row":
-            return f"row {model.constraints[k].name}"
+            return model.constraints[k].name
         if kind == "x":
-            return f"{model.coordinates[k].name}"
-        return ""
+            return model.coordinates[k].name
+        return None
 
-    parts = [p for p in (what(row_kind, i), what(col_kind, j)) if p]
-    return f"{term}[{i}, {j}] ({', '.join(parts)})"
+    return [n for n in (what(row_kind, i), what(col_kind, j)) if n]
+
+
+def entry_label(model, term, row_kind, col_kind, i, j) -> str:
+    """`A[3, 7] (row hinge.y, crank.x)`: an entry named by what indexes it."""
+    names = index_names(model, row_kind, col_kind, i, j)
+    if row_kind == "row":
+        names[0] = f"row {names[0]}"
+    return f"{term}[{i}, {j}] ({', '.join(names)})"
 
 
 def collect(

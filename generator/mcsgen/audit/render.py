@@ -11,6 +11,7 @@ import sympy as sp
 import yaml
 
 from ..paths import TEMPLATES
+from .collect import index_names
 from .mathml import to_mathml
 
 # entries whose MathML is longer than this are folded (details/summary), not left out
@@ -45,15 +46,9 @@ def _group_of(audit, term, entry):
 
 
 def _label(model, term, entry):
-    def what(kind, k):
-        if kind == "row":
-            return model.constraints[k].name
-        if kind == "x":
-            return model.coordinates[k].name
-        return None
-
-    parts = [p for p in (what(term.row_kind, entry.row), what(term.col_kind, entry.col)) if p]
-    return f"{term.name}[{entry.row}, {entry.col}]", " / ".join(parts)
+    """(`A[3, 7]`, `hinge.y / crank.x`) of an entry."""
+    names = index_names(model, term.row_kind, term.col_kind, entry.row, entry.col)
+    return f"{term.name}[{entry.row}, {entry.col}]", " / ".join(names)
 
 
 def _groups(audit, term, math):

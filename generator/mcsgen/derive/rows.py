@@ -21,14 +21,15 @@ def row_terms(ci, x, v, t, index, cache=None) -> RowTerms:
     column).
 
     cache (a dict, optional): rows that are the same function of their own coordinates (every
-    link of a chain, every wheel of a vehicle) are differentiated once. The row is written in
-    placeholders for its coordinates and velocities, in column order; the derivatives of that
-    canonical row are kept and renamed back, which costs an xreplace instead of a Hessian."""
+    link of a chain, every wheel of a vehicle) are differentiated once. The row is rewritten in
+    canonical symbols for its coordinates and velocities (the k-th of its columns becomes @xk,
+    @vk); the derivatives of that canonical row are kept and renamed back, which costs an
+    xreplace instead of a Hessian."""
     cols = sorted((index[s] for s in ci.free_symbols if s in index))
     if cache is None:
         return _row_terms(ci, [x[j] for j in cols], [v[j] for j in cols], t, cols)
-    X = [_placeholder("x", k, x[j]) for k, j in enumerate(cols)]
-    V = [_placeholder("v", k, v[j]) for k, j in enumerate(cols)]
+    X = [_canonical_symbol("x", k, x[j]) for k, j in enumerate(cols)]
+    V = [_canonical_symbol("v", k, v[j]) for k, j in enumerate(cols)]
     key = ci.xreplace(dict(zip((x[j] for j in cols), X)))
     local = cache.get(key)
     if local is None:
@@ -48,7 +49,7 @@ def row_terms(ci, x, v, t, index, cache=None) -> RowTerms:
     )
 
 
-def _placeholder(kind, k, like):
+def _canonical_symbol(kind, k, like):
     """The k-th canonical coordinate (kind "x") or velocity ("v"), with the assumptions of the
     symbol it stands for; "@" keeps it apart from every name a model file can declare."""
     return sp.Symbol(f"@{kind}{k}", **like.assumptions0)

@@ -68,7 +68,7 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
 
     # one small multiprecision function per row, over the row's own coordinates:
     # (c_i, dc_i/dx_local, dc_i/dt); rows that are the same function of their own coordinates
-    # (the links of a chain) share one, written in placeholders
+    # (the links of a chain) share one, written in canonical symbols @x0, @x1, ...
     rows_fn, same_rows = [], {}
     for con in model.constraints:
         c = con.expr.xreplace(values)
