@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 from .errors import BuildError
-from .paths import BUILD, GENERATED, RUNTIME, PathLike
+from .paths import BUILD, GENERATED, MODELS, ROOT, RUNTIME, USER_GENERATED, PathLike
 
 # The compile line's parts. The Makefile (CFLAGS_STRICT, LIBS) and scripts/firmware-size spell the
 # same flags; tests/test_build.py checks that they agree with these.
@@ -62,21 +62,49 @@ def _run(cmd, what):
 
 
 def _cached(target, inputs, cmd, what):
-    """Run cmd unless target exists and was built from the same inputs and command."""
+    """Run cmd (which writes target after "-o") unless target exists and was built from the same
+    inputs and command. The compiler writes a private temporary that is renamed into place, so
+    processes building the same target at once (parallel tests) never see a partial file."""
     stamp = target.with_suffix(target.suffix + ".stamp")
     fp = _fingerprint(inputs, cmd)
     if target.exists() and stamp.exists() and stamp.read_text() == fp:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    _run(cmd, what)
-    stamp.write_text(fp)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    private = [str(tmp) if a == str(target) else a for a in cmd]
+    try:
+        _run(private, what)
+        os.replace(tmp, target)
+        stamp_tmp = stamp.with_name(f".{stamp.name}.{os.getpid()}.tmp")
+        stamp_tmp.write_text(fp)
+        os.replace(stamp_tmp, stamp)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
     return target
 
 
+def _build_dir(name: str, gdir: Optional[PathLike] = None) -> Path:
+    """build/<name>/ for the model's default sources; a subfolder per other source directory
+    (`generate --out`, tests' temporary copies), so builds of the same name never collide."""
+    if gdir is None or Path(gdir).resolve() == (_generated_root(name) / name).resolve():
+        return BUILD / name
+    tag = hashlib.sha256(str(Path(gdir).resolve()).encode()).hexdigest()[:12]
+    return BUILD / name / f"at-{tag}"
+
+
+def _generated_root(name: str) -> Path:
+    """generated/ for a shipped model, build/generated/ for a user's (paths.generated_root; read
+    through this module's names so that tests can point both elsewhere)."""
+    return GENERATED if (MODELS / f"{name}.yaml").exists() else USER_GENERATED
+
+
 def model_dir(name: str) -> Path:
-    d = GENERATED / name
+    """generated/<name>/ of a shipped model, build/generated/<name>/ of a user's."""
+    d = _generated_root(name) / name
     if not (d / f"{name}.c").exists():
-        raise BuildError(f"generated/{name}/{name}.c not found: run `./mcsgen generate` first")
+        shown = d.relative_to(ROOT) if d.is_relative_to(ROOT) else d
+        raise BuildError(f"{shown}/{name}.c not found: run `./mcsgen generate` first")
     return d
 
 
@@ -122,6 +150,7 @@ def program_command(
         f"-DMCS_APP_NC={upper}_NC",
         f"-DMCS_APP_NGROUPS={upper}_NGROUPS",
         f"-DMCS_APP_GROUP_ROWS={upper}_MAX_GROUP_ROWS",
+        f"-DMCS_APP_NJC={upper}_NJC",
         "-include",
         f"{name}.h",
         *map(str, sources),
@@ -159,7 +188,7 @@ def build_analyzer(
         + sorted((RUNTIME / "src").glob("*.h"))
         + [RUNTIME / "app" / "mcs_app_util.h", gdir / f"{name}.h"]
     )
-    target = BUILD / name / f"analyze_{name}_{linalg_backend()}"
+    target = _build_dir(name, gdir) / f"analyze_{name}_{linalg_backend()}"
     cmd = program_command(name, main, target, extra_flags=extra_flags, gdir=gdir)
     return _cached(target, sources + headers, cmd, f"compiling the analyzer of {name}")
 
@@ -169,7 +198,7 @@ def build_shared(name: str, gdir: Optional[PathLike] = None) -> Path:
     generated/ or from gdir (a `generate --out` directory's <name>/)."""
     gdir = Path(gdir) if gdir else model_dir(name)
     src = gdir / f"{name}.c"
-    target = BUILD / name / f"lib{name}.so"
+    target = _build_dir(name, gdir) / f"lib{name}.so"
     cmd = [
         compiler(),
         *CFLAGS,

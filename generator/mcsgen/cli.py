@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from . import __version__
-from .errors import McsError
+from .errors import McsError, ModelError
 from .paths import MODELS, ROOT
 
 
@@ -109,6 +109,46 @@ def cmd_audit(args):
         raise McsError(f"audit: cannot write {out}: {exc.strerror or exc}")
     print(f"{model.name}: verification {'PASS' if audit.ok else 'FAIL'}; report {written}")
     return 0 if audit.ok else 1
+
+
+def _exact_value(text, where, path):
+    """A number or constant expression (pi/4) of the command line as an exact Fraction."""
+    from fractions import Fraction
+
+    import sympy as sp
+
+    from .model.exact import NotANumber, approx
+    from .model.expr import ExprError, parse_expr
+
+    try:
+        value = sp.Rational(approx(parse_expr(text.strip(), {})))
+    except (ExprError, NotANumber) as exc:
+        raise ModelError(path, where, f"'{text}' is not a finite number ({exc})") from None
+    return Fraction(int(value.p), int(value.q))
+
+
+def cmd_import_urdf(args):
+    from .urdf import import_urdf
+
+    values = {}
+    for option in ("q", "qd"):
+        values[option] = {}
+        for item in getattr(args, option):
+            joint, eq, text = item.partition("=")
+            if not eq or not joint.strip():
+                raise ModelError(args.urdf, f"--{option} {item}", "expected JOINT=VALUE")
+            values[option][joint.strip()] = _exact_value(text, f"--{option} {item}", args.urdf)
+    gravity = None
+    if args.gravity is not None:
+        parts = args.gravity.split(",")
+        if len(parts) != 3:
+            raise ModelError(args.urdf, "--gravity", f"expected X,Y,Z, got '{args.gravity}'")
+        gravity = [_exact_value(p, "--gravity", args.urdf) for p in parts]
+    out, notes = import_urdf(args.urdf, args.out, args.name, values["q"], values["qd"], gravity)
+    for note in notes:
+        print(f"  {note}")
+    print(f"wrote {out}")
+    return 0
 
 
 def format_summary(s):
@@ -414,6 +454,39 @@ def build_parser():
     au.add_argument("--samples", type=int, default=3, help="check's random states (default 3)")
     au.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     au.set_defaults(func=cmd_audit)
+
+    u = sub.add_parser(
+        "import-urdf",
+        help="write a mechanism file from a URDF robot",
+        description="Read a URDF robot description (safely: no DTDs, no entities) and write an "
+        "ordinary mechanism file: one spatial body per moving link (fixed joints merged), "
+        "revolute, continuous, prismatic and planar joints, joint damping as dampers. The root "
+        "link is fixed to the ground; joints start at 0 unless --q says otherwise; gravity is "
+        "9.81 m/s^2 along -z. What the import did is printed, one line per item.",
+    )
+    u.add_argument("urdf", metavar="ROBOT.urdf")
+    u.add_argument(
+        "--out", metavar="MODEL.yaml", help="the file to write (default: <name>.yaml, here)"
+    )
+    u.add_argument("--name", help="model name (default: the --out file's, else the robot's)")
+    u.add_argument(
+        "--q",
+        action="append",
+        default=[],
+        metavar="JOINT=VALUE",
+        help="start position of a joint (rad or m; an expression such as pi/4; default 0)",
+    )
+    u.add_argument(
+        "--qd",
+        action="append",
+        default=[],
+        metavar="JOINT=VALUE",
+        help="start rate of a joint (rad/s or m/s; default 0)",
+    )
+    u.add_argument(
+        "--gravity", metavar="X,Y,Z", help="gravity in m/s^2, world frame (default 0,0,-9.81)"
+    )
+    u.set_defaults(func=cmd_import_urdf)
 
     s = sub.add_parser(
         "simulate",

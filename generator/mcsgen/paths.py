@@ -11,5 +11,18 @@ MODELS = ROOT / "models"  # the shipped mechanism files
 GENERATED = ROOT / "generated"  # emitted C, committed
 RUNTIME = ROOT / "runtime"  # the C runtime (include/, src/, app/)
 BUILD = ROOT / "build"  # compiled objects, solvers, benchmarks
+USER_GENERATED = BUILD / "generated"  # emitted C of mechanism files outside models/
+
+
+def shipped(path: "PathLike") -> bool:
+    """Whether a mechanism file is one of models/ (its C lives in the committed generated/)."""
+    return Path(path).resolve().parent == MODELS.resolve()
+
+
+def generated_root(name: str) -> Path:
+    """Where the generated C of model `name` lives by default: generated/ for the shipped models,
+    build/generated/ for the user's (so that generating them never touches committed files)."""
+    return GENERATED if (MODELS / f"{name}.yaml").exists() else USER_GENERATED
+
 
 PathLike = Union[str, os.PathLike]  # what the API takes for a path

@@ -1,7 +1,8 @@
 /* mcs_simulate.c - command-line driver: simulate one generated model, write CSV, print a JSON
  * summary on stdout. Built by `./mcsgen simulate` with
  *   -DMCS_APP_MODEL=<name> -DMCS_APP_NX=<NAME>_NX -DMCS_APP_NC=<NAME>_NC
- *   -DMCS_APP_NGROUPS=<NAME>_NGROUPS -DMCS_APP_GROUP_ROWS=<NAME>_MAX_GROUP_ROWS -include <name>.h
+ *   -DMCS_APP_NGROUPS=<NAME>_NGROUPS -DMCS_APP_GROUP_ROWS=<NAME>_MAX_GROUP_ROWS
+ *   -DMCS_APP_NJC=<NAME>_NJC -include <name>.h
  * and mcs_simulate_output.c. Its options come from mcs_options_table.h, generated from the one
  * table of generator/mcsgen/options.py. This is an application, not library code: it may print
  * and exit. */
@@ -33,6 +34,8 @@ static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_
 static mcs_real vminus[MCS_APP_NX], dvbuf[MCS_APP_NX], pbefore[MCS_APP_NX], pafter[MCS_APP_NX];
 static mcs_real lambuf[MAX_ROWS];
 static mcs_real pbuf[MCS_APP_NX];
+/* the joints' coordinates and rates (2 njc), and the multiples of 2 pi that unwrap the angles */
+static mcs_real jcbuf[2 * MCS_APP_NJC + 1], jturns[2 * MCS_APP_NJC + 1];
 static int dep_piv[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
 
 /* The lock key of a switch of the model file: its coordinate, or nx + its row group. */
@@ -322,6 +325,8 @@ int main(int argc, char **argv)
     ri.model = md;
     ri.lambda = lambuf;
     ri.Pbuf = pbuf;
+    ri.jc = jcbuf;
+    ri.jturns = jturns;
     ri.q = qbuf;
     ri.qd = qdbuf;
     ri.t0 = 0;

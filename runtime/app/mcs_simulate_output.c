@@ -24,6 +24,31 @@ static void numbered(FILE *o, const char *prefix, int k)
     fprintf(o, ",%s%d", prefix, k);
 }
 
+/* The joints' free coordinates and rates of a row into ri->jc; an angle that jumped by about a
+ * multiple of 2 pi since the last row (the kernel's atan2 branch) is shifted back, so j.<joint>
+ * is continuous (rows are far closer than half a turn of any joint). */
+static void joint_coordinates(run_info *ri, const mcs_sim *sim, const run_row *row)
+{
+    const mcs_model *md = ri->model;
+    const mcs_real two_pi = (mcs_real)6.283185307179586476925286766559;
+    mcs_real *turns = ri->jturns, *last = ri->jturns + md->njc;
+    int i;
+    md->joint_coords(row->x, row->v, row->t, sim->params, ri->jc);
+    for (i = 0; i < md->nj; ++i) {
+        const int k = md->joints[i].coord_index;
+        if (k < 0 || md->joints[i].coordinate != MCS_JOINT_COORD_ANGLE)
+            continue;
+        if (!ri->jc_started)
+            turns[k] = 0;
+        else
+            turns[k] -=
+                two_pi * MCS_FN(floor)((ri->jc[k] + turns[k] - last[k]) / two_pi + (mcs_real)0.5);
+        ri->jc[k] += turns[k];
+        last[k] = ri->jc[k];
+    }
+    ri->jc_started = 1;
+}
+
 /* The CSV columns, in order: the header when row is NULL, else the row's values. One list, so the
  * header and the rows cannot disagree. cn and energy are the row's |c| and T + V. */
 static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real cn,
@@ -53,6 +78,18 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
         row ? value(o, MCS_FN(fabs)(row->R[i + i * n])) : numbered(o, "rdiag", i + 1);
     if (md->potential)
         row ? value(o, energy) : name(o, "energy", "");
+    if (md->njc > 0) {
+        if (row)
+            joint_coordinates(ri, sim, row);
+        for (i = 0; i < md->nj; ++i)
+            if (md->joints[i].coord_index >= 0)
+                row ? value(o, ri->jc[md->joints[i].coord_index])
+                    : name(o, "j.", md->joints[i].name);
+        for (i = 0; i < md->nj; ++i)
+            if (md->joints[i].coord_index >= 0)
+                row ? value(o, ri->jc[md->njc + md->joints[i].coord_index])
+                    : name(o, "jd.", md->joints[i].name);
+    }
     if (ri->basis) /* T = Q[:, rank:], column by column; empty cells past f */
         for (j = 0; j < n; ++j)
             for (i = 0; i < n; ++i) {

@@ -20,6 +20,10 @@ typedef struct run_info {
     mcs_real *Pbuf;                          /* (nx) scratch for --momenta */
     mcs_real *lambda;                        /* (nc) scratch for the multipliers (--reactions) */
     mcs_real *q, *qd;                        /* (nx) scratch for the projected coordinates */
+    mcs_real *jc;     /* (2 njc) scratch for the joints' coordinates and rates */
+    mcs_real *jturns; /* (2 njc) offsets (multiples of 2 pi) that keep each j.<joint> continuous,
+                         then the last values written */
+    int jc_started;   /* 0 until the first row's joint coordinates are recorded */
     /* statistics over the recorded rows */
     int rows, rank_min, rank_max, bar_shown;
     mcs_real last_t;                        /* time of the last row recorded */

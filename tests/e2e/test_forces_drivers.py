@@ -58,6 +58,7 @@ joints:
 def local_models(tmp_path, monkeypatch):
     """Generate model texts into a private generated/ and build/ (leaving the repository's)."""
     monkeypatch.setattr(build, "GENERATED", tmp_path / "generated")
+    monkeypatch.setattr(build, "USER_GENERATED", tmp_path / "generated")
     monkeypatch.setattr(build, "BUILD", tmp_path / "build")
 
     def make(text):

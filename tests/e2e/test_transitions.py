@@ -36,6 +36,7 @@ def run_tmp_model(tmp_path, monkeypatch, name, text, options):
     path.write_text(text)
     generate(path, out_root=tmp_path / "generated")
     monkeypatch.setattr(build, "GENERATED", tmp_path / "generated")
+    monkeypatch.setattr(build, "USER_GENERATED", tmp_path / "generated")
     monkeypatch.setattr(build, "BUILD", tmp_path / "build")
     out, events = tmp_path / "run.csv", tmp_path / "run.events.json"
     summary = run_simulation(name, dict(options, events=events), out_csv=out)

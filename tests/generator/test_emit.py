@@ -138,6 +138,7 @@ def test_self_check_catches_a_wrong_kernel(tmp_path, monkeypatch):
     text = text[:stmt] + "out[0] = MCS_R(1.001)*" + text[stmt + len("out[0] = ") :]
     (dst / "spatial_pendulum.c").write_text(text)
     monkeypatch.setattr(build, "GENERATED", tmp_path / "generated")
+    monkeypatch.setattr(build, "USER_GENERATED", tmp_path / "generated")
     monkeypatch.setattr(build, "BUILD", tmp_path / "build")
     report = check_model(load_model(ROOT / "models" / "spatial_pendulum.yaml"), samples=2)
     failed = [row[0] for row in report.rows if row[2] > report.tol]

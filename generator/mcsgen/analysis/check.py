@@ -245,6 +245,11 @@ def check_model(
             note(f"{name}: G_dot", "d/dt G along v", rel_error(cm.group(k, "G_dot", x, v), G_dot))
             gamma = -derivative(lambda s: cm.group(k, "G", x + s * v) @ v, he)
             note(f"{name}: gamma", "-d/dt (G v)", rel_error(cm.group(k, "gamma", x, v), gamma))
+        njc = sum(j.coordinate is not None for j in model.joints)
+        if njc:  # the joints' rates against the derivative of their coordinates along v
+            rates = cm.xwt("joint_coords", x, v, t, 2 * njc)[njc:]
+            moved = derivative(lambda s: cm.xwt("joint_coords", x + s * v, v, t, 2 * njc)[:njc], he)
+            note("joint rates", "d/dt joint coordinates along v", rel_error(rates, moved))
         note(
             "K_f",
             "-d f/dx",

@@ -35,6 +35,9 @@ class Derived:
     potential: sp.Expr  # V(x, t) or None when the model defines no energy
     lam: list  # (m) multiplier symbols used in K_c
     groups: List[GroupTerms]  # one per model.row_groups entry
+    # (2 nq x 1) the free coordinates of the joints that have one (joint order: angle about or
+    # translation along the axis, from the initial pose), then their rates d/dt along v
+    joint_coords: sp.Matrix = None
 
 
 def derive(model: "Model") -> Derived:
@@ -99,7 +102,25 @@ def derive(model: "Model") -> Derived:
         potential=model.potential,
         lam=lam,
         groups=derive_groups(model, same_rows),
+        joint_coords=_joint_coordinates(model),
     )
+
+
+def _joint_coordinates(model):
+    """(2 nq x 1): each joint's free coordinate (joints.Joint.coordinate), then its rate
+    sum_j d(coordinate)/dx_j v_j; None when no joint has one. The expressions are local to the
+    joint's two bodies, so each derivative is small."""
+    coords = [j.coordinate for j in model.joints if j.coordinate is not None]
+    if not coords:
+        return None
+    rates = [
+        sum(
+            (sp.diff(q, x) * v for x, v in zip(model.x, model.v) if x in q.free_symbols),
+            sp.Integer(0),
+        )
+        for q in coords
+    ]
+    return sp.Matrix(coords + rates)
 
 
 def _lagrange_blocks(model):

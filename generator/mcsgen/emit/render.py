@@ -16,7 +16,7 @@ import sympy as sp
 from .. import __version__
 from ..model import complete_initial_state
 from ..model.exact import clean
-from ..paths import TEMPLATES
+from ..paths import TEMPLATES, shipped
 from .fingerprint import generator_fingerprint
 from .printer import McsCodePrinter
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 4
+MODEL_ABI_VERSION = 5
 # Values of mcs_method, mcs_continuation and mcs_joint_coordinate (runtime/include/mcs/).
 METHOD_ID = {"rk4": 0, "dopri5": 1}
 CONT_ID = {"exp": 0, "euler": 1, "none": 2, "off": 3}
@@ -158,6 +158,20 @@ def build_kernels(model, derived):
         ("K_f", "xwt", "v", n * n, _column_major(derived.K_f), f"({n} x {n})", "-df/dx"),
         ("D", "xwt", "v", n * n, _column_major(derived.D), f"({n} x {n})", "-df/dv"),
     ]
+    if derived.joint_coords is not None:
+        nq = derived.joint_coords.shape[0] // 2
+        specs.append(
+            (
+                "joint_coords",
+                "xwt",
+                "v",
+                2 * nq,
+                _column_major(derived.joint_coords),
+                f"({2 * nq} x 1)",
+                "the joints' free coordinates (angle or translation from the initial pose), "
+                "then their rates",
+            )
+        )
     for k, (group, terms) in enumerate(zip(model.row_groups, derived.groups)):
         p = len(group.g)
         what = f"row group {k} ({group.name}: {group.what})"
@@ -274,13 +288,17 @@ def render(model: "Model", derived: "Derived") -> Dict[str, str]:
         lstrip_blocks=True,
     )
     sim = model.simulation
+    njc, joint_coord_index = 0, []  # index of each joint's coordinate in joint_coords, or -1
+    for joint in model.joints:
+        joint_coord_index.append(njc if joint.coordinate is not None else -1)
+        njc += joint.coordinate is not None
     ctx = {
         "version": __version__,
         "fingerprint": generator_fingerprint(),
         "model": model,
         "prefix": model.name,
         "PREFIX": model.name.upper(),
-        "source": f"models/{model.path.name}",
+        "source": f"models/{model.path.name}" if shipped(model.path) else _comment_safe(model.path),
         "file_hash": model.file_hash,
         "kernels": kernels,
         "scalars": scalars,
@@ -294,11 +312,19 @@ def render(model: "Model", derived: "Derived") -> Dict[str, str]:
         "abi_version": MODEL_ABI_VERSION,
         "joint_coord": JOINT_COORD_ID,
         "max_group_rows": max([g.nrows for g in model.row_groups] + [1]),
+        "njc": njc,
+        "joint_coord_index": joint_coord_index,
     }
     return {
         f"{model.name}.h": env.get_template("model.h.j2").render(ctx),
         f"{model.name}.c": env.get_template("model.c.j2").render(ctx),
     }
+
+
+def _comment_safe(path):
+    """A user's model path as the banner shows it: printable ASCII, no comment terminator."""
+    text = "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in str(path))
+    return text.replace("*/", "*?/")
 
 
 def c_string(text):

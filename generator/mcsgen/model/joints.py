@@ -22,9 +22,10 @@ SPATIAL_KEYS = COMMON_KEYS | {
     "axis1",
     "axis2",
     "rate",
+    "initial",
     "drive",
 }
-PLANAR_KEYS = COMMON_KEYS | {"point", "point1", "point2", "axis", "rate", "drive"}
+PLANAR_KEYS = COMMON_KEYS | {"point", "point1", "point2", "axis", "rate", "initial", "drive"}
 
 
 @dataclass(frozen=True)

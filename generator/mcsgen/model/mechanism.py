@@ -61,7 +61,13 @@ FORCE_KEYS = {
     "joint",
     "rest_angle",
 }
-FORCE_TYPES = ("force", "torque", "spring_damper", "rotational_spring_damper")
+FORCE_TYPES = (
+    "force",
+    "torque",
+    "spring_damper",
+    "rotational_spring_damper",
+    "translational_spring_damper",
+)
 
 
 class MechanismBuilder:
@@ -316,6 +322,13 @@ class MechanismBuilder:
                 coordinate = self.spatial_joint(name, jtype, b1, b2, p1, p2, spec, where)
             jt = types[jtype]
             driven = spec.get("drive") is not None
+            if "initial" in spec:  # the value the free coordinate has at the initial pose
+                if not jt.coordinate:
+                    self.ctx.fail(
+                        f"{where}.initial",
+                        "an initial coordinate needs a revolute or prismatic joint",
+                    )
+                coordinate = coordinate + self.num(spec["initial"], f"{where}.initial")
             self.joints[name] = Joint(
                 name=name,
                 type=jt,
@@ -621,18 +634,27 @@ class MechanismBuilder:
                 self.blocks.append((sp.Integer(0), k / 2 * (d - L0) ** 2))
                 if c != 0:
                     self.add_damping(c, d, xs, vs)
-            else:
+            else:  # a spring-damper on a joint's free coordinate
                 jname = spec.get("joint")
                 if jname not in self.joints:
                     self.ctx.fail(f"{where}.joint", f"unknown joint '{jname}'")
-                if self.joints[jname].type.name != "revolute":
+                rotational = ftype == "rotational_spring_damper"
+                needed = "revolute" if rotational else "prismatic"
+                if self.joints[jname].type.name != needed:
                     self.ctx.fail(
-                        f"{where}.joint", "a rotational spring-damper needs a revolute " "joint"
+                        f"{where}.joint",
+                        f"a {ftype.replace('_', ' ')} needs a {needed} joint",
+                    )
+                rest = "rest_angle" if rotational else "rest_length"
+                if ("rest_length" if rotational else "rest_angle") in spec:
+                    self.ctx.fail(
+                        f"{where}.{'rest_length' if rotational else 'rest_angle'}",
+                        f"a {ftype.replace('_', ' ')} takes '{rest}'",
                     )
                 theta = self.joint_coordinate(jname)
                 k = self.sym(spec.get("stiffness", 0), f"{where}.stiffness")
                 c = self.sym(spec.get("damping", 0), f"{where}.damping")
-                th0 = self.sym(spec.get("rest_angle", 0), f"{where}.rest_angle")
+                th0 = self.sym(spec.get(rest, 0), f"{where}.{rest}")
                 self.blocks.append((sp.Integer(0), k / 2 * (theta - th0) ** 2))
                 if c != 0:
                     self.add_damping(c, theta, xs, vs)

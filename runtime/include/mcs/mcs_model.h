@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 4
+#define MCS_MODEL_ABI_VERSION 5
 
 /* Kernel of (x, t):       c (nc), A (nc x nx), c_t (nc), M (nx x nx). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -58,9 +58,10 @@ typedef struct mcs_joint {
     const char *body2; /* the body of frame F2, or "ground" */
     int first_row;     /* its rows are first_row .. first_row + nrows - 1 of c */
     int nrows;
-    int coordinate; /* an mcs_joint_coordinate */
-    int lock_group; /* its lock: an index into the model's row groups, or -1 (nothing to lock) */
-    int driven;     /* 1 when its rows include a drive (a function of t) */
+    int coordinate;  /* an mcs_joint_coordinate */
+    int lock_group;  /* its lock: an index into the model's row groups, or -1 (nothing to lock) */
+    int driven;      /* 1 when its rows include a drive (a function of t) */
+    int coord_index; /* its free coordinate's index in joint_coords' output, or -1 (none) */
 } mcs_joint;
 
 /* A switch of the mechanism file (README, "Transitions"), inactive until an event activates
@@ -129,6 +130,11 @@ typedef struct mcs_model {
     const mcs_switch *switches; /* (nswitches) or NULL */
     int nevents;
     const mcs_switch_event *events; /* (nevents) or NULL */
+    /* The joints' free coordinates (angle about or translation along the axis, measured from the
+     * initial pose; an angle is not wrapped to (-pi, pi] but may jump by a multiple of 2 pi) and
+     * their rates: out (2 njc) = [q_j(x) ..., dq_j/dt(x, v) ...], w = v. NULL when njc = 0. */
+    int njc;
+    mcs_kernel_xwt joint_coords;
 } mcs_model;
 
 #endif /* MCS_MODEL_H */

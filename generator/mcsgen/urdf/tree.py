@@ -1,0 +1,363 @@
+"""A parsed URDF robot -> the bodies and joints of an mcsgen mechanism at a given pose.
+
+- The root link is fixed to the ground; links on `fixed` joints are merged into their parent
+  (mass, centre of mass and inertia combined by the parallel-axis theorem), so the model gets no
+  constraint rows for them; `floating` children become free bodies.
+- A body's frame is its URDF link frame (axes and all), its position the centre of mass; the
+  inertia is rotated from the inertial frame into the link frame.
+- Poses follow URDF: child link frame = parent frame * origin(xyz, rpy) * motion(q), with
+  R(rpy) = Rz(yaw) Ry(pitch) Rx(roll); revolute and continuous joints turn about `axis`,
+  prismatic ones slide along it.
+
+All arithmetic is mpmath at DIGITS digits on the file's exact numbers: the written model is the
+same on every machine (README, "Deterministic output").
+"""
+
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import mpmath
+
+from ..errors import ModelError
+
+DIGITS = 50
+MOVING = ("revolute", "continuous", "prismatic", "planar")
+# A principal moment below this fraction of the body's largest (or of mass x 1 m^2 when all are
+# zero) is raised to it: a rigid body needs a positive definite inertia.
+MIN_MOMENT = mpmath.mpf("1e-6")
+
+
+@dataclass
+class Frame:
+    """A rigid transform: rotation R (3 x 3 mpmath matrix) and translation p (3 x 1)."""
+
+    R: object
+    p: object
+
+    @staticmethod
+    def identity():
+        return Frame(mpmath.eye(3), mpmath.matrix(3, 1))
+
+    def __mul__(self, other):
+        return Frame(self.R * other.R, self.R * other.p + self.p)
+
+    def apply(self, point):
+        return self.R * point + self.p
+
+
+@dataclass
+class Body:
+    name: str  # mcsgen name
+    link: str  # the URDF link whose frame is the body frame
+    mass: object = None  # mpf
+    com: object = None  # (3 x 1) centre of mass, link frame
+    inertia: object = None  # (3 x 3) about the centre of mass, link frame
+    merged: List[str] = field(default_factory=list)  # URDF links merged into it
+    world: Optional[Frame] = None  # link frame in the world at the pose
+
+
+@dataclass
+class Joint:
+    name: str  # mcsgen name
+    urdf: object  # read.Joint
+    parent: str  # body name or "ground"
+    child: str
+    frame: Frame = None  # joint frame in the parent body's link frame
+    q: object = None  # its coordinate at the pose (mpf), None for planar
+    qd: object = None  # its rate (mpf)
+
+
+def mp(value):
+    return mpmath.mpf(value.numerator) / value.denominator
+
+
+def vec(values):
+    return mpmath.matrix([mp(v) for v in values])
+
+
+def rpy_matrix(rpy):
+    r, p, y = (mp(v) for v in rpy)
+    cr, sr, cp, sp_, cy, sy = (
+        mpmath.cos(r),
+        mpmath.sin(r),
+        mpmath.cos(p),
+        mpmath.sin(p),
+        mpmath.cos(y),
+        mpmath.sin(y),
+    )
+    Rx = mpmath.matrix([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+    Ry = mpmath.matrix([[cp, 0, sp_], [0, 1, 0], [-sp_, 0, cp]])
+    Rz = mpmath.matrix([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+    return Rz * Ry * Rx
+
+
+def axis_rotation(u, angle):
+    """Rotation by `angle` about the unit axis u (3 x 1), Rodrigues."""
+    c, s = mpmath.cos(angle), mpmath.sin(angle)
+    K = mpmath.matrix([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
+    return mpmath.eye(3) + s * K + (1 - c) * K * K
+
+
+def unit(values):
+    v = vec(values)
+    return v / mpmath.norm(v)
+
+
+def inertia_matrix(six):
+    ixx, ixy, ixz, iyy, iyz, izz = (mp(v) for v in six)
+    return mpmath.matrix([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+
+
+def steiner(mass, d):
+    """Parallel-axis term m (|d|^2 1 - d d^T) (3 x 3)."""
+    return mass * ((d.T * d)[0] * mpmath.eye(3) - d * d.T)
+
+
+class Tree:
+    """The mechanism of a Robot at pose q (dict joint name -> Fraction) and rates qd."""
+
+    def __init__(self, path, robot, q=None, qd=None, names=None):
+        mpmath.mp.dps = DIGITS
+        self.path = path
+        self.robot = robot
+        self.notes = []  # what the import did, one line per item
+        self.bodies = {}  # name -> Body, in tree order
+        self.joints = []  # [Joint]
+        self.free = []  # bodies on floating joints (no joint)
+        self.names = names  # link/joint name -> mcsgen name
+        self.root = self._root()
+        self._build()
+        self._drop_massless()
+        self._pose(q or {}, qd or {})
+
+    def fail(self, where, problem):
+        raise ModelError(self.path, where, problem)
+
+    # --- structure ------------------------------------------------------------------------------
+    def _root(self):
+        robot = self.robot
+        parent_of = {}
+        for j in robot.joints:
+            for end in ("parent", "child"):
+                link = getattr(j, end)
+                if link not in robot.links:
+                    self.fail(f"{j.where}/{end}/@link", f"unknown link '{link}'")
+            if j.parent == j.child:
+                self.fail(
+                    f"{j.where}/child/@link", f"the joint connects link '{j.child}' to itself"
+                )
+            if j.child in parent_of:
+                first = parent_of[j.child]
+                self.fail(
+                    f"{j.where}/child/@link",
+                    f"link '{j.child}' already has a parent joint ('{first.name}'): "
+                    "a URDF robot is a tree",
+                )
+            parent_of[j.child] = j
+        roots = [name for name in robot.links if name not in parent_of]
+        if not roots:
+            self.fail("robot", "the joints form a cycle (every link has a parent): no root link")
+        if len(roots) > 1:
+            self.fail(
+                f"robot/link[@name='{roots[1]}']",
+                f"more than one root link ({', '.join(roots[:4])}"
+                f"{', ...' if len(roots) > 4 else ''}): connect them by joints",
+            )
+        # every link must be reachable from the root (else the rest forms a cycle)
+        children = {}
+        for j in robot.joints:
+            children.setdefault(j.parent, []).append(j)
+        self.children = children
+        seen, stack = {roots[0]}, [roots[0]]
+        while stack:
+            for j in children.get(stack.pop(), []):
+                seen.add(j.child)
+                stack.append(j.child)
+        lost = [name for name in robot.links if name not in seen]
+        if lost:
+            self.fail(
+                robot.links[lost[0]].where,
+                f"link '{lost[0]}' is on a cycle of joints, not reachable from the root link "
+                f"'{roots[0]}'",
+            )
+        return roots[0]
+
+    def _build(self):
+        """Bodies and joints, merging fixed children; breadth-first from the root."""
+        # where each URDF link ended up: (body name or "ground", frame of the link in that body)
+        self.place = {self.root: ("ground", Frame.identity())}
+        self.notes.append(f"link '{self.root}' (the root) is fixed to the ground")
+        queue = [self.root]
+        while queue:
+            link_name = queue.pop(0)
+            owner, T_link = self.place[link_name]
+            for j in self.children.get(link_name, []):
+                origin = Frame(rpy_matrix(j.rpy), vec(j.xyz))
+                if j.mimic is not None:
+                    self.fail(
+                        f"{j.where}/mimic",
+                        f"<mimic> (joint '{j.name}' following '{j.mimic}') is not supported: "
+                        "remove the element to import the joint as independent",
+                    )
+                if j.type == "fixed":
+                    self.place[j.child] = (owner, T_link * origin)
+                    if owner != "ground":
+                        self._add_inertial(self.bodies[owner], j.child, T_link * origin)
+                        self.bodies[owner].merged.append(j.child)
+                    self.notes.append(
+                        f"fixed joint '{j.name}': link '{j.child}' merged into "
+                        f"{'the ground' if owner == 'ground' else repr(owner)}"
+                    )
+                else:
+                    body = Body(
+                        self.names[j.child],
+                        j.child,
+                        mpmath.mpf(0),
+                        mpmath.matrix(3, 1),
+                        mpmath.matrix(3, 3),
+                    )
+                    self.bodies[body.name] = body
+                    self._add_inertial(body, j.child, Frame.identity())
+                    self.place[j.child] = (body.name, Frame.identity())
+                    if j.type == "floating":
+                        self.free.append((body.name, owner, T_link * origin, j))
+                        self.notes.append(
+                            f"floating joint '{j.name}': link '{j.child}' is a free body "
+                            "(no constraint rows)"
+                        )
+                    else:
+                        self.joints.append(
+                            Joint(self.names[j.name], j, owner, body.name, T_link * origin)
+                        )
+                queue.append(j.child)
+
+    def _add_inertial(self, body, link_name, T):
+        """Adds a URDF link's inertial to body (T: the link's frame in the body's frame)."""
+        inertial = self.robot.links[link_name].inertial
+        if inertial is None or inertial.mass == 0:
+            return
+        m = mp(inertial.mass)
+        R_i = T.R * rpy_matrix(inertial.rpy)  # inertia frame in the body frame
+        J = R_i * inertia_matrix(inertial.inertia) * R_i.T
+        c = T.apply(vec(inertial.xyz))
+        total = body.mass + m
+        com = (body.mass * body.com + m * c) / total
+        body.inertia = body.inertia + steiner(body.mass, body.com - com) + J + steiner(m, c - com)
+        body.mass, body.com = total, com
+
+    def _drop_massless(self):
+        """A body without mass cannot be simulated: dropped (with its joint) when nothing hangs
+        on it, refused when it carries other bodies."""
+        for name in reversed(list(self.bodies)):
+            body = self.bodies[name]
+            if body.mass > 0:
+                continue
+            carried = [j for j in self.joints if j.parent == name] + [
+                f for f in self.free if f[1] == name
+            ]
+            link = self.robot.links[body.link]
+            if carried:
+                first = carried[0]
+                what = first.urdf.name if isinstance(first, Joint) else first[3].name
+                self.fail(
+                    f"{link.where}/inertial",
+                    f"link '{body.link}' has no mass but moves and carries joint '{what}': give "
+                    "it an <inertial> (every moving body needs a mass)",
+                )
+            self.joints = [j for j in self.joints if j.child != name]
+            self.free = [f for f in self.free if f[0] != name]
+            del self.bodies[name]
+            self.notes.append(
+                f"link '{body.link}' has no mass and carries nothing: dropped with its joint"
+            )
+        if not self.bodies:
+            self.fail("robot", "no link with a mass moves: nothing to simulate")
+        for body in self.bodies.values():
+            self._check_inertia(body)
+
+    def _check_inertia(self, body):
+        """Principal moments must satisfy J1 + J2 >= J3 (a rigid body) and be positive (else the
+        mass matrix is singular): when they do not, all three are raised by the smallest equal
+        amount that makes them so (a point mass gets MIN_MOMENT x mass x 1 m^2), and it is said."""
+        moments = sorted(mpmath.eigsy(body.inertia)[0])
+        raise_by = max(moments[2] - moments[0] - moments[1], mpmath.mpf(0))
+        if moments[0] + raise_by <= 0:
+            scale = moments[2] if moments[2] > 0 else body.mass * 1  # kg m^2
+            raise_by = MIN_MOMENT * scale - moments[0]
+        if raise_by > 0:
+            body.inertia = body.inertia + raise_by * mpmath.eye(3)
+            was = ", ".join(f"{float(m):.6g}" for m in moments)
+            why = (
+                "not positive definite"
+                if moments[0] <= 0
+                else "violates the triangle inequality J1 + J2 >= J3"
+            )
+            self.notes.append(
+                f"link '{body.link}': inertia {why} (principal moments {was}); each principal "
+                f"moment raised by {float(raise_by):.6g} kg m^2 (edit the body's inertia to "
+                "override)"
+            )
+
+    # --- pose -----------------------------------------------------------------------------------
+    def _pose(self, q, qd):
+        known = {j.urdf.name: j for j in self.joints}
+        floating = {f[3].name for f in self.free}
+        for name in list(q) + list(qd):
+            if name in floating:
+                self.fail(f"--q {name}", "a floating joint has no single coordinate to set")
+            if name not in known:
+                urdf = [j for j in self.robot.joints if j.name == name]
+                problem = (
+                    f"joint '{name}' is {urdf[0].type} (merged or dropped): it has no coordinate"
+                    if urdf
+                    else f"no joint named '{name}'"
+                )
+                self.fail(f"--q {name}", problem)
+            if known[name].urdf.type == "planar":
+                self.fail(f"--q {name}", "a planar joint has no single coordinate to set")
+        world = {"ground": Frame.identity()}
+        for j in self.joints:
+            # joints are in breadth-first order: the parent's pose is known
+            value = mp(q.get(j.urdf.name, 0))
+            j.q = None if j.urdf.type == "planar" else value
+            j.qd = None if j.urdf.type == "planar" else mp(qd.get(j.urdf.name, 0))
+            u = unit(j.urdf.axis)
+            if j.urdf.type in ("revolute", "continuous"):
+                motion = Frame(axis_rotation(u, value), mpmath.matrix(3, 1))
+            elif j.urdf.type == "prismatic":
+                motion = Frame(mpmath.eye(3), u * value)
+            else:
+                motion = Frame.identity()
+            world[j.child] = world[j.parent] * j.frame * motion
+            self._check_limit(j, value)
+        for name, owner, frame, _ in self.free:
+            world[name] = world[owner] * frame
+        ordered = {}
+        for name in self.bodies:  # bodies in tree order, with their world frames
+            body = self.bodies[name]
+            body.world = world[name]
+            ordered[name] = body
+        self.bodies = ordered
+
+    def _check_limit(self, j, value):
+        limit = j.urdf.limit or {}
+        if j.urdf.type in ("revolute", "prismatic") and "lower" in limit and "upper" in limit:
+            lo, hi = mp(limit["lower"]), mp(limit["upper"])
+            if lo == hi:
+                self.notes.append(
+                    f"joint '{j.urdf.name}': equal lower and upper limits ({float(lo):g}); "
+                    "imported as free to move (mcsgen has no limit stops)"
+                )
+            elif not lo <= value <= hi:
+                self.notes.append(
+                    f"joint '{j.urdf.name}': the start value {float(value):g} is outside its "
+                    f"limits [{float(lo):g}, {float(hi):g}]"
+                )
+
+    def joint_world(self, j):
+        """(point, axis) of a joint in the world at the pose (3 x 1 each)."""
+        frame = self.bodies_world(j.parent) * j.frame
+        return frame.p, frame.R * unit(j.urdf.axis)
+
+    def bodies_world(self, name):
+        return Frame.identity() if name == "ground" else self.bodies[name].world

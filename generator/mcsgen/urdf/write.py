@@ -1,0 +1,173 @@
+"""The mechanism file of an imported URDF tree: ordinary YAML, one comment per body and joint
+saying which URDF element it came from (README, "Importing URDF")."""
+
+import re
+import textwrap
+
+import mpmath
+
+from .tree import unit
+
+SNAP = mpmath.mpf("1e-14")  # relative to the largest entry: below it an entry is round-off
+
+
+def num(value, tol=0):
+    """The shortest decimal text within `tol` of an mpf (or, with tol = 0, of the double nearest
+    it). Deterministic: mpmath rounds correctly and Python's float formatting is exact."""
+    x = float(value)
+    if x == 0:
+        return "0"
+    for digits in range(1, 18):
+        text = format(x, f".{digits}g")
+        if float(text) == x or abs(mpmath.mpf(text) - value) <= tol:
+            break
+    if "e" not in text and "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if "e" not in text and abs(x) < 1e-4:
+        text = format(float(text), "g")
+    return text
+
+
+def nums(values):
+    """A YAML list of numbers, each the shortest text within 1e-15 of the largest (round-off of
+    the 17-digit pi/2 of a URDF's rpy, say, is not written out)."""
+    values = list(values)
+    scale = max([abs(v) for v in values] + [mpmath.mpf(0)])
+    tol = mpmath.mpf("1e-15") * scale
+    return "[" + ", ".join(num(0 if abs(v) <= SNAP * scale else v, tol) for v in values) + "]"
+
+
+def quaternion(R):
+    """Unit quaternion (w, x, y, z), w >= 0, of a rotation matrix (Shepperd's branches)."""
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    if tr > 0:
+        s = mpmath.sqrt(tr + 1) * 2
+        q = [s / 4, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
+    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
+        s = mpmath.sqrt(1 + R[0, 0] - R[1, 1] - R[2, 2]) * 2
+        q = [(R[2, 1] - R[1, 2]) / s, s / 4, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
+    elif R[1, 1] > R[2, 2]:
+        s = mpmath.sqrt(1 + R[1, 1] - R[0, 0] - R[2, 2]) * 2
+        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, s / 4, (R[1, 2] + R[2, 1]) / s]
+    else:
+        s = mpmath.sqrt(1 + R[2, 2] - R[0, 0] - R[1, 1]) * 2
+        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, s / 4]
+    norm = mpmath.sqrt(sum(c * c for c in q))
+    q = [c / norm for c in q]
+    return [-c for c in q] if q[0] < 0 else q
+
+
+def comment_text(text):
+    """Text safe inside a YAML comment or block scalar: printable ASCII on one line."""
+    text = re.sub(r"\s+", " ", str(text))
+    return "".join(ch if 32 <= ord(ch) < 127 else "?" for ch in text)
+
+
+def quoted(text):
+    return '"' + comment_text(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def render(tree, name, source, gravity):
+    """The YAML text. gravity: None (9.81 along -z, as the parameter g) or 3 Fractions."""
+    robot = tree.robot
+    about = (
+        f"Imported from the URDF robot '{comment_text(robot.name)}' ({comment_text(source)}): "
+        f"{len(tree.bodies)} bodies, {len(tree.joints)} joints. Body frames are the URDF link "
+        "frames, positions the centres of mass. Joint coordinates (CSV columns j.<joint>) are "
+        "the URDF joint positions. mcsgen has no joint limits, friction or contact: <limit> is "
+        "kept as a comment and <dynamics friction> is not modelled."
+    )
+    out = [
+        f"# Imported from {comment_text(source)} by ./mcsgen import-urdf: an ordinary mechanism",
+        '# file (README, "Bodies and joints"); edit it, then generate and simulate.',
+        f"name: {name}",
+        "description: |",
+    ]
+    out += ["  " + line for line in textwrap.wrap(about, 96)]
+    out.append("  What the import did:")
+    for note in tree.notes:
+        lines = textwrap.wrap(comment_text(note), 94)
+        out += ["  - " + lines[0]] + ["    " + line for line in lines[1:]]
+    out.append(f"source: {quoted(source)}")
+    dampers = [j for j in tree.joints if j.urdf.damping > 0 and j.urdf.type != "planar"]
+    params = []
+    if gravity is None:
+        params.append("  g: {value: 9.81, unit: m/s^2, description: gravity along -z}")
+    for j in dampers:
+        unit_text = "N m s/rad" if j.urdf.type != "prismatic" else "N s/m"
+        params.append(
+            f"  damping_{j.name}: {{value: {num(j.urdf.damping)}, unit: {unit_text}, "
+            f"description: <dynamics damping> of joint {quoted(j.urdf.name)}}}"
+        )
+    if params:
+        out.append("parameters:")
+        out += params
+    if gravity is None:
+        out.append("gravity: [0, 0, -g]")
+    else:
+        out.append(f"gravity: {nums([mpmath.mpf(g.numerator) / g.denominator for g in gravity])}")
+    out.append("bodies:")
+    free = {f[0] for f in tree.free}
+    for body in tree.bodies.values():
+        link = robot.links[body.link]
+        merged = f"; merged: {', '.join(body.merged)}" if body.merged else ""
+        out.append(f"  # link {quoted(body.link)} ({comment_text(link.where)}){merged}")
+        out.append(f"  - name: {body.name}")
+        out.append("    type: spatial")
+        out.append(f"    mass: {num(body.mass)}")
+        J = body.inertia
+        scale = max(abs(J[a, b]) for a in range(3) for b in range(3))
+        off = [J[0, 1], J[0, 2], J[1, 2]]
+        if all(abs(v) <= SNAP * scale for v in off):
+            out.append(f"    inertia: {nums([J[0, 0], J[1, 1], J[2, 2]])}")
+        else:
+            rows = ", ".join(nums([J[a, b] for b in range(3)]) for a in range(3))
+            out.append(f"    inertia: [{rows}]")
+        out.append(f"    position: {nums(body.world.apply(body.com))}")
+        q = quaternion(body.world.R)
+        if not (abs(q[0] - 1) <= SNAP and all(abs(c) <= SNAP for c in q[1:])):
+            out.append(f"    orientation: {{euler_parameters: {nums(q)}}}")
+        if body.name in free:
+            out.append("    velocity: [0, 0, 0]")
+            out.append("    angular_velocity: [0, 0, 0]")
+    if tree.joints:
+        out.append("joints:")
+    kinds = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
+    kinds["planar"] = "planar"
+    for j in tree.joints:
+        u = j.urdf
+        parent_link = u.parent
+        out.append(
+            f"  # joint {quoted(u.name)} ({u.type}): link {quoted(parent_link)} -> "
+            f"link {quoted(u.child)}"
+        )
+        if u.limit:
+            limits = ", ".join(f"{k} {num(v)}" for k, v in u.limit.items())
+            out.append(f"  #   <limit> {limits} (not enforced)")
+        if u.friction > 0:
+            out.append(f"  #   <dynamics friction> {num(u.friction)} (not modelled)")
+        point, axis = tree.joint_world(j)
+        fields = [
+            f"name: {j.name}",
+            f"type: {kinds[u.type]}",
+            f"body1: {j.child}",
+            f"body2: {j.parent}",
+            f"point: {nums(point)}",
+            f"axis: {nums(axis)}",
+        ]
+        if j.q is not None:
+            fields += [f"initial: {num(j.q)}", f"rate: {num(j.qd)}"]
+        out.append("  - {" + ", ".join(fields) + "}")
+    if dampers:
+        out.append("forces:  # <dynamics damping> as joint dampers")
+        for j in dampers:
+            kind = (
+                "rotational_spring_damper"
+                if j.urdf.type != "prismatic"
+                else "translational_spring_damper"
+            )
+            out.append(f"  - {{type: {kind}, joint: {j.name}, damping: damping_{j.name}}}")
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["render", "num", "nums", "quaternion", "unit"]
