@@ -81,7 +81,7 @@ test-sanitize: deps $(addprefix $(B)/tests-asan/,$(C_TESTS))
 	  $(B)/tests-asan/$$t || exit 1; done
 
 test-py: deps
-	$(PYTHON) -m pytest -q tests
+	$(PYTHON) -m pytest -q -n 2 --dist loadfile tests
 
 # Formatting and static checks (black, flake8, clang-format; configured in pyproject.toml, .flake8
 # and .clang-format). Generated C is not linted.

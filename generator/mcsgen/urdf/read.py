@@ -21,6 +21,7 @@ MAX_BYTES = 50 * 1024 * 1024  # larger files are not robot descriptions
 NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?$")
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 ZERO3 = (Fraction(0),) * 3
+MAX_MAGNITUDE = 10**12  # larger is no length, mass or inertia of a robot (and overflows later)
 
 
 @dataclass
@@ -84,7 +85,15 @@ def numbers(path, element, attr, where, count, default=None):
         if not NUMBER.match(tok):
             shown = tok if len(tok) <= 40 else tok[:37] + "..."
             fail(path, f"{where}/@{attr}", f"'{shown}' is not a finite decimal number")
-        values.append(Fraction(tok))
+        value = Fraction(tok)
+        if abs(value) > MAX_MAGNITUDE:
+            fail(
+                path,
+                f"{where}/@{attr}",
+                f"'{tok}' is not a finite decimal number of a robot "
+                f"(magnitude above {MAX_MAGNITUDE:.0e})",
+            )
+        values.append(value)
     return tuple(values)
 
 

@@ -21,11 +21,8 @@ def num(value, tol=0):
         text = format(x, f".{digits}g")
         if float(text) == x or abs(mpmath.mpf(text) - value) <= tol:
             break
-    if "e" not in text and "." in text:
-        text = text.rstrip("0").rstrip(".")
-    if "e" not in text and abs(x) < 1e-4:
-        text = format(float(text), "g")
-    return text
+    text = repr(float(text))  # the same double's shortest text, positional where Python's is
+    return text[:-2] if text.endswith(".0") else text
 
 
 def nums(values):

@@ -1,0 +1,147 @@
+"""URDF robots imported, generated, checked and simulated as a user would (./mcsgen import-urdf,
+check, simulate): energy conservation, the damping power, and the imported PUMA 560 against the
+hand-written DH model of models/puma560_estop.yaml."""
+
+import numpy as np
+import pytest
+import yaml
+from scipy.integrate import simpson
+
+from mcsgen.analysis.check import CompiledModel
+from mcsgen.model import load_model
+from mcsgen.model.exact import approx
+from mcsgen.model.expr import parse_expr
+from mcsgen.outputs.plot import read_run
+from mcsgen.paths import MODELS
+
+URDF = MODELS / "urdf"
+Q_NOMINAL = {"J2": "pi/4", "J3": "pi", "J5": "pi/4"}
+QD_NOMINAL = {"J1": 1.0, "J2": -0.8, "J3": 0.6, "J4": 0.5, "J5": 0.5, "J6": 0.5}
+CASES = {
+    # model name: (URDF, --q, --qd)
+    "urdf_puma560": ("puma560.urdf", Q_NOMINAL, QD_NOMINAL),
+    "urdf_double_pendulum": (
+        "double_pendulum.urdf",
+        {"shoulder": 1.2, "elbow": -0.5},
+        {"elbow": 2},
+    ),
+}
+
+
+def import_and_run(cli, tmp, name, urdf, q, qd, *options):
+    """import-urdf, check and simulate one robot; returns (model file, summary text, run)."""
+    path = tmp / f"{name}.yaml"
+    args = ["import-urdf", URDF / urdf, "--out", path]
+    args += [a for j, v in q.items() for a in ("--q", f"{j}={v}")]
+    args += [a for j, v in qd.items() for a in ("--qd", f"{j}={v}")]
+    proc = cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    proc = cli("check", path, "--samples", "2")
+    assert proc.returncode == 0 and "all terms agree" in proc.stdout, proc.stdout + proc.stderr
+    out = tmp / f"{name}.csv"
+    proc = cli("simulate", path, "--out", out, *options)
+    assert proc.returncode == 0, proc.stderr
+    return path, proc.stdout, read_run(out)
+
+
+@pytest.fixture(scope="module")
+def conservative(tmp_path_factory):
+    from conftest import run_cli
+
+    tmp = tmp_path_factory.mktemp("urdf")
+    options = ("--method", "dopri5", "--rtol", "1e-11", "--atol", "1e-13", "--t-end", "2")
+    return {
+        name: import_and_run(run_cli, tmp, name, *case, *options) for name, case in CASES.items()
+    }
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_imported_robot_conserves_energy_and_reports_joint_angles(conservative, name):
+    path, summary, run = conservative[name]
+    e = run["energy"]
+    assert np.abs(e - e[0]).max() <= 1e-9 * abs(e[0])
+    assert run["c_norm"].max() <= 1e-10
+    # j.<joint> starts at the --q value (URDF joint positions), jd.<joint> is its rate
+    urdf, q, qd = CASES[name]
+    for joint in yaml.safe_load(path.read_text())["joints"]:
+        j, jd = run[f"j.{joint['name']}"], run[f"jd.{joint['name']}"]
+        start = float(approx(parse_expr(str(q.get(joint["name"], 0)), {})))
+        assert j[0] == pytest.approx(start, abs=1e-15)
+        assert jd[0] == pytest.approx(qd.get(joint["name"], 0), abs=1e-12)
+        t = run["t"]
+        middle = slice(2, len(t) - 2)
+        assert np.abs(np.gradient(j, t) - jd)[middle].max() <= 1e-3 * max(1, np.abs(jd).max())
+
+
+def joint_space_mass_matrix(cm, model, theta, x0):
+    """M_q = T' M T at joint coordinates theta: x(theta) solves [c(x); j(x) - theta] = 0
+    (Newton, continued from x0 in small steps) and T = dx/dtheta (n x f)."""
+    n, f = model.n, len(theta)
+
+    def joints(x):
+        return cm.xwt("joint_coords", x, np.zeros(n), 0.0, 2 * f)[:f]
+
+    def jacobian(x):
+        rows = [cm.xwt("joint_coords", x, e, 0.0, 2 * f)[f:] for e in np.eye(n)]
+        return np.vstack([cm.A(x, 0.0), np.array(rows).T])
+
+    x, start = np.array(x0, float), joints(np.array(x0, float))
+    for s in np.linspace(0, 1, 9)[1:]:
+        target = start + s * (np.asarray(theta) - start)
+        for _ in range(20):
+            residual = np.concatenate([cm.c(x, 0.0), joints(x) - target])
+            if np.abs(residual).max() < 1e-15:
+                break
+            x = x - np.linalg.solve(jacobian(x), residual)
+    assert np.abs(np.concatenate([cm.c(x, 0.0), joints(x) - theta])).max() < 1e-13
+    T = np.linalg.solve(jacobian(x), np.vstack([np.zeros((model.m, f)), np.eye(f)]))
+    return T.T @ cm.M(x, 0.0) @ T
+
+
+def test_imported_puma_has_the_hand_written_mass_matrix(conservative):
+    """At random joint angles the imported PUMA's joint-space mass matrix equals that of
+    models/puma560_estop.yaml (different body frames, poses and joint frames) less the latter's
+    rotor inertias G^2 Jm, which URDF cannot express. The hand model counts its joint angles
+    from the nominal pose, the import gives the URDF's (= DH) angles."""
+    path = conservative["urdf_puma560"][0]
+    imported = load_model(path)
+    hand = load_model(MODELS / "puma560_estop.yaml")
+    raw = yaml.safe_load((MODELS / "puma560_estop.yaml").read_text())
+    rotor = [float(approx(parse_expr(str(j["rotor_inertia"]), {}))) for j in raw["joints"]]
+    cm_imported, cm_hand = CompiledModel(imported), CompiledModel(hand)
+    nominal = np.array([0, np.pi / 4, np.pi, 0, np.pi / 4, 0])
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        theta = nominal + rng.uniform(-1.5, 1.5, 6)
+        M_imported = joint_space_mass_matrix(cm_imported, imported, theta, imported.x0)
+        M_hand = joint_space_mass_matrix(cm_hand, hand, theta - nominal, hand.x0)
+        M_hand -= np.diag(rotor)
+        assert np.abs(M_imported - M_hand).max() <= 1e-12 * np.abs(M_hand).max()
+
+
+def test_joint_damping_dissipates_exactly_the_damping_power(cli, tmp_path):
+    """The cart-pole's <dynamics damping> (a translational and a rotational joint damper): the
+    energy lost equals the integral of c1 xd^2 + c2 thetad^2 over the run."""
+    path, summary, run = import_and_run(
+        cli,
+        tmp_path,
+        "urdf_cart_pole",
+        "cart_pole.urdf",
+        {"hinge": 0.3},
+        {"slider": 1},
+        "--method",
+        "dopri5",
+        "--rtol",
+        "1e-11",
+        "--atol",
+        "1e-13",
+        "--t-end",
+        "3",
+        "--dt-out",
+        "0.001",
+    )
+    power = 0.3 * run["jd.slider"] ** 2 + 0.01 * run["jd.hinge"] ** 2
+    dissipated = simpson(power, x=run["t"])
+    lost = run["energy"][0] - run["energy"][-1]
+    assert lost > 0.1 * run["energy"][0]  # a real loss, not round-off
+    assert lost == pytest.approx(dissipated, rel=1e-8)

@@ -1,0 +1,336 @@
+"""The URDF importer (generator/mcsgen/urdf): what it writes, and one clear line for every bad or
+hostile file with nothing written. Fast: nothing here generates C."""
+
+import math
+import re
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import yaml
+
+from mcsgen.errors import ModelError
+from mcsgen.model import load_model
+from mcsgen.paths import MODELS
+from mcsgen.urdf import import_urdf
+from mcsgen.urdf.tree import rpy_matrix
+
+URDF = MODELS / "urdf"
+
+PENDULUM = """<?xml version="1.0"?>
+<robot name="bar">
+  <link name="base"/>
+  <link name="bar">
+    <inertial>
+      <origin xyz="{com}" rpy="{irpy}"/>
+      <mass value="2"/>
+      <inertia ixx="{ixx}" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.01"/>
+    </inertial>
+  </link>
+  <joint name="hinge" type="{jtype}">
+    <parent link="base"/><child link="bar"/>
+    <origin xyz="0 0 1" rpy="{rpy}"/>
+    <axis xyz="{axis}"/>
+    {extra}
+  </joint>
+</robot>
+"""
+
+
+def pendulum(**changes):
+    fields = dict(
+        com="0 0 -0.5",
+        irpy="0 0 0",
+        ixx="0.2",
+        jtype="revolute",
+        rpy="0 0 0",
+        axis="1 0 0",
+        extra="",
+    )
+    fields.update(changes)
+    return PENDULUM.format(**fields)
+
+
+def run_import(tmp_path, text, **kw):
+    src = tmp_path / "robot.urdf"
+    src.write_text(text)
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    return import_urdf(src, out / f"{kw.pop('name', 'robot')}.yaml", **kw)
+
+
+def test_the_written_file_is_an_ordinary_commented_model(tmp_path):
+    path, notes = run_import(tmp_path, pendulum(), q={"hinge": Fraction(1, 2)})
+    text = path.read_text()
+    assert "# link \"bar\" (robot/link[@name='bar'])" in text
+    assert '# joint "hinge" (revolute): link "base" -> link "bar"' in text
+    doc = yaml.safe_load(text)
+    (joint,) = doc["joints"]
+    assert joint["initial"] == 0.5 and joint["rate"] == 0
+    assert joint["point"] == [0, 0, 1] and joint["axis"] == [1, 0, 0]
+    (body,) = doc["bodies"]
+    # the bar hangs from (0, 0, 1), turned by 0.5 rad about x: its centre of mass follows
+    assert body["position"] == pytest.approx([0, 0.5 * math.sin(0.5), 1 - 0.5 * math.cos(0.5)])
+    q = body["orientation"]["euler_parameters"]
+    assert q == pytest.approx([math.cos(0.25), math.sin(0.25), 0, 0])
+    assert any("root" in n for n in notes)
+    load_model(path)  # valid as written
+
+
+def test_same_file_same_bytes(tmp_path):
+    a, _ = run_import(tmp_path, pendulum(rpy="0.3 -0.2 1.1", axis="0 0.6 0.8"))
+    first = a.read_bytes()
+    b, _ = run_import(tmp_path, pendulum(rpy="0.3 -0.2 1.1", axis="0 0.6 0.8"))
+    assert b.read_bytes() == first
+
+
+def test_rpy_is_urdf_fixed_axis_roll_pitch_yaw():
+    """R(rpy) = Rz(yaw) Ry(pitch) Rx(roll) (the URDF specification)."""
+    r, p, y = 0.3, -0.2, 1.1
+    R = np.array(rpy_matrix([Fraction(str(v)) for v in (r, p, y)]).tolist(), dtype=float)
+    cx, sx, cy, sy, cz, sz = (
+        math.cos(r),
+        math.sin(r),
+        math.cos(p),
+        math.sin(p),
+        math.cos(y),
+        math.sin(y),
+    )
+    Rx = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
+    Ry = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
+    Rz = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+    assert np.abs(R - Rz @ Ry @ Rx).max() < 1e-15
+
+
+def test_inertial_frame_rotation_and_fixed_merge_combine_inertia(tmp_path):
+    """A child on a fixed joint merges into its parent: masses add, the centre of mass is the
+    weighted mean and the inertia follows the parallel-axis theorem; the inertial rpy rotates
+    the tensor into the link frame."""
+    text = """<robot name="r"><link name="a"/>
+      <link name="b"><inertial><origin xyz="0 0 -1" rpy="0 0 1.5707963267948966"/>
+        <mass value="1"/><inertia ixx="0.1" iyy="0.3" izz="0.2" ixy="0" ixz="0" iyz="0"/>
+      </inertial></link>
+      <link name="c"><inertial><origin xyz="0 0 0"/><mass value="3"/>
+        <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+      <joint name="j" type="revolute"><parent link="a"/><child link="b"/><axis xyz="1 0 0"/>
+      </joint>
+      <joint name="weld" type="fixed"><parent link="b"/><child link="c"/>
+        <origin xyz="0 0 -2"/></joint></robot>"""
+    path, notes = run_import(tmp_path, text)
+    (body,) = yaml.safe_load(path.read_text())["bodies"]
+    assert body["mass"] == 4
+    assert body["position"] == pytest.approx([0, 0, (1 * -1 + 3 * -2) / 4])
+    # about the common centre (z = -1.75): b's yaw-turned tensor (0.3, 0.1, 0.2) + 1 * 0.75^2,
+    # c's 0.01 + 3 * 0.25^2 on x and y
+    d = 1 * 0.75**2 + 3 * 0.25**2
+    assert body["inertia"] == pytest.approx([0.3 + 0.01 + d, 0.1 + 0.01 + d, 0.2 + 0.01])
+    assert any("fixed joint 'weld': link 'c' merged into 'b'" in n for n in notes)
+
+
+def test_messy_but_sensible_files_import_with_notes(tmp_path):
+    """Massless links are merged or dropped, a point mass gets a small inertia, a triangle
+    violation is repaired, equal limits are noted, xacro leftovers and unknown elements are
+    ignored, names that are not C identifiers are renamed: each said once."""
+    text = """<?xml version="1.0"?>
+    <!-- exported by a CAD plug-in -->
+    <robot name="messy robot" xmlns:xacro="http://www.ros.org/wiki/xacro">
+      <xacro:property name="len" value="1"/>
+      <gazebo reference="arm-1"/>
+      <link name="world"/>
+      <link name="arm-1"><inertial><mass value="1"/>
+        <inertia ixx="0.066" iyy="0.086" izz="0.0125" ixy="0" ixz="0" iyz="0"/></inertial></link>
+      <link name="2nd"><inertial><origin xyz="0 0 -1"/><mass value="0.5"/>
+        <inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+      <link name="sensor"/>
+      <link name="tip"><inertial><mass value="1e-5"/>
+        <inertia ixx="1e-12" iyy="1e-12" izz="1e-12" ixy="0" ixz="0" iyz="0"/></inertial></link>
+      <joint name="j-1" type="revolute"><parent link="world"/><child link="arm-1"/>
+        <axis xyz="0 1 0"/><limit lower="0.2" upper="0.2" effort="1" velocity="1"/></joint>
+      <joint name="j2" type="continuous"><parent link="arm-1"/><child link="2nd"/>
+        <origin xyz="0 0 -1"/><axis xyz="0 1 0"/></joint>
+      <joint name="j3" type="revolute"><parent link="2nd"/><child link="sensor"/>
+        <axis xyz="1 0 0"/></joint>
+      <joint name="j4" type="fixed"><parent link="arm-1"/><child link="tip"/></joint>
+    </robot>"""
+    path, notes = run_import(tmp_path, text, name="messy")
+    said = "\n".join(notes)
+    assert "link 'arm-1' is named arm_1" in said and "joint 'j-1' is named j_1" in said
+    assert "link '2nd' is named n2nd" in said
+    assert "link 'sensor' has no mass and carries nothing: dropped with its joint" in said
+    assert "link 'arm-1': inertia violates the triangle inequality" in said
+    assert "link '2nd': inertia not positive definite" in said
+    assert "equal lower and upper limits" in said
+    assert "<xacro:property> x1" in said and "<gazebo> x1" in said
+    for note in notes:  # once per item
+        assert notes.count(note) == 1
+    model = load_model(path)
+    assert [j.name for j in model.joints] == ["j_1", "j2"]
+
+
+@pytest.mark.parametrize(
+    "text, where, problem",
+    [
+        (
+            '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 '
+            '"&lol;&lol;&lol;&lol;">]><robot name="r"><link name="&lol2;"/></robot>',
+            "<!DOCTYPE>",
+            "document type declarations are refused",
+        ),
+        (
+            '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY ext SYSTEM "file:///etc/passwd">]>'
+            '<robot name="r"><link name="&ext;"/></robot>',
+            "<!DOCTYPE>",
+            "refused",
+        ),
+        ("<robot name='r'><link name='a'>", "line 1", "not well-formed XML"),
+        ("<sdf version='1.6'/>", "<sdf>", "must be <robot>"),
+        ("<robot name='r'/>", "robot", "no <link> elements"),
+        (pendulum(jtype="screw"), "robot/joint[@name='hinge']/@type", "'screw' is not a URDF"),
+        (
+            pendulum().replace('<parent link="base"/>', '<parent link="basis"/>'),
+            "robot/joint[@name='hinge']/parent/@link",
+            "unknown link 'basis'",
+        ),
+        (pendulum(ixx="nan"), "inertia/@ixx", "'nan' is not a finite decimal number"),
+        (pendulum(ixx="1e999"), "inertia/@ixx", "is not a finite decimal number"),
+        (pendulum(com="0 0"), "origin/@xyz", "expected 3 number(s)"),
+        (pendulum(com="${l/2} 0 0"), "origin/@xyz", "xacro expression: run xacro first"),
+        (pendulum(axis="0 0 0"), "axis/@xyz", "the axis has zero length"),
+        (pendulum().replace('value="2"', 'value="-2"'), "mass/@value", "must not be negative"),
+        (
+            pendulum(extra='<mimic joint="other" multiplier="2"/>'),
+            "robot/joint[@name='hinge']/mimic",
+            "<mimic>",
+        ),
+        (
+            pendulum(extra='<dynamics damping="-1"/>'),
+            "dynamics/@damping",
+            "must not be negative",
+        ),
+        (
+            pendulum().replace(
+                "</robot>",
+                '<joint name="back" type="fixed"><parent link="bar"/>'
+                '<child link="base"/></joint></robot>',
+            ),
+            "robot",
+            "cycle",
+        ),
+        (
+            pendulum().replace(
+                "</robot>",
+                '<link name="other"/><joint name="two" type="fixed">'
+                '<parent link="other"/><child link="bar"/></joint></robot>',
+            ),
+            "robot/joint[@name='two']/child/@link",
+            "already has a parent joint ('hinge')",
+        ),
+        (
+            pendulum().replace("</robot>", '<link name="stray"/></robot>'),
+            "robot/link[@name='stray']",
+            "more than one root link",
+        ),
+        (
+            pendulum().replace(
+                "</robot>",
+                '<joint name="hinge" type="fixed"><parent link="bar"/>'
+                '<child link="bar"/></joint></robot>',
+            ),
+            "robot/joint[@name='hinge']",
+            "duplicate joint name",
+        ),
+        (
+            pendulum().replace('<link name="base"/>', ""),
+            "robot/joint[@name='hinge']/parent/@link",
+            "unknown link 'base'",
+        ),
+        (
+            pendulum().replace('<mass value="2"/>', '<mass value="0"/>'),
+            "robot",
+            "no link with a mass moves",
+        ),
+    ],
+    ids=[
+        "entity-bomb",
+        "external-entity",
+        "malformed",
+        "not-urdf",
+        "no-links",
+        "unknown-type",
+        "missing-parent",
+        "nan-inertia",
+        "huge-number",
+        "short-vector",
+        "xacro",
+        "zero-axis",
+        "negative-mass",
+        "mimic",
+        "negative-damping",
+        "cycle",
+        "two-parents",
+        "two-roots",
+        "duplicate-joint",
+        "missing-link",
+        "nothing-moves",
+    ],
+)
+def test_bad_and_hostile_files_get_one_line_and_nothing_written(tmp_path, text, where, problem):
+    with pytest.raises(ModelError) as err:
+        run_import(tmp_path, text)
+    message = str(err.value)
+    assert message.startswith(str(tmp_path / "robot.urdf") + ": ")
+    assert where in message and problem in message, message
+    assert "\n" not in message
+    assert list((tmp_path / "out").iterdir()) == []  # nothing written, not even a temporary
+
+
+def test_pose_options_are_checked(tmp_path):
+    cases = [
+        (dict(q={"elbow": Fraction(1)}), "--q elbow", "no joint named 'elbow'"),
+        (dict(name="int"), "--name", "reserved"),
+        (dict(name="a-b"), "--name", "not a valid model name"),
+    ]
+    for kw, where, problem in cases:
+        with pytest.raises(ModelError, match=re.escape(where) + ".*" + re.escape(problem)):
+            run_import(tmp_path, pendulum(), **kw)
+    src = tmp_path / "robot.urdf"
+    with pytest.raises(ModelError, match="expected robot.yaml, got other.yaml"):
+        import_urdf(src, tmp_path / "other.yaml", name="robot")
+    with pytest.raises(ModelError, match="--out: '.*nowhere' is not a directory"):
+        import_urdf(src, tmp_path / "nowhere" / "robot.yaml")
+
+
+def test_cli_import_and_errors(cli, tmp_path):
+    out = tmp_path / "puma560.yaml"
+    proc = cli(
+        "import-urdf",
+        URDF / "puma560.urdf",
+        "--out",
+        out,
+        "--q",
+        "J2=pi/4",
+        "--qd",
+        "J1=1.5",
+        "--gravity",
+        "0,0,-9.80665",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "fixed joint 'flange': link 'tool0' merged into 'link6'" in proc.stdout
+    doc = yaml.safe_load(out.read_text())
+    assert doc["gravity"] == [0, 0, -9.80665] and "parameters" not in doc
+    joints = {j["name"]: j for j in doc["joints"]}
+    assert joints["J2"]["initial"] == pytest.approx(math.pi / 4, abs=1e-16)
+    assert joints["J1"]["rate"] == 1.5
+    for args, problem in [
+        (("--q", "J2"), "--q J2: expected JOINT=VALUE"),
+        (("--q", "J2=__import__('os')"), "is not a finite number"),
+        (("--q", "J2=1e999"), "is not a finite number"),
+        (("--gravity", "0,0"), "--gravity: expected X,Y,Z"),
+        (("--q", "flange=1"), "joint 'flange' is fixed (merged or dropped)"),
+    ]:
+        bad = tmp_path / "bad"
+        bad.mkdir(exist_ok=True)
+        proc = cli("import-urdf", URDF / "puma560.urdf", "--out", bad / "puma560.yaml", *args)
+        assert proc.returncode == 2 and problem in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+        assert list(bad.iterdir()) == []
