@@ -67,10 +67,17 @@ def cmd_generate(args):
         with Spinner(f"generating {path.stem}"):
             model, out_dir, written = generate(path, out_root=args.out, force=args.force)
         took = time.monotonic() - start
+        _warn(model)
         state = f"written in {took:.2f} s" if written else "up to date (skipped)"
         rel = out_dir.relative_to(ROOT) if out_dir.is_relative_to(ROOT) else out_dir
         print(f"{model.name}: n = {model.n}, m = {model.m} -> {rel}/ {state}")
     return 0
+
+
+def _warn(model):
+    """The departures the model's file accepted (e.g. `inertia_check: warn`), on stderr."""
+    for line in model.warnings:
+        print(f"mcsgen: warning: {line}", file=sys.stderr)
 
 
 def _ensure_generated(name_or_path):
@@ -78,6 +85,7 @@ def _ensure_generated(name_or_path):
 
     with Spinner("generating"):
         model, _, _ = generate(model_path(name_or_path))
+    _warn(model)
     return model
 
 

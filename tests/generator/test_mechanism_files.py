@@ -158,3 +158,24 @@ def test_bad_locks_and_rotors(write_model, change, field, words):
     with pytest.raises(ModelError) as info:
         load_model(path)
     assert f"{field}: " in str(info.value) and words in str(info.value), str(info.value)
+
+
+def test_identified_inertia_is_accepted_only_when_asked_and_loudly(write_model, cli, tmp_path):
+    """A triangle-inequality violation (identified data, ../shared/data/puma560.md note 2) is an
+    error that names the per-body override; with `inertia_check: warn` it loads with a warning
+    that generate prints; positive definiteness is still required."""
+    bad = "mass: 1.0, inertia: [1, 1, 5]"
+    with pytest.raises(ModelError, match=r"bodies\[0\].inertia: .*inertia_check: warn"):
+        load_model(write_model(_mutate("mass: 1.0, inertia: [1, 1, 1]", bad)))
+    path = write_model(_mutate("mass: 1.0, inertia: [1, 1, 1]", bad + ", inertia_check: warn"))
+    (warning,) = load_model(path).warnings
+    assert warning.startswith(f"{path}: bodies[0].inertia: inertia tensor violates the triangle")
+    proc = cli("generate", path, "--out", tmp_path / "gen")
+    assert proc.returncode == 0 and f"mcsgen: warning: {warning}" in proc.stderr
+    for value, words in (
+        ("[1, -1, 1], inertia_check: warn", "positive definite"),
+        ("[1, 1, 1], inertia_check: loose", "not one of strict, warn"),
+    ):
+        text = _mutate("mass: 1.0, inertia: [1, 1, 1]", f"mass: 1.0, inertia: {value}")
+        with pytest.raises(ModelError, match=words):
+            load_model(write_model(text))

@@ -158,6 +158,7 @@ def test_messy_but_sensible_files_import_with_notes(tmp_path):
     assert "link '2nd' is named n2nd" in said
     assert "link 'sensor' has no mass and carries nothing: dropped with its joint" in said
     assert "link 'arm-1': inertia violates the triangle inequality" in said
+    assert "kept as given with inertia_check: warn" in said
     assert "link '2nd': inertia not positive definite" in said
     assert "equal lower and upper limits" in said
     assert "<xacro:property> x1" in said and "<gazebo> x1" in said
@@ -165,6 +166,9 @@ def test_messy_but_sensible_files_import_with_notes(tmp_path):
         assert notes.count(note) == 1
     model = load_model(path)
     assert [j.name for j in model.joints] == ["j_1", "j2"]
+    (warning,) = model.warnings  # the identified inertia is accepted, loudly
+    assert "bodies[0].inertia: inertia tensor violates the triangle inequality" in warning
+    assert "accepted as given (inertia_check: warn)" in warning
 
 
 @pytest.mark.parametrize(

@@ -119,6 +119,9 @@ class Model:
     events: list = field(default_factory=list)  # [switches.TimedEvent], in time order
     # (exact x0, held velocity conditions) until initial.complete_initial_state solves v0
     pending_initial: tuple = None
+    # what the file asked to accept against a default check (e.g. `inertia_check: warn`), one
+    # line each naming the file and the field; the command line prints them
+    warnings: list = field(default_factory=list)
 
     @property
     def n(self):
@@ -280,6 +283,7 @@ class _Validator(Reader):
         model.blocks = builder.blocks
         model.kind = builder.kind
         model.drawing = builder.drawing
+        model.warnings = builder.warnings
         model.joints = list(builder.joints.values())
         model.kinetic = builder.kinetic_total
         model.potential = builder.potential_total

@@ -43,6 +43,7 @@ BODY_KEYS = {
     "angle",
     "velocity",
     "angular_velocity",
+    "inertia_check",
 }
 FORCE_KEYS = {
     "name",
@@ -87,6 +88,7 @@ class MechanismBuilder:
         self.gravity = None
         self.kind = None  # "spatial" | "planar"
         self.drawing = {}  # body -> joint points (body coordinates)
+        self.warnings = []  # accepted departures (Model.warnings)
 
     # --- numbers --------------------------------------------------------------------------------
     def sym(self, value, where, allow_t=False):
@@ -153,7 +155,10 @@ class MechanismBuilder:
             mass_value = float(approx(self.num(spec["mass"], f"{where}.mass")))
             if not mass_value > 0:
                 self.ctx.fail(f"{where}.mass", f"mass must be positive, got {mass_value:g}")
-            self.read_inertia(body, spec["inertia"], f"{where}.inertia")
+            check = spec.get("inertia_check", "strict")
+            if check not in ("strict", "warn"):
+                self.ctx.fail(f"{where}.inertia_check", f"'{check}' is not one of strict, warn")
+            self.read_inertia(body, spec["inertia"], f"{where}.inertia", check)
             self.read_pose(body, spec, where)
             units = ["m"] * body.dim + (["1"] * 4 if kind == "spatial" else ["rad"])
             for n_, u, s, sd in zip(body.coord_names, units, body.q, body.qd):
@@ -164,7 +169,10 @@ class MechanismBuilder:
                 e = body.q[3:7]
                 self.constraints.append((f"{name}.norm", sum(c * c for c in e) - 1))
 
-    def read_inertia(self, body, raw, where):
+    def read_inertia(self, body, raw, where, check="strict"):
+        """The inertia about the centre of mass (body axes): symmetric positive definite, and
+        a rigid body's (J1 + J2 >= J3) unless check is "warn" (identified data often violate
+        it, ../shared/data/puma560.md): then accepted with a warning."""
         if body.kind == "planar":
             body.inertia = self.sym(raw, where)
             value = float(approx(self.num(raw, where)))
@@ -201,10 +209,17 @@ class MechanismBuilder:
                 f"{', '.join(f'{x:g}' for x in eig)})",
             )
         if eig.max() > 1.0000001 * (eig.sum() - eig.max()):
-            self.ctx.fail(
-                where,
-                "inertia tensor violates the triangle inequality "
-                "(J1 + J2 >= J3): not a rigid body",
+            if check != "warn":
+                self.ctx.fail(
+                    where,
+                    "inertia tensor violates the triangle inequality (J1 + J2 >= J3): not a rigid "
+                    "body (give the body 'inertia_check: warn' to accept identified data as they "
+                    "are)",
+                )
+            self.warnings.append(
+                f"{self.ctx.path}: {where}: inertia tensor violates the triangle inequality "
+                f"(principal moments {', '.join(f'{x:g}' for x in eig)}): accepted as given "
+                "(inertia_check: warn)"
             )
         body.inertia = J
 

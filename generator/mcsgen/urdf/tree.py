@@ -53,6 +53,7 @@ class Body:
     com: object = None  # (3 x 1) centre of mass, link frame
     inertia: object = None  # (3 x 3) about the centre of mass, link frame
     merged: List[str] = field(default_factory=list)  # URDF links merged into it
+    inertia_check: str = "strict"  # "warn": identified data kept although not a rigid body's
     world: Optional[Frame] = None  # link frame in the world at the pose
 
 
@@ -276,27 +277,31 @@ class Tree:
             self._check_inertia(body)
 
     def _check_inertia(self, body):
-        """Principal moments must satisfy J1 + J2 >= J3 (a rigid body) and be positive (else the
-        mass matrix is singular): when they do not, all three are raised by the smallest equal
-        amount that makes them so (a point mass gets MIN_MOMENT x mass x 1 m^2), and it is said."""
+        """A rigid body's principal moments are positive and satisfy J1 + J2 >= J3. Identified
+        data that violate only the triangle inequality are kept as given, with the body's
+        `inertia_check: warn` (the model warns at every generation); moments that are not
+        positive (a point mass) make the mass matrix singular: all three are raised by the
+        smallest equal amount that makes them valid (MIN_MOMENT of the largest moment, or of
+        mass x 1 m^2). Either is said."""
         moments = sorted(mpmath.eigsy(body.inertia)[0])
-        raise_by = max(moments[2] - moments[0] - moments[1], mpmath.mpf(0))
-        if moments[0] + raise_by <= 0:
-            scale = moments[2] if moments[2] > 0 else body.mass * 1  # kg m^2
-            raise_by = MIN_MOMENT * scale - moments[0]
-        if raise_by > 0:
-            body.inertia = body.inertia + raise_by * mpmath.eye(3)
-            was = ", ".join(f"{float(m):.6g}" for m in moments)
-            why = (
-                "not positive definite"
-                if moments[0] <= 0
-                else "violates the triangle inequality J1 + J2 >= J3"
-            )
-            self.notes.append(
-                f"link '{body.link}': inertia {why} (principal moments {was}); each principal "
-                f"moment raised by {float(raise_by):.6g} kg m^2 (edit the body's inertia to "
-                "override)"
-            )
+        was = ", ".join(f"{float(m):.6g}" for m in moments)
+        if moments[0] > 0:
+            if moments[2] > moments[0] + moments[1]:
+                body.inertia_check = "warn"
+                self.notes.append(
+                    f"link '{body.link}': inertia violates the triangle inequality J1 + J2 >= J3 "
+                    f"(principal moments {was}): kept as given with inertia_check: warn (correct "
+                    "the inertia to make it a rigid body's)"
+                )
+            return
+        scale = moments[2] if moments[2] > 0 else body.mass * 1  # kg m^2
+        raise_by = max(MIN_MOMENT * scale - moments[0], moments[2] - moments[0] - moments[1])
+        body.inertia = body.inertia + raise_by * mpmath.eye(3)
+        self.notes.append(
+            f"link '{body.link}': inertia not positive definite (principal moments {was}); each "
+            f"principal moment raised by {float(raise_by):.6g} kg m^2 (edit the body's inertia "
+            "to override)"
+        )
 
     # --- pose -----------------------------------------------------------------------------------
     def _pose(self, q, qd):

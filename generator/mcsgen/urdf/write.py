@@ -120,6 +120,8 @@ def render(tree, name, source, gravity):
         else:
             rows = ", ".join(nums([J[a, b] for b in range(3)]) for a in range(3))
             out.append(f"    inertia: [{rows}]")
+        if body.inertia_check != "strict":
+            out.append(f"    inertia_check: {body.inertia_check}  # see the description")
         out.append(f"    position: {nums(body.world.apply(body.com))}")
         q = quaternion(body.world.R)
         if not (abs(q[0] - 1) <= SNAP and all(abs(c) <= SNAP for c in q[1:])):
