@@ -161,6 +161,7 @@ def test_messy_but_sensible_files_import_with_notes(tmp_path):
     assert "kept as given with inertia_check: warn" in said
     assert "link '2nd': inertia not positive definite" in said
     assert "equal lower and upper limits" in said
+    assert "<limit> of j-1 kept as comments: mcsgen has no limit stops" in said
     assert "<xacro:property> x1" in said and "<gazebo> x1" in said
     for note in notes:  # once per item
         assert notes.count(note) == 1
@@ -338,3 +339,28 @@ def test_cli_import_and_errors(cli, tmp_path):
         assert proc.returncode == 2 and problem in proc.stderr, proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
         assert list(bad.iterdir()) == []
+
+
+def test_floating_and_planar_joints(tmp_path):
+    """A floating child is a free body (no rows, at rest); a planar joint is mcsgen's spatial
+    planar joint with the plane's normal as its axis; neither takes --q."""
+    text = """<robot name="r"><link name="world"/>
+      <link name="puck"><inertial><mass value="1"/>
+        <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+      <link name="drone"><inertial><mass value="2"/>
+        <inertia ixx="0.1" iyy="0.1" izz="0.15" ixy="0" ixz="0" iyz="0"/></inertial></link>
+      <joint name="table" type="planar"><parent link="world"/><child link="puck"/>
+        <axis xyz="0 0 1"/></joint>
+      <joint name="air" type="floating"><parent link="world"/><child link="drone"/>
+        <origin xyz="0 0 3"/></joint></robot>"""
+    path, notes = run_import(tmp_path, text)
+    doc = yaml.safe_load(path.read_text())
+    assert [j["type"] for j in doc["joints"]] == ["planar"]
+    drone = doc["bodies"][1]
+    assert drone["position"] == [0, 0, 3] and drone["velocity"] == [0, 0, 0]
+    assert any("floating joint 'air': link 'drone' is a free body" in n for n in notes)
+    model = load_model(path)
+    assert model.m == 2 + 3  # two normalizations, the planar joint's x, Ry, Rz
+    for option in ("table", "air"):
+        with pytest.raises(ModelError, match="has no single coordinate to set"):
+            run_import(tmp_path, text, q={option: Fraction(1)})

@@ -77,6 +77,18 @@ def import_urdf(path, out=None, name=None, q=None, qd=None, gravity=None):
         )
     tree = Tree(path, robot, q, qd, names)
     tree.notes = renamed + tree.notes
+    limited = [j.urdf.name for j in tree.joints if j.urdf.limit]
+    if limited:
+        tree.notes.append(
+            f"<limit> of {', '.join(limited)} kept as comments: mcsgen has no limit stops or "
+            "contact"
+        )
+    for j in tree.joints:
+        if j.urdf.friction > 0:
+            tree.notes.append(
+                f"joint '{j.urdf.name}': <dynamics friction> {float(j.urdf.friction):g} is not "
+                "modelled"
+            )
     ignored = ", ".join(f"<{tag}> x{count}" for tag, count in robot.ignored.items())
     if ignored:
         tree.notes.append(f"ignored (nothing to simulate): {ignored}")
