@@ -20,7 +20,7 @@ TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
 .PHONY: all deps generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
-        firmware clean
+        firmware clean fuzz fuzz-deps test-fuzz-replay
 
 all: runtime
 
@@ -83,10 +83,59 @@ test-sanitize: deps $(addprefix $(B)/tests-asan/,$(C_TESTS))
 test-py: deps
 	$(PYTHON) -m pytest -q -n 2 --dist loadfile tests
 
+# ---- fuzzing (issue 16; README "Fuzzing") ------------------------------------------------------
+# One harness (tests/fuzz/fuzz_runtime.c) per linear-algebra backend and precision, linking the
+# spatial pendulum, the slider-crank and the double four-bar. `make fuzz` runs each for
+# FUZZ_SECONDS with libFuzzer (clang) and keeps crashing inputs in tests/fuzz/crashes/; `make test`
+# replays the committed corpus and crashes through gcc's sanitizers (seconds).
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS ?= 2
+FUZZ_MODELS := spatial_pendulum slider_crank double_four_bar
+FUZZ_MODEL_SRC := $(foreach m,$(FUZZ_MODELS),generated/$(m)/$(m).c)
+FUZZ_MODEL_INC := $(foreach m,$(FUZZ_MODELS),-Igenerated/$(m))
+FUZZ_VARIANTS := double-lapack double-portable float-lapack float-portable
+fuzz_flags = $(if $(findstring float,$(1)),-DMCS_REAL_FLOAT) \
+	$(if $(findstring portable,$(1)),-DMCS_LINALG_PORTABLE)
+fuzz_src = $(if $(findstring portable,$(1)),$(PORTABLE_SRC),$(RUNTIME_SRC))
+fuzz_libs = $(if $(findstring portable,$(1)),-lm,$(LIBS))
+FUZZ_DEPS := tests/fuzz/fuzz_runtime.c $(RUNTIME_SRC) $(PORTABLE_SRC) $(RUNTIME_HDR) $(FUZZ_MODEL_SRC)
+
+$(B)/fuzz/%: $(FUZZ_DEPS)
+	@mkdir -p $(dir $@)
+	clang -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  $(call fuzz_flags,$*) $(INCLUDES) $(FUZZ_MODEL_INC) tests/fuzz/fuzz_runtime.c \
+	  $(call fuzz_src,$*) $(FUZZ_MODEL_SRC) -o $@ $(call fuzz_libs,$*)
+
+$(B)/fuzz-replay/%: $(FUZZ_DEPS) tests/fuzz/replay.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_STRICT) -O1 -g $(SANITIZE) $(call fuzz_flags,$*) $(INCLUDES) $(FUZZ_MODEL_INC) \
+	  tests/fuzz/fuzz_runtime.c tests/fuzz/replay.c $(call fuzz_src,$*) $(FUZZ_MODEL_SRC) -o $@ \
+	  $(call fuzz_libs,$*)
+
+fuzz-deps:
+	@scripts/install-deps fuzz
+
+fuzz: deps fuzz-deps $(addprefix $(B)/fuzz/,$(FUZZ_VARIANTS))
+	@mkdir -p tests/fuzz/crashes
+	@for v in $(FUZZ_VARIANTS); do echo $$v; done | xargs -P $(FUZZ_JOBS) -I{} sh -c \
+	  'mkdir -p $(B)/fuzz/corpus-{} && $(B)/fuzz/{} $(B)/fuzz/corpus-{} tests/fuzz/corpus \
+	   -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
+	   -artifact_prefix=tests/fuzz/crashes/{}- > $(B)/fuzz/{}.log 2>&1; \
+	   echo "{}: exit $$?, $$(grep -E "^#[0-9]+.*DONE|stat::number_of_executed_units" \
+	   $(B)/fuzz/{}.log | tail -2 | tr "\n" " ")"'
+	@for v in $(FUZZ_VARIANTS); do grep -h "cov:" $(B)/fuzz/$$v.log | tail -1 | sed "s/^/$$v: /"; done
+	@! ls tests/fuzz/crashes | grep -q . || { echo "crashing inputs in tests/fuzz/crashes/"; exit 1; }
+
+test-fuzz-replay: deps $(addprefix $(B)/fuzz-replay/,$(FUZZ_VARIANTS))
+	@for v in $(FUZZ_VARIANTS); do \
+	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(B)/fuzz-replay/$$v tests/fuzz/corpus tests/fuzz/regressions tests/fuzz/crashes > /dev/null || exit 1; done
+	@echo "fuzz corpus replayed: $(FUZZ_VARIANTS)"
+
 # Formatting and static checks (black, flake8, clang-format; configured in pyproject.toml, .flake8
 # and .clang-format). Generated C is not linted.
 C_LINT := $(filter-out runtime/app/mcs_options_table.h,$(sort $(wildcard runtime/src/*.[ch] \
-          runtime/include/mcs/*.h runtime/app/*.[ch] tests/runtime/*.c bench/*.c)))
+          runtime/include/mcs/*.h runtime/app/*.[ch] tests/runtime/*.c tests/fuzz/*.c bench/*.c)))
 lint: deps
 	black --check --quiet generator tests bench
 	flake8 generator tests bench
@@ -94,7 +143,7 @@ lint: deps
 	@echo "lint: clean"
 
 # The README's test command: everything, under 10 minutes on 2 cores.
-test: deps lint check-generated test-c test-sanitize test-py
+test: deps lint check-generated test-c test-sanitize test-fuzz-replay test-py
 
 # ---- the main job ----------------------------------------------------------------------------
 demo: deps

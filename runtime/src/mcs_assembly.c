@@ -33,13 +33,14 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     int i, it;
     if (!s || !x || !v)
         return MCS_ERR_ARGUMENT;
+    s->ready = 0; /* until the state is consistent (this call may fail half-way) */
     fr = &s->cur;
     fr->t = t;
     for (i = 0; i < n; ++i) {
         fr->x[i] = x[i];
         fr->v[i] = v[i];
     }
-    if (mcs_vec_max_abs(n, x) < 0 || mcs_vec_max_abs(n, v) < 0)
+    if (mcs_vec_max_abs(n, x) < 0 || mcs_vec_max_abs(n, v) < 0 || !(t - t == 0))
         return MCS_ERR_NONFINITE;
     tol = s->opt.newton_tol * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, x));
     rep.c_norm_before = mcs_constraint_norm_at(s, fr->x, t);
@@ -75,6 +76,9 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
         for (i = 0; i < n; ++i)
             fr->v[i] += s->w.rhs[i];
     }
+    /* a state near the range of mcs_real can overflow in the corrections */
+    if (mcs_vec_max_abs(n, fr->x) < 0 || mcs_vec_max_abs(n, fr->v) < 0)
+        return MCS_ERR_NONFINITE;
     for (i = 0; i < n; ++i) {
         dx2 += (fr->x[i] - x[i]) * (fr->x[i] - x[i]);
         dv2 += (fr->v[i] - v[i]) * (fr->v[i] - v[i]);
@@ -94,5 +98,6 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
         zero.factorizations = s->stats.factorizations;
         s->stats = zero;
     }
+    s->ready = 1;
     return MCS_OK;
 }

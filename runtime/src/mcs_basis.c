@@ -12,10 +12,16 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
     mcs_real *lawork = work + k; /* LAPACK work */
     const int lwork = MCS_LA_LWORK(k);
     int i, j, info, r = 0;
+    if (n < 1 || m < 0 || n > MCS_MAX_DIM || m > MCS_MAX_DIM ||
+        (m > 0 && (!A || !piv || lda < m)) || !Q || !R || !rank || !work ||
+        !(rank_tol >= 0 && rank_tol < 1))
+        return MCS_ERR_ARGUMENT;
     /* R <- A^T (n x m) */
     for (j = 0; j < m; ++j)
         for (i = 0; i < n; ++i)
             R[i + j * n] = A[j + i * lda];
+    if (mcs_vec_max_abs(n * m, R) < 0)
+        return MCS_ERR_NONFINITE; /* LAPACK would return a NaN basis without complaint */
     info = mcs_la_qr_pivoted(n, m, R, n, piv, tau, lawork, lwork);
     if (info != 0)
         return MCS_ERR_LINALG;
@@ -43,6 +49,13 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
 {
     const int f = n - r;
     const mcs_real *U = Q, *T = Q + r * n;
+    if (n < 1 || m < 0 || r < 0 || r > n || r > m || !Q || !Tpred || !work || !iwork ||
+        (unsigned)kind > (unsigned)MCS_CONT_OFF ||
+        (kind != MCS_CONT_OFF && kind != MCS_CONT_NONE && r > 0 && (!R || !piv || !A_dot)))
+        return MCS_ERR_ARGUMENT;
+    if (kind != MCS_CONT_OFF && kind != MCS_CONT_NONE && r > 0 &&
+        (!(h - h == 0) || mcs_vec_max_abs(m * n, A_dot) < 0))
+        return MCS_ERR_NONFINITE;
     mcs_real *J = work;                   /* (n x r) Q^T A_dot_S^T */
     mcs_real *omega = work + n * n;       /* (n x n) */
     mcs_real *E = work + 2 * n * n;       /* (n x n) */
@@ -121,6 +134,11 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
 {
     const int g = f_old < f_new ? f_old : f_new;
     const int k = MCS_BASIS_K(n, 0);
+    if (n < 1 || f_old < 0 || f_new < 0 || f_old > n || f_new > n || !Tpred || !That || !Tout ||
+        !work)
+        return MCS_ERR_ARGUMENT;
+    if (mcs_vec_max_abs(n * f_old, Tpred) < 0 || mcs_vec_max_abs(n * f_new, That) < 0)
+        return MCS_ERR_NONFINITE;
     mcs_real *C = work;                /* (g x f_new) */
     mcs_real *W = work + k * k;        /* (g x g) */
     mcs_real *Vt = work + 2 * k * k;   /* (f_new x f_new) */
@@ -155,6 +173,11 @@ mcs_status mcs_min_norm_multipliers(int n, int m, int r, const mcs_real *Q, cons
                                     mcs_real *N, mcs_real *y)
 {
     int i, j, l;
+    if (n < 1 || m < 0 || r < 0 || r > n || r > m || !Q || !R || (m > 0 && (!piv || !lambda)) ||
+        !g || (r > 0 && (!N || !y)))
+        return MCS_ERR_ARGUMENT;
+    if (mcs_vec_max_abs(n, g) < 0)
+        return MCS_ERR_NONFINITE;
     for (i = 0; i < m; ++i)
         lambda[i] = 0;
     if (r == 0)

@@ -67,10 +67,10 @@ static const mcs_real DP_E[7] = {MCS_R(71.0) / 57600,      0,
                                  MCS_R(-1.0) / 40};
 /* dense output (Hairer's contd5) */
 static const mcs_real DP_D[7] = {
-    MCS_R(-12715105075.0) / 11282082432,  0,
-    MCS_R(87487479700.0) / 32700410799,   MCS_R(-10690763975.0) / 1880347072,
-    MCS_R(701980252875.0) / 199316789632, MCS_R(-1453857185.0) / 822651844,
-    MCS_R(69997945.0) / 29380423};
+    MCS_R(-12715105075.0) / MCS_R(11282082432.0),  0,
+    MCS_R(87487479700.0) / MCS_R(32700410799.0),   MCS_R(-10690763975.0) / MCS_R(1880347072.0),
+    MCS_R(701980252875.0) / MCS_R(199316789632.0), MCS_R(-1453857185.0) / MCS_R(822651844.0),
+    MCS_R(69997945.0) / MCS_R(29380423.0)};
 
 /* One DOPRI5 attempt of length h on the chart of s->cur; *err is the scaled error norm. */
 mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
@@ -122,7 +122,7 @@ mcs_status mcs_dense_state(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v)
     const mcs_real h = s->h_last;
     mcs_real th, th1, *y = s->w.ys;
     int i, j;
-    if (!s->w.dense_ready || h <= 0 || t < s->prev.t || t > s->cur.t)
+    if (!s->w.dense_ready || !(h > 0) || !(t >= s->prev.t && t <= s->cur.t)) /* NaN too */
         return MCS_ERR_NO_DENSE;
     th = (t - s->prev.t) / h;
     th1 = 1 - th;
@@ -158,10 +158,12 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
                          mcs_real *qd)
 {
     mcs_status st;
-    if (!s || !x || !v)
+    if (!s || !s->ready || !x || !v)
         return MCS_ERR_ARGUMENT;
     if ((st = mcs_dense_state(s, t, x, v)) != MCS_OK)
         return st;
+    if (mcs_vec_max_abs(s->n, x) < 0 || mcs_vec_max_abs(s->n, v) < 0)
+        return MCS_ERR_NONFINITE;
     if (q || qd) {
         const int n = s->n;
         mcs_frame *pr = &s->probe;

@@ -6,6 +6,8 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
 {
     /* One loop order per transpose case, each with a contiguous innermost loop. */
     int i, j, k;
+    if (rows <= 0 || cols <= 0)
+        return; /* nothing to write (and a, b may be NULL: no pointer arithmetic on them) */
     for (j = 0; j < cols; ++j) {
         mcs_real *cj = c + j * ldc;
         if (beta == 0) {
@@ -82,8 +84,8 @@ mcs_real mcs_vec_max_abs(int n, const mcs_real *a)
     int i;
     for (i = 0; i < n; ++i) {
         mcs_real x = MCS_FN(fabs)(a[i]);
-        if (!(x <= m) && !(x > m))
-            return -1; /* NaN */
+        if (!(x - x == 0))
+            return -1; /* NaN or +-Inf */
         if (x > m)
             m = x;
     }

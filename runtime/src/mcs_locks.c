@@ -118,7 +118,7 @@ mcs_status mcs_sim_lock_row(mcs_sim *s, int key, const mcs_real *a, mcs_jump_met
                             mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
                             size_t jiwork_len, mcs_transition *report)
 {
-    if (!s || !a || !dv || !jwork || !jiwork || key < 0)
+    if (!s || !s->ready || !a || !dv || !jwork || !jiwork || key < 0)
         return MCS_ERR_ARGUMENT;
     if (!(mcs_vec_max_abs(s->n, a) > 0))
         return MCS_ERR_ARGUMENT; /* a zero or non-finite row locks nothing */
@@ -129,8 +129,8 @@ mcs_status mcs_sim_lock_group(mcs_sim *s, int key, int group, mcs_jump_method me
                               mcs_real *jwork, size_t jwork_len, int *jiwork, size_t jiwork_len,
                               mcs_transition *report)
 {
-    if (!s || !dv || !jwork || !jiwork || key < 0 || group < 0 || group >= s->model->ngroups ||
-        !s->model->groups)
+    if (!s || !s->ready || !dv || !jwork || !jiwork || key < 0 || group < 0 ||
+        group >= s->model->ngroups || !s->model->groups)
         return MCS_ERR_ARGUMENT;
     return add_lock(s, key, group, NULL, method, dv, jwork, jwork_len, jiwork, jiwork_len, report);
 }
@@ -140,7 +140,7 @@ mcs_status mcs_sim_lock(mcs_sim *s, int j, mcs_jump_method method, mcs_real *dv,
 {
     mcs_real *e;
     int i;
-    if (!s || j < 0 || j >= s->n)
+    if (!s || !s->ready || j < 0 || j >= s->n)
         return MCS_ERR_ARGUMENT;
     e = s->w.tmp2; /* the unit row e_j (w.tmp2 is free between steps; mcs_jump does not use it) */
     for (i = 0; i < s->n; ++i)
@@ -153,7 +153,7 @@ mcs_status mcs_sim_unlock(mcs_sim *s, int key, mcs_transition *report)
     mcs_transition rep;
     mcs_real kin = 0, pot = 0;
     int k, i, found = -1, rows, nref;
-    if (!s || key < 0)
+    if (!s || !s->ready || key < 0)
         return MCS_ERR_ARGUMENT;
     for (k = 0; k < s->nlocks; ++k)
         if (s->lock_key[k] == key)
@@ -210,12 +210,12 @@ mcs_status mcs_sim_momenta_at(mcs_sim *s, mcs_real t, const mcs_real *x, const m
     s->model->M(x, t, s->params, s->w.M);
     mcs_mat_gemm(0, 0, n, 1, n, 1, s->w.M, n, v, n, 0, s->w.rhs, n);
     mcs_mat_gemm(1, 0, f, 1, n, 1, Q + r * n, n, s->w.rhs, n, 0, P, MAX2(f, 1));
-    return MCS_OK;
+    return mcs_vec_max_abs(f, P) < 0 ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
 mcs_status mcs_sim_momenta(mcs_sim *s, const mcs_real *v, mcs_real *P)
 {
-    if (!s)
+    if (!s || !s->ready)
         return MCS_ERR_ARGUMENT;
     return mcs_sim_momenta_at(s, s->cur.t, s->cur.x, v, s->cur.Q, s->cur.r, P);
 }

@@ -263,6 +263,11 @@ mcs_status mcs_modes_solve(const mcs_model *md, const void *p, const mcs_modes_o
     m = md->nc;
     if (work_len < mcs_modes_work_size(md) || iwork_len < mcs_modes_iwork_size(md))
         return MCS_ERR_WORKSPACE;
+    if (!(opt->rank_tol >= 0 && opt->rank_tol < 1) || !(opt->sym_tol >= 0) ||
+        (opt->basis && (opt->basis_cols < 0 || opt->basis_cols > n)))
+        return MCS_ERR_ARGUMENT;
+    if (mcs_vec_max_abs(n, x) < 0 || mcs_vec_max_abs(m, lambda) < 0 || !(opt->t - opt->t == 0))
+        return MCS_ERR_NONFINITE;
     if (!rep)
         rep = &local;
     carve(&w, n, m, work, iwork);
@@ -319,7 +324,13 @@ mcs_status mcs_modes_solve(const mcs_model *md, const void *p, const mcs_modes_o
     scratch = w.D; /* free now: the imaginary parts when the caller wants none */
     rep->nmodes = collect(n, f, T, &w, symmetric, modes, shapes, shapes_im, scratch);
     rep->rigid = 0;
-    for (j = 0; j < rep->nmodes; ++j)
+    for (j = 0; j < rep->nmodes; ++j) {
         rep->rigid += modes[j].kind == MCS_MODE_RIGID;
+        if (!(modes[j].re - modes[j].re == 0 && modes[j].im - modes[j].im == 0))
+            return MCS_ERR_NONFINITE; /* overflow in the eigenproblem */
+    }
+    if (mcs_vec_max_abs(n * rep->nmodes, shapes) < 0 ||
+        (shapes_im && mcs_vec_max_abs(n * rep->nmodes, shapes_im) < 0))
+        return MCS_ERR_NONFINITE;
     return MCS_OK;
 }

@@ -10,7 +10,7 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     mcs_real *y, *ydot, *g = s ? s->w.vs : NULL;
     mcs_status st;
     int i, r, f;
-    if (!s || !x || !v || !lambda)
+    if (!s || !s->ready || !x || !v || !lambda)
         return MCS_ERR_ARGUMENT;
     if (m == 0)
         return MCS_OK;
@@ -33,5 +33,8 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     for (i = 0; i < n; ++i)
         g[i] = s->w.rhs[i];
     mcs_mat_gemm(0, 0, n, 1, f, -1, s->w.MPhi, n, ydot + f, MAX2(f, 1), 1, g, n);
-    return mcs_min_norm_multipliers(n, m, r, pr->Q, pr->R, pr->piv, g, lambda, s->w.G, s->w.tmp);
+    st = mcs_min_norm_multipliers(n, m, r, pr->Q, pr->R, pr->piv, g, lambda, s->w.G, s->w.tmp);
+    if (st == MCS_OK && mcs_vec_max_abs(m, lambda) < 0)
+        return MCS_ERR_NONFINITE; /* overflow in the solve */
+    return st;
 }

@@ -96,7 +96,7 @@ mcs_status mcs_sim_workspace_size(int n, int m, size_t *reals, size_t *ints)
 {
     carver c = {0, 0, 0, 0, 0, 0};
     mcs_sim scratch;
-    if (n < 1 || m < 0 || !reals || !ints)
+    if (n < 1 || m < 0 || n > MCS_MAX_DIM || m > MCS_MAX_DIM || !reals || !ints)
         return MCS_ERR_ARGUMENT;
     carve_all(&c, &scratch, n, m);
     *reals = c.used;
@@ -122,7 +122,33 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
     opt->sing_tol = MAX2(MCS_R(1e-6), 1000 * MCS_REAL_EPS);
     opt->chart_tol = MAX2(MCS_R(1e-4), 1000 * MCS_REAL_EPS);
     opt->max_locks = 0;
+    opt->max_steps = 10000000L;
+    opt->max_attempts = 100;
     return MCS_OK;
+}
+
+/* lo < x <= hi (or lo <= x <= hi with closed_low): false for NaN. */
+static int in_range(mcs_real x, mcs_real lo, mcs_real hi, int closed_low)
+{
+    return (closed_low ? x >= lo : x > lo) && x <= hi;
+}
+
+/* Every option finite and in its range (a corrupted option block gets MCS_ERR_ARGUMENT, never
+ * a loop that does not end or an overflowing size). */
+static int options_valid(const mcs_options *o, const mcs_model *model)
+{
+    const mcs_real big = MCS_R(1e30);
+    return in_range(o->h, 0, big, 0) && in_range(o->rtol, 0, 1, 0) &&
+           in_range(o->atol, 0, big, 0) && in_range(o->h_min, 0, big, 1) &&
+           in_range(o->rank_tol, 0, MCS_R(0.5), 0) && in_range(o->newton_tol, 0, 1, 0) &&
+           in_range(o->chart_pivot_min, 0, 1, 1) && in_range(o->sing_watch, 0, 1, 1) &&
+           in_range(o->sing_tol, 0, 1, 1) && in_range(o->chart_tol, 0, 1, 1) &&
+           /* unsigned: one test covers negative values too, whatever type the ABI gives enums */
+           (unsigned)o->method <= (unsigned)MCS_METHOD_DOPRI5 &&
+           (unsigned)o->continuation <= (unsigned)MCS_CONT_OFF && o->newton_max_iter >= 1 &&
+           o->newton_max_iter <= 10000 && o->max_locks >= 0 &&
+           o->max_locks <= MCS_MAX_DIM - model->nc && o->max_steps >= 1 && o->max_attempts >= 1 &&
+           o->max_attempts <= 1000000;
 }
 
 mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
@@ -135,11 +161,8 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
         return MCS_ERR_ARGUMENT;
     if (model->abi_version != MCS_MODEL_ABI_VERSION)
         return MCS_ERR_MODEL_VERSION;
-    if (model->nx < 1 || model->nc < 0 || !(opt->h > 0) || !(opt->rtol > 0) || !(opt->atol > 0) ||
-        /* unsigned: one test covers negative values too, whatever type the ABI gives enums */
-        (unsigned)opt->method > (unsigned)MCS_METHOD_DOPRI5 ||
-        (unsigned)opt->continuation > (unsigned)MCS_CONT_OFF || opt->newton_max_iter < 1 ||
-        opt->max_locks < 0)
+    if (model->nx < 1 || model->nc < 0 || model->nx > MCS_MAX_DIM || model->nc > MCS_MAX_DIM ||
+        !options_valid(opt, model))
         return MCS_ERR_ARGUMENT;
     /* room for the model's rows and the locks it may take */
     if (mcs_sim_workspace_size(model->nx, model->nc + opt->max_locks, &need, &ineed) != MCS_OK)
@@ -165,6 +188,7 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
     s->w.dense_ready = 0;
     s->w.retries = 0;
     s->event_ready = 0;
+    s->ready = 0;
     {
         mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0};
         s->stats = zero;
@@ -177,7 +201,7 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
 mcs_status mcs_sim_minimal(const mcs_sim *s, mcs_real *q, mcs_real *qd)
 {
     int n, r, f;
-    if (!s || !q || !qd)
+    if (!s || !s->ready || !q || !qd)
         return MCS_ERR_ARGUMENT;
     n = s->n;
     r = s->cur.r;
@@ -192,12 +216,12 @@ mcs_status mcs_sim_constraint_norm_at(mcs_sim *s, mcs_real t, const mcs_real *x,
     if (!s || !x || !norm)
         return MCS_ERR_ARGUMENT;
     *norm = mcs_constraint_norm_at(s, x, t);
-    return *norm < 0 ? MCS_ERR_NONFINITE : MCS_OK;
+    return *norm < 0 || !(t - t == 0) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
 mcs_status mcs_sim_constraint_norm(mcs_sim *s, mcs_real *norm)
 {
-    if (!s)
+    if (!s || !s->ready)
         return MCS_ERR_ARGUMENT;
     return mcs_sim_constraint_norm_at(s, s->cur.t, s->cur.x, norm);
 }
@@ -214,7 +238,7 @@ mcs_status mcs_sim_energy_at(const mcs_sim *s, mcs_real t, const mcs_real *x, co
 
 mcs_status mcs_sim_energy(mcs_sim *s, mcs_real *kinetic, mcs_real *potential)
 {
-    if (!s)
+    if (!s || !s->ready)
         return MCS_ERR_ARGUMENT;
     return mcs_sim_energy_at(s, s->cur.t, s->cur.x, s->cur.v, kinetic, potential);
 }

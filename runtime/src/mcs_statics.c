@@ -247,6 +247,14 @@ size_t mcs_statics_iwork_size(const mcs_model *md)
     return md ? (size_t)MCS_STATICS_IWORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0;
 }
 
+/* An equilibrium reported as found must be finite (overflow near the range of mcs_real). */
+static mcs_status checked(int n, const mcs_real *x, int m, const mcs_real *lambda, mcs_status st)
+{
+    if (st == MCS_OK && (mcs_vec_max_abs(n, x) < 0 || mcs_vec_max_abs(m, lambda) < 0))
+        return MCS_ERR_NONFINITE;
+    return st;
+}
+
 mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_statics_options *opt,
                              mcs_real *x, mcs_real *lambda, mcs_statics_report *rep, mcs_real *work,
                              size_t work_len, int *iwork, size_t iwork_len)
@@ -262,10 +270,13 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
     if (md->abi_version != MCS_MODEL_ABI_VERSION)
         return MCS_ERR_MODEL_VERSION;
     if (opt->max_iter < 1 || opt->max_iter >= MCS_STATICS_HISTORY || !(opt->tol > 0) ||
+        !(opt->rank_tol >= 0 && opt->rank_tol < 1) ||
         (opt->method != MCS_STATICS_TANGENT && !kkt) || (!opt->basis != !opt->basis_cols))
         return MCS_ERR_ARGUMENT;
     n = md->nx;
     m = md->nc;
+    if (mcs_vec_max_abs(n, x) < 0 || !(opt->t - opt->t == 0))
+        return MCS_ERR_NONFINITE;
     if (!carve(&w, n, m, work, work_len, iwork, iwork_len))
         return MCS_ERR_WORKSPACE;
     if (!rep)
@@ -296,7 +307,7 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
         rep->residual_c = max_abs(m, w.c);
         rep->residual_f = max_abs(n, w.rf);
         if (rep->residual_c <= opt->tol * L && rep->residual_f <= opt->tol * F)
-            return MCS_OK;
+            return checked(n, x, m, lambda, MCS_OK);
         if (iter == opt->max_iter)
             return MCS_ERR_NO_CONVERGENCE;
         stiffness(md, p, opt, &w, x, lambda);
@@ -323,7 +334,7 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
                 st = MCS_ERR_NO_CONVERGENCE;
             /* leave the last accepted iterate's lambda and residuals in place */
             evaluate(md, p, opt, &w, x, lambda, kkt, scale, &merit);
-            return st;
+            return checked(n, x, m, lambda, st);
         }
         for (i = 0; i < n; ++i)
             x[i] = w.xt[i];

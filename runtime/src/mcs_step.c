@@ -61,16 +61,19 @@ static mcs_status step_rk4(mcs_sim *s, mcs_real h)
 static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
 {
     const mcs_real t = s->cur.t;
-    int last_rejected = 0;
+    int last_rejected = 0, attempts = 0;
     for (;;) {
         mcs_real h = s->h_next, err = 0, fac;
         mcs_status st;
         int final = 0;
+        if (++attempts > s->opt.max_attempts)
+            return MCS_ERR_LIMIT;
         if (h >= t_target - t - MCS_R(1e-12) * MAX2(MCS_R(1.0), MCS_FN(fabs)(t))) {
             h = t_target - t;
             final = 1;
         }
-        if (h < s->opt.h_min)
+        /* a step must move time (t + h == t in the arithmetic: no progress is possible) */
+        if (!(h >= s->opt.h_min) || !(t + h > t))
             return MCS_ERR_STEP_TOO_SMALL;
         st = mcs_dopri5_attempt(s, h, &err);
         if (retryable(st)) {
@@ -112,7 +115,7 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
 mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
 {
     mcs_status st;
-    if (!s || !(t_target > s->cur.t))
+    if (!s || !s->ready || !(t_target > s->cur.t))
         return MCS_ERR_ARGUMENT;
     if (s->opt.method == MCS_METHOD_DOPRI5)
         return step_dopri5(s, t_target);
@@ -131,6 +134,8 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
         if (t_target < next - snap)
             end = t_target;
         for (;;) {
+            if (!(end > s->cur.t)) /* h below the resolution of t: no progress is possible */
+                return MCS_ERR_STEP_TOO_SMALL;
             st = step_rk4(s, end - s->cur.t);
             if (st == MCS_OK)
                 break;
@@ -150,11 +155,14 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
 
 mcs_status mcs_sim_advance(mcs_sim *s, mcs_real t_target)
 {
-    if (!s)
+    long steps = 0;
+    if (!s || !(t_target - t_target == 0)) /* NaN and +-Inf: never reached */
         return MCS_ERR_ARGUMENT;
     while (s->cur.t < t_target) {
-        mcs_status st = mcs_sim_step(s, t_target);
-        if (st != MCS_OK)
+        mcs_status st;
+        if (++steps > s->opt.max_steps)
+            return MCS_ERR_LIMIT;
+        if ((st = mcs_sim_step(s, t_target)) != MCS_OK)
             return st;
     }
     return MCS_OK;

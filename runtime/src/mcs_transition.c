@@ -207,9 +207,15 @@ mcs_status mcs_jump(mcs_jump_method method, int n, const mcs_real *M, int m1, co
         n < 1 || m1 < 0 || m2 < 0 || f < 0 || f > n || (unsigned)method > MCS_JUMP_NAIVE ||
         ((method == MCS_JUMP_MINIMAL || method == MCS_JUMP_NAIVE) && f > 0 && !T))
         return MCS_ERR_ARGUMENT;
+    if (n > MCS_MAX_DIM || m1 > MCS_MAX_DIM || m2 > MCS_MAX_DIM || !(rank_tol >= 0 && rank_tol < 1))
+        return MCS_ERR_ARGUMENT;
     if (work_len < (size_t)MCS_JUMP_WORK_SIZE(n, m1, m2) ||
         iwork_len < (size_t)MCS_JUMP_IWORK_SIZE(n, m1, m2))
         return MCS_ERR_WORKSPACE;
+    if (mcs_vec_max_abs(n * n, M) < 0 || mcs_vec_max_abs(n, v) < 0 ||
+        mcs_vec_max_abs(m1 * n, J1) < 0 || mcs_vec_max_abs(m2 * n, J2) < 0 ||
+        (U && mcs_vec_max_abs(n, U) < 0) || (f > 0 && T && mcs_vec_max_abs(n * f, T) < 0))
+        return MCS_ERR_NONFINITE;
     w.big = work;
     w.sq1 = w.big + k * k;
     w.sq2 = w.sq1 + k * k;

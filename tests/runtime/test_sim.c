@@ -1,6 +1,7 @@
 /* test_sim.c - chart integration, assembly, continuation invariants and status codes (mcs_sim.c),
  * driven through generated models (spatial_pendulum: n = 3, m = 1; pendulum_3r: n = 3, m = 0;
  * planar_pendulum_redundant: n = m = 2, rank 1). */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -310,6 +311,81 @@ static void test_dense_output_matches_steps(void **state)
     assert_true(max_diff(3, x, ref) < 1e-9);
 }
 
+/* What a firmware caller gets for the inputs a glitch produces (issue 16; the fuzz harness
+ * tests/fuzz/fuzz_runtime.c throws every kind of them): a status, and a simulator that refuses
+ * to go on from a state it could not set. */
+static void test_hostile_inputs_get_statuses(void **state)
+{
+    const mcs_model *md = &spatial_pendulum_model;
+    spatial_pendulum_params bad = spatial_pendulum_default_params;
+    mcs_sim sim;
+    mcs_options opt;
+    mcs_real x[3], v[3], q[3], T, V;
+    size_t need = 0, ineed = 0;
+    (void)state;
+    mcs_options_default(&opt, md);
+    /* a too-small workspace */
+    assert_int_equal(mcs_sim_workspace_size(3, 1, &need, &ineed), MCS_OK);
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, work, need - 1,
+                                  iwork, ineed),
+                     MCS_ERR_WORKSPACE);
+    assert_int_equal(mcs_sim_workspace_size(MCS_MAX_DIM + 1, 1, &need, &ineed), MCS_ERR_ARGUMENT);
+    /* corrupted options: NaN, infinite, out of range */
+    opt.h = (mcs_real)NAN;
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_ERR_ARGUMENT);
+    mcs_options_default(&opt, md);
+    opt.rank_tol = (mcs_real)INFINITY;
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_ERR_ARGUMENT);
+    mcs_options_default(&opt, md);
+    opt.max_locks = 1 << 30; /* would overflow the workspace size */
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_ERR_ARGUMENT);
+    mcs_options_default(&opt, md);
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_OK);
+    /* nothing to step from before a state is set */
+    assert_int_equal(mcs_sim_step(&sim, 1), MCS_ERR_ARGUMENT);
+    /* a NaN (or infinite) state, or time: refused, and the simulator has no state after it */
+    memcpy(x, md->x0, sizeof x);
+    memcpy(v, md->v0, sizeof v);
+    x[1] = (mcs_real)NAN;
+    assert_int_equal(mcs_sim_set_state(&sim, 0, x, v, NULL), MCS_ERR_NONFINITE);
+    assert_int_equal(mcs_sim_advance(&sim, 1), MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_sim_energy(&sim, &T, &V), MCS_ERR_ARGUMENT);
+    x[1] = (mcs_real)INFINITY;
+    assert_int_equal(mcs_sim_set_state(&sim, 0, x, v, NULL), MCS_ERR_NONFINITE);
+    assert_int_equal(mcs_sim_set_state(&sim, (mcs_real)INFINITY, md->x0, md->v0, NULL),
+                     MCS_ERR_NONFINITE);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    /* unreachable target times: NaN and infinity are refused, a far one hits max_steps */
+    assert_int_equal(mcs_sim_advance(&sim, (mcs_real)NAN), MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_sim_advance(&sim, (mcs_real)INFINITY), MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_sim_step(&sim, (mcs_real)NAN), MCS_ERR_ARGUMENT);
+    sim.opt.max_steps = 10;
+    assert_int_equal(mcs_sim_advance(&sim, 1e12), MCS_ERR_LIMIT);
+    assert_true(sim.cur.t > 0 && sim.cur.t < 1); /* the state of the last step taken */
+    assert_int_equal(mcs_sim_energy(&sim, &T, &V), MCS_OK);
+    /* dense output at NaN: no dense output there */
+    assert_int_equal(mcs_sim_dense(&sim, (mcs_real)NAN, x, v, q, NULL), MCS_ERR_NO_DENSE);
+    /* non-finite parameters: the first kernel evaluation says so, the state is kept */
+    bad.g = (mcs_real)NAN;
+    sim.params = &bad;
+    assert_int_equal(mcs_sim_step(&sim, 2), MCS_ERR_NONFINITE);
+    sim.params = &spatial_pendulum_default_params;
+    assert_int_equal(mcs_sim_step(&sim, 2), MCS_OK);
+    /* a step that cannot move time (h below the resolution of t) */
+    mcs_options_default(&opt, md);
+    opt.h = 1e-300;
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&sim, 1, md->x0, md->v0, NULL), MCS_OK);
+    assert_int_equal(mcs_sim_step(&sim, 2), MCS_ERR_STEP_TOO_SMALL);
+    assert_string_equal(mcs_status_str(MCS_ERR_LIMIT),
+                        "step or attempt limit reached (options max_steps, max_attempts)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_assembly_corrects_and_reports),
         cmocka_unit_test(test_redundant_rank_and_motion),
         cmocka_unit_test(test_status_codes),
+        cmocka_unit_test(test_hostile_inputs_get_statuses),
         cmocka_unit_test(test_dense_output_matches_steps),
         cmocka_unit_test(test_workspace_macros_equal_the_layout),
         cmocka_unit_test(test_queries_return_status),

@@ -28,6 +28,10 @@ typedef double mcs_real;
 
 #define MCS_VERSION_STRING "0.1.0"
 
+/* The largest number of coordinates, and of constraint rows plus lock rows, the runtime takes:
+ * the workspace sizes of this order still fit an int (calls beyond it get MCS_ERR_ARGUMENT). */
+#define MCS_MAX_DIM 4096
+
 /* Real workspace that every linear-algebra call of either backend accepts for matrices of
  * order <= k (LAPACK's blocked routines with block size 64; the portable Jacobi SVD's 3 k^2).
  * Public because the workspace macros of mcs_basis.h and mcs_sim.h are built on it. */

@@ -59,6 +59,11 @@ typedef struct mcs_options {
      * nrows: up to 6 for a joint): size it for m + max_locks rows (MCS_SIM_WORK_SIZE(n, m +
      * max_locks)). Default 0. */
     int max_locks;
+    /* Bounds on the time a call may take (MCS_ERR_LIMIT when hit): accepted steps of one
+     * mcs_sim_advance (default 10^7, at least 1) and attempts of one step, rejected or retaken
+     * ones included (default 100, 1 .. 10^6). */
+    long max_steps;
+    int max_attempts;
 } mcs_options;
 
 /* The state at one time and the factorization of A(x, t)^T there. */
@@ -135,6 +140,9 @@ typedef struct mcs_sim {
     mcs_real *lock_g;   /* (K + 3) scratch: a group's g or gamma */
     mcs_real *lock_G;   /* ((K + 3) x n) scratch: a group's G or G_dot */
     long transitions;   /* locks and unlocks made */
+    int ready;          /* 1 once mcs_sim_set_state succeeded: a consistent state to work on. 0
+                           after init and after a failed set_state (whose partial work is not a
+                           state); the calls that need the state return MCS_ERR_ARGUMENT then */
     int event_ready;    /* set by a step that located an event; the caller clears it */
     /* Internal scratch, carved from the caller's work array by mcs_sim_init. */
     struct mcs_sim_scratch {
@@ -175,7 +183,8 @@ mcs_status mcs_sim_set_state(mcs_sim *sim, mcs_real t, const mcs_real *x, const 
  * to return to its grid); DOPRI5 retries rejected steps on the same chart. */
 mcs_status mcs_sim_step(mcs_sim *sim, mcs_real t_target);
 
-/* Steps until cur.t == t_target. */
+/* Steps until cur.t == t_target (finite): at most options.max_steps steps, else MCS_ERR_LIMIT
+ * with the state at the last step taken. */
 mcs_status mcs_sim_advance(mcs_sim *sim, mcs_real t_target);
 
 /* Dense output inside the last accepted step (prev.t <= t <= cur.t): DOPRI5's continuous

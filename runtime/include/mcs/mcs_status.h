@@ -19,6 +19,8 @@ typedef enum mcs_status {
     MCS_ERR_SINGULAR_JACOBIAN, /* the static Newton matrix (reduced stiffness) is singular */
     MCS_ERR_NO_CONVERGENCE,    /* the static Newton iteration did not converge */
     MCS_ERR_UNSUPPORTED,       /* not available with this backend (damped modes: LAPACK only) */
+    MCS_ERR_LIMIT,             /* a bounded loop hit its bound: steps of one mcs_sim_advance
+                                  (options.max_steps), attempts of one step (max_attempts) */
     MCS_NSTATUS                /* number of status codes (keep last) */
 } mcs_status;
 
