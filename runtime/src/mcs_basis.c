@@ -80,7 +80,7 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
         /* T~ = T - h U Omega_s^T */
         mcs_mat_copy(n, f, T, n, Tpred, n);
         mcs_mat_gemm(0, 1, n, f, r, -h, U, n, J + r, n, 1, Tpred, n);
-        return MCS_OK;
+        return mcs_vec_max_abs(n * f, Tpred) < 0 ? MCS_ERR_NONFINITE : MCS_OK;
     }
     /* Omega = [[Omega_ns, -Omega_s^T], [Omega_s, 0]] scaled by h */
     for (j = 0; j < n; ++j)
@@ -100,7 +100,8 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
         return MCS_ERR_LINALG;
     /* T~ = (Q E)[:, r:] = Q E[:, r:] */
     mcs_mat_gemm(0, 0, n, f, n, 1, Q, n, E + r * n, n, 0, Tpred, n);
-    return MCS_OK;
+    /* an enormous h h|Omega| overflows the exponential: no prediction, not a NaN basis */
+    return mcs_vec_max_abs(n * f, Tpred) < 0 ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
 /* Orthogonal polar factor of a square x (k x k) in place by the Newton-Schulz iteration
