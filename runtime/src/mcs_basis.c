@@ -25,6 +25,8 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
     info = mcs_la_qr_pivoted(n, m, R, n, piv, tau, lawork, lwork);
     if (info != 0)
         return MCS_ERR_LINALG;
+    if (mcs_vec_max_abs(n * m, R) < 0 || mcs_vec_max_abs(kmin, tau) < 0)
+        return MCS_ERR_NONFINITE; /* entries near the range of mcs_real overflow in the norms */
     if (kmin > 0) {
         const mcs_real r11 = MCS_FN(fabs)(R[0]);
         for (i = 0; i < kmin; ++i) {
@@ -40,7 +42,9 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
             Q[i + j * n] = (j < kmin && i > j) ? R[i + j * n] : 0;
     info = mcs_la_qr_form_q(n, kmin, Q, n, tau, lawork, lwork);
     *rank = r;
-    return info == 0 ? MCS_OK : MCS_ERR_LINALG;
+    if (info != 0)
+        return MCS_ERR_LINALG;
+    return mcs_vec_max_abs(n * n, Q) < 0 ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
 mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
