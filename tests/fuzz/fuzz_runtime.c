@@ -31,7 +31,8 @@
 #define MAX_LOCKS 8
 #define MAX_ROWS (MAX_NC + MAX_LOCKS + 1) /* options() decodes max_locks up to MAX_LOCKS + 1 */
 #define MAX_OPS 8
-#define MAX_STEPS 200 /* the caller's bound on one advance: a harness input must end in 5 s */
+/* the caller's bound on one advance: a harness input must end well within 5 s */
+#define MAX_STEPS 50
 
 static const mcs_model *const models[NMODELS] = {&spatial_pendulum_model, &slider_crank_model,
                                                  &double_four_bar_model};
@@ -167,8 +168,8 @@ static void options(input *in, mcs_options *opt, const mcs_model *md)
     opt->max_steps = (mask & 32768) ? (long)byte(in) - 8 : MAX_STEPS;
     if (opt->max_steps > MAX_STEPS)
         opt->max_steps = MAX_STEPS;
-    if (opt->max_attempts > 200)
-        opt->max_attempts = 200;
+    if (opt->max_attempts > 50)
+        opt->max_attempts = 50;
     if (opt->newton_max_iter > 50)
         opt->newton_max_iter = 50;
 }
