@@ -11,10 +11,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import mpmath
+
 from ..errors import ModelError
 from ..model.reader import C_KEYWORDS, RESERVED
 from .read import parse
-from .tree import Tree
+from .tree import DIGITS, Tree
 from .write import render
 
 IDENT = re.compile(r"[^A-Za-z0-9_]+")
@@ -50,6 +52,27 @@ def model_names(robot):
     return names, notes
 
 
+def _render(tree, robot, renamed, name, path, gravity):
+    """The notes of what the import did, then the mechanism file's text."""
+    tree.notes = renamed + tree.notes
+    limited = [j.urdf.name for j in tree.joints if j.urdf.limit]
+    if limited:
+        tree.notes.append(
+            f"<limit> of {', '.join(limited)} kept as comments: mcsgen has no limit stops or "
+            "contact"
+        )
+    for j in tree.joints:
+        if j.urdf.friction > 0:
+            tree.notes.append(
+                f"joint '{j.urdf.name}': <dynamics friction> {float(j.urdf.friction):g} is not "
+                "modelled"
+            )
+    ignored = ", ".join(f"<{tag}> x{count}" for tag, count in robot.ignored.items())
+    if ignored:
+        tree.notes.append(f"ignored (nothing to simulate): {ignored}")
+    return render(tree, name, path.name, gravity)
+
+
 def import_urdf(path, out=None, name=None, q=None, qd=None, gravity=None):
     """Reads URDF `path`, writes the mechanism file `out` (default: <model name>.yaml in the
     current directory) and returns (out path, notes). q, qd: dicts
@@ -75,24 +98,9 @@ def import_urdf(path, out=None, name=None, q=None, qd=None, gravity=None):
             "--out",
             f"a mechanism file is named <model>.yaml: expected {name}.yaml, got {out.name}",
         )
-    tree = Tree(path, robot, q, qd, names)
-    tree.notes = renamed + tree.notes
-    limited = [j.urdf.name for j in tree.joints if j.urdf.limit]
-    if limited:
-        tree.notes.append(
-            f"<limit> of {', '.join(limited)} kept as comments: mcsgen has no limit stops or "
-            "contact"
-        )
-    for j in tree.joints:
-        if j.urdf.friction > 0:
-            tree.notes.append(
-                f"joint '{j.urdf.name}': <dynamics friction> {float(j.urdf.friction):g} is not "
-                "modelled"
-            )
-    ignored = ", ".join(f"<{tag}> x{count}" for tag, count in robot.ignored.items())
-    if ignored:
-        tree.notes.append(f"ignored (nothing to simulate): {ignored}")
-    text = render(tree, name, path.name, gravity)
+    with mpmath.workdps(DIGITS):  # a local precision: model/initial.py reads the global one
+        tree = Tree(path, robot, q, qd, names)
+        text = _render(tree, robot, renamed, name, path, gravity)
     directory = out.parent
     if not directory.is_dir():
         raise ModelError(path, "--out", f"'{directory}' is not a directory")

@@ -115,10 +115,11 @@ def steiner(mass, d):
 
 
 class Tree:
-    """The mechanism of a Robot at pose q (dict joint name -> Fraction) and rates qd."""
+    """The mechanism of a Robot at pose q (dict joint name -> Fraction) and rates qd. Build and
+    render it inside mpmath.workdps(DIGITS) (urdf.import_urdf does): the global precision, which
+    other stages read, is never changed."""
 
     def __init__(self, path, robot, q=None, qd=None, names=None):
-        mpmath.mp.dps = DIGITS
         self.path = path
         self.robot = robot
         self.notes = []  # what the import did, one line per item

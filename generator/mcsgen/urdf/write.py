@@ -5,8 +5,10 @@ import re
 import textwrap
 
 import mpmath
+import sympy as sp
 
-from .tree import unit
+from ..model.bodies import quaternion_from_matrix
+from .tree import DIGITS, unit
 
 SNAP = mpmath.mpf("1e-14")  # relative to the largest entry: below it an entry is round-off
 
@@ -35,23 +37,12 @@ def nums(values):
 
 
 def quaternion(R):
-    """Unit quaternion (w, x, y, z), w >= 0, of a rotation matrix (Shepperd's branches)."""
-    tr = R[0, 0] + R[1, 1] + R[2, 2]
-    if tr > 0:
-        s = mpmath.sqrt(tr + 1) * 2
-        q = [s / 4, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
-    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
-        s = mpmath.sqrt(1 + R[0, 0] - R[1, 1] - R[2, 2]) * 2
-        q = [(R[2, 1] - R[1, 2]) / s, s / 4, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
-    elif R[1, 1] > R[2, 2]:
-        s = mpmath.sqrt(1 + R[1, 1] - R[0, 0] - R[2, 2]) * 2
-        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, s / 4, (R[1, 2] + R[2, 1]) / s]
-    else:
-        s = mpmath.sqrt(1 + R[2, 2] - R[0, 0] - R[1, 1]) * 2
-        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, s / 4]
+    """Unit quaternion (w, x, y, z), w >= 0, of a rotation matrix (3 x 3 mpmath): the model's own
+    conversion (bodies.quaternion_from_matrix) on DIGITS-digit SymPy Floats."""
+    exact = sp.Matrix(3, 3, lambda i, j: sp.Float(mpmath.nstr(R[i, j], DIGITS), DIGITS))
+    q = [mpmath.mpf(str(sp.Float(c, DIGITS))) for c in quaternion_from_matrix(exact)]
     norm = mpmath.sqrt(sum(c * c for c in q))
-    q = [c / norm for c in q]
-    return [-c for c in q] if q[0] < 0 else q
+    return [c / norm for c in q]
 
 
 def comment_text(text):
