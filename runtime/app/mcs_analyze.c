@@ -226,10 +226,10 @@ static mcs_status verify_mode(const mcs_model *md, const void *params, const arg
     mcs_real big = 0, L = 1;
     int i, j = 0;
     for (i = 0; i < NX; ++i) {
-        if (MCS_FN(fabs)(phi[i]) > big)
-            big = MCS_FN(fabs)(phi[i]), j = i;
-        if (MCS_FN(fabs)(x[i]) > L)
-            L = MCS_FN(fabs)(x[i]);
+        if (mcs_fabs(phi[i]) > big)
+            big = mcs_fabs(phi[i]), j = i;
+        if (mcs_fabs(x[i]) > L)
+            L = mcs_fabs(x[i]);
     }
     for (i = 0; i < NX; ++i)
         v0[i] = a->verify_amp * L * modes[k].omega * phi[i];

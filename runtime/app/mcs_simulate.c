@@ -123,7 +123,7 @@ static int first_condition(mcs_sim *sim, const run_info *ri, const app_args *app
         fb = e->condition(sim->cur.x, sim->cur.v, t1, sim->params);
         if (!((e->direction >= 0 && fa < 0 && fb >= 0) || (e->direction <= 0 && fa > 0 && fb <= 0)))
             continue;
-        for (it = 0; it < 200 && fb != 0 && b - a > MCS_R(1e-12) * (1 + MCS_FN(fabs)(b)); ++it) {
+        for (it = 0; it < 200 && fb != 0 && b - a > MCS_R(1e-12) * (1 + mcs_fabs(b)); ++it) {
             mcs_real c = b - fb * (b - a) / (fb - fa), fc;
             if (!(c > a && c < b))
                 c = (a + b) / 2;

@@ -42,7 +42,7 @@ static void joint_coordinates(run_info *ri, const mcs_sim *sim, const run_row *r
             turns[k] = 0;
         else
             turns[k] -=
-                two_pi * MCS_FN(floor)((ri->jc[k] + turns[k] - last[k]) / two_pi + (mcs_real)0.5);
+                two_pi * mcs_floor((ri->jc[k] + turns[k] - last[k]) / two_pi + (mcs_real)0.5);
         ri->jc[k] += turns[k];
         last[k] = ri->jc[k];
     }
@@ -75,7 +75,7 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
     else
         fputs(",c_norm,rank", o);
     for (i = 0; i < kmin; ++i)
-        row ? value(o, MCS_FN(fabs)(row->R[i + i * n])) : numbered(o, "rdiag", i + 1);
+        row ? value(o, mcs_fabs(row->R[i + i * n])) : numbered(o, "rdiag", i + 1);
     if (md->potential)
         row ? value(o, energy) : name(o, "energy", "");
     if (md->njc > 0) {
@@ -173,8 +173,8 @@ void output_record(run_info *ri, mcs_sim *sim, const run_row *row)
         ri->e0 = ri->e_initial = kin + pot;
     if (kin > ri->kin_max)
         ri->kin_max = kin;
-    if (MCS_FN(fabs)(kin + pot - ri->e0) > ri->e_dev_max)
-        ri->e_dev_max = MCS_FN(fabs)(kin + pot - ri->e0);
+    if (mcs_fabs(kin + pot - ri->e0) > ri->e_dev_max)
+        ri->e_dev_max = mcs_fabs(kin + pot - ri->e0);
     if (cn > ri->c_max)
         ri->c_max = cn;
     if (row->rank < ri->rank_min)
@@ -366,7 +366,7 @@ void output_summary(const run_info *ri, const mcs_sim *sim, const run_summary *r
         json_string(mcs_status_str(ri->reaction_status));
     }
     if (md->potential) {
-        mcs_real scale = MCS_FN(fabs)(ri->e0) > ri->kin_max ? MCS_FN(fabs)(ri->e0) : ri->kin_max;
+        mcs_real scale = mcs_fabs(ri->e0) > ri->kin_max ? mcs_fabs(ri->e0) : ri->kin_max;
         printf(", \"energy0\": %.17g, \"energy_drift\": %.17g, \"energy_drift_rel\": %.17g",
                (double)ri->e_initial, (double)ri->e_dev_max,
                (double)(scale > 0 ? ri->e_dev_max / scale : 0));

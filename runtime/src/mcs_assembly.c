@@ -5,8 +5,9 @@
 
 mcs_real mcs_constraint_norm_at(mcs_sim *s, const mcs_real *x, mcs_real t)
 {
-    if (s->m == 0)
+    if (s->m == 0) {
         return 0;
+    }
     mcs_rows_c(s, x, t, s->w.c);
     return mcs_vec_max_abs(s->m, s->w.c);
 }
@@ -14,10 +15,12 @@ mcs_real mcs_constraint_norm_at(mcs_sim *s, const mcs_real *x, mcs_real t)
 /* out (n) = -U R_ns^-T b_S: the minimum-norm dx with A_S dx = -b_S (A_S = R_ns^T U^T). */
 static void min_norm_correction(mcs_sim *s, const mcs_frame *fr, const mcs_real *b, mcs_real *out)
 {
-    const int n = s->n, r = fr->r;
+    const int n = s->n;
+    const int r = fr->r;
     int i;
-    for (i = 0; i < r; ++i)
+    for (i = 0; i < r; ++i) {
         s->w.tmp[i] = -b[fr->piv[i]];
+    }
     mcs_mat_solve_upper_transposed(r, fr->R, n, s->w.tmp);
     mcs_mat_gemm(0, 0, n, 1, r, 1, fr->Q, n, s->w.tmp, MAX2(r, 1), 0, out, n);
 }
@@ -25,14 +28,18 @@ static void min_norm_correction(mcs_sim *s, const mcs_frame *fr, const mcs_real 
 mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
                              mcs_assembly *report)
 {
-    const int n = s ? s->n : 0;
+    const int n = (s != NULL) ? s->n : 0;
     mcs_frame *fr;
     mcs_assembly rep = {0, 0, 0, 0, 0, 0};
-    mcs_real tol, dx2 = 0, dv2 = 0;
+    mcs_real tol;
+    mcs_real dx2 = MCS_R(0.0);
+    mcs_real dv2 = MCS_R(0.0);
     mcs_status st;
-    int i, it;
-    if (!s || !x || !v)
+    int i;
+    int it;
+    if (!s || !x || !v) {
         return MCS_ERR_ARGUMENT;
+    }
     s->ready = 0; /* until the state is consistent (this call may fail half-way) */
     fr = &s->cur;
     fr->t = t;
@@ -40,55 +47,70 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
         fr->x[i] = x[i];
         fr->v[i] = v[i];
     }
-    if (mcs_vec_max_abs(n, x) < 0 || mcs_vec_max_abs(n, v) < 0 || !(t - t == 0))
+    if ((mcs_vec_max_abs(n, x) < MCS_R(0.0)) || (mcs_vec_max_abs(n, v) < MCS_R(0.0)) ||
+        !((t - t) == MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
+    }
     tol = s->opt.newton_tol * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, x));
     rep.c_norm_before = mcs_constraint_norm_at(s, fr->x, t);
-    if (rep.c_norm_before < 0)
+    if (rep.c_norm_before < MCS_R(0.0)) {
         return MCS_ERR_NONFINITE;
-    for (it = 0;; ++it) {
+    }
+    it = 0;
+    for (;;) {
         mcs_real step;
-        if ((st = mcs_frame_factor(s, fr)) != MCS_OK)
+        if ((st = mcs_frame_factor(s, fr)) != MCS_OK) {
             return st;
-        if (s->m == 0 || fr->r == 0)
+        }
+        if ((s->m == 0) || (fr->r == 0)) {
             break;
+        }
         mcs_rows_c(s, fr->x, t, s->w.c);
         min_norm_correction(s, fr, s->w.c, s->w.rhs);
         step = mcs_vec_max_abs(n, s->w.rhs);
-        if (step < 0)
+        if (step < MCS_R(0.0)) {
             return MCS_ERR_ASSEMBLY;
-        if (step <= tol)
+        }
+        if (step <= tol) {
             break;
-        if (it >= 50)
+        }
+        if (it >= 50) {
             return MCS_ERR_ASSEMBLY;
-        for (i = 0; i < n; ++i)
+        }
+        for (i = 0; i < n; ++i) {
             fr->x[i] += s->w.rhs[i];
+        }
         rep.iterations++;
+        ++it;
     }
-    if (s->m > 0 && fr->r > 0) {
+    if ((s->m > 0) && (fr->r > 0)) {
         /* velocities: v <- v - U R_ns^-T (A_S v + c_S,t) */
         mcs_rows_c_t(s, fr->x, t, s->w.c_t);
         mcs_mat_gemm(0, 0, s->m, 1, n, 1, s->w.A, s->m, fr->v, n, 0, s->w.gamma, s->m);
-        for (i = 0; i < s->m; ++i)
+        for (i = 0; i < s->m; ++i) {
             s->w.gamma[i] += s->w.c_t[i];
+        }
         rep.cdot_norm_before = mcs_vec_max_abs(s->m, s->w.gamma);
         min_norm_correction(s, fr, s->w.gamma, s->w.rhs);
-        for (i = 0; i < n; ++i)
+        for (i = 0; i < n; ++i) {
             fr->v[i] += s->w.rhs[i];
+        }
     }
     /* a state near the range of mcs_real can overflow in the corrections */
-    if (mcs_vec_max_abs(n, fr->x) < 0 || mcs_vec_max_abs(n, fr->v) < 0)
+    if ((mcs_vec_max_abs(n, fr->x) < MCS_R(0.0)) || (mcs_vec_max_abs(n, fr->v) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
+    }
     for (i = 0; i < n; ++i) {
         dx2 += (fr->x[i] - x[i]) * (fr->x[i] - x[i]);
         dv2 += (fr->v[i] - v[i]) * (fr->v[i] - v[i]);
     }
-    rep.dx_norm = MCS_FN(sqrt)(dx2);
-    rep.dv_norm = MCS_FN(sqrt)(dv2);
+    rep.dx_norm = mcs_sqrt(dx2);
+    rep.dv_norm = mcs_sqrt(dv2);
     rep.c_norm_after = mcs_constraint_norm_at(s, fr->x, t);
-    if (report)
+    if (report != NULL) {
         *report = rep;
-    s->h_last = 0;
+    }
+    s->h_last = MCS_R(0.0);
     s->h_next = s->opt.h;
     s->t_grid0 = t;
     s->grid_index = 0;

@@ -7,44 +7,57 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
                         mcs_real *R, int *piv, int *rank, mcs_real *work)
 {
     const int k = MCS_BASIS_K(n, m);
-    const int kmin = n < m ? n : m;
+    const int kmin = (n < m) ? n : m;
     mcs_real *tau = work;        /* (k) */
     mcs_real *lawork = work + k; /* LAPACK work */
     const int lwork = MCS_LA_LWORK(k);
-    int i, j, info, r = 0;
-    if (n < 1 || m < 0 || n > MCS_MAX_DIM || m > MCS_MAX_DIM ||
-        (m > 0 && (!A || !piv || lda < m)) || !Q || !R || !rank || !work ||
-        !(rank_tol >= 0 && rank_tol < 1))
+    int i;
+    int j;
+    int info;
+    int r = 0;
+    if ((n < 1) || (m < 0) || (n > MCS_MAX_DIM) || (m > MCS_MAX_DIM) ||
+        ((m > 0) && (!A || !piv || (lda < m))) || !Q || !R || !rank || !work ||
+        !((rank_tol >= MCS_R(0.0)) && (rank_tol < MCS_R(1.0)))) {
         return MCS_ERR_ARGUMENT;
+    }
     /* R <- A^T (n x m) */
-    for (j = 0; j < m; ++j)
-        for (i = 0; i < n; ++i)
-            R[i + j * n] = A[j + i * lda];
-    if (mcs_vec_max_abs(n * m, R) < 0)
+    for (j = 0; j < m; ++j) {
+        for (i = 0; i < n; ++i) {
+            R[i + (j * n)] = A[j + (i * lda)];
+        }
+    }
+    if (mcs_vec_max_abs(n * m, R) < MCS_R(0.0)) {
         return MCS_ERR_NONFINITE; /* LAPACK would return a NaN basis without complaint */
+    }
     info = mcs_la_qr_pivoted(n, m, R, n, piv, tau, lawork, lwork);
-    if (info != 0)
+    if (info != 0) {
         return MCS_ERR_LINALG;
-    if (mcs_vec_max_abs(n * m, R) < 0 || mcs_vec_max_abs(kmin, tau) < 0)
+    }
+    if ((mcs_vec_max_abs(n * m, R) < MCS_R(0.0)) || (mcs_vec_max_abs(kmin, tau) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE; /* entries near the range of mcs_real overflow in the norms */
+    }
     if (kmin > 0) {
-        const mcs_real r11 = MCS_FN(fabs)(R[0]);
+        const mcs_real r11 = mcs_fabs(R[0]);
         for (i = 0; i < kmin; ++i) {
-            if (r11 > 0 && MCS_FN(fabs)(R[i + i * n]) > rank_tol * r11)
+            if ((r11 > MCS_R(0.0)) && (mcs_fabs(R[i + (i * n)]) > (rank_tol * r11))) {
                 ++r;
-            else
+            } else {
                 break;
+            }
         }
     }
     /* Q <- reflectors, then the full orthogonal factor */
-    for (j = 0; j < n; ++j)
-        for (i = 0; i < n; ++i)
-            Q[i + j * n] = (j < kmin && i > j) ? R[i + j * n] : 0;
+    for (j = 0; j < n; ++j) {
+        for (i = 0; i < n; ++i) {
+            Q[i + (j * n)] = ((j < kmin) && (i > j)) ? R[i + (j * n)] : MCS_R(0.0);
+        }
+    }
     info = mcs_la_qr_form_q(n, kmin, Q, n, tau, lawork, lwork);
     *rank = r;
-    if (info != 0)
+    if (info != 0) {
         return MCS_ERR_LINALG;
-    return mcs_vec_max_abs(n * n, Q) < 0 ? MCS_ERR_NONFINITE : MCS_OK;
+    }
+    return (mcs_vec_max_abs(n * n, Q) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
 mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
@@ -52,60 +65,70 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
                                mcs_continuation kind, mcs_real *Tpred, mcs_real *work, int *iwork)
 {
     const int f = n - r;
-    const mcs_real *U = Q, *T = Q + r * n;
-    if (n < 1 || m < 0 || r < 0 || r > n || r > m || !Q || !Tpred || !work || !iwork ||
-        (unsigned)kind > (unsigned)MCS_CONT_OFF ||
-        (kind != MCS_CONT_OFF && kind != MCS_CONT_NONE && r > 0 && (!R || !piv || !A_dot)))
+    const mcs_real *U = Q;
+    const mcs_real *T = Q + (r * n);
+    if ((n < 1) || (m < 0) || (r < 0) || (r > n) || (r > m) || !Q || !Tpred || !work || !iwork ||
+        ((unsigned)kind > (unsigned)MCS_CONT_OFF) ||
+        ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0) && (!R || !piv || !A_dot))) {
         return MCS_ERR_ARGUMENT;
-    if (kind != MCS_CONT_OFF && kind != MCS_CONT_NONE && r > 0 &&
-        (!(h - h == 0) || mcs_vec_max_abs(m * n, A_dot) < 0))
+    }
+    if ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0) &&
+        (!((h - h) == MCS_R(0.0)) || (mcs_vec_max_abs(m * n, A_dot) < MCS_R(0.0)))) {
         return MCS_ERR_NONFINITE;
-    mcs_real *J = work;                   /* (n x r) Q^T A_dot_S^T */
-    mcs_real *omega = work + n * n;       /* (n x n) */
-    mcs_real *E = work + 2 * n * n;       /* (n x n) */
-    mcs_real *scratch = work + 3 * n * n; /* 4 n*n for expm */
-    int i, j, l;
+    }
+    mcs_real *J = work;                     /* (n x r) Q^T A_dot_S^T */
+    mcs_real *omega = work + (n * n);       /* (n x n) */
+    mcs_real *E = work + (2 * n * n);       /* (n x n) */
+    mcs_real *scratch = work + (3 * n * n); /* 4 n*n for expm */
+    int i;
+    int j;
+    int l;
     (void)m;
-    if (kind == MCS_CONT_OFF || kind == MCS_CONT_NONE || r == 0 || f == 0) {
+    if ((kind == MCS_CONT_OFF) || (kind == MCS_CONT_NONE) || (r == 0) || (f == 0)) {
         mcs_mat_copy(n, f, T, n, Tpred, n);
         return MCS_OK;
     }
     /* J = Q^T A_dot_S^T: column j is Q^T (row piv[j] of A_dot) */
-    for (j = 0; j < r; ++j)
+    for (j = 0; j < r; ++j) {
         for (i = 0; i < n; ++i) {
-            mcs_real s = 0;
-            for (l = 0; l < n; ++l)
-                s += Q[l + i * n] * A_dot[piv[j] + l * m];
-            J[i + j * n] = s;
+            mcs_real s = MCS_R(0.0);
+            for (l = 0; l < n; ++l) {
+                s += Q[l + (i * n)] * A_dot[piv[j] + (l * m)];
+            }
+            J[i + (j * n)] = s;
         }
+    }
     /* J <- J R_ns^-1 (both blocks at once): rows r.. give Omega_s, rows ..r give Omega_L */
     mcs_mat_solve_right_upper(n, r, R, n, J, n);
     if (kind == MCS_CONT_EULER) {
         /* T~ = T - h U Omega_s^T */
         mcs_mat_copy(n, f, T, n, Tpred, n);
         mcs_mat_gemm(0, 1, n, f, r, -h, U, n, J + r, n, 1, Tpred, n);
-        return mcs_vec_max_abs(n * f, Tpred) < 0 ? MCS_ERR_NONFINITE : MCS_OK;
+        return (mcs_vec_max_abs(n * f, Tpred) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
     }
     /* Omega = [[Omega_ns, -Omega_s^T], [Omega_s, 0]] scaled by h */
-    for (j = 0; j < n; ++j)
-        for (i = 0; i < n; ++i)
-            omega[i + j * n] = 0;
-    for (j = 0; j < r; ++j) {
-        for (i = j + 1; i < r; ++i) { /* strictly lower part of J11 R^-1, made skew */
-            omega[i + j * n] = h * J[i + j * n];
-            omega[j + i * n] = -h * J[i + j * n];
-        }
-        for (i = r; i < n; ++i) {
-            omega[i + j * n] = h * J[i + j * n];
-            omega[j + i * n] = -h * J[i + j * n];
+    for (j = 0; j < n; ++j) {
+        for (i = 0; i < n; ++i) {
+            omega[i + (j * n)] = MCS_R(0.0);
         }
     }
-    if (mcs_mat_expm(n, omega, E, scratch, iwork) != 0)
+    for (j = 0; j < r; ++j) {
+        for (i = j + 1; i < r; ++i) { /* strictly lower part of J11 R^-1, made skew */
+            omega[i + (j * n)] = h * J[i + (j * n)];
+            omega[j + (i * n)] = -h * J[i + (j * n)];
+        }
+        for (i = r; i < n; ++i) {
+            omega[i + (j * n)] = h * J[i + (j * n)];
+            omega[j + (i * n)] = -h * J[i + (j * n)];
+        }
+    }
+    if (mcs_mat_expm(n, omega, E, scratch, iwork) != 0) {
         return MCS_ERR_LINALG;
+    }
     /* T~ = (Q E)[:, r:] = Q E[:, r:] */
-    mcs_mat_gemm(0, 0, n, f, n, 1, Q, n, E + r * n, n, 0, Tpred, n);
+    mcs_mat_gemm(0, 0, n, f, n, 1, Q, n, E + (r * n), n, 0, Tpred, n);
     /* an enormous h h|Omega| overflows the exponential: no prediction, not a NaN basis */
-    return mcs_vec_max_abs(n * f, Tpred) < 0 ? MCS_ERR_NONFINITE : MCS_OK;
+    return (mcs_vec_max_abs(n * f, Tpred) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
 /* Orthogonal polar factor of a square x (k x k) in place by the Newton-Schulz iteration
@@ -114,20 +137,24 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
  * scratch. Returns nonzero when x is too far from orthogonal for it (the caller uses the SVD). */
 static int polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
 {
-    int it, i;
+    int it;
+    int i;
     for (it = 0; it < 12; ++it) {
-        mcs_real delta = 0;
+        mcs_real delta = MCS_R(0.0);
         mcs_mat_gemm(1, 0, k, k, k, 1, x, k, x, k, 0, y, k); /* y = X^T X */
-        for (i = 0; i < k * k; ++i) {
-            const mcs_real d = MCS_FN(fabs)(y[i] - (i % (k + 1) == 0));
-            delta = d > delta ? d : delta;
+        for (i = 0; i < (k * k); ++i) {
+            const mcs_real d = mcs_fabs(y[i] - ((i % (k + 1)) == 0));
+            delta = (d > delta) ? d : delta;
         }
-        if (!(delta < MCS_R(0.3)))
+        if (!(delta < MCS_R(0.3))) {
             return -1;
-        if (delta <= 4 * MCS_REAL_EPS * k)
+        }
+        if (delta <= (MCS_R(4.0) * MCS_REAL_EPS * k)) {
             return 0;
-        for (i = 0; i < k * k; ++i)
-            y[i] = (i % (k + 1) == 0 ? MCS_R(1.5) : 0) - MCS_R(0.5) * y[i];
+        }
+        for (i = 0; i < (k * k); ++i) {
+            y[i] = (((i % (k + 1)) == 0) ? MCS_R(1.5) : MCS_R(0.0)) - (MCS_R(0.5) * y[i]);
+        }
         mcs_mat_gemm(0, 0, k, k, k, 1, x, k, y, k, 0, z, k);
         mcs_mat_copy(k, k, z, k, x, k);
     }
@@ -137,39 +164,44 @@ static int polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
 mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
                            mcs_real *Tout, mcs_real *work)
 {
-    const int g = f_old < f_new ? f_old : f_new;
+    const int g = (f_old < f_new) ? f_old : f_new;
     const int k = MCS_BASIS_K(n, 0);
-    if (n < 1 || f_old < 0 || f_new < 0 || f_old > n || f_new > n || !Tpred || !That || !Tout ||
-        !work)
+    if ((n < 1) || (f_old < 0) || (f_new < 0) || (f_old > n) || (f_new > n) || !Tpred || !That ||
+        !Tout || !work) {
         return MCS_ERR_ARGUMENT;
-    if (mcs_vec_max_abs(n * f_old, Tpred) < 0 || mcs_vec_max_abs(n * f_new, That) < 0)
+    }
+    if ((mcs_vec_max_abs(n * f_old, Tpred) < MCS_R(0.0)) ||
+        (mcs_vec_max_abs(n * f_new, That) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
-    mcs_real *C = work;                /* (g x f_new) */
-    mcs_real *W = work + k * k;        /* (g x g) */
-    mcs_real *Vt = work + 2 * k * k;   /* (f_new x f_new) */
-    mcs_real *V_Wt = work + 3 * k * k; /* (f_new x g) */
-    mcs_real *sv = work + 4 * k * k;   /* (k) */
-    mcs_real *lawork = work + 4 * k * k + k;
+    }
+    mcs_real *C = work;                  /* (g x f_new) */
+    mcs_real *W = work + (k * k);        /* (g x g) */
+    mcs_real *Vt = work + (2 * k * k);   /* (f_new x f_new) */
+    mcs_real *V_Wt = work + (3 * k * k); /* (f_new x g) */
+    mcs_real *sv = work + (4 * k * k);   /* (k) */
+    mcs_real *lawork = work + (4 * k * k) + k;
     int info;
     if (g == 0) {
         mcs_mat_copy(n, f_new, That, n, Tout, n);
         return MCS_OK;
     }
     mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);
-    if (f_old == f_new && polar_newton_schulz(g, C, W, Vt) == 0) {
+    if ((f_old == f_new) && (polar_newton_schulz(g, C, W, Vt) == 0)) {
         /* Tout = That Up^T with Up = W V^T the orthogonal polar factor of C (now in C) */
         mcs_mat_gemm(0, 1, n, g, g, 1, That, n, C, g, 0, Tout, n);
         return MCS_OK;
     }
     mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);
     info = mcs_la_svd(g, f_new, C, g, sv, W, g, Vt, f_new, lawork, MCS_LA_LWORK(k));
-    if (info != 0)
+    if (info != 0) {
         return MCS_ERR_LINALG;
+    }
     /* V_Wt = V[:, :g] W^T  (f_new x g);  Tout[:, :g] = That V_Wt */
     mcs_mat_gemm(1, 1, f_new, g, g, 1, Vt, f_new, W, g, 0, V_Wt, f_new);
     mcs_mat_gemm(0, 0, n, g, f_new, 1, That, n, V_Wt, f_new, 0, Tout, n);
-    if (f_new > g) /* Tout[:, g:] = That V[:, g:] = That (Vt[g:, :])^T */
-        mcs_mat_gemm(0, 1, n, f_new - g, f_new, 1, That, n, Vt + g, f_new, 0, Tout + g * n, n);
+    if (f_new > g) { /* Tout[:, g:] = That V[:, g:] = That (Vt[g:, :])^T */
+        mcs_mat_gemm(0, 1, n, f_new - g, f_new, 1, That, n, Vt + g, f_new, 0, Tout + (g * n), n);
+    }
     return MCS_OK;
 }
 
@@ -177,32 +209,42 @@ mcs_status mcs_min_norm_multipliers(int n, int m, int r, const mcs_real *Q, cons
                                     const int *piv, const mcs_real *g, mcs_real *lambda,
                                     mcs_real *N, mcs_real *y)
 {
-    int i, j, l;
-    if (n < 1 || m < 0 || r < 0 || r > n || r > m || !Q || !R || (m > 0 && (!piv || !lambda)) ||
-        !g || (r > 0 && (!N || !y)))
+    int i;
+    int j;
+    int l;
+    if ((n < 1) || (m < 0) || (r < 0) || (r > n) || (r > m) || !Q || !R ||
+        ((m > 0) && (!piv || !lambda)) || !g || ((r > 0) && (!N || !y))) {
         return MCS_ERR_ARGUMENT;
-    if (mcs_vec_max_abs(n, g) < 0)
+    }
+    if (mcs_vec_max_abs(n, g) < MCS_R(0.0)) {
         return MCS_ERR_NONFINITE;
-    for (i = 0; i < m; ++i)
-        lambda[i] = 0;
-    if (r == 0)
+    }
+    for (i = 0; i < m; ++i) {
+        lambda[i] = MCS_R(0.0);
+    }
+    if (r == 0) {
         return MCS_OK;
+    }
     mcs_mat_gemm(1, 0, r, 1, n, 1, Q, n, g, n, 0, y, r); /* y = U^T g */
-    for (j = 0; j < r; ++j)
+    for (j = 0; j < r; ++j) {
         for (i = 0; i < r; ++i) {
-            mcs_real sum = 0;
-            for (l = (i > j ? i : j); l < m; ++l) /* R is upper triangular */
-                sum += R[i + l * n] * R[j + l * n];
-            N[i + j * r] = sum;
+            mcs_real sum = MCS_R(0.0);
+            for (l = ((i > j) ? i : j); l < m; ++l) { /* R is upper triangular */
+                sum += R[i + (l * n)] * R[j + (l * n)];
+            }
+            N[i + (j * r)] = sum;
         }
-    if (mcs_la_cholesky(r, N, r) != 0)
+    }
+    if (mcs_la_cholesky(r, N, r) != 0) {
         return MCS_ERR_SINGULAR_CHART;
-    mcs_la_cholesky_solve(r, 1, N, r, y, r);
+    }
+    (void)mcs_la_cholesky_solve(r, 1, N, r, y, r);
     for (l = 0; l < m; ++l) {
-        mcs_real sum = 0;
-        for (i = 0; i < r && i <= l; ++i)
-            sum += R[i + l * n] * y[i];
+        mcs_real sum = MCS_R(0.0);
+        for (i = 0; (i < r) && (i <= l); ++i) {
+            sum += R[i + (l * n)] * y[i];
+        }
         lambda[piv[l]] = sum; /* lambda = P mu */
     }
-    return mcs_vec_max_abs(m, lambda) < 0 ? MCS_ERR_NONFINITE : MCS_OK;
+    return (mcs_vec_max_abs(m, lambda) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }

@@ -6,23 +6,25 @@
 /* |R_{r-1, r-1}| / |R_00| of a factored frame (1 when r = 0): how far from losing rank r. */
 mcs_real mcs_frame_ratio(const mcs_sim *s, const mcs_frame *fr, int r)
 {
-    const mcs_real r00 = MCS_FN(fabs)(fr->R[0]);
-    if (r <= 0 || s->m == 0 || !(r00 > 0))
+    const mcs_real r00 = mcs_fabs(fr->R[0]);
+    if ((r <= 0) || (s->m == 0) || !(r00 > MCS_R(0.0))) {
         return 1;
-    return MCS_FN(fabs)(fr->R[(r - 1) + (r - 1) * s->n]) / r00;
+    }
+    return mcs_fabs(fr->R[(r - 1) + ((r - 1) * s->n)]) / r00;
 }
 
 /* A(x, t)^T P = Q R into fr (Q = the fresh Q^). */
 mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr)
 {
     int info;
-    if (s->m > 0)
+    if (s->m > 0) {
         mcs_rows_A(s, fr->x, fr->t, s->w.A);
+    }
     info = mcs_qr_basis(s->n, s->m, s->w.A, MAX2(s->m, 1), s->opt.rank_tol, fr->Q, fr->R, fr->piv,
                         &fr->r, s->w.basis_work);
     s->stats.factorizations++;
     fr->sigma = mcs_frame_ratio(s, fr, fr->r);
-    return info == 0 ? MCS_OK : MCS_ERR_LINALG;
+    return (info == 0) ? MCS_OK : MCS_ERR_LINALG;
 }
 
 /* Load the state (t, x, v) into the probe frame and factor it there. */
@@ -41,19 +43,25 @@ mcs_status mcs_probe_factor(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs
  * over h (SPEC §3). */
 mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real h, mcs_frame *to)
 {
-    const int n = s->n, f_old = n - from->r, f_new = n - to->r;
-    if (s->opt.continuation == MCS_CONT_OFF)
+    const int n = s->n;
+    const int f_old = n - from->r;
+    const int f_new = n - to->r;
+    if (s->opt.continuation == MCS_CONT_OFF) {
         return MCS_OK;
-    if (s->m > 0 && s->opt.continuation != MCS_CONT_NONE)
+    }
+    if ((s->m > 0) && (s->opt.continuation != MCS_CONT_NONE)) {
         mcs_rows_A_dot(s, from->x, from->v, from->t, s->w.A_dot);
+    }
     if (mcs_predict_tangent(n, s->m, from->r, from->Q, from->R, from->piv, s->w.A_dot, h,
                             s->opt.continuation, s->w.Tpred, s->w.basis_work,
-                            s->w.basis_iwork) != 0)
+                            s->w.basis_iwork) != 0) {
         return MCS_ERR_LINALG;
-    mcs_mat_copy(n, f_new, to->Q + to->r * n, n, s->w.That, n);
-    if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, to->Q + to->r * n,
-                        s->w.basis_work) != 0)
+    }
+    mcs_mat_copy(n, f_new, to->Q + (to->r * n), n, s->w.That, n);
+    if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, to->Q + (to->r * n),
+                        s->w.basis_work) != 0) {
         return MCS_ERR_LINALG;
+    }
     return MCS_OK;
 }
 
@@ -62,51 +70,70 @@ mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real 
 /* y0 = (0, T^T v_k) on the chart of s->cur; resets the Newton warm start. */
 void mcs_chart_start(mcs_sim *s, mcs_real *y0)
 {
-    const int n = s->n, r = s->cur.r, f = n - r;
+    const int n = s->n;
+    const int r = s->cur.r;
+    const int f = n - r;
     int i;
-    for (i = 0; i < f; ++i)
-        y0[i] = 0;
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.Q + r * n, n, s->cur.v, n, 0, y0 + f, MAX2(f, 1));
-    for (i = 0; i < r; ++i)
-        s->w.p[i] = 0;
+    for (i = 0; i < f; ++i) {
+        y0[i] = MCS_R(0.0);
+    }
+    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.Q + (r * n), n, s->cur.v, n, 0, y0 + f, MAX2(f, 1));
+    for (i = 0; i < r; ++i) {
+        s->w.p[i] = MCS_R(0.0);
+    }
 }
 
 /* G = A_S U (r x r) from s->w.A, LU-factored in place; fails on a (nearly) singular factor. */
 static mcs_status factor_G(mcs_sim *s, const mcs_frame *ch)
 {
-    const int n = s->n, m = s->m, r = ch->r;
-    mcs_real *G = s->w.G, pmax = 0, pmin;
-    int i, j, l;
-    for (j = 0; j < r; ++j)
+    const int n = s->n;
+    const int m = s->m;
+    const int r = ch->r;
+    mcs_real *G = s->w.G;
+    mcs_real pmax = MCS_R(0.0);
+    mcs_real pmin;
+    int i;
+    int j;
+    int l;
+    for (j = 0; j < r; ++j) {
         for (i = 0; i < r; ++i) {
-            mcs_real sum = 0;
-            for (l = 0; l < n; ++l)
-                sum += s->w.A[ch->piv[i] + l * m] * ch->Q[l + j * n];
-            G[i + j * r] = sum;
+            mcs_real sum = MCS_R(0.0);
+            for (l = 0; l < n; ++l) {
+                sum += s->w.A[ch->piv[i] + (l * m)] * ch->Q[l + (j * n)];
+            }
+            G[i + (j * r)] = sum;
         }
-    if (mcs_la_lu(r, G, r, s->w.ipiv) < 0)
+    }
+    if (mcs_la_lu(r, G, r, s->w.ipiv) < 0) {
         return MCS_ERR_LINALG;
-    for (i = 0; i < r; ++i)
-        pmax = MAX2(pmax, MCS_FN(fabs)(G[i + i * r]));
+    }
+    for (i = 0; i < r; ++i) {
+        pmax = MAX2(pmax, mcs_fabs(G[i + i * r]));
+    }
     pmin = pmax;
-    for (i = 0; i < r; ++i)
-        pmin = MIN2(pmin, MCS_FN(fabs)(G[i + i * r]));
-    if (!(pmin > s->opt.chart_pivot_min * pmax))
+    for (i = 0; i < r; ++i) {
+        pmin = MIN2(pmin, mcs_fabs(G[i + i * r]));
+    }
+    if (!(pmin > (s->opt.chart_pivot_min * pmax))) {
         return MCS_ERR_SINGULAR_CHART;
+    }
     s->w.g_cond = pmax / pmin;
-    if (s->w.g_cond > s->w.g_cond_max)
+    if (s->w.g_cond > s->w.g_cond_max) {
         s->w.g_cond_max = s->w.g_cond;
+    }
     return MCS_OK;
 }
 
 /* out (n) = U G^-1 b_S, where b (m) is a constraint-row vector; uses s->w.tmp. */
 static void apply_U_Ginv(mcs_sim *s, const mcs_frame *ch, const mcs_real *b, mcs_real *out)
 {
-    const int n = s->n, r = ch->r;
+    const int n = s->n;
+    const int r = ch->r;
     int i;
-    for (i = 0; i < r; ++i)
+    for (i = 0; i < r; ++i) {
         s->w.tmp[i] = b[ch->piv[i]];
-    mcs_la_lu_solve(r, 1, s->w.G, r, s->w.ipiv, s->w.tmp, MAX2(r, 1));
+    }
+    (void)mcs_la_lu_solve(r, 1, s->w.G, r, s->w.ipiv, s->w.tmp, MAX2(r, 1));
     mcs_mat_gemm(0, 0, n, 1, r, 1, ch->Q, n, s->w.tmp, MAX2(r, 1), 0, out, n);
 }
 
@@ -116,39 +143,53 @@ static void apply_U_Ginv(mcs_sim *s, const mcs_frame *ch, const mcs_real *b, mcs
 mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *qd,
                          mcs_real t, mcs_real *x, mcs_real *v)
 {
-    const int n = s->n, m = s->m, r = ch->r, f = n - r;
-    const mcs_real *U = ch->Q, *T = ch->Q + r * n;
-    mcs_real *p = s->w.p, *Phi = s->w.Phi;
+    const int n = s->n;
+    const int m = s->m;
+    const int r = ch->r;
+    const int f = n - r;
+    const mcs_real *U = ch->Q;
+    const mcs_real *T = ch->Q + (r * n);
+    mcs_real *p = s->w.p;
+    mcs_real *Phi = s->w.Phi;
     const mcs_real tol = s->opt.newton_tol * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, ch->x));
     mcs_real tol_it = tol;
-    int i, it;
+    int i;
+    int it;
     mcs_status st;
-    for (it = 0;; ++it) {
+    it = 0;
+    for (;;) {
         mcs_real dp_norm;
-        for (i = 0; i < n; ++i)
+        for (i = 0; i < n; ++i) {
             x[i] = ch->x[i];
+        }
         mcs_mat_gemm(0, 0, n, 1, f, 1, T, n, q, MAX2(f, 1), 1, x, n);
         mcs_mat_gemm(0, 0, n, 1, r, 1, U, n, p, MAX2(r, 1), 1, x, n);
-        if (m == 0)
+        if (m == 0) {
             break;
+        }
         mcs_rows_A(s, x, t, s->w.A);
-        if (r == 0)
+        if (r == 0) {
             break;
+        }
         mcs_rows_c(s, x, t, s->w.c);
-        if ((st = factor_G(s, ch)) != MCS_OK)
+        if ((st = factor_G(s, ch)) != MCS_OK) {
             return st;
-        for (i = 0; i < r; ++i)
+        }
+        for (i = 0; i < r; ++i) {
             s->w.tmp[i] = -s->w.c[ch->piv[i]];
-        mcs_la_lu_solve(r, 1, s->w.G, r, s->w.ipiv, s->w.tmp, r);
+        }
+        (void)mcs_la_lu_solve(r, 1, s->w.G, r, s->w.ipiv, s->w.tmp, r);
         dp_norm = mcs_vec_max_abs(r, s->w.tmp);
-        if (dp_norm < 0)
+        if (dp_norm < MCS_R(0.0)) {
             return MCS_ERR_NONFINITE;
+        }
         /* Near a singular configuration G is ill-conditioned and |dp| cannot fall below about
          * about 20 eps cond(G) (the tolerance is 500 eps): it follows the pivot-ratio condition
          * estimate. Stages whose factor is worse than 1 / chart_pivot_min fail (SPEC rule 2). */
         tol_it = tol * MIN2(MCS_R(1e6), MAX2(MCS_R(1.0), s->w.g_cond * MCS_R(0.04)));
-        for (i = 0; i < r; ++i)
+        for (i = 0; i < r; ++i) {
             p[i] += s->w.tmp[i];
+        }
         s->stats.newton_iterations++;
         if (dp_norm <= tol_it) {
             /* the last correction is below tolerance: apply it to x. A and G (for Phi and v) stay
@@ -157,22 +198,27 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
             mcs_mat_gemm(0, 0, n, 1, r, 1, U, n, s->w.tmp, r, 1, x, n);
             break;
         }
-        if (it + 1 >= s->opt.newton_max_iter)
+        if ((it + 1) >= s->opt.newton_max_iter) {
             return MCS_ERR_NEWTON;
+        }
+        ++it;
     }
     /* Phi = T - U G^-1 (A_S T) */
     mcs_mat_copy(n, f, T, n, Phi, n);
-    if (r > 0 && f > 0) {
+    if ((r > 0) && (f > 0)) {
         mcs_real *Z = s->w.Z;
-        int j, l;
-        for (j = 0; j < f; ++j)
+        int j;
+        int l;
+        for (j = 0; j < f; ++j) {
             for (i = 0; i < r; ++i) {
-                mcs_real sum = 0;
-                for (l = 0; l < n; ++l)
-                    sum += s->w.A[ch->piv[i] + l * m] * T[l + j * n];
-                Z[i + j * r] = sum;
+                mcs_real sum = MCS_R(0.0);
+                for (l = 0; l < n; ++l) {
+                    sum += s->w.A[ch->piv[i] + (l * m)] * T[l + (j * n)];
+                }
+                Z[i + (j * r)] = sum;
             }
-        mcs_la_lu_solve(r, f, s->w.G, r, s->w.ipiv, Z, r);
+        }
+        (void)mcs_la_lu_solve(r, f, s->w.G, r, s->w.ipiv, Z, r);
         mcs_mat_gemm(0, 0, n, f, r, -1, U, n, Z, r, 1, Phi, n);
     }
     /* v = Phi qd - U G^-1 c_S,t */
@@ -180,8 +226,9 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     if (r > 0) {
         mcs_rows_c_t(s, x, t, s->w.c_t);
         apply_U_Ginv(s, ch, s->w.c_t, s->w.rhs);
-        for (i = 0; i < n; ++i)
+        for (i = 0; i < n; ++i) {
             v[i] -= s->w.rhs[i];
+        }
     }
     return MCS_OK;
 }
@@ -190,17 +237,23 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
 mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
                          mcs_real *ydot)
 {
-    const int n = s->n, r = ch->r, f = n - r;
-    mcs_real *x = s->w.xs, *v = s->w.vs, *rhs = s->w.rhs;
+    const int n = s->n;
+    const int r = ch->r;
+    const int f = n - r;
+    mcs_real *x = s->w.xs;
+    mcs_real *v = s->w.vs;
+    mcs_real *rhs = s->w.rhs;
     mcs_status st;
     int i;
     s->stats.evaluations++;
-    if ((st = mcs_chart_map(s, ch, y, y + f, t, x, v)) != MCS_OK)
+    if ((st = mcs_chart_map(s, ch, y, y + f, t, x, v)) != MCS_OK) {
         return st;
+    }
     s->model->M(x, t, s->params, s->w.M);
     s->model->f(x, v, t, s->params, s->w.f);
-    for (i = 0; i < n; ++i)
+    for (i = 0; i < n; ++i) {
         rhs[i] = s->w.f[i];
+    }
     if (r > 0) {
         /* rhs = f - M beta */
         mcs_rows_gamma(s, x, v, t, s->w.gamma);
@@ -209,13 +262,16 @@ mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
     }
     mcs_mat_gemm(0, 0, n, f, n, 1, s->w.M, n, s->w.Phi, n, 0, s->w.MPhi, n);
     mcs_mat_gemm(1, 0, f, f, n, 1, s->w.Phi, n, s->w.MPhi, n, 0, s->w.Mred, MAX2(f, 1));
-    for (i = 0; i < f; ++i)
+    for (i = 0; i < f; ++i) {
         ydot[i] = y[f + i];
+    }
     mcs_mat_gemm(1, 0, f, 1, n, 1, s->w.Phi, n, rhs, n, 0, ydot + f, MAX2(f, 1));
-    if (mcs_la_cholesky(f, s->w.Mred, MAX2(f, 1)) != 0)
+    if (mcs_la_cholesky(f, s->w.Mred, MAX2(f, 1)) != 0) {
         return MCS_ERR_MASS_NOT_PD;
-    mcs_la_cholesky_solve(f, 1, s->w.Mred, MAX2(f, 1), ydot + f, MAX2(f, 1));
-    if (mcs_vec_max_abs(2 * f, ydot) < 0)
+    }
+    (void)mcs_la_cholesky_solve(f, 1, s->w.Mred, MAX2(f, 1), ydot + f, MAX2(f, 1));
+    if (mcs_vec_max_abs(2 * f, ydot) < MCS_R(0.0)) {
         return MCS_ERR_NONFINITE;
+    }
     return MCS_OK;
 }

@@ -9,11 +9,14 @@
  * only at a singular point). Leaves x in s->event.x and the factorization in s->probe. */
 static mcs_real sigma_at(mcs_sim *s, mcs_real t)
 {
-    mcs_real *x = s->event.x, *v = s->w.tmp2;
-    if (mcs_dense_state(s, t, x, v) != MCS_OK)
+    mcs_real *x = s->event.x;
+    mcs_real *v = s->w.tmp2;
+    if (mcs_dense_state(s, t, x, v) != MCS_OK) {
         return 0;
-    if (mcs_probe_factor(s, t, x, v) != MCS_OK)
+    }
+    if (mcs_probe_factor(s, t, x, v) != MCS_OK) {
         return 0;
+    }
     return mcs_frame_ratio(s, &s->probe, s->prev.r);
 }
 
@@ -25,83 +28,109 @@ static mcs_real sigma_at(mcs_sim *s, mcs_real t)
 void mcs_events_detect(mcs_sim *s)
 {
     const mcs_real g = MCS_R(0.6180339887498949);
-    const int n = s->n, rp = s->prev.r, f_old = n - rp;
-    mcs_real a = s->prev.t, b = s->cur.t, c, d, fc, fd, t_min, s_min, ends;
+    const int n = s->n;
+    const int rp = s->prev.r;
+    const int f_old = n - rp;
+    mcs_real a = s->prev.t;
+    mcs_real b = s->cur.t;
+    mcs_real c;
+    mcs_real d;
+    mcs_real fc;
+    mcs_real fd;
+    mcs_real t_min;
+    mcs_real s_min;
+    mcs_real ends;
     mcs_event *ev = &s->event;
-    int it, i, r_s, f_s, kmin;
-    if (!(s->opt.sing_tol > 0) || !s->w.dense_ready || rp == 0 || s->cur.r != rp)
+    int it;
+    int i;
+    int r_s;
+    int f_s;
+    int kmin;
+    if (!(s->opt.sing_tol > MCS_R(0.0)) || !s->w.dense_ready || (rp == 0) || (s->cur.r != rp)) {
         return;
+    }
     ends = MIN2(s->prev.sigma, s->cur.sigma);
-    if (!(ends < s->opt.sing_watch))
+    if (!(ends < s->opt.sing_watch)) {
         return;
-    c = b - g * (b - a);
-    d = a + g * (b - a);
+    }
+    c = b - (g * (b - a));
+    d = a + (g * (b - a));
     fc = sigma_at(s, c);
     fd = sigma_at(s, d);
-    for (it = 0; it < 80 && (b - a) > MCS_R(1e-13) * MAX2(MCS_R(1.0), MCS_FN(fabs)(b)); ++it) {
+    for (it = 0; (it < 80) && (b - a) > MCS_R(1e-13) * MAX2(MCS_R(1.0), mcs_fabs(b)); ++it) {
         if (fc < fd) {
             b = d;
             d = c;
             fd = fc;
-            c = b - g * (b - a);
+            c = b - (g * (b - a));
             fc = sigma_at(s, c);
         } else {
             a = c;
             c = d;
             fc = fd;
-            d = a + g * (b - a);
+            d = a + (g * (b - a));
             fd = sigma_at(s, d);
         }
     }
-    t_min = fc < fd ? c : d;
+    t_min = (fc < fd) ? c : d;
     s_min = MIN2(fc, fd);
-    if (!(s_min < s->opt.sing_tol) || !(s_min < MCS_R(0.5) * ends))
+    if (!(s_min < s->opt.sing_tol) || !(s_min < (MCS_R(0.5) * ends))) {
         return;
+    }
     /* the configuration there: step off the exact point if the chart cannot be evaluated on it */
     {
-        mcs_real dt = MCS_R(1e-12) * MAX2(MCS_R(1.0), MCS_FN(fabs)(t_min));
-        for (i = 0; i < 40 && mcs_dense_state(s, t_min, ev->x, s->w.tmp2) != MCS_OK; ++i, dt *= 2)
-            t_min += (i % 2 ? -dt * (i + 1) : dt * (i + 1));
-        if (i == 40)
+        mcs_real dt = MCS_R(1e-12) * MAX2(MCS_R(1.0), mcs_fabs(t_min));
+        for (i = 0; (i < 40) && (mcs_dense_state(s, t_min, ev->x, s->w.tmp2) != MCS_OK);
+             ++i, dt *= MCS_R(2.0)) {
+            t_min += ((i % 2) ? (-dt * (i + 1)) : (dt * (i + 1)));
+        }
+        if (i == 40) {
             return;
+        }
     }
-    if (s->m > 0)
+    if (s->m > 0) {
         mcs_rows_A(s, ev->x, t_min, s->w.A);
+    }
     if (mcs_qr_basis(n, s->m, s->w.A, MAX2(s->m, 1), s->opt.sing_tol, s->probe.Q, s->probe.R,
-                     s->probe.piv, &r_s, s->w.basis_work) != 0)
+                     s->probe.piv, &r_s, s->w.basis_work) != 0) {
         return;
+    }
     f_s = n - r_s;
-    if (r_s >= rp)
+    if (r_s >= rp) {
         return;
+    }
     /* continued basis at t_min, then align the singular null space with it */
-    if (s->opt.continuation != MCS_CONT_OFF && s->m > 0 && s->opt.continuation != MCS_CONT_NONE)
+    if ((s->opt.continuation != MCS_CONT_OFF) && (s->m > 0) &&
+        (s->opt.continuation != MCS_CONT_NONE)) {
         mcs_rows_A_dot(s, s->prev.x, s->prev.v, s->prev.t, s->w.A_dot);
+    }
     if (s->opt.continuation == MCS_CONT_OFF) {
-        mcs_mat_copy(n, f_old, s->prev.Q + rp * n, n, s->w.Tpred, n);
+        mcs_mat_copy(n, f_old, s->prev.Q + (rp * n), n, s->w.Tpred, n);
     } else if (mcs_predict_tangent(n, s->m, rp, s->prev.Q, s->prev.R, s->prev.piv, s->w.A_dot,
                                    t_min - s->prev.t, s->opt.continuation, s->w.Tpred,
                                    s->w.basis_work, s->w.basis_iwork) != 0) {
         return;
     }
-    mcs_mat_copy(n, f_s, s->probe.Q + r_s * n, n, s->w.That, n);
-    if (mcs_align_basis(n, f_old, s->w.Tpred, f_s, s->w.That, s->w.Phi, s->w.basis_work) != 0)
+    mcs_mat_copy(n, f_s, s->probe.Q + (r_s * n), n, s->w.That, n);
+    if (mcs_align_basis(n, f_old, s->w.Tpred, f_s, s->w.That, s->w.Phi, s->w.basis_work) != 0) {
         return;
+    }
     ev->t = t_min;
     /* sigma measured at the located configuration (the search may end where the chart could
      * not be evaluated, counted there as 0) */
-    ev->sigma =
-        MCS_FN(fabs)(s->probe.R[0]) > 0
-            ? MCS_FN(fabs)(s->probe.R[(rp - 1) + (rp - 1) * n]) / MCS_FN(fabs)(s->probe.R[0])
-            : s_min;
+    ev->sigma = (mcs_fabs(s->probe.R[0]) > MCS_R(0.0))
+                    ? (mcs_fabs(s->probe.R[(rp - 1) + ((rp - 1) * n)]) / mcs_fabs(s->probe.R[0]))
+                    : s_min;
     ev->rank_before = rp;
     ev->rank_after = r_s;
-    kmin = n < s->m ? n : s->m;
+    kmin = (n < s->m) ? n : s->m;
     ev->nrdiag = kmin;
-    for (i = 0; i < kmin; ++i)
-        ev->rdiag[i] = MCS_FN(fabs)(s->probe.R[i + i * n]);
+    for (i = 0; i < kmin; ++i) {
+        ev->rdiag[i] = mcs_fabs(s->probe.R[i + (i * n)]);
+    }
     ev->nmotions = f_s - f_old;
     mcs_mat_copy(n, f_old, s->w.Phi, n, ev->continued, n);
-    mcs_mat_copy(n, f_s - f_old, s->w.Phi + f_old * n, n, ev->motions, n);
+    mcs_mat_copy(n, f_s - f_old, s->w.Phi + (f_old * n), n, ev->motions, n);
     s->event_ready = 1;
     s->stats.events++;
     s->probe.r = r_s; /* the probe now holds the singular factorization */

@@ -6,12 +6,14 @@
 static void axpy_stage(int len, const mcs_real *y0, mcs_real h, int nst, const mcs_real *coef,
                        mcs_real *const *k, mcs_real *out)
 {
-    int i, j;
+    int i;
+    int j;
     for (i = 0; i < len; ++i) {
-        mcs_real sum = 0;
-        for (j = 0; j < nst; ++j)
+        mcs_real sum = MCS_R(0.0);
+        for (j = 0; j < nst; ++j) {
             sum += coef[j] * k[j][i];
-        out[i] = y0[i] + h * sum;
+        }
+        out[i] = y0[i] + (h * sum);
     }
 }
 
@@ -19,52 +21,60 @@ static void axpy_stage(int len, const mcs_real *y0, mcs_real h, int nst, const m
  * kept for the Hermite dense output. */
 mcs_status mcs_rk4_attempt(mcs_sim *s, mcs_real h)
 {
-    const int f = s->n - s->cur.r, len = 2 * f;
+    const int f = s->n - s->cur.r;
+    const int len = 2 * f;
     const mcs_real t = s->cur.t;
     static const mcs_real c1[1] = {MCS_R(0.5)};
     static const mcs_real c2[2] = {0, MCS_R(0.5)};
     static const mcs_real c3[3] = {0, 0, 1};
-    static const mcs_real b[4] = {MCS_R(1.0) / 6, MCS_R(1.0) / 3, MCS_R(1.0) / 3, MCS_R(1.0) / 6};
+    static const mcs_real b[4] = {MCS_R(1.0) / MCS_R(6.0), MCS_R(1.0) / MCS_R(3.0),
+                                  MCS_R(1.0) / MCS_R(3.0), MCS_R(1.0) / MCS_R(6.0)};
     mcs_real **k = s->w.k;
     mcs_status st;
     mcs_chart_start(s, s->w.y0);
-    if ((st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0])) != MCS_OK)
+    if ((st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0])) != MCS_OK) {
         return st;
+    }
     axpy_stage(len, s->w.y0, h, 1, c1, k, s->w.ys);
-    if ((st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + h / 2, k[1])) != MCS_OK)
+    if ((st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + (h / MCS_R(2.0)), k[1])) != MCS_OK) {
         return st;
+    }
     axpy_stage(len, s->w.y0, h, 2, c2, k, s->w.ys);
-    if ((st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + h / 2, k[2])) != MCS_OK)
+    if ((st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + (h / MCS_R(2.0)), k[2])) != MCS_OK) {
         return st;
+    }
     axpy_stage(len, s->w.y0, h, 3, c3, k, s->w.ys);
-    if ((st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + h, k[3])) != MCS_OK)
+    if ((st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + h, k[3])) != MCS_OK) {
         return st;
+    }
     axpy_stage(len, s->w.y0, h, 4, b, k, s->w.y1);
     if ((st = mcs_chart_map(s, &s->cur, s->w.y1, s->w.y1 + f, t + h, s->prev.x, s->prev.v)) !=
-        MCS_OK)
+        MCS_OK) {
         return st;
+    }
     s->prev.t = t + h;
     s->w.dense_ready = 2; /* y0, y1 kept for the Hermite dense output */
     return MCS_OK;
 }
 
 /* Dormand-Prince 5(4) tableau. */
-static const mcs_real DP_A[6][6] = {{MCS_R(1.0) / 5, 0, 0, 0, 0, 0},
-                                    {MCS_R(3.0) / 40, MCS_R(9.0) / 40, 0, 0, 0, 0},
-                                    {MCS_R(44.0) / 45, MCS_R(-56.0) / 15, MCS_R(32.0) / 9, 0, 0, 0},
-                                    {MCS_R(19372.0) / 6561, MCS_R(-25360.0) / 2187,
-                                     MCS_R(64448.0) / 6561, MCS_R(-212.0) / 729, 0, 0},
-                                    {MCS_R(9017.0) / 3168, MCS_R(-355.0) / 33,
-                                     MCS_R(46732.0) / 5247, MCS_R(49.0) / 176,
-                                     MCS_R(-5103.0) / 18656, 0},
-                                    {MCS_R(35.0) / 384, 0, MCS_R(500.0) / 1113, MCS_R(125.0) / 192,
-                                     MCS_R(-2187.0) / 6784, MCS_R(11.0) / 84}};
-static const mcs_real DP_C[7] = {0, MCS_R(0.2), MCS_R(0.3), MCS_R(0.8), MCS_R(8.0) / 9, 1, 1};
+static const mcs_real DP_A[6][6] = {
+    {MCS_R(1.0) / MCS_R(5.0), 0, 0, 0, 0, 0},
+    {MCS_R(3.0) / MCS_R(40.0), MCS_R(9.0) / MCS_R(40.0), 0, 0, 0, 0},
+    {MCS_R(44.0) / MCS_R(45.0), MCS_R(-56.0) / MCS_R(15.0), MCS_R(32.0) / MCS_R(9.0), 0, 0, 0},
+    {MCS_R(19372.0) / MCS_R(6561.0), MCS_R(-25360.0) / MCS_R(2187.0),
+     MCS_R(64448.0) / MCS_R(6561.0), MCS_R(-212.0) / MCS_R(729.0), 0, 0},
+    {MCS_R(9017.0) / MCS_R(3168.0), MCS_R(-355.0) / MCS_R(33.0), MCS_R(46732.0) / MCS_R(5247.0),
+     MCS_R(49.0) / MCS_R(176.0), MCS_R(-5103.0) / MCS_R(18656.0), 0},
+    {MCS_R(35.0) / MCS_R(384.0), 0, MCS_R(500.0) / MCS_R(1113.0), MCS_R(125.0) / MCS_R(192.0),
+     MCS_R(-2187.0) / MCS_R(6784.0), MCS_R(11.0) / MCS_R(84.0)}};
+static const mcs_real DP_C[7] = {0, MCS_R(0.2), MCS_R(0.3), MCS_R(0.8), MCS_R(8.0) / MCS_R(9.0),
+                                 1, 1};
 /* b - b^ (5th minus 4th order weights) */
-static const mcs_real DP_E[7] = {MCS_R(71.0) / 57600,      0,
-                                 MCS_R(-71.0) / 16695,     MCS_R(71.0) / 1920,
-                                 MCS_R(-17253.0) / 339200, MCS_R(22.0) / 525,
-                                 MCS_R(-1.0) / 40};
+static const mcs_real DP_E[7] = {MCS_R(71.0) / MCS_R(57600.0),      0,
+                                 MCS_R(-71.0) / MCS_R(16695.0),     MCS_R(71.0) / MCS_R(1920.0),
+                                 MCS_R(-17253.0) / MCS_R(339200.0), MCS_R(22.0) / MCS_R(525.0),
+                                 MCS_R(-1.0) / MCS_R(40.0)};
 /* dense output (Hairer's contd5) */
 static const mcs_real DP_D[7] = {
     MCS_R(-12715105075.0) / MCS_R(11282082432.0),  0,
@@ -75,20 +85,28 @@ static const mcs_real DP_D[7] = {
 /* One DOPRI5 attempt of length h on the chart of s->cur; *err is the scaled error norm. */
 mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
 {
-    const int n = s->n, f = n - s->cur.r, len = 2 * f;
-    const mcs_real t = s->cur.t, xscale = mcs_vec_max_abs(n, s->cur.x);
-    mcs_real **k = s->w.k, sum = 0, rtol;
+    const int n = s->n;
+    const int f = n - s->cur.r;
+    const int len = 2 * f;
+    const mcs_real t = s->cur.t;
+    const mcs_real xscale = mcs_vec_max_abs(n, s->cur.x);
+    mcs_real **k = s->w.k;
+    mcs_real sum = MCS_R(0.0);
+    mcs_real rtol;
     mcs_status st;
-    int i, j;
-    s->w.g_cond_max = 1;
+    int i;
+    int j;
+    s->w.g_cond_max = MCS_R(1.0);
     mcs_chart_start(s, s->w.y0);
-    if ((st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0])) != MCS_OK)
+    if ((st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0])) != MCS_OK) {
         return st;
+    }
     for (j = 1; j < 7; ++j) {
         mcs_real *y = (j == 6) ? s->w.y1 : s->w.ys;
         axpy_stage(len, s->w.y0, h, j, DP_A[j - 1], k, y);
-        if ((st = mcs_chart_rhs(s, &s->cur, y, t + DP_C[j] * h, k[j])) != MCS_OK)
+        if ((st = mcs_chart_rhs(s, &s->cur, y, t + (DP_C[j] * h), k[j])) != MCS_OK) {
             return st;
+        }
     }
     /* the last stage evaluated the chart at y1: its x, v are the step's end state */
     for (i = 0; i < n; ++i) {
@@ -100,57 +118,77 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
      * creep towards the singular point with ever shorter steps. */
     rtol = MAX2(s->opt.rtol, 10 * MCS_REAL_EPS * s->w.g_cond_max);
     for (i = 0; i < len; ++i) {
-        mcs_real e = 0, sc;
-        for (j = 0; j < 7; ++j)
+        mcs_real e = MCS_R(0.0);
+        mcs_real sc;
+        for (j = 0; j < 7; ++j) {
             e += DP_E[j] * k[j][i];
+        }
         e *= h;
-        sc = MAX2(MCS_FN(fabs)(s->w.y0[i]), MCS_FN(fabs)(s->w.y1[i]));
-        if (i < f) /* positions on the chart start at 0: scale them by the size of x */
+        sc = MAX2(mcs_fabs(s->w.y0[i]), mcs_fabs(s->w.y1[i]));
+        if (i < f) { /* positions on the chart start at 0: scale them by the size of x */
             sc = MAX2(sc, xscale);
-        sc = s->opt.atol + rtol * sc;
+        }
+        sc = s->opt.atol + (rtol * sc);
         sum += (e / sc) * (e / sc);
     }
-    *err = len > 0 ? MCS_FN(sqrt)(sum / len) : 0;
-    if (!(*err - *err == 0))
+    *err = (len > 0) ? mcs_sqrt(sum / (mcs_real)len) : MCS_R(0.0);
+    if (!((*err - *err) == MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
+    }
     return MCS_OK;
 }
 
 mcs_status mcs_dense_state(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v)
 {
-    const int n = s->n, f = n - s->prev.r, len = 2 * f;
+    const int n = s->n;
+    const int f = n - s->prev.r;
+    const int len = 2 * f;
     const mcs_real h = s->h_last;
-    mcs_real th, th1, *y = s->w.ys;
-    int i, j;
-    if (!s->w.dense_ready || !(h > 0) || !(t >= s->prev.t && t <= s->cur.t)) /* NaN too */
+    mcs_real th;
+    mcs_real th1;
+    mcs_real *y = s->w.ys;
+    int i;
+    int j;
+    if (!s->w.dense_ready || !(h > MCS_R(0.0)) ||
+        !((t >= s->prev.t) && (t <= s->cur.t))) { /* NaN too */
         return MCS_ERR_NO_DENSE;
+    }
     th = (t - s->prev.t) / h;
-    th1 = 1 - th;
+    th1 = MCS_R(1.0) - th;
     if (s->w.dense_ready == 2) {
         /* RK4: cubic Hermite of q from (q, qd) at both ends; qd from its derivative */
-        const mcs_real h00 = (2 * th - 3) * th * th + 1, h10 = ((th - 2) * th + 1) * th;
-        const mcs_real h01 = (3 - 2 * th) * th * th, h11 = (th - 1) * th * th;
-        const mcs_real d00 = 6 * th * (th - 1), d10 = (3 * th - 4) * th + 1;
-        const mcs_real d01 = -d00, d11 = (3 * th - 2) * th;
+        const mcs_real h00 = (((MCS_R(2.0) * th) - MCS_R(3.0)) * th * th) + MCS_R(1.0);
+        const mcs_real h10 = (((th - MCS_R(2.0)) * th) + MCS_R(1.0)) * th;
+        const mcs_real h01 = (MCS_R(3.0) - (MCS_R(2.0) * th)) * th * th;
+        const mcs_real h11 = (th - MCS_R(1.0)) * th * th;
+        const mcs_real d00 = MCS_R(6.0) * th * (th - MCS_R(1.0));
+        const mcs_real d10 = (((MCS_R(3.0) * th) - MCS_R(4.0)) * th) + MCS_R(1.0);
+        const mcs_real d01 = -d00;
+        const mcs_real d11 = ((MCS_R(3.0) * th) - MCS_R(2.0)) * th;
         for (i = 0; i < f; ++i) {
-            const mcs_real q0 = s->w.y0[i], q1 = s->w.y1[i];
-            const mcs_real v0 = s->w.y0[f + i], v1 = s->w.y1[f + i];
-            y[i] = h00 * q0 + h10 * h * v0 + h01 * q1 + h11 * h * v1;
-            y[f + i] = (d00 * q0 + d01 * q1) / h + d10 * v0 + d11 * v1;
+            const mcs_real q0 = s->w.y0[i];
+            const mcs_real q1 = s->w.y1[i];
+            const mcs_real v0 = s->w.y0[f + i];
+            const mcs_real v1 = s->w.y1[f + i];
+            y[i] = (h00 * q0) + (h10 * h * v0) + (h01 * q1) + (h11 * h * v1);
+            y[f + i] = (((d00 * q0) + (d01 * q1)) / h) + (d10 * v0) + (d11 * v1);
         }
     }
-    for (i = 0; i < len && s->w.dense_ready == 1; ++i) {
-        const mcs_real y0 = s->w.y0[i], dy = s->w.y1[i] - y0;
-        const mcs_real bspl = h * s->w.k[0][i] - dy;
-        const mcs_real r4 = dy - h * s->w.k[6][i] - bspl;
-        mcs_real r5 = 0;
-        for (j = 0; j < 7; ++j)
+    for (i = 0; (i < len) && (s->w.dense_ready == 1); ++i) {
+        const mcs_real y0 = s->w.y0[i];
+        const mcs_real dy = s->w.y1[i] - y0;
+        const mcs_real bspl = (h * s->w.k[0][i]) - dy;
+        const mcs_real r4 = dy - (h * s->w.k[6][i]) - bspl;
+        mcs_real r5 = MCS_R(0.0);
+        for (j = 0; j < 7; ++j) {
             r5 += DP_D[j] * s->w.k[j][i];
+        }
         r5 *= h;
-        y[i] = y0 + th * (dy + th1 * (bspl + th * (r4 + th1 * r5)));
+        y[i] = y0 + (th * (dy + (th1 * (bspl + (th * (r4 + (th1 * r5)))))));
     }
-    for (i = 0; i < s->prev.r; ++i)
-        s->w.p[i] = 0;
+    for (i = 0; i < s->prev.r; ++i) {
+        s->w.p[i] = MCS_R(0.0);
+    }
     return mcs_chart_map(s, &s->prev, y, y + f, t, x, v);
 }
 
@@ -158,23 +196,30 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
                          mcs_real *qd)
 {
     mcs_status st;
-    if (!s || !s->ready || !x || !v)
+    if (!s || !s->ready || !x || !v) {
         return MCS_ERR_ARGUMENT;
-    if ((st = mcs_dense_state(s, t, x, v)) != MCS_OK)
+    }
+    if ((st = mcs_dense_state(s, t, x, v)) != MCS_OK) {
         return st;
-    if (mcs_vec_max_abs(s->n, x) < 0 || mcs_vec_max_abs(s->n, v) < 0)
+    }
+    if ((mcs_vec_max_abs(s->n, x) < MCS_R(0.0)) || (mcs_vec_max_abs(s->n, v) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
+    }
     if (q || qd) {
         const int n = s->n;
         mcs_frame *pr = &s->probe;
-        if ((st = mcs_probe_factor(s, t, x, v)) != MCS_OK)
+        if ((st = mcs_probe_factor(s, t, x, v)) != MCS_OK) {
             return st;
-        if ((st = mcs_frame_continue_basis(s, &s->prev, t - s->prev.t, pr)) != MCS_OK)
+        }
+        if ((st = mcs_frame_continue_basis(s, &s->prev, t - s->prev.t, pr)) != MCS_OK) {
             return st;
-        if (q)
-            mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, pr->Q + pr->r * n, n, x, n, 0, q, n);
-        if (qd)
-            mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, pr->Q + pr->r * n, n, v, n, 0, qd, n);
+        }
+        if (q != NULL) {
+            mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, pr->Q + (pr->r * n), n, x, n, 0, q, n);
+        }
+        if (qd != NULL) {
+            mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, pr->Q + (pr->r * n), n, v, n, 0, qd, n);
+        }
     }
     return MCS_OK;
 }

@@ -5,41 +5,50 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
                   int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc)
 {
     /* One loop order per transpose case, each with a contiguous innermost loop. */
-    int i, j, k;
-    if (rows <= 0 || cols <= 0)
+    int i;
+    int j;
+    int k;
+    if ((rows <= 0) || (cols <= 0)) {
         return; /* nothing to write (and a, b may be NULL: no pointer arithmetic on them) */
+    }
     for (j = 0; j < cols; ++j) {
-        mcs_real *cj = c + j * ldc;
-        if (beta == 0) {
-            for (i = 0; i < rows; ++i)
-                cj[i] = 0;
-        } else if (beta != 1) {
-            for (i = 0; i < rows; ++i)
+        mcs_real *cj = c + (j * ldc);
+        if (beta == MCS_R(0.0)) {
+            for (i = 0; i < rows; ++i) {
+                cj[i] = MCS_R(0.0);
+            }
+        } else if (beta != MCS_R(1.0)) {
+            for (i = 0; i < rows; ++i) {
                 cj[i] *= beta;
+            }
         }
         if (!ta) { /* c_j += alpha sum_k a_k op(b)_kj: axpy of columns of a */
             for (k = 0; k < inner; ++k) {
-                const mcs_real bkj = alpha * (tb ? b[j + k * ldb] : b[k + j * ldb]);
-                const mcs_real *ak = a + k * lda;
-                if (bkj == 0)
+                const mcs_real bkj = alpha * (tb ? b[j + (k * ldb)] : b[k + (j * ldb)]);
+                const mcs_real *ak = a + (k * lda);
+                if (bkj == MCS_R(0.0)) {
                     continue;
-                for (i = 0; i < rows; ++i)
+                }
+                for (i = 0; i < rows; ++i) {
                     cj[i] += ak[i] * bkj;
+                }
             }
         } else if (!tb) { /* c_ij += alpha a_i . b_j: dot products of columns */
-            const mcs_real *bj = b + j * ldb;
+            const mcs_real *bj = b + (j * ldb);
             for (i = 0; i < rows; ++i) {
-                const mcs_real *ai = a + i * lda;
-                mcs_real sum = 0;
-                for (k = 0; k < inner; ++k)
+                const mcs_real *ai = a + (i * lda);
+                mcs_real sum = MCS_R(0.0);
+                for (k = 0; k < inner; ++k) {
                     sum += ai[k] * bj[k];
+                }
                 cj[i] += alpha * sum;
             }
         } else { /* both transposed: rare, plain loops */
             for (i = 0; i < rows; ++i) {
-                mcs_real sum = 0;
-                for (k = 0; k < inner; ++k)
-                    sum += a[k + i * lda] * b[j + k * ldb];
+                mcs_real sum = MCS_R(0.0);
+                for (k = 0; k < inner; ++k) {
+                    sum += a[k + (i * lda)] * b[j + (k * ldb)];
+                }
                 cj[i] += alpha * sum;
             }
         }
@@ -48,48 +57,58 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
 
 void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb)
 {
-    int i, j, l;
+    int i;
+    int j;
+    int l;
     for (i = 0; i < rows; ++i) {
         for (j = 0; j < k; ++j) {
-            mcs_real s = b[i + j * ldb];
-            for (l = 0; l < j; ++l)
-                s -= b[i + l * ldb] * r[l + j * ldr];
-            b[i + j * ldb] = s / r[j + j * ldr];
+            mcs_real s = b[i + (j * ldb)];
+            for (l = 0; l < j; ++l) {
+                s -= b[i + (l * ldb)] * r[l + (j * ldr)];
+            }
+            b[i + (j * ldb)] = s / r[j + (j * ldr)];
         }
     }
 }
 
 void mcs_mat_solve_upper_transposed(int k, const mcs_real *r, int ldr, mcs_real *b)
 {
-    int i, l;
+    int i;
+    int l;
     for (i = 0; i < k; ++i) {
         mcs_real s = b[i];
-        for (l = 0; l < i; ++l)
-            s -= r[l + i * ldr] * b[l];
-        b[i] = s / r[i + i * ldr];
+        for (l = 0; l < i; ++l) {
+            s -= r[l + (i * ldr)] * b[l];
+        }
+        b[i] = s / r[i + (i * ldr)];
     }
 }
 
 void mcs_mat_copy(int rows, int cols, const mcs_real *a, int lda, mcs_real *b, int ldb)
 {
-    int i, j;
-    for (j = 0; j < cols; ++j)
-        for (i = 0; i < rows; ++i)
-            b[i + j * ldb] = a[i + j * lda];
+    int i;
+    int j;
+    for (j = 0; j < cols; ++j) {
+        for (i = 0; i < rows; ++i) {
+            b[i + (j * ldb)] = a[i + (j * lda)];
+        }
+    }
 }
 
 mcs_real mcs_vec_max_abs(int n, const mcs_real *a)
 {
-    mcs_real m = 0;
+    mcs_real m = MCS_R(0.0);
     int i;
     for (i = 0; i < n; ++i) {
-        mcs_real x = MCS_FN(fabs)(a[i]);
-        if (!(x - x == 0))
+        mcs_real x = mcs_fabs(a[i]);
+        if (!((x - x) == MCS_R(0.0))) {
             return -1; /* NaN or +-Inf */
-        if (x > m)
+        }
+        if (x > m) {
             m = x;
+        }
     }
-    return (m > 0 && m - m != 0) ? -1 : m; /* Inf - Inf is NaN */
+    return ((m > MCS_R(0.0)) && ((m - m) != MCS_R(0.0))) ? -MCS_R(1.0) : m; /* Inf - Inf is NaN */
 }
 
 int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipiv)
@@ -117,58 +136,74 @@ int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipi
                                       MCS_R(3.936759889140842e-08), MCS_R(1.7379917572317766e-13)};
     static const int degrees[4] = {2, 3, 4, 6};
     static const mcs_real *const coefs[4] = {c2, c3, c4, c6};
-    mcs_real *x = work, *xp = work + n * n, *num = work + 2 * n * n, *den = work + 3 * n * n;
-    mcs_real norm = 0, scale = 1;
+    mcs_real *x = work;
+    mcs_real *xp = work + (n * n);
+    mcs_real *num = work + (2 * n * n);
+    mcs_real *den = work + (3 * n * n);
+    mcs_real norm = MCS_R(0.0);
+    mcs_real scale = MCS_R(1.0);
     const mcs_real *c = c6;
-    int i, j, k, s = 0, q = 6;
+    int i;
+    int j;
+    int k;
+    int s = 0;
+    int q = 6;
     for (j = 0; j < n; ++j) {
-        mcs_real col = 0;
-        for (i = 0; i < n; ++i)
-            col += MCS_FN(fabs)(a[i + j * n]);
-        if (col > norm)
+        mcs_real col = MCS_R(0.0);
+        for (i = 0; i < n; ++i) {
+            col += mcs_fabs(a[i + (j * n)]);
+        }
+        if (col > norm) {
             norm = col;
+        }
     }
-    if (!(norm - norm == 0))
+    if (!((norm - norm) == MCS_R(0.0))) {
         return -1;
-    while (norm * scale > MCS_R(0.5)) {
-        scale *= MCS_R(0.5);
+    }
+    /* the smallest s with norm / 2^s <= 1/2 (an integer loop counter: MISRA 14.1); exact */
+    while ((s < 4096) && (mcs_ldexp(norm, -s) > MCS_R(0.5))) {
         ++s;
     }
+    scale = mcs_ldexp(MCS_R(1.0), -s);
     for (k = 0; k < 4; ++k) {
-        mcs_real xn = norm * scale, p = 1;
-        for (i = 0; i < 2 * degrees[k] + 1; ++i)
+        mcs_real xn = norm * scale;
+        mcs_real p = MCS_R(1.0);
+        for (i = 0; i < ((2 * degrees[k]) + 1); ++i) {
             p *= xn;
-        if (bound[k] * p <= MCS_REAL_EPS / 4) {
+        }
+        if ((bound[k] * p) <= (MCS_REAL_EPS / MCS_R(4.0))) {
             q = degrees[k];
             c = coefs[k];
             break;
         }
     }
-    for (i = 0; i < n * n; ++i) {
+    for (i = 0; i < (n * n); ++i) {
         x[i] = a[i] * scale;
         xp[i] = x[i];
-        num[i] = 0;
-        den[i] = 0;
+        num[i] = MCS_R(0.0);
+        den[i] = MCS_R(0.0);
     }
     for (i = 0; i < n; ++i) {
-        num[i + i * n] = c[0];
-        den[i + i * n] = c[0];
+        num[i + (i * n)] = c[0];
+        den[i + (i * n)] = c[0];
     }
     for (k = 1; k <= q; ++k) {
-        mcs_real sign = (k % 2) ? -1 : 1;
+        mcs_real sign = ((k % 2) != 0) ? MCS_R(-1.0) : MCS_R(1.0);
         if (k > 1) { /* xp <- xp * x, using e as scratch */
             mcs_mat_gemm(0, 0, n, n, n, 1, xp, n, x, n, 0, e, n);
             mcs_mat_copy(n, n, e, n, xp, n);
         }
-        for (i = 0; i < n * n; ++i) {
+        for (i = 0; i < (n * n); ++i) {
             num[i] += c[k] * xp[i];
             den[i] += sign * c[k] * xp[i];
         }
     }
-    if (mcs_la_lu(n, den, n, ipiv) != 0)
+    if (mcs_la_lu(n, den, n, ipiv) != 0) {
         return -1;
-    if (mcs_la_lu_solve(n, n, den, n, ipiv, num, n) != 0)
+    }
+    if (mcs_la_lu_solve(n, n, den, n, ipiv, num, n) != 0) {
         return -1;
+    }
     for (k = 0; k < s; ++k) {
         mcs_mat_gemm(0, 0, n, n, n, 1, num, n, num, n, 0, e, n);
         mcs_mat_copy(n, n, e, n, num, n);

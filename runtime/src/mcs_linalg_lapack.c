@@ -15,25 +15,32 @@
 int mcs_la_qr_pivoted(int rows, int cols, mcs_real *a, int lda, int *jpvt, mcs_real *tau,
                       mcs_real *work, int lwork)
 {
-    int j, info;
-    if (cols == 0)
+    int j;
+    int info;
+    if (cols == 0) {
         return 0;
-    for (j = 0; j < cols; ++j)
+    }
+    for (j = 0; j < cols; ++j) {
         jpvt[j] = 0; /* all columns free */
+    }
     info = (int)MCS_LAPACKE(geqp3)(LAPACK_COL_MAJOR, rows, cols, a, lda, jpvt, tau, work, lwork);
-    for (j = 0; j < cols; ++j)
+    for (j = 0; j < cols; ++j) {
         jpvt[j] -= 1; /* LAPACK is 1-based */
+    }
     return info;
 }
 
 int mcs_la_qr_form_q(int rows, int k, mcs_real *q, int ldq, const mcs_real *tau, mcs_real *work,
                      int lwork)
 {
-    int i, j;
+    int i;
+    int j;
     if (k == 0) {
-        for (j = 0; j < rows; ++j)
-            for (i = 0; i < rows; ++i)
-                q[i + j * ldq] = (i == j);
+        for (j = 0; j < rows; ++j) {
+            for (i = 0; i < rows; ++i) {
+                q[i + (j * ldq)] = (i == j);
+            }
+        }
         return 0;
     }
     return (int)MCS_LAPACKE(orgqr)(LAPACK_COL_MAJOR, rows, rows, k, q, ldq, tau, work, lwork);
@@ -41,38 +48,43 @@ int mcs_la_qr_form_q(int rows, int k, mcs_real *q, int ldq, const mcs_real *tau,
 
 int mcs_la_lu(int n, mcs_real *a, int lda, int *ipiv)
 {
-    if (n == 0)
+    if (n == 0) {
         return 0;
+    }
     return (int)MCS_LAPACKE(getrf)(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
 }
 
 int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipiv, mcs_real *b,
                     int ldb)
 {
-    if (n == 0 || nrhs == 0)
+    if ((n == 0) || (nrhs == 0)) {
         return 0;
+    }
     return (int)MCS_LAPACKE(getrs)(LAPACK_COL_MAJOR, 'N', n, nrhs, lu, lda, ipiv, b, ldb);
 }
 
 int mcs_la_cholesky(int n, mcs_real *a, int lda)
 {
-    if (n == 0)
+    if (n == 0) {
         return 0;
+    }
     return (int)MCS_LAPACKE(potrf)(LAPACK_COL_MAJOR, 'L', n, a, lda);
 }
 
 int mcs_la_cholesky_solve(int n, int nrhs, const mcs_real *l, int lda, mcs_real *b, int ldb)
 {
-    if (n == 0 || nrhs == 0)
+    if ((n == 0) || (nrhs == 0)) {
         return 0;
+    }
     return (int)MCS_LAPACKE(potrs)(LAPACK_COL_MAJOR, 'L', n, nrhs, l, lda, b, ldb);
 }
 
 int mcs_la_svd(int rows, int cols, mcs_real *a, int lda, mcs_real *s, mcs_real *u, int ldu,
                mcs_real *vt, int ldvt, mcs_real *work, int lwork)
 {
-    if (rows == 0 || cols == 0)
+    if ((rows == 0) || (cols == 0)) {
         return 0;
+    }
     return (int)MCS_LAPACKE(gesvd)(LAPACK_COL_MAJOR, 'A', 'A', rows, cols, a, lda, s, u, ldu, vt,
                                    ldvt, work, lwork);
 }

@@ -10,9 +10,12 @@
 static mcs_status refactor_current(mcs_sim *s)
 {
     const int n = s->n;
-    mcs_frame *old = &s->prev, *cur = &s->cur;
+    mcs_frame *old = &s->prev;
+    mcs_frame *cur = &s->cur;
     mcs_status st;
-    int i, f_old, f_new;
+    int i;
+    int f_old;
+    int f_new;
     old->t = cur->t;
     for (i = 0; i < n; ++i) {
         old->x[i] = cur->x[i];
@@ -21,19 +24,21 @@ static mcs_status refactor_current(mcs_sim *s)
     mcs_mat_copy(n, n, cur->Q, n, old->Q, n);
     old->r = cur->r;
     old->sigma = cur->sigma;
-    if ((st = mcs_frame_factor(s, cur)) != MCS_OK)
+    if ((st = mcs_frame_factor(s, cur)) != MCS_OK) {
         return st;
+    }
     f_old = n - old->r;
     f_new = n - cur->r;
     if (s->opt.continuation != MCS_CONT_OFF) {
-        mcs_mat_copy(n, f_old, old->Q + old->r * n, n, s->w.Tpred, n);
-        mcs_mat_copy(n, f_new, cur->Q + cur->r * n, n, s->w.That, n);
-        if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, cur->Q + cur->r * n,
-                            s->w.basis_work) != MCS_OK)
+        mcs_mat_copy(n, f_old, old->Q + (old->r * n), n, s->w.Tpred, n);
+        mcs_mat_copy(n, f_new, cur->Q + (cur->r * n), n, s->w.That, n);
+        if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, cur->Q + (cur->r * n),
+                            s->w.basis_work) != MCS_OK) {
             return MCS_ERR_LINALG;
+        }
     }
     /* the last step's dense output and any pending event belong to the old constraints */
-    s->h_last = 0;
+    s->h_last = MCS_R(0.0);
     s->w.dense_ready = 0;
     s->w.retries = 0;
     s->event_ready = 0;
@@ -44,7 +49,7 @@ static mcs_status refactor_current(mcs_sim *s)
 /* Values captured for lock k (s->lock_ref from s->lock_ref_at[k]): g of its group, or a'x. */
 static int ref_count(const mcs_sim *s, int k)
 {
-    return s->lock_group[k] >= 0 ? s->model->groups[s->lock_group[k]].ng : 1;
+    return (s->lock_group[k] >= 0) ? s->model->groups[s->lock_group[k]].ng : 1;
 }
 
 /* Adds lock number s->nlocks: a linear row a (group < 0) or the row group `group` of the model,
@@ -53,19 +58,26 @@ static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
                            mcs_jump_method method, mcs_real *dv, mcs_real *jwork, size_t jwork_len,
                            int *jiwork, size_t jiwork_len, mcs_transition *report)
 {
-    const mcs_row_group *g = group >= 0 ? &s->model->groups[group] : NULL;
-    const int n = s->n, m = s->m, f = n - s->cur.r, k = s->nlocks;
-    const int rows = g ? mcs_group_rows(g) : 1, nref = g ? g->ng : 1;
-    const int at = k > 0 ? s->lock_ref_at[k - 1] + ref_count(s, k - 1) : 0;
-    mcs_real *J2 = s->w.A_dot, *lambda = s->w.tmp; /* free between steps */
+    const mcs_row_group *g = (group >= 0) ? &s->model->groups[group] : NULL;
+    const int n = s->n;
+    const int m = s->m;
+    const int f = n - s->cur.r;
+    const int k = s->nlocks;
+    const int rows = g ? mcs_group_rows(g) : 1;
+    const int nref = g ? g->ng : 1;
+    const int at = (k > 0) ? (s->lock_ref_at[k - 1] + ref_count(s, k - 1)) : 0;
+    mcs_real *J2 = s->w.A_dot;
+    mcs_real *lambda = s->w.tmp; /* free between steps */
     mcs_transition rep;
     mcs_status st;
     int i;
-    if (rows < 1 || (g && (g->ng < 1 || rows != g->nrows || (g->rotation && g->ng < 4))))
+    if ((rows < 1) || (g && ((g->ng < 1) || (rows != g->nrows) || (g->rotation && (g->ng < 4))))) {
         return MCS_ERR_ARGUMENT; /* a group inconsistent with its own counts */
-    if (m + rows > s->model->nc + s->opt.max_locks || k >= s->opt.max_locks ||
-        at + nref > 4 * MCS_SIM_K(n, s->model->nc + s->opt.max_locks))
+    }
+    if (((m + rows) > (s->model->nc + s->opt.max_locks)) || (k >= s->opt.max_locks) ||
+        ((at + nref) > (4 * MCS_SIM_K(n, s->model->nc + s->opt.max_locks)))) {
         return MCS_ERR_WORKSPACE; /* the workspace was sized for fewer lock rows (max_locks) */
+    }
     rep.t = s->cur.t;
     rep.key = key;
     rep.lock = 1;
@@ -75,42 +87,51 @@ static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
     s->lock_group[k] = group;
     s->lock_rows[k] = rows;
     s->lock_ref_at[k] = at;
-    if (g) {
+    if (g != NULL) {
         g->g(s->cur.x, s->cur.t, s->params, s->lock_ref + at);
-        if (!g->capture)
-            for (i = 0; i < g->ng; ++i)
-                s->lock_ref[at + i] = 0;
+        if (!g->capture) {
+            for (i = 0; i < g->ng; ++i) {
+                s->lock_ref[at + i] = MCS_R(0.0);
+            }
+        }
     } else {
-        mcs_real ref = 0;
+        mcs_real ref = MCS_R(0.0);
         for (i = 0; i < n; ++i) {
-            s->lock_a[k * n + i] = a[i];
+            s->lock_a[(k * n) + i] = a[i];
             ref += a[i] * s->cur.x[i];
         }
         s->lock_ref[at] = ref;
     }
-    for (i = 0; i < nref; ++i)
-        if (s->lock_ref[at + i] - s->lock_ref[at + i] != 0)
+    for (i = 0; i < nref; ++i) {
+        if ((s->lock_ref[at + i] - s->lock_ref[at + i]) != MCS_R(0.0)) {
             return MCS_ERR_NONFINITE;
+        }
+    }
     mcs_lock_rows_A(s, k, s->cur.x, s->cur.t, J2, rows);
     /* M and the rows in use at the current state */
     s->model->M(s->cur.x, s->cur.t, s->params, s->w.M);
-    if (m > 0)
+    if (m > 0) {
         mcs_rows_A(s, s->cur.x, s->cur.t, s->w.A);
-    st = mcs_jump(method, n, s->w.M, m, m > 0 ? s->w.A : NULL, f, s->cur.Q + s->cur.r * n, rows, J2,
-                  s->cur.v, NULL, s->opt.rank_tol, dv, lambda, &rep.jump, jwork, jwork_len, jiwork,
-                  jiwork_len);
-    if (st != MCS_OK)
+    }
+    st = mcs_jump(method, n, s->w.M, m, (m > 0) ? s->w.A : NULL, f, s->cur.Q + (s->cur.r * n), rows,
+                  J2, s->cur.v, NULL, s->opt.rank_tol, dv, lambda, &rep.jump, jwork, jwork_len,
+                  jiwork, jiwork_len);
+    if (st != MCS_OK) {
         return st;
-    rep.impulse = rows == 1 ? lambda[0] : rep.jump.impulse_norm;
-    for (i = 0; i < n; ++i)
+    }
+    rep.impulse = (rows == 1) ? lambda[0] : rep.jump.impulse_norm;
+    for (i = 0; i < n; ++i) {
         s->cur.v[i] += dv[i];
+    }
     s->nlocks++;
     s->m += rows;
-    if ((st = refactor_current(s)) != MCS_OK)
+    if ((st = refactor_current(s)) != MCS_OK) {
         return st;
+    }
     rep.rank_after = s->cur.r;
-    if (report)
+    if (report != NULL) {
         *report = rep;
+    }
     return MCS_OK;
 }
 
@@ -118,10 +139,12 @@ mcs_status mcs_sim_lock_row(mcs_sim *s, int key, const mcs_real *a, mcs_jump_met
                             mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
                             size_t jiwork_len, mcs_transition *report)
 {
-    if (!s || !s->ready || !a || !dv || !jwork || !jiwork || key < 0)
+    if (!s || !s->ready || !a || !dv || !jwork || !jiwork || (key < 0)) {
         return MCS_ERR_ARGUMENT;
-    if (!(mcs_vec_max_abs(s->n, a) > 0))
+    }
+    if (!(mcs_vec_max_abs(s->n, a) > MCS_R(0.0))) {
         return MCS_ERR_ARGUMENT; /* a zero or non-finite row locks nothing */
+    }
     return add_lock(s, key, -1, a, method, dv, jwork, jwork_len, jiwork, jiwork_len, report);
 }
 
@@ -129,9 +152,10 @@ mcs_status mcs_sim_lock_group(mcs_sim *s, int key, int group, mcs_jump_method me
                               mcs_real *jwork, size_t jwork_len, int *jiwork, size_t jiwork_len,
                               mcs_transition *report)
 {
-    if (!s || !s->ready || !dv || !jwork || !jiwork || key < 0 || group < 0 ||
-        group >= s->model->ngroups || !s->model->groups)
+    if (!s || !s->ready || !dv || !jwork || !jiwork || (key < 0) || (group < 0) ||
+        (group >= s->model->ngroups) || !s->model->groups) {
         return MCS_ERR_ARGUMENT;
+    }
     return add_lock(s, key, group, NULL, method, dv, jwork, jwork_len, jiwork, jiwork_len, report);
 }
 
@@ -140,82 +164,101 @@ mcs_status mcs_sim_lock(mcs_sim *s, int j, mcs_jump_method method, mcs_real *dv,
 {
     mcs_real *e;
     int i;
-    if (!s || !s->ready || j < 0 || j >= s->n)
+    if (!s || !s->ready || (j < 0) || (j >= s->n)) {
         return MCS_ERR_ARGUMENT;
+    }
     e = s->w.tmp2; /* the unit row e_j (w.tmp2 is free between steps; mcs_jump does not use it) */
-    for (i = 0; i < s->n; ++i)
-        e[i] = i == j ? 1 : 0;
+    for (i = 0; i < s->n; ++i) {
+        e[i] = (i == j) ? 1 : 0;
+    }
     return mcs_sim_lock_row(s, j, e, method, dv, jwork, jwork_len, jiwork, jiwork_len, report);
 }
 
 mcs_status mcs_sim_unlock(mcs_sim *s, int key, mcs_transition *report)
 {
     mcs_transition rep;
-    mcs_real kin = 0, pot = 0;
-    int k, i, found = -1, rows, nref;
-    if (!s || !s->ready || key < 0)
+    mcs_real kin = MCS_R(0.0);
+    mcs_real pot = MCS_R(0.0);
+    int k;
+    int i;
+    int found = -1;
+    int rows;
+    int nref;
+    if (!s || !s->ready || (key < 0)) {
         return MCS_ERR_ARGUMENT;
-    for (k = 0; k < s->nlocks; ++k)
-        if (s->lock_key[k] == key)
+    }
+    for (k = 0; k < s->nlocks; ++k) {
+        if (s->lock_key[k] == key) {
             found = k;
-    if (found < 0)
+        }
+    }
+    if (found < 0) {
         return MCS_ERR_ARGUMENT; /* not locked */
+    }
     rep.t = s->cur.t;
     rep.key = key;
     rep.lock = 0;
     rep.rank_before = s->cur.r;
-    rep.impulse = 0;
+    rep.impulse = MCS_R(0.0);
     rows = s->lock_rows[found];
     nref = ref_count(s, found);
     { /* the captured values after it move down by nref */
         const int end = s->lock_ref_at[s->nlocks - 1] + ref_count(s, s->nlocks - 1);
-        for (i = s->lock_ref_at[found] + nref; i < end; ++i)
+        for (i = s->lock_ref_at[found] + nref; i < end; ++i) {
             s->lock_ref[i - nref] = s->lock_ref[i];
+        }
     }
-    for (k = found; k + 1 < s->nlocks; ++k) { /* close the gap in the table */
+    for (k = found; (k + 1) < s->nlocks; ++k) { /* close the gap in the table */
         s->lock_key[k] = s->lock_key[k + 1];
         s->lock_group[k] = s->lock_group[k + 1];
         s->lock_rows[k] = s->lock_rows[k + 1];
         s->lock_ref_at[k] = s->lock_ref_at[k + 1] - nref;
-        for (i = 0; i < s->n; ++i)
-            s->lock_a[k * s->n + i] = s->lock_a[(k + 1) * s->n + i];
+        for (i = 0; i < s->n; ++i) {
+            s->lock_a[(k * s->n) + i] = s->lock_a[((k + 1) * s->n) + i];
+        }
     }
     s->nlocks--;
     s->m -= rows;
     {
         mcs_status st = refactor_current(s);
-        if (st != MCS_OK)
+        if (st != MCS_OK) {
             return st;
+        }
     }
     (void)mcs_sim_energy(s, &kin, &pot);
     rep.rank_after = s->cur.r;
     rep.jump.rank_new = 0;
     rep.jump.dependent = 0;
     rep.jump.dof_after = s->n - s->cur.r;
-    rep.jump.kinetic_before = rep.jump.kinetic_after = kin;
-    rep.jump.impulse_norm = 0;
-    if (report)
+    rep.jump.kinetic_before = kin;
+    rep.jump.kinetic_after = kin;
+    rep.jump.impulse_norm = MCS_R(0.0);
+    if (report != NULL) {
         *report = rep;
+    }
     return MCS_OK;
 }
 
 mcs_status mcs_sim_momenta_at(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
                               const mcs_real *Q, int r, mcs_real *P)
 {
-    int n, f;
-    if (!s || !x || !v || !Q || !P || r < 0 || r > s->n)
+    int n;
+    int f;
+    if (!s || !x || !v || !Q || !P || (r < 0) || (r > s->n)) {
         return MCS_ERR_ARGUMENT;
+    }
     n = s->n;
     f = n - r;
     s->model->M(x, t, s->params, s->w.M);
     mcs_mat_gemm(0, 0, n, 1, n, 1, s->w.M, n, v, n, 0, s->w.rhs, n);
-    mcs_mat_gemm(1, 0, f, 1, n, 1, Q + r * n, n, s->w.rhs, n, 0, P, MAX2(f, 1));
-    return mcs_vec_max_abs(f, P) < 0 ? MCS_ERR_NONFINITE : MCS_OK;
+    mcs_mat_gemm(1, 0, f, 1, n, 1, Q + (r * n), n, s->w.rhs, n, 0, P, MAX2(f, 1));
+    return (mcs_vec_max_abs(f, P) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
 mcs_status mcs_sim_momenta(mcs_sim *s, const mcs_real *v, mcs_real *P)
 {
-    if (!s || !s->ready)
+    if (!s || !s->ready) {
         return MCS_ERR_ARGUMENT;
+    }
     return mcs_sim_momenta_at(s, s->cur.t, s->cur.x, v, s->cur.Q, s->cur.r, P);
 }

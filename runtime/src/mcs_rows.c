@@ -35,31 +35,42 @@ static void group_rows(const mcs_sim *s, int k, rows_kind kind, const mcs_real *
 {
     const mcs_row_group *g = &s->model->groups[s->lock_group[k]];
     const mcs_real *ref = s->lock_ref + s->lock_ref_at[k];
-    const int n = s->n, ng = g->ng, matrix = kind == ROWS_A || kind == ROWS_A_DOT;
+    const int n = s->n;
+    const int ng = g->ng;
+    const int matrix = ((kind == ROWS_A) || (kind == ROWS_A_DOT)) ? 1 : 0;
     const int cols = matrix ? n : 1;
     mcs_real *val = matrix ? s->lock_G : s->lock_g; /* (ng x cols) */
-    int axis, e, j, row = first;
-    if (kind == ROWS_C)
+    int axis;
+    int e;
+    int j;
+    int row = first;
+    if (kind == ROWS_C) {
         g->g(x, t, s->params, val);
-    else if (kind == ROWS_A)
+    } else if (kind == ROWS_A) {
         g->G(x, t, s->params, val);
-    else if (kind == ROWS_GAMMA)
+    } else if (kind == ROWS_GAMMA) {
         g->gamma(x, v, t, s->params, val);
-    else
+    } else {
         g->G_dot(x, v, t, s->params, val);
+    }
     for (axis = 0; axis < 3; ++axis) {
         mcs_real w[4];
-        if (!(g->rotation & (1 << axis)))
+        if ((g->rotation & (1U << (unsigned)axis)) == 0U) {
             continue;
+        }
         rotation_weights(axis, ref, w);
-        for (j = 0; j < cols; ++j)
-            out[row + j * ld] = w[0] * val[0 + j * ng] + w[1] * val[1 + j * ng] +
-                                w[2] * val[2 + j * ng] + w[3] * val[3 + j * ng];
+        for (j = 0; j < cols; ++j) {
+            out[row + (j * ld)] = (w[0] * val[0 + (j * ng)]) + (w[1] * val[1 + (j * ng)]) +
+                                  (w[2] * val[2 + (j * ng)]) + (w[3] * val[3 + (j * ng)]);
+        }
         row++;
     }
-    for (e = g->rotation ? 4 : 0; e < ng; ++e, ++row)
-        for (j = 0; j < cols; ++j)
-            out[row + j * ld] = val[e + j * ng] - (kind == ROWS_C && g->capture ? ref[e] : 0);
+    for (e = g->rotation ? 4 : 0; e < ng; ++e, ++row) {
+        for (j = 0; j < cols; ++j) {
+            out[row + (j * ld)] =
+                val[e + (j * ng)] - (((kind == ROWS_C) && g->capture) ? ref[e] : MCS_R(0.0));
+        }
+    }
 }
 
 /* Rows of lock k (linear or group) into out, as group_rows. */
@@ -72,15 +83,18 @@ static void lock_rows(const mcs_sim *s, int k, rows_kind kind, const mcs_real *x
         group_rows(s, k, kind, x, v, t, out, first, ld);
     } else if (kind == ROWS_C) {
         mcs_real sum = -s->lock_ref[s->lock_ref_at[k]];
-        for (j = 0; j < n; ++j)
-            sum += s->lock_a[k * n + j] * x[j];
+        for (j = 0; j < n; ++j) {
+            sum += s->lock_a[(k * n) + j] * x[j];
+        }
         out[first] = sum;
     } else if (kind == ROWS_A) {
-        for (j = 0; j < n; ++j)
-            out[first + j * ld] = s->lock_a[k * n + j];
+        for (j = 0; j < n; ++j) {
+            out[first + (j * ld)] = s->lock_a[(k * n) + j];
+        }
     } else {
-        for (j = 0; j < (kind == ROWS_GAMMA ? 1 : n); ++j)
-            out[first + j * ld] = 0; /* a constant row: no curvature */
+        for (j = 0; j < ((kind == ROWS_GAMMA) ? 1 : n); ++j) {
+            out[first + (j * ld)] = MCS_R(0.0); /* a constant row: no curvature */
+        }
     }
 }
 
@@ -94,12 +108,19 @@ void mcs_lock_rows_A(const mcs_sim *s, int k, const mcs_real *x, mcs_real t, mcs
 static void with_locks(const mcs_sim *s, rows_kind kind, const mcs_real *x, const mcs_real *v,
                        mcs_real t, int cols, mcs_real *out)
 {
-    const int nc = s->model->nc, m = s->m;
-    int i, j, k, row = nc;
-    if (m != nc)
-        for (j = cols - 1; j >= 0; --j)
-            for (i = nc - 1; i >= 0; --i)
-                out[i + j * m] = out[i + j * nc];
+    const int nc = s->model->nc;
+    const int m = s->m;
+    int i;
+    int j;
+    int k;
+    int row = nc;
+    if (m != nc) {
+        for (j = cols - 1; j >= 0; --j) {
+            for (i = nc - 1; i >= 0; --i) {
+                out[i + (j * m)] = out[i + (j * nc)];
+            }
+        }
+    }
     for (k = 0; k < s->nlocks; ++k) {
         lock_rows(s, k, kind, x, v, t, out, row, m);
         row += s->lock_rows[k];
@@ -108,39 +129,45 @@ static void with_locks(const mcs_sim *s, rows_kind kind, const mcs_real *x, cons
 
 void mcs_rows_c(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out)
 {
-    if (s->model->nc > 0)
+    if (s->model->nc > 0) {
         s->model->c(x, t, s->params, out);
+    }
     with_locks(s, ROWS_C, x, NULL, t, 1, out);
 }
 
 void mcs_rows_A(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out)
 {
-    if (s->model->nc > 0)
+    if (s->model->nc > 0) {
         s->model->A(x, t, s->params, out);
+    }
     with_locks(s, ROWS_A, x, NULL, t, s->n, out);
 }
 
 void mcs_rows_c_t(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out)
 {
     int i;
-    if (s->model->nc > 0)
+    if (s->model->nc > 0) {
         s->model->c_t(x, t, s->params, out);
-    for (i = s->model->nc; i < s->m; ++i)
-        out[i] = 0;
+    }
+    for (i = s->model->nc; i < s->m; ++i) {
+        out[i] = MCS_R(0.0);
+    }
 }
 
 void mcs_rows_gamma(const mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t,
                     mcs_real *out)
 {
-    if (s->model->nc > 0)
+    if (s->model->nc > 0) {
         s->model->gamma(x, v, t, s->params, out);
+    }
     with_locks(s, ROWS_GAMMA, x, v, t, 1, out);
 }
 
 void mcs_rows_A_dot(const mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t,
                     mcs_real *out)
 {
-    if (s->model->nc > 0)
+    if (s->model->nc > 0) {
         s->model->A_dot(x, v, t, s->params, out);
+    }
     with_locks(s, ROWS_A_DOT, x, v, t, s->n, out);
 }

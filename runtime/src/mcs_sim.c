@@ -7,21 +7,23 @@
 
 typedef struct carver {
     mcs_real *w;
-    size_t used, len;
+    size_t used;
+    size_t len;
     int *iw;
-    size_t iused, ilen;
+    size_t iused;
+    size_t ilen;
 } carver;
 
 static mcs_real *take(carver *c, size_t k)
 {
-    mcs_real *p = c->w ? c->w + c->used : NULL;
+    mcs_real *p = c->w ? (c->w + c->used) : NULL;
     c->used += k;
     return p;
 }
 
 static int *itake(carver *c, size_t k)
 {
-    int *p = c->iw ? c->iw + c->iused : NULL;
+    int *p = c->iw ? (c->iw + c->iused) : NULL;
     c->iused += k;
     return p;
 }
@@ -33,9 +35,9 @@ static void carve_frame(carver *c, mcs_frame *fr, size_t k)
     fr->Q = take(c, k * k);
     fr->R = take(c, k * k);
     fr->piv = itake(c, k);
-    fr->t = 0;
+    fr->t = MCS_R(0.0);
     fr->r = 0;
-    fr->sigma = 1;
+    fr->sigma = MCS_R(1.0);
 }
 
 /* Lays out everything; with null arrays it only counts. */
@@ -66,12 +68,13 @@ static void carve_all(carver *c, mcs_sim *s, int n, int m)
     s->w.tmp2 = take(c, k);
     s->w.rhs = take(c, k);
     s->w.tmp = take(c, k);
-    s->w.y0 = take(c, 2 * k);
-    s->w.y1 = take(c, 2 * k);
-    s->w.ys = take(c, 2 * k);
-    s->w.yerr = take(c, 2 * k);
-    for (i = 0; i < 7; ++i)
-        s->w.k[i] = take(c, 2 * k);
+    s->w.y0 = take(c, 2U * k);
+    s->w.y1 = take(c, 2U * k);
+    s->w.ys = take(c, 2U * k);
+    s->w.yerr = take(c, 2U * k);
+    for (i = 0; i < 7; ++i) {
+        s->w.k[i] = take(c, 2U * k);
+    }
     s->event.x = take(c, k);
     s->event.rdiag = take(c, k);
     s->event.continued = take(c, k * k);
@@ -82,10 +85,10 @@ static void carve_all(carver *c, mcs_sim *s, int n, int m)
     s->lock_group = itake(c, k);
     s->lock_rows = itake(c, k);
     s->lock_ref_at = itake(c, k);
-    s->lock_ref = take(c, 4 * k);
+    s->lock_ref = take(c, 4U * k);
     s->lock_a = take(c, k * k);
-    s->lock_g = take(c, k + 3);
-    s->lock_G = take(c, (k + 3) * k);
+    s->lock_g = take(c, k + 3U);
+    s->lock_G = take(c, (k + 3U) * k);
     s->w.basis_iwork = itake(c, (size_t)MCS_BASIS_IWORK_SIZE(n, m));
 }
 
@@ -96,8 +99,9 @@ mcs_status mcs_sim_workspace_size(int n, int m, size_t *reals, size_t *ints)
 {
     carver c = {0, 0, 0, 0, 0, 0};
     mcs_sim scratch;
-    if (n < 1 || m < 0 || n > MCS_MAX_DIM || m > MCS_MAX_DIM || !reals || !ints)
+    if ((n < 1) || (m < 0) || (n > MCS_MAX_DIM) || (m > MCS_MAX_DIM) || !reals || !ints) {
         return MCS_ERR_ARGUMENT;
+    }
     carve_all(&c, &scratch, n, m);
     *reals = c.used;
     *ints = c.iused;
@@ -106,16 +110,17 @@ mcs_status mcs_sim_workspace_size(int n, int m, size_t *reals, size_t *ints)
 
 mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
 {
-    if (!opt)
+    if (!opt) {
         return MCS_ERR_ARGUMENT;
-    opt->method = model ? (mcs_method)model->method : MCS_METHOD_RK4;
-    opt->continuation = model ? (mcs_continuation)model->continuation : MCS_CONT_EXP;
+    }
+    opt->method = (model != NULL) ? (mcs_method)model->method : MCS_METHOD_RK4;
+    opt->continuation = (model != NULL) ? (mcs_continuation)model->continuation : MCS_CONT_EXP;
     opt->h = model ? model->h : MCS_R(1e-3);
     opt->rtol = model ? model->rtol : MCS_R(1e-8);
     opt->atol = model ? model->atol : MCS_R(1e-10);
     opt->h_min = MCS_R(1e-12);
     opt->rank_tol = MAX2(MCS_R(1e-9), 100 * MCS_REAL_EPS);
-    opt->newton_tol = 500 * MCS_REAL_EPS;
+    opt->newton_tol = MCS_R(500.0) * MCS_REAL_EPS;
     opt->newton_max_iter = 25;
     opt->chart_pivot_min = MAX2(MCS_R(1e-8), 100 * MCS_REAL_EPS);
     opt->sing_watch = MCS_R(0.05);
@@ -130,7 +135,7 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
 /* lo < x <= hi (or lo <= x <= hi with closed_low): false for NaN. */
 static int in_range(mcs_real x, mcs_real lo, mcs_real hi, int closed_low)
 {
-    return (closed_low ? x >= lo : x > lo) && x <= hi;
+    return (closed_low ? (x >= lo) : (x > lo)) && (x <= hi);
 }
 
 /* Every option finite and in its range (a corrupted option block gets MCS_ERR_ARGUMENT, never
@@ -144,11 +149,11 @@ static int options_valid(const mcs_options *o, const mcs_model *model)
            in_range(o->chart_pivot_min, 0, 1, 1) && in_range(o->sing_watch, 0, 1, 1) &&
            in_range(o->sing_tol, 0, 1, 1) && in_range(o->chart_tol, 0, 1, 1) &&
            /* unsigned: one test covers negative values too, whatever type the ABI gives enums */
-           (unsigned)o->method <= (unsigned)MCS_METHOD_DOPRI5 &&
-           (unsigned)o->continuation <= (unsigned)MCS_CONT_OFF && o->newton_max_iter >= 1 &&
-           o->newton_max_iter <= 10000 && o->max_locks >= 0 &&
-           o->max_locks <= MCS_MAX_DIM - model->nc && o->max_steps >= 1 && o->max_attempts >= 1 &&
-           o->max_attempts <= 1000000;
+           ((unsigned)o->method <= (unsigned)MCS_METHOD_DOPRI5) &&
+           ((unsigned)o->continuation <= (unsigned)MCS_CONT_OFF) && (o->newton_max_iter >= 1) &&
+           (o->newton_max_iter <= 10000) && (o->max_locks >= 0) &&
+           (o->max_locks <= (MCS_MAX_DIM - model->nc)) && (o->max_steps >= 1) &&
+           (o->max_attempts >= 1) && (o->max_attempts <= 1000000);
 }
 
 mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
@@ -156,19 +161,25 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
                         size_t iwork_len)
 {
     carver c = {0, 0, 0, 0, 0, 0};
-    size_t need, ineed;
-    if (!s || !model || !params || !opt || !work || !iwork)
+    size_t need;
+    size_t ineed;
+    if (!s || !model || !params || !opt || !work || !iwork) {
         return MCS_ERR_ARGUMENT;
-    if (model->abi_version != MCS_MODEL_ABI_VERSION)
+    }
+    if (model->abi_version != MCS_MODEL_ABI_VERSION) {
         return MCS_ERR_MODEL_VERSION;
-    if (model->nx < 1 || model->nc < 0 || model->nx > MCS_MAX_DIM || model->nc > MCS_MAX_DIM ||
-        !options_valid(opt, model))
+    }
+    if ((model->nx < 1) || (model->nc < 0) || (model->nx > MCS_MAX_DIM) ||
+        (model->nc > MCS_MAX_DIM) || !options_valid(opt, model)) {
         return MCS_ERR_ARGUMENT;
+    }
     /* room for the model's rows and the locks it may take */
-    if (mcs_sim_workspace_size(model->nx, model->nc + opt->max_locks, &need, &ineed) != MCS_OK)
+    if (mcs_sim_workspace_size(model->nx, model->nc + opt->max_locks, &need, &ineed) != MCS_OK) {
         return MCS_ERR_ARGUMENT;
-    if (work_len < need || iwork_len < ineed)
+    }
+    if ((work_len < need) || (iwork_len < ineed)) {
         return MCS_ERR_WORKSPACE;
+    }
     s->model = model;
     s->params = params;
     s->opt = *opt;
@@ -181,9 +192,9 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
     carve_all(&c, s, s->n, s->m + opt->max_locks);
     s->nlocks = 0;
     s->transitions = 0;
-    s->h_last = 0;
+    s->h_last = MCS_R(0.0);
     s->h_next = opt->h;
-    s->t_grid0 = 0;
+    s->t_grid0 = MCS_R(0.0);
     s->grid_index = 0;
     s->w.dense_ready = 0;
     s->w.retries = 0;
@@ -200,45 +211,54 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
 
 mcs_status mcs_sim_minimal(const mcs_sim *s, mcs_real *q, mcs_real *qd)
 {
-    int n, r, f;
-    if (!s || !s->ready || !q || !qd)
+    int n;
+    int r;
+    int f;
+    if (!s || !s->ready || !q || !qd) {
         return MCS_ERR_ARGUMENT;
+    }
     n = s->n;
     r = s->cur.r;
     f = n - r;
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.Q + r * n, n, s->cur.x, n, 0, q, MAX2(f, 1));
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.Q + r * n, n, s->cur.v, n, 0, qd, MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.Q + (r * n), n, s->cur.x, n, 0, q, MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.Q + (r * n), n, s->cur.v, n, 0, qd, MAX2(f, 1));
     return MCS_OK;
 }
 
 mcs_status mcs_sim_constraint_norm_at(mcs_sim *s, mcs_real t, const mcs_real *x, mcs_real *norm)
 {
-    if (!s || !x || !norm)
+    if (!s || !x || !norm) {
         return MCS_ERR_ARGUMENT;
+    }
     *norm = mcs_constraint_norm_at(s, x, t);
-    return *norm < 0 || !(t - t == 0) ? MCS_ERR_NONFINITE : MCS_OK;
+    return ((*norm < MCS_R(0.0)) || !((t - t) == MCS_R(0.0))) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
 mcs_status mcs_sim_constraint_norm(mcs_sim *s, mcs_real *norm)
 {
-    if (!s || !s->ready)
+    if (!s || !s->ready) {
         return MCS_ERR_ARGUMENT;
+    }
     return mcs_sim_constraint_norm_at(s, s->cur.t, s->cur.x, norm);
 }
 
 mcs_status mcs_sim_energy_at(const mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
                              mcs_real *kinetic, mcs_real *potential)
 {
-    if (!s || !x || !v || !kinetic || !potential)
+    if (!s || !x || !v || !kinetic || !potential) {
         return MCS_ERR_ARGUMENT;
+    }
     *kinetic = s->model->kinetic(x, v, t, s->params);
-    *potential = s->model->potential ? s->model->potential(x, t, s->params) : 0;
-    return *kinetic - *kinetic == 0 && *potential - *potential == 0 ? MCS_OK : MCS_ERR_NONFINITE;
+    *potential = s->model->potential ? s->model->potential(x, t, s->params) : MCS_R(0.0);
+    return (((*kinetic - *kinetic) == MCS_R(0.0)) && ((*potential - *potential) == MCS_R(0.0)))
+               ? MCS_OK
+               : MCS_ERR_NONFINITE;
 }
 
 mcs_status mcs_sim_energy(mcs_sim *s, mcs_real *kinetic, mcs_real *potential)
 {
-    if (!s || !s->ready)
+    if (!s || !s->ready) {
         return MCS_ERR_ARGUMENT;
+    }
     return mcs_sim_energy_at(s, s->cur.t, s->cur.x, s->cur.v, kinetic, potential);
 }

@@ -26,8 +26,8 @@
 
 #include "mcs_linalg.h"
 
-#define MAX2(a, b) ((a) > (b) ? (a) : (b))
-#define MIN2(a, b) ((a) < (b) ? (a) : (b))
+#define MAX2(a, b) (((a) > (b)) ? (a) : (b))
+#define MIN2(a, b) (((a) < (b)) ? (a) : (b))
 
 /* ---- mcs_rows.c: the m rows in use (every kernel of the rows goes through these;
  * outputs as the model's kernels, with m rows) ---- */

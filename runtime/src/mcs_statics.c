@@ -5,12 +5,14 @@
 
 /* The caller's work arrays, carved once (sizes in the comments; k = n + m). */
 typedef struct statics_ws {
-    int n, m;
-    mcs_real *A;     /* (m x n) constraint Jacobian */
-    mcs_real *c;     /* (m) */
-    mcs_real *f;     /* (n) forces at v = 0 */
-    mcs_real *rf;    /* (n) f - A^T lambda */
-    mcs_real *Q, *R; /* (n x n), (n x m) pivoted QR of A^T */
+    int n;
+    int m;
+    mcs_real *A;  /* (m x n) constraint Jacobian */
+    mcs_real *c;  /* (m) */
+    mcs_real *f;  /* (n) forces at v = 0 */
+    mcs_real *rf; /* (n) f - A^T lambda */
+    mcs_real *Q;
+    mcs_real *R;     /* (n x n), (n x m) pivoted QR of A^T */
     mcs_real *K;     /* (n x n) K_f + K_c */
     mcs_real *Kc;    /* (n x n) K_c, then K T (n x f) */
     mcs_real *J;     /* (k x k) Newton matrix: reduced (f x f) or KKT */
@@ -26,34 +28,44 @@ typedef struct statics_ws {
     int rank;
 } statics_ws;
 
-static int carve(statics_ws *w, int n, int m, mcs_real *work, size_t work_len, int *iwork,
-                 size_t iwork_len)
+/* The next `count` reals of the block `base`, from offset *at (which moves past them). */
+static mcs_real *statics_next_block(mcs_real *base, size_t *at, size_t count)
 {
-    const size_t k = (size_t)(n + m);
+    mcs_real *block = &base[*at];
+    *at += count;
+    return block;
+}
+
+static int statics_carve(statics_ws *w, int n, int m, mcs_real *work, size_t work_len, int *iwork,
+                         size_t iwork_len)
+{
+    const size_t k = (size_t)n + (size_t)m;
     mcs_real *p = work;
-    if (work_len < (size_t)MCS_STATICS_WORK_SIZE((size_t)n, (size_t)m) ||
-        iwork_len < (size_t)MCS_STATICS_IWORK_SIZE((size_t)n, (size_t)m))
+    size_t at = 0;
+    if ((work_len < (size_t)MCS_STATICS_WORK_SIZE((size_t)n, (size_t)m)) ||
+        (iwork_len < (size_t)MCS_STATICS_IWORK_SIZE((size_t)n, (size_t)m))) {
         return 0;
+    }
     w->n = n;
     w->m = m;
-    w->A = p, p += (size_t)m * n;
-    w->c = p, p += m + 1;
-    w->f = p, p += n;
-    w->rf = p, p += n;
-    w->Q = p, p += (size_t)n * n;
-    w->R = p, p += (size_t)n * m;
-    w->K = p, p += (size_t)n * n;
-    w->Kc = p, p += (size_t)n * n;
-    w->J = p, p += k * k;
-    w->dx = p, p += k + 1;
-    w->xt = p, p += n;
-    w->lt = p, p += m + 1;
-    w->zero = p, p += n;
-    w->N = p, p += (size_t)n * n;
-    w->y = p, p += n + 1;
-    w->bwork = p;
+    w->A = statics_next_block(p, &at, (size_t)m * (size_t)n);
+    w->c = statics_next_block(p, &at, (size_t)m + 1U);
+    w->f = statics_next_block(p, &at, (size_t)n);
+    w->rf = statics_next_block(p, &at, (size_t)n);
+    w->Q = statics_next_block(p, &at, (size_t)n * (size_t)n);
+    w->R = statics_next_block(p, &at, (size_t)n * (size_t)m);
+    w->K = statics_next_block(p, &at, (size_t)n * (size_t)n);
+    w->Kc = statics_next_block(p, &at, (size_t)n * (size_t)n);
+    w->J = statics_next_block(p, &at, k * k);
+    w->dx = statics_next_block(p, &at, k + 1U);
+    w->xt = statics_next_block(p, &at, (size_t)n);
+    w->lt = statics_next_block(p, &at, (size_t)m + 1U);
+    w->zero = statics_next_block(p, &at, (size_t)n);
+    w->N = statics_next_block(p, &at, (size_t)n * (size_t)n);
+    w->y = statics_next_block(p, &at, (size_t)n + 1U);
+    w->bwork = &p[at];
     w->piv = iwork;
-    w->ipiv = iwork + m + 1;
+    w->ipiv = &iwork[m + 1];
     return 1;
 }
 
@@ -64,10 +76,11 @@ static mcs_real max_abs(int len, const mcs_real *a)
 
 static mcs_real sum_sq(int len, const mcs_real *a)
 {
-    mcs_real s = 0;
+    mcs_real s = MCS_R(0.0);
     int i;
-    for (i = 0; i < len; ++i)
+    for (i = 0; i < len; ++i) {
         s += a[i] * a[i];
+    }
     return s;
 }
 
@@ -77,7 +90,8 @@ static mcs_status evaluate(const mcs_model *md, const void *p, const mcs_statics
                            statics_ws *w, const mcs_real *x, mcs_real *lambda, int keep_lambda,
                            mcs_real scale, mcs_real *merit)
 {
-    const int n = w->n, m = w->m;
+    const int n = w->n;
+    const int m = w->m;
     mcs_status st;
     int i;
     if (m > 0) {
@@ -88,22 +102,28 @@ static mcs_status evaluate(const mcs_model *md, const void *p, const mcs_statics
     w->rank = 0;
     if (m > 0) {
         st = mcs_qr_basis(n, m, w->A, m, opt->rank_tol, w->Q, w->R, w->piv, &w->rank, w->bwork);
-        if (st != MCS_OK)
+        if (st != MCS_OK) {
             return st;
+        }
         if (!keep_lambda) {
             st = mcs_min_norm_multipliers(n, m, w->rank, w->Q, w->R, w->piv, w->f, lambda, w->N,
                                           w->y);
-            if (st != MCS_OK)
+            if (st != MCS_OK) {
                 return st;
+            }
         }
     }
-    for (i = 0; i < n; ++i)
+    for (i = 0; i < n; ++i) {
         w->rf[i] = w->f[i];
-    if (m > 0)
+    }
+    if (m > 0) {
         mcs_mat_gemm(1, 0, n, 1, m, -1, w->A, m, lambda, m, 1, w->rf, n);
-    if (max_abs(m, w->c) < 0 || max_abs(n, w->rf) < 0 || max_abs(m, lambda) < 0)
+    }
+    if ((max_abs(m, w->c) < MCS_R(0.0)) || (max_abs(n, w->rf) < MCS_R(0.0)) ||
+        (max_abs(m, lambda) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
-    *merit = sum_sq(m, w->c) + sum_sq(n, w->rf) * scale * scale;
+    }
+    *merit = sum_sq(m, w->c) + (sum_sq(n, w->rf) * scale * scale);
     return MCS_OK;
 }
 
@@ -113,28 +133,33 @@ static int lu_singular(int k, mcs_real *J, int *ipiv)
     const mcs_real big = max_abs(k * k, J);
     mcs_real small;
     int i;
-    if (!(big > 0))
+    if (!(big > MCS_R(0.0))) {
         return 1;
-    if (mcs_la_lu(k, J, k, ipiv) != 0)
+    }
+    if (mcs_la_lu(k, J, k, ipiv) != 0) {
         return 1;
-    small = MCS_FN(fabs)(J[0]);
-    for (i = 1; i < k; ++i)
-        if (MCS_FN(fabs)(J[i + i * k]) < small)
-            small = MCS_FN(fabs)(J[i + i * k]);
-    return small <= 100 * k * MCS_REAL_EPS * big;
+    }
+    small = mcs_fabs(J[0]);
+    for (i = 1; i < k; ++i) {
+        if (mcs_fabs(J[i + (i * k)]) < small) {
+            small = mcs_fabs(J[i + (i * k)]);
+        }
+    }
+    return small <= (100 * k * MCS_REAL_EPS * big);
 }
 
 /* K = K_f (+ K_c(lambda)) at x, v = 0. */
 static void stiffness(const mcs_model *md, const void *p, const mcs_statics_options *opt,
                       statics_ws *w, const mcs_real *x, const mcs_real *lambda)
 {
-    const size_t nn = (size_t)w->n * w->n;
+    const size_t nn = (size_t)w->n * (size_t)w->n;
     size_t i;
     md->K_f(x, w->zero, opt->t, p, w->K);
-    if (opt->use_kc && w->m > 0) {
+    if (opt->use_kc && (w->m > 0)) {
         md->K_c(x, lambda, opt->t, p, w->Kc);
-        for (i = 0; i < nn; ++i)
+        for (i = 0; i < nn; ++i) {
             w->K[i] += w->Kc[i];
+        }
     }
 }
 
@@ -142,21 +167,26 @@ static void stiffness(const mcs_model *md, const void *p, const mcs_statics_opti
  * to the previous T (the simulator's continuation with a zero-velocity prediction). */
 static mcs_status continue_basis(const mcs_statics_options *opt, statics_ws *w)
 {
-    const int n = w->n, f = n - w->rank;
-    const mcs_real *That = w->Q + (size_t)w->rank * n;
+    const int n = w->n;
+    const int f = n - w->rank;
+    const mcs_real *That = &w->Q[(size_t)w->rank * (size_t)n];
     mcs_real *Tout = w->Kc; /* free until the next stiffness() */
     size_t i;
     if (*opt->basis_cols <= 0) {
-        for (i = 0; i < (size_t)n * f; ++i)
+        for (i = 0; i < ((size_t)n * (size_t)f); ++i) {
             opt->basis[i] = That[i];
+        }
     } else {
-        if (*opt->basis_cols > n)
+        if (*opt->basis_cols > n) {
             return MCS_ERR_ARGUMENT;
-        if (f > 0 &&
-            mcs_align_basis(n, *opt->basis_cols, opt->basis, f, That, Tout, w->bwork) != MCS_OK)
+        }
+        if ((f > 0) &&
+            (mcs_align_basis(n, *opt->basis_cols, opt->basis, f, That, Tout, w->bwork) != MCS_OK)) {
             return MCS_ERR_LINALG;
-        for (i = 0; i < (size_t)n * f; ++i)
+        }
+        for (i = 0; i < ((size_t)n * (size_t)f); ++i) {
             opt->basis[i] = Tout[i];
+        }
     }
     *opt->basis_cols = f;
     return MCS_OK;
@@ -166,31 +196,42 @@ static mcs_status continue_basis(const mcs_statics_options *opt, statics_ws *w)
  * (n x f): the caller's continued one, or the QR basis. */
 static mcs_status tangent_step(statics_ws *w, const mcs_real *basis)
 {
-    const int n = w->n, r = w->rank, f = n - r;
-    const mcs_real *T = basis ? basis : w->Q + (size_t)r * n;
-    mcs_real *a = w->y, *KT = w->Kc, *g = w->xt;
+    const int n = w->n;
+    const int r = w->rank;
+    const int f = n - r;
+    const mcs_real *T = (basis != NULL) ? basis : &w->Q[(size_t)r * (size_t)n];
+    mcs_real *a = w->y;
+    mcs_real *KT = w->Kc;
+    mcs_real *g = w->xt;
     int i;
     /* normal part: A U a = -c on the r independent rows, R11^T a = -(P^T c)[:r] */
-    for (i = 0; i < r; ++i)
+    for (i = 0; i < r; ++i) {
         a[i] = -w->c[w->piv[i]];
-    if (r > 0)
+    }
+    if (r > 0) {
         mcs_mat_solve_upper_transposed(r, w->R, n, a);
-    for (i = 0; i < n; ++i)
-        w->dx[i] = 0;
-    if (r > 0)
+    }
+    for (i = 0; i < n; ++i) {
+        w->dx[i] = MCS_R(0.0);
+    }
+    if (r > 0) {
         mcs_mat_gemm(0, 0, n, 1, r, 1, w->Q, n, a, r, 0, w->dx, n);
-    if (f == 0)
+    }
+    if (f == 0) {
         return MCS_OK;
+    }
     /* tangent part: (T^T K T) b = T^T (rf - K dx_n) */
-    for (i = 0; i < n; ++i)
+    for (i = 0; i < n; ++i) {
         g[i] = w->rf[i];
+    }
     mcs_mat_gemm(0, 0, n, 1, n, -1, w->K, n, w->dx, n, 1, g, n);
     mcs_mat_gemm(0, 0, n, f, n, 1, w->K, n, T, n, 0, KT, n);
     mcs_mat_gemm(1, 0, f, f, n, 1, T, n, KT, n, 0, w->J, f);
-    if (lu_singular(f, w->J, w->ipiv))
+    if (lu_singular(f, w->J, w->ipiv) != 0) {
         return MCS_ERR_SINGULAR_JACOBIAN;
+    }
     mcs_mat_gemm(1, 0, f, 1, n, 1, T, n, g, n, 0, w->N, f);
-    mcs_la_lu_solve(f, 1, w->J, f, w->ipiv, w->N, f);
+    (void)mcs_la_lu_solve(f, 1, w->J, f, w->ipiv, w->N, f);
     mcs_mat_gemm(0, 0, n, 1, f, 1, T, n, w->N, f, 1, w->dx, n);
     return MCS_OK;
 }
@@ -198,26 +239,34 @@ static mcs_status tangent_step(statics_ws *w, const mcs_real *basis)
 /* The saddle-point Newton step (dx, dlambda) ((n + m)) at the state last evaluated. */
 static mcs_status kkt_step(statics_ws *w)
 {
-    const int n = w->n, m = w->m, k = n + m;
-    int i, j;
-    for (j = 0; j < k; ++j)
+    const int n = w->n;
+    const int m = w->m;
+    const int k = n + m;
+    int i;
+    int j;
+    for (j = 0; j < k; ++j) {
         for (i = 0; i < k; ++i) {
-            mcs_real v = 0;
-            if (i < n && j < n)
-                v = w->K[i + j * n];
-            else if (i < n && j >= n)
-                v = w->A[(j - n) + i * m]; /* A^T */
-            else if (i >= n && j < n)
-                v = w->A[(i - n) + j * m];
-            w->J[i + (size_t)j * k] = v;
+            mcs_real v = MCS_R(0.0);
+            if ((i < n) && (j < n)) {
+                v = w->K[i + (j * n)];
+            } else if ((i < n) && (j >= n)) {
+                v = w->A[(j - n) + (i * m)]; /* A^T */
+            } else if ((i >= n) && (j < n)) {
+                v = w->A[(i - n) + (j * m)];
+            }
+            w->J[(size_t)i + ((size_t)j * k)] = v;
         }
-    for (i = 0; i < n; ++i)
+    }
+    for (i = 0; i < n; ++i) {
         w->dx[i] = w->rf[i];
-    for (i = 0; i < m; ++i)
+    }
+    for (i = 0; i < m; ++i) {
         w->dx[n + i] = -w->c[i];
-    if (lu_singular(k, w->J, w->ipiv))
+    }
+    if (lu_singular(k, w->J, w->ipiv) != 0) {
         return MCS_ERR_SINGULAR_JACOBIAN;
-    mcs_la_lu_solve(k, 1, w->J, k, w->ipiv, w->dx, k);
+    }
+    (void)mcs_la_lu_solve(k, 1, w->J, k, w->ipiv, w->dx, k);
     return MCS_OK;
 }
 
@@ -232,26 +281,28 @@ void mcs_statics_defaults(mcs_statics_options *opt)
     opt->tol = MCS_R(1e-13);
 #endif
     opt->rank_tol = MCS_R(1e-9);
-    opt->t = 0;
-    opt->basis = 0;
-    opt->basis_cols = 0;
+    opt->t = MCS_R(0.0);
+    opt->basis = NULL;
+    opt->basis_cols = NULL;
 }
 
 size_t mcs_statics_work_size(const mcs_model *md)
 {
-    return md ? (size_t)MCS_STATICS_WORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0;
+    return (md != NULL) ? (size_t)MCS_STATICS_WORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0U;
 }
 
 size_t mcs_statics_iwork_size(const mcs_model *md)
 {
-    return md ? (size_t)MCS_STATICS_IWORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0;
+    return (md != NULL) ? (size_t)MCS_STATICS_IWORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0U;
 }
 
 /* An equilibrium reported as found must be finite (overflow near the range of mcs_real). */
 static mcs_status checked(int n, const mcs_real *x, int m, const mcs_real *lambda, mcs_status st)
 {
-    if (st == MCS_OK && (mcs_vec_max_abs(n, x) < 0 || mcs_vec_max_abs(m, lambda) < 0))
+    if ((st == MCS_OK) &&
+        ((mcs_vec_max_abs(n, x) < MCS_R(0.0)) || (mcs_vec_max_abs(m, lambda) < MCS_R(0.0)))) {
         return MCS_ERR_NONFINITE;
+    }
     return st;
 }
 
@@ -261,86 +312,123 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
 {
     mcs_statics_report local;
     statics_ws w;
-    const int kkt = opt && opt->method == MCS_STATICS_KKT;
-    mcs_real L, F, scale, merit, trial, alpha = 1;
+    const int kkt = ((opt != NULL) && (opt->method == MCS_STATICS_KKT)) ? 1 : 0;
+    mcs_real L;
+    mcs_real F;
+    mcs_real scale;
+    mcs_real merit;
+    mcs_real trial;
+    mcs_real alpha = MCS_R(1.0);
     mcs_status st;
-    int n, m, i, iter;
-    if (!md || !opt || !x || (!lambda && md->nc > 0) || !work || !iwork)
+    int n;
+    int m;
+    int i;
+    int iter;
+    int halvings;
+    if (!md || !opt || !x || (!lambda && (md->nc > 0)) || !work || !iwork) {
         return MCS_ERR_ARGUMENT;
-    if (md->abi_version != MCS_MODEL_ABI_VERSION)
+    }
+    if (md->abi_version != MCS_MODEL_ABI_VERSION) {
         return MCS_ERR_MODEL_VERSION;
-    if (opt->max_iter < 1 || opt->max_iter >= MCS_STATICS_HISTORY || !(opt->tol > 0) ||
-        !(opt->rank_tol >= 0 && opt->rank_tol < 1) ||
-        (opt->method != MCS_STATICS_TANGENT && !kkt) || (!opt->basis != !opt->basis_cols))
+    }
+    if ((opt->max_iter < 1) || (opt->max_iter >= MCS_STATICS_HISTORY) || !(opt->tol > MCS_R(0.0)) ||
+        !((opt->rank_tol >= MCS_R(0.0)) && (opt->rank_tol < MCS_R(1.0))) ||
+        ((opt->method != MCS_STATICS_TANGENT) && !kkt) || (!opt->basis != !opt->basis_cols)) {
         return MCS_ERR_ARGUMENT;
+    }
     n = md->nx;
     m = md->nc;
-    if (mcs_vec_max_abs(n, x) < 0 || !(opt->t - opt->t == 0))
+    if ((mcs_vec_max_abs(n, x) < MCS_R(0.0)) || !((opt->t - opt->t) == MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
-    if (!carve(&w, n, m, work, work_len, iwork, iwork_len))
+    }
+    if (!statics_carve(&w, n, m, work, work_len, iwork, iwork_len)) {
         return MCS_ERR_WORKSPACE;
-    if (!rep)
+    }
+    if (!rep) {
         rep = &local;
-    rep->iterations = rep->evaluations = rep->history_len = 0;
-    for (i = 0; i < n; ++i)
-        w.zero[i] = 0;
+    }
+    rep->iterations = 0;
+    rep->evaluations = 0;
+    rep->history_len = 0;
+    for (i = 0; i < n; ++i) {
+        w.zero[i] = MCS_R(0.0);
+    }
     /* scales: lengths from the start, forces from the start's load */
     md->f(x, w.zero, opt->t, p, w.f);
     L = max_abs(n, x);
     F = max_abs(n, w.f);
-    if (L < 0 || F < 0)
+    if ((L < MCS_R(0.0)) || (F < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
-    L = L > 1 ? L : 1;
-    F = F > 1 ? F : 1;
+    }
+    L = (L > MCS_R(1.0)) ? L : MCS_R(1.0);
+    F = (F > MCS_R(1.0)) ? F : MCS_R(1.0);
     scale = L / F;
     st = evaluate(md, p, opt, &w, x, lambda, 0, scale, &merit);
     ++rep->evaluations;
-    for (iter = 0;; ++iter) {
-        if (st == MCS_OK && opt->basis && m > 0)
+    iter = 0;
+    for (;;) {
+        if ((st == MCS_OK) && opt->basis && (m > 0)) {
             st = continue_basis(opt, &w);
-        if (st != MCS_OK)
+        }
+        if (st != MCS_OK) {
             break;
-        rep->merit[rep->history_len] = MCS_FN(sqrt)(merit);
-        rep->step[rep->history_len++] = 0;
+        }
+        rep->merit[rep->history_len] = mcs_sqrt(merit);
+        rep->step[rep->history_len] = MCS_R(0.0);
+        rep->history_len++;
         rep->iterations = iter;
         rep->rank = w.rank;
         rep->residual_c = max_abs(m, w.c);
         rep->residual_f = max_abs(n, w.rf);
-        if (rep->residual_c <= opt->tol * L && rep->residual_f <= opt->tol * F)
+        if ((rep->residual_c <= (opt->tol * L)) && (rep->residual_f <= (opt->tol * F))) {
             return checked(n, x, m, lambda, MCS_OK);
-        if (iter == opt->max_iter)
+        }
+        if (iter == opt->max_iter) {
             return MCS_ERR_NO_CONVERGENCE;
+        }
         stiffness(md, p, opt, &w, x, lambda);
-        st = kkt ? kkt_step(&w) : tangent_step(&w, opt->basis && m > 0 ? opt->basis : 0);
-        if (st != MCS_OK)
+        st = kkt ? kkt_step(&w)
+                 : tangent_step(&w, ((opt->basis != NULL) && (m > 0)) ? opt->basis : NULL);
+        if (st != MCS_OK) {
             return st;
+        }
         /* backtracking on the merit |c|^2 + (|rf| L / F)^2 (Newton makes it fall like 1 - 2a) */
-        for (alpha = 1; alpha > MCS_R(1e-6); alpha /= 2) {
-            for (i = 0; i < n; ++i)
-                w.xt[i] = x[i] + alpha * w.dx[i];
-            for (i = 0; i < m; ++i)
-                w.lt[i] = lambda[i] + (kkt ? alpha * w.dx[n + i] : 0);
+        alpha = MCS_R(1.0);
+        for (halvings = 0; halvings < 20; ++halvings) { /* down to alpha = 2^-20 < 1e-6 */
+            for (i = 0; i < n; ++i) {
+                w.xt[i] = x[i] + (alpha * w.dx[i]);
+            }
+            for (i = 0; i < m; ++i) {
+                w.lt[i] = lambda[i] + (kkt ? (alpha * w.dx[n + i]) : MCS_R(0.0));
+            }
             st = evaluate(md, p, opt, &w, w.xt, w.lt, kkt, scale, &trial);
             ++rep->evaluations;
-            if (st == MCS_OK && trial <= (1 - MCS_R(1e-4) * alpha) * merit)
+            if ((st == MCS_OK) && (trial <= ((MCS_R(1.0) - (MCS_R(1e-4) * alpha)) * merit))) {
                 break;
+            }
+            alpha /= MCS_R(2.0);
         }
         rep->step[rep->history_len - 1] = alpha;
         if (alpha <= MCS_R(1e-6)) {
             /* stalled: at rounding level it has converged as far as the arithmetic allows */
-            if (rep->residual_c <= 1000 * opt->tol * L && rep->residual_f <= 1000 * opt->tol * F)
+            if ((rep->residual_c <= (MCS_R(1000.0) * opt->tol * L)) &&
+                (rep->residual_f <= (MCS_R(1000.0) * opt->tol * F))) {
                 st = MCS_OK;
-            else
+            } else {
                 st = MCS_ERR_NO_CONVERGENCE;
+            }
             /* leave the last accepted iterate's lambda and residuals in place */
             evaluate(md, p, opt, &w, x, lambda, kkt, scale, &merit);
             return checked(n, x, m, lambda, st);
         }
-        for (i = 0; i < n; ++i)
+        for (i = 0; i < n; ++i) {
             x[i] = w.xt[i];
-        for (i = 0; i < m; ++i)
+        }
+        for (i = 0; i < m; ++i) {
             lambda[i] = w.lt[i];
+        }
         merit = trial;
+        ++iter;
     }
     return st;
 }

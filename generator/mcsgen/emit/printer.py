@@ -1,11 +1,16 @@
 """C printing of derived expressions: SymPy's C99 printer, adapted to the runtime's `mcs_real`.
 
-- Real literals go through MCS_R(...) and math functions through MCS_FN(name)(...), so the same
-  generated file compiles for double and for float (sinf, sqrtf, ...) with no double arithmetic.
+- Real literals go through MCS_R(...) and math functions through mcs_<name>(...) (mcs_config.h),
+  so the same generated file compiles for double and for float (sinf, sqrtf, ...) with no double
+  arithmetic.
+- MISRA C:2012 shapes: every integer in an expression prints as a real literal (`MCS_R(2.0)`, so
+  no operator mixes essential types, rule 10.4), and every product or quotient that is a term of
+  a sum is parenthesised (`(a*b) + c`, precedence made explicit, rule 12.1). Neither changes the
+  value or the order of evaluation.
 - Small integer powers become products (x*x), other powers pow(); 1/2 powers sqrt().
 - No M_PI-style macros (not standard C): named constants print as their 17-digit value.
 - Every number is rounded to double once, from its exact value (exact.to_double): an exact
-  rational prints as its correctly rounded decimal (`MCS_R(0.08)`), an integer as an integer.
+  rational prints as its correctly rounded decimal (`MCS_R(0.08)`), an integer as `MCS_R(2.0)`.
 - Anything the printer does not support is an error, never silently emitted text.
 """
 
@@ -44,12 +49,17 @@ class McsCodePrinter(C99CodePrinter):
         return f"MCS_R({text})"
 
     def value(self, value):
-        """A constant outside expressions (initial state, defaults): exact integers as integers
-        (`0`, `1`), anything else as a literal."""
+        """A real constant outside expressions (initial state, defaults, options)."""
         number = sp.Rational(value) if isinstance(value, (int, float)) else sp.sympify(value)
-        if number.is_Integer:
-            return str(int(number))
         return self._literal(number)
+
+    def _print_Add(self, expr, order=None):
+        # SymPy's sum printing, then each term with a binary operator of its own bracketed
+        text = super()._print_Add(expr, order)
+        return " ".join(
+            f"({piece})" if has_top_level_operator(piece) else piece
+            for piece in split_top_level_terms(text)
+        )
 
     def parenthesize(self, item, level, strict=False):
         # a rational prints as one literal (MCS_R(0.06)), not as a quotient that needs brackets
@@ -61,7 +71,7 @@ class McsCodePrinter(C99CodePrinter):
         return self._literal(expr)
 
     def _print_Integer(self, expr):
-        return str(int(expr))
+        return self._literal(expr)
 
     def _print_Rational(self, expr):
         return self._literal(expr)
@@ -81,19 +91,46 @@ class McsCodePrinter(C99CodePrinter):
             prod = "*".join([b] * k) if k > 1 else b
             if exp > 0:
                 return prod if k == 1 else f"({prod})"
-            return f"1/({prod})"
+            return f"MCS_R(1.0)/({prod})"
         if exp == sp.Rational(1, 2):
-            return f"MCS_FN(sqrt)({self._print(base)})"
+            return f"mcs_sqrt({self._print(base)})"
         if exp == -sp.Rational(1, 2):
-            return f"1/MCS_FN(sqrt)({self._print(base)})"
-        return f"MCS_FN(pow)({self._print(base)}, {self._print(exp)})"
+            return f"MCS_R(1.0)/mcs_sqrt({self._print(base)})"
+        return f"mcs_pow({self._print(base)}, {self._print(exp)})"
 
     def _print_Abs(self, expr):
-        return f"MCS_FN(fabs)({self._print(expr.args[0])})"
+        return f"mcs_fabs({self._print(expr.args[0])})"
 
     def _print_mcs_function(self, expr):
         name = MATH_FUNCTIONS[type(expr)]
-        return f"MCS_FN({name})({', '.join(self._print(a) for a in expr.args)})"
+        return f"mcs_{name}({', '.join(self._print(a) for a in expr.args)})"
+
+
+def split_top_level_terms(text):
+    """`a*b - c + (d - e)` -> ["a*b", "-", "c", "+", "(d - e)"]: SymPy separates the terms of a
+    sum by " + " / " - " outside brackets; a leading "-" stays with the first term."""
+    pieces, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        ch = text[i]
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and text[i : i + 3] in (" + ", " - "):
+            pieces += [text[start:i], text[i + 1]]
+            start = i = i + 3
+            continue
+        i += 1
+    return pieces + [text[start:]]
+
+
+def has_top_level_operator(term):
+    """Whether a printed term applies a binary operator outside brackets (`a*b`, `-2*a`, `1/x`),
+    i.e. whether it needs brackets as an operand of + or -. A leading unary minus does not count."""
+    depth = 0
+    for i, ch in enumerate(term):
+        depth += (ch in "([") - (ch in ")]")
+        is_arrow = term[i : i + 2] == "->"  # p->name reads a parameter
+        if depth == 0 and i > 0 and ch in "*/+-" and not is_arrow:
+            return True
+    return False
 
 
 # The model language's functions (expr.py) and their <math.h> names.

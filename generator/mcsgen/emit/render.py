@@ -97,9 +97,9 @@ def _zero_fill(nonzero, length, out):
     if len(nonzero) == length:
         return []
     if length - len(nonzero) > 4:
-        return [f"for (k = 0; k < {length}; ++k) {out}[k] = 0;"]
+        return [f"for (k = 0; k < {length}; ++k) {{ {out}[k] = MCS_R(0.0); }}"]
     done = {k for k, _ in nonzero}
-    return [f"{out}[{k}] = 0;" for k in range(length) if k not in done]
+    return [f"{out}[{k}] = MCS_R(0.0);" for k in range(length) if k not in done]
 
 
 def _assignments(nonzero, names, out):

@@ -3,7 +3,8 @@
  * Options (define on the compiler command line, e.g. -DMCS_REAL_FLOAT):
  *   MCS_REAL_FLOAT        use float instead of double for every real number (Cortex-M4F class).
  *                         Math functions are then the float variants (sinf, sqrtf, ...): code
- *                         calls them as MCS_FN(sin)(x), so no double arithmetic slips in.
+ *                         calls them as mcs_sin(x), mcs_sqrt(x), ... (plain names defined
+ *                         below), so no double arithmetic slips in.
  *   MCS_LINALG_PORTABLE   use the self-contained linear algebra (no LAPACK), for firmware.
  *                         Default: LAPACKE _work routines backed by LAPACK/OpenBLAS.
  */
@@ -16,13 +17,47 @@
 
 #ifdef MCS_REAL_FLOAT
 typedef float mcs_real;
-#define MCS_R(lit) lit##f    /* a real literal: MCS_R(0.5) is 0.5f */
-#define MCS_FN(name) name##f /* a <math.h> function of mcs_real: MCS_FN(sqrt) is sqrtf */
+/* a real literal: MCS_R(0.5) is 0.5f. Pasting the suffix (MISRA 20.10, a documented deviation)
+ * rounds the decimal once, to float; a cast of the double literal would round it twice. */
+#define MCS_R(lit) lit##f
+#define mcs_sin sinf
+#define mcs_cos cosf
+#define mcs_tan tanf
+#define mcs_asin asinf
+#define mcs_acos acosf
+#define mcs_atan atanf
+#define mcs_atan2 atan2f
+#define mcs_sinh sinhf
+#define mcs_cosh coshf
+#define mcs_tanh tanhf
+#define mcs_exp expf
+#define mcs_log logf
+#define mcs_sqrt sqrtf
+#define mcs_pow powf
+#define mcs_fabs fabsf
+#define mcs_floor floorf
+#define mcs_ldexp ldexpf
 #define MCS_REAL_EPS 1.1920929e-07f
 #else
 typedef double mcs_real;
 #define MCS_R(lit) lit
-#define MCS_FN(name) name
+#define mcs_sin sin
+#define mcs_cos cos
+#define mcs_tan tan
+#define mcs_asin asin
+#define mcs_acos acos
+#define mcs_atan atan
+#define mcs_atan2 atan2
+#define mcs_sinh sinh
+#define mcs_cosh cosh
+#define mcs_tanh tanh
+#define mcs_exp exp
+#define mcs_log log
+#define mcs_sqrt sqrt
+#define mcs_pow pow
+#define mcs_fabs fabs
+#define mcs_floor floor
+#define mcs_ldexp ldexp
 #define MCS_REAL_EPS 2.220446049250313e-16
 #endif
 

@@ -103,9 +103,13 @@ typedef struct mcs_model {
     const mcs_real *x0;                  /* (nx) initial positions from the mechanism file */
     const mcs_real *v0;                  /* (nx) initial velocities */
     /* Default simulation settings from the mechanism file. */
-    mcs_real t_end, h, rtol, atol, dt_out; /* dt_out = 0: one output row per step */
-    int method;                            /* an mcs_method */
-    int continuation;                      /* an mcs_continuation */
+    mcs_real t_end;
+    mcs_real h;
+    mcs_real rtol;
+    mcs_real atol;
+    mcs_real dt_out;  /* dt_out = 0: one output row per step */
+    int method;       /* an mcs_method */
+    int continuation; /* an mcs_continuation */
     /* Kernels (SPEC §1). */
     mcs_kernel_xt c;         /* (nc)      c(x, t) */
     mcs_kernel_xt A;         /* (nc x nx) dc/dx */

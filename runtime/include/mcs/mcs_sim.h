@@ -40,8 +40,9 @@ typedef enum mcs_method {
 typedef struct mcs_options {
     mcs_method method;
     mcs_continuation continuation;
-    mcs_real h;               /* RK4 step; DOPRI5 first step */
-    mcs_real rtol, atol;      /* DOPRI5 error tolerances */
+    mcs_real h; /* RK4 step; DOPRI5 first step */
+    mcs_real rtol;
+    mcs_real atol;            /* DOPRI5 error tolerances */
     mcs_real h_min;           /* DOPRI5: smallest step before MCS_ERR_STEP_TOO_SMALL */
     mcs_real rank_tol;        /* tau_rank: |R_ii| > rank_tol |R_11| counts towards the rank */
     mcs_real newton_tol;      /* chart Newton: stop when |dp|_inf <= newton_tol max(1, |x|_inf) */
@@ -117,7 +118,8 @@ typedef struct mcs_sim {
     const mcs_model *model;
     const void *params;
     mcs_options opt;
-    int n, m;
+    int n;
+    int m;
     mcs_frame cur;    /* the state now, with the continued basis */
     mcs_frame prev;   /* the state at the start of the last accepted step (its chart) */
     mcs_frame probe;  /* scratch frame for dense output */
@@ -146,11 +148,34 @@ typedef struct mcs_sim {
     int event_ready;    /* set by a step that located an event; the caller clears it */
     /* Internal scratch, carved from the caller's work array by mcs_sim_init. */
     struct mcs_sim_scratch {
-        mcs_real *A, *A_dot, *c, *c_t, *gamma, *M, *f;
-        mcs_real *G, *Z, *Phi, *MPhi, *Mred, *p, *xs, *vs, *rhs, *tmp, *tmp2;
-        mcs_real *y0, *y1, *ys, *yerr, *k[7];
-        mcs_real *That, *Tpred, *basis_work;
-        int *ipiv, *basis_iwork;
+        mcs_real *A;
+        mcs_real *A_dot;
+        mcs_real *c;
+        mcs_real *c_t;
+        mcs_real *gamma;
+        mcs_real *M;
+        mcs_real *f;
+        mcs_real *G;
+        mcs_real *Z;
+        mcs_real *Phi;
+        mcs_real *MPhi;
+        mcs_real *Mred;
+        mcs_real *p;
+        mcs_real *xs;
+        mcs_real *vs;
+        mcs_real *rhs;
+        mcs_real *tmp;
+        mcs_real *tmp2;
+        mcs_real *y0;
+        mcs_real *y1;
+        mcs_real *ys;
+        mcs_real *yerr;
+        mcs_real *k[7];
+        mcs_real *That;
+        mcs_real *Tpred;
+        mcs_real *basis_work;
+        int *ipiv;
+        int *basis_iwork;
         int dense_ready;     /* the last step's data are valid for dense output: 1 DOPRI5, 2 RK4 */
         int retries;         /* consecutive retakes of the current step near a singular point */
         mcs_real g_cond;     /* pivot-ratio condition estimate of the last LU of A_S U */
@@ -224,7 +249,8 @@ typedef struct mcs_transition {
     mcs_real t;
     int key;  /* the lock's key (the coordinate j for mcs_sim_lock) */
     int lock; /* 1: locked, 0: unlocked */
-    int rank_before, rank_after;
+    int rank_before;
+    int rank_after;
     mcs_real impulse;     /* Lambda of the lock row (0 for an unlock or a naive lock) */
     mcs_jump_report jump; /* energies, dependent rows, DOF after (an unlock: no jump) */
 } mcs_transition;

@@ -39,8 +39,9 @@ typedef struct mcs_jump_report {
     int rank_new;  /* rank of J2 restricted to null(J1) (= m2 when nothing is redundant) */
     int dependent; /* rows of J2 that are dependent there: m2 - rank_new */
     int dof_after; /* f - rank_new: degrees of freedom left */
-    mcs_real kinetic_before, kinetic_after; /* 1/2 v' M v before and after */
-    mcs_real impulse_norm;                  /* |Lambda2|_2 (0 for MCS_JUMP_NAIVE) */
+    mcs_real kinetic_before;
+    mcs_real kinetic_after; /* 1/2 v' M v before and after */
+    mcs_real impulse_norm;  /* |Lambda2|_2 (0 for MCS_JUMP_NAIVE) */
 } mcs_jump_report;
 
 /* Workspace (reals, ints) of mcs_jump for n coordinates, m1 persistent and m2 new rows. */
