@@ -3,14 +3,26 @@
 
 #include "mcs_linalg.h"
 
+/* max(n, m, 1): the order of the square work matrices (MCS_BASIS_K in int, before the
+ * arguments are checked) */
+static int basis_order(int n, int m)
+{
+    int k = (n > m) ? n : m;
+    if (k < 1) {
+        k = 1;
+    }
+    return k;
+}
+
 mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol, mcs_real *Q,
                         mcs_real *R, int *piv, int *rank, mcs_real *work)
 {
-    const int k = MCS_BASIS_K(n, m);
+    const int k = basis_order(n, m);
     const int kmin = (n < m) ? n : m;
     mcs_real *tau = work;        /* (k) */
     mcs_real *lawork = work + k; /* LAPACK work */
-    const int lwork = MCS_LA_LWORK(k);
+    const size_t lwork_size = MCS_LA_LWORK((size_t)k);
+    const int lwork = (int)lwork_size;
     int i;
     int j;
     int info;
@@ -165,7 +177,8 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
                            mcs_real *Tout, mcs_real *work)
 {
     const int g = (f_old < f_new) ? f_old : f_new;
-    const int k = MCS_BASIS_K(n, 0);
+    const int k = basis_order(n, 0);
+    const size_t lwork_size = MCS_LA_LWORK((size_t)k);
     if ((n < 1) || (f_old < 0) || (f_new < 0) || (f_old > n) || (f_new > n) || !Tpred || !That ||
         !Tout || !work) {
         return MCS_ERR_ARGUMENT;
@@ -192,7 +205,7 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
         return MCS_OK;
     }
     mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);
-    info = mcs_la_svd(g, f_new, C, g, sv, W, g, Vt, f_new, lawork, MCS_LA_LWORK(k));
+    info = mcs_la_svd(g, f_new, C, g, sv, W, g, Vt, f_new, lawork, (int)lwork_size);
     if (info != 0) {
         return MCS_ERR_LINALG;
     }

@@ -54,12 +54,12 @@ mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real 
     }
     if (mcs_predict_tangent(n, s->m, from->r, from->Q, from->R, from->piv, s->w.A_dot, h,
                             s->opt.continuation, s->w.Tpred, s->w.basis_work,
-                            s->w.basis_iwork) != 0) {
+                            s->w.basis_iwork) != MCS_OK) {
         return MCS_ERR_LINALG;
     }
     mcs_mat_copy(n, f_new, to->Q + (to->r * n), n, s->w.That, n);
     if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, to->Q + (to->r * n),
-                        s->w.basis_work) != 0) {
+                        s->w.basis_work) != MCS_OK) {
         return MCS_ERR_LINALG;
     }
     return MCS_OK;
@@ -108,11 +108,11 @@ static mcs_status factor_G(mcs_sim *s, const mcs_frame *ch)
         return MCS_ERR_LINALG;
     }
     for (i = 0; i < r; ++i) {
-        pmax = MAX2(pmax, mcs_fabs(G[i + i * r]));
+        pmax = MAX2(pmax, mcs_fabs(G[i + (i * r)]));
     }
     pmin = pmax;
     for (i = 0; i < r; ++i) {
-        pmin = MIN2(pmin, mcs_fabs(G[i + i * r]));
+        pmin = MIN2(pmin, mcs_fabs(G[i + (i * r)]));
     }
     if (!(pmin > (s->opt.chart_pivot_min * pmax))) {
         return MCS_ERR_SINGULAR_CHART;

@@ -57,7 +57,10 @@ void mcs_events_detect(mcs_sim *s)
     d = a + (g * (b - a));
     fc = sigma_at(s, c);
     fd = sigma_at(s, d);
-    for (it = 0; (it < 80) && (b - a) > MCS_R(1e-13) * MAX2(MCS_R(1.0), mcs_fabs(b)); ++it) {
+    for (it = 0; it < 80; ++it) {
+        if (!((b - a) > (MCS_R(1e-13) * MAX2(MCS_R(1.0), mcs_fabs(b))))) {
+            break;
+        }
         if (fc < fd) {
             b = d;
             d = c;
@@ -80,9 +83,13 @@ void mcs_events_detect(mcs_sim *s)
     /* the configuration there: step off the exact point if the chart cannot be evaluated on it */
     {
         mcs_real dt = MCS_R(1e-12) * MAX2(MCS_R(1.0), mcs_fabs(t_min));
-        for (i = 0; (i < 40) && (mcs_dense_state(s, t_min, ev->x, s->w.tmp2) != MCS_OK);
-             ++i, dt *= MCS_R(2.0)) {
-            t_min += ((i % 2) ? (-dt * (i + 1)) : (dt * (i + 1)));
+        for (i = 0; i < 40; ++i) {
+            if (mcs_dense_state(s, t_min, ev->x, s->w.tmp2) == MCS_OK) {
+                break;
+            }
+            const int scale = i + 1;
+            t_min += (((i % 2) != 0) ? (-dt * (mcs_real)scale) : (dt * (mcs_real)scale));
+            dt *= MCS_R(2.0);
         }
         if (i == 40) {
             return;
@@ -92,7 +99,7 @@ void mcs_events_detect(mcs_sim *s)
         mcs_rows_A(s, ev->x, t_min, s->w.A);
     }
     if (mcs_qr_basis(n, s->m, s->w.A, MAX2(s->m, 1), s->opt.sing_tol, s->probe.Q, s->probe.R,
-                     s->probe.piv, &r_s, s->w.basis_work) != 0) {
+                     s->probe.piv, &r_s, s->w.basis_work) != MCS_OK) {
         return;
     }
     f_s = n - r_s;
@@ -108,11 +115,12 @@ void mcs_events_detect(mcs_sim *s)
         mcs_mat_copy(n, f_old, s->prev.Q + (rp * n), n, s->w.Tpred, n);
     } else if (mcs_predict_tangent(n, s->m, rp, s->prev.Q, s->prev.R, s->prev.piv, s->w.A_dot,
                                    t_min - s->prev.t, s->opt.continuation, s->w.Tpred,
-                                   s->w.basis_work, s->w.basis_iwork) != 0) {
+                                   s->w.basis_work, s->w.basis_iwork) != MCS_OK) {
         return;
     }
     mcs_mat_copy(n, f_s, s->probe.Q + (r_s * n), n, s->w.That, n);
-    if (mcs_align_basis(n, f_old, s->w.Tpred, f_s, s->w.That, s->w.Phi, s->w.basis_work) != 0) {
+    if (mcs_align_basis(n, f_old, s->w.Tpred, f_s, s->w.That, s->w.Phi, s->w.basis_work) !=
+        MCS_OK) {
         return;
     }
     ev->t = t_min;

@@ -21,6 +21,8 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
             for (i = 0; i < rows; ++i) {
                 cj[i] *= beta;
             }
+        } else {
+            /* beta = 1: c_j stays */
         }
         if (!ta) { /* c_j += alpha sum_k a_k op(b)_kj: axpy of columns of a */
             for (k = 0; k < inner; ++k) {

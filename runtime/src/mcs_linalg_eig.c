@@ -11,9 +11,11 @@
 #include <lapacke.h>
 
 #ifdef MCS_REAL_FLOAT
-#define MCS_LAPACKE(name) LAPACKE_s##name##_work
+#define mcs_lapacke_syev LAPACKE_ssyev_work
+#define mcs_lapacke_ggev LAPACKE_sggev_work
 #else
-#define MCS_LAPACKE(name) LAPACKE_d##name##_work
+#define mcs_lapacke_syev LAPACKE_dsyev_work
+#define mcs_lapacke_ggev LAPACKE_dggev_work
 #endif
 
 int mcs_la_sym_eig(int n, mcs_real *a, int lda, mcs_real *w, mcs_real *work, int lwork)
@@ -21,7 +23,7 @@ int mcs_la_sym_eig(int n, mcs_real *a, int lda, mcs_real *w, mcs_real *work, int
     if (n == 0) {
         return 0;
     }
-    return (int)MCS_LAPACKE(syev)(LAPACK_COL_MAJOR, 'V', 'L', n, a, lda, w, work, lwork);
+    return (int)mcs_lapacke_syev(LAPACK_COL_MAJOR, 'V', 'L', n, a, lda, w, work, lwork);
 }
 
 int mcs_la_gen_eig(int n, mcs_real *a, int lda, mcs_real *b, int ldb, mcs_real *alphar,
@@ -32,8 +34,8 @@ int mcs_la_gen_eig(int n, mcs_real *a, int lda, mcs_real *b, int ldb, mcs_real *
     if (n == 0) {
         return 0;
     }
-    return (int)MCS_LAPACKE(ggev)(LAPACK_COL_MAJOR, 'N', 'V', n, a, lda, b, ldb, alphar, alphai,
-                                  beta, &vl_dummy, 1, vr, ldvr, work, lwork);
+    return (int)mcs_lapacke_ggev(LAPACK_COL_MAJOR, 'N', 'V', n, a, lda, b, ldb, alphar, alphai,
+                                 beta, &vl_dummy, 1, vr, ldvr, work, lwork);
 }
 
 #else /* MCS_LINALG_PORTABLE */

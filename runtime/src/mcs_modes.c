@@ -131,7 +131,8 @@ static mcs_status symmetric_modes(int f, modes_ws *w)
             C[i + (j * f)] = (w->V[i + (j * f)] + w->V[j + (i * f)]) / MCS_R(2.0);
         }
     }
-    if (mcs_la_sym_eig(f, C, f, w->ar, w->la, MCS_LINALG_LWORK(2 * (size_t)f)) != 0) {
+    const size_t la_size = MCS_LINALG_LWORK(2U * (size_t)f);
+    if (mcs_la_sym_eig(f, C, f, w->ar, w->la, (int)la_size) != 0) {
         return MCS_ERR_LINALG;
     }
     backward_t(f, w->Mr, C, f);
@@ -142,6 +143,7 @@ static mcs_status symmetric_modes(int f, modes_ws *w)
 /* First-order pencil (2f): eigenvalues (ar + i ai) / be, eigenvectors in V (dggev packing). */
 static mcs_status pencil_modes(int f, modes_ws *w, int damped)
 {
+    size_t la_size;
     const int k = 2 * f;
     int i;
     int j;
@@ -155,15 +157,17 @@ static mcs_status pencil_modes(int f, modes_ws *w, int damped)
             } else if ((i >= f) && (j < f)) {
                 a = -w->Kr[(i - f) + (j * f)];
             } else if ((i >= f) && (j >= f)) {
-                a = damped ? -w->Dr[(i - f) + ((j - f) * f)] : MCS_R(0.0);
+                a = (damped != 0) ? -w->Dr[(i - f) + ((j - f) * f)] : MCS_R(0.0);
                 b = w->Mr[(i - f) + ((j - f) * f)];
+            } else {
+                /* the upper-left block: a = 0, b = I */
             }
             w->P[i + (j * k)] = a;
             w->B[i + (j * k)] = b;
         }
     }
-    info = mcs_la_gen_eig(k, w->P, k, w->B, k, w->ar, w->ai, w->be, w->V, k, w->la,
-                          MCS_LINALG_LWORK(2 * (size_t)f));
+    la_size = MCS_LINALG_LWORK(2U * (size_t)f);
+    info = mcs_la_gen_eig(k, w->P, k, w->B, k, w->ar, w->ai, w->be, w->V, k, w->la, (int)la_size);
     if (info == MCS_LA_UNSUPPORTED) {
         return MCS_ERR_UNSUPPORTED;
     }
@@ -218,12 +222,12 @@ void mcs_modes_defaults(mcs_modes_options *opt)
 
 size_t mcs_modes_work_size(const mcs_model *md)
 {
-    return (md != NULL) ? (size_t)MCS_MODES_WORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0U;
+    return (md != NULL) ? MCS_MODES_WORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0U;
 }
 
 size_t mcs_modes_iwork_size(const mcs_model *md)
 {
-    return (md != NULL) ? (size_t)MCS_MODES_IWORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0U;
+    return (md != NULL) ? MCS_MODES_IWORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0U;
 }
 
 /* The modes from the eigen solution: fill modes[], shapes, report; sort by |s|. */
@@ -256,9 +260,13 @@ static int collect(int n, int f, const mcs_real *T, modes_ws *w, int symmetric, 
         }
         md.freq = md.im / TWO_PI;
         md.zeta = (md.omega > MCS_R(0.0)) ? (-md.re / md.omega) : MCS_R(0.0);
-        md.kind = (md.im > MCS_R(0.0))
-                      ? MCS_MODE_OSCILLATING
-                      : ((md.re > MCS_R(0.0)) ? MCS_MODE_UNSTABLE : MCS_MODE_DECAYING);
+        if (md.im > MCS_R(0.0)) {
+            md.kind = (int)MCS_MODE_OSCILLATING;
+        } else if (md.re > MCS_R(0.0)) {
+            md.kind = (int)MCS_MODE_UNSTABLE;
+        } else {
+            md.kind = (int)MCS_MODE_DECAYING;
+        }
         modes[count] = md;
         w->order[count] = j;
         ++count;
@@ -315,11 +323,12 @@ static int collect(int n, int f, const mcs_real *T, modes_ws *w, int symmetric, 
 }
 
 mcs_status mcs_modes_solve(const mcs_model *md, const void *p, const mcs_modes_options *opt,
-                           const mcs_real *x, const mcs_real *lambda, mcs_modes_report *rep,
+                           const mcs_real *x, const mcs_real *lambda, mcs_modes_report *report,
                            mcs_mode *modes, mcs_real *shapes, mcs_real *shapes_im, mcs_real *work,
                            size_t work_len, int *iwork, size_t iwork_len)
 {
     mcs_modes_report local;
+    mcs_modes_report *rep = (report != NULL) ? report : &local;
     modes_ws w;
     const mcs_real *T;
     mcs_real kmax = MCS_R(0.0);
@@ -352,9 +361,6 @@ mcs_status mcs_modes_solve(const mcs_model *md, const void *p, const mcs_modes_o
     if ((mcs_vec_max_abs(n, x) < MCS_R(0.0)) || (mcs_vec_max_abs(m, lambda) < MCS_R(0.0)) ||
         !((opt->t - opt->t) == MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
-    }
-    if (!rep) {
-        rep = &local;
     }
     modes_carve(&w, n, m, work, iwork);
     for (i = 0; i < n; ++i) {
@@ -412,7 +418,10 @@ mcs_status mcs_modes_solve(const mcs_model *md, const void *p, const mcs_modes_o
     }
     rep->stiffness = kmax;
     rep->asymmetry = (kmax > MCS_R(0.0)) ? (asym / kmax) : MCS_R(0.0);
-    symmetric = ((opt->damped == 0) && (rep->asymmetry <= opt->sym_tol)) ? 1 : 0;
+    symmetric = 0;
+    if ((opt->damped == 0) && (rep->asymmetry <= opt->sym_tol)) {
+        symmetric = 1;
+    }
     rep->symmetric = symmetric;
     st = symmetric ? symmetric_modes(f, &w) : pencil_modes(f, &w, opt->damped);
     if (st != MCS_OK) {
@@ -422,7 +431,7 @@ mcs_status mcs_modes_solve(const mcs_model *md, const void *p, const mcs_modes_o
     rep->nmodes = collect(n, f, T, &w, symmetric, modes, shapes, shapes_im, scratch);
     rep->rigid = 0;
     for (j = 0; j < rep->nmodes; ++j) {
-        if (modes[j].kind == MCS_MODE_RIGID) {
+        if (modes[j].kind == (int)MCS_MODE_RIGID) {
             rep->rigid++;
         }
         if (!(((modes[j].re - modes[j].re) == MCS_R(0.0)) &&

@@ -24,8 +24,28 @@ static void rotation_weights(int axis, const mcs_real *r, mcs_real *w)
 
 int mcs_group_rows(const mcs_row_group *g)
 {
-    return ((g->rotation & 1) != 0) + ((g->rotation & 2) != 0) + ((g->rotation & 4) != 0) + g->ng -
-           (g->rotation ? 4 : 0);
+    /* the group's own rows, with the 4 quaternion rows replaced by one per locked axis */
+    int rows = g->ng;
+    unsigned axis;
+    if (g->rotation != 0) {
+        rows -= 4;
+    }
+    for (axis = 0U; axis < 3U; ++axis) {
+        if (((unsigned)g->rotation & (1U << axis)) != 0U) {
+            rows++;
+        }
+    }
+    return rows;
+}
+
+/* 1 for the kinds that are matrices (A, A_dot), 0 for vectors */
+static int is_matrix_kind(rows_kind kind)
+{
+    int matrix = 0;
+    if ((kind == ROWS_A) || (kind == ROWS_A_DOT)) {
+        matrix = 1;
+    }
+    return matrix;
 }
 
 /* Rows of lock k (a group) into out (rows first.., leading dimension ld, cols columns): `kind`
@@ -37,9 +57,9 @@ static void group_rows(const mcs_sim *s, int k, rows_kind kind, const mcs_real *
     const mcs_real *ref = s->lock_ref + s->lock_ref_at[k];
     const int n = s->n;
     const int ng = g->ng;
-    const int matrix = ((kind == ROWS_A) || (kind == ROWS_A_DOT)) ? 1 : 0;
-    const int cols = matrix ? n : 1;
-    mcs_real *val = matrix ? s->lock_G : s->lock_g; /* (ng x cols) */
+    const int matrix = is_matrix_kind(kind);
+    const int cols = (matrix != 0) ? n : 1;
+    mcs_real *val = (matrix != 0) ? s->lock_G : s->lock_g; /* (ng x cols) */
     int axis;
     int e;
     int j;
@@ -55,21 +75,22 @@ static void group_rows(const mcs_sim *s, int k, rows_kind kind, const mcs_real *
     }
     for (axis = 0; axis < 3; ++axis) {
         mcs_real w[4];
-        if ((g->rotation & (1U << (unsigned)axis)) == 0U) {
+        if (((unsigned)g->rotation & (1U << (unsigned)axis)) == 0U) {
             continue;
         }
         rotation_weights(axis, ref, w);
         for (j = 0; j < cols; ++j) {
-            out[row + (j * ld)] = (w[0] * val[0 + (j * ng)]) + (w[1] * val[1 + (j * ng)]) +
+            out[row + (j * ld)] = (w[0] * val[j * ng]) + (w[1] * val[1 + (j * ng)]) +
                                   (w[2] * val[2 + (j * ng)]) + (w[3] * val[3 + (j * ng)]);
         }
         row++;
     }
-    for (e = g->rotation ? 4 : 0; e < ng; ++e, ++row) {
+    for (e = (g->rotation != 0) ? 4 : 0; e < ng; ++e) {
         for (j = 0; j < cols; ++j) {
             out[row + (j * ld)] =
                 val[e + (j * ng)] - (((kind == ROWS_C) && g->capture) ? ref[e] : MCS_R(0.0));
         }
+        row++;
     }
 }
 

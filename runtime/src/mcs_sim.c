@@ -43,7 +43,7 @@ static void carve_frame(carver *c, mcs_frame *fr, size_t k)
 /* Lays out everything; with null arrays it only counts. */
 static void carve_all(carver *c, mcs_sim *s, int n, int m)
 {
-    const size_t k = (size_t)MCS_SIM_K(n, m);
+    const size_t k = MCS_SIM_K((size_t)n, (size_t)m);
     int i;
     carve_frame(c, &s->cur, k);
     carve_frame(c, &s->prev, k);
@@ -79,7 +79,7 @@ static void carve_all(carver *c, mcs_sim *s, int n, int m)
     s->event.rdiag = take(c, k);
     s->event.continued = take(c, k * k);
     s->event.motions = take(c, k * k);
-    s->w.basis_work = take(c, (size_t)MCS_BASIS_WORK_SIZE(n, m));
+    s->w.basis_work = take(c, MCS_BASIS_WORK_SIZE((size_t)n, (size_t)m));
     s->w.ipiv = itake(c, k);
     s->lock_key = itake(c, k);
     s->lock_group = itake(c, k);
@@ -89,7 +89,7 @@ static void carve_all(carver *c, mcs_sim *s, int n, int m)
     s->lock_a = take(c, k * k);
     s->lock_g = take(c, k + 3U);
     s->lock_G = take(c, (k + 3U) * k);
-    s->w.basis_iwork = itake(c, (size_t)MCS_BASIS_IWORK_SIZE(n, m));
+    s->w.basis_iwork = itake(c, MCS_BASIS_IWORK_SIZE((size_t)n, (size_t)m));
 }
 
 /* The workspace the layout above takes: carve_all in counting mode, so the sizes can never

@@ -42,8 +42,8 @@ static int statics_carve(statics_ws *w, int n, int m, mcs_real *work, size_t wor
     const size_t k = (size_t)n + (size_t)m;
     mcs_real *p = work;
     size_t at = 0;
-    if ((work_len < (size_t)MCS_STATICS_WORK_SIZE((size_t)n, (size_t)m)) ||
-        (iwork_len < (size_t)MCS_STATICS_IWORK_SIZE((size_t)n, (size_t)m))) {
+    if ((work_len < MCS_STATICS_WORK_SIZE((size_t)n, (size_t)m)) ||
+        (iwork_len < MCS_STATICS_IWORK_SIZE((size_t)n, (size_t)m))) {
         return 0;
     }
     w->n = n;
@@ -253,8 +253,10 @@ static mcs_status kkt_step(statics_ws *w)
                 v = w->A[(j - n) + (i * m)]; /* A^T */
             } else if ((i >= n) && (j < n)) {
                 v = w->A[(i - n) + (j * m)];
+            } else {
+                /* the lower-right block is zero */
             }
-            w->J[(size_t)i + ((size_t)j * k)] = v;
+            w->J[i + (j * k)] = v;
         }
     }
     for (i = 0; i < n; ++i) {
@@ -288,12 +290,12 @@ void mcs_statics_defaults(mcs_statics_options *opt)
 
 size_t mcs_statics_work_size(const mcs_model *md)
 {
-    return (md != NULL) ? (size_t)MCS_STATICS_WORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0U;
+    return (md != NULL) ? MCS_STATICS_WORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0U;
 }
 
 size_t mcs_statics_iwork_size(const mcs_model *md)
 {
-    return (md != NULL) ? (size_t)MCS_STATICS_IWORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0U;
+    return (md != NULL) ? MCS_STATICS_IWORK_SIZE((size_t)md->nx, (size_t)md->nc) : 0U;
 }
 
 /* An equilibrium reported as found must be finite (overflow near the range of mcs_real). */
@@ -307,12 +309,13 @@ static mcs_status checked(int n, const mcs_real *x, int m, const mcs_real *lambd
 }
 
 mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_statics_options *opt,
-                             mcs_real *x, mcs_real *lambda, mcs_statics_report *rep, mcs_real *work,
-                             size_t work_len, int *iwork, size_t iwork_len)
+                             mcs_real *x, mcs_real *lambda, mcs_statics_report *report,
+                             mcs_real *work, size_t work_len, int *iwork, size_t iwork_len)
 {
     mcs_statics_report local;
+    mcs_statics_report *rep = (report != NULL) ? report : &local;
     statics_ws w;
-    const int kkt = ((opt != NULL) && (opt->method == MCS_STATICS_KKT)) ? 1 : 0;
+    const int kkt = ((opt != NULL) && (opt->method == (int)MCS_STATICS_KKT)) ? 1 : 0;
     mcs_real L;
     mcs_real F;
     mcs_real scale;
@@ -333,7 +336,8 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
     }
     if ((opt->max_iter < 1) || (opt->max_iter >= MCS_STATICS_HISTORY) || !(opt->tol > MCS_R(0.0)) ||
         !((opt->rank_tol >= MCS_R(0.0)) && (opt->rank_tol < MCS_R(1.0))) ||
-        ((opt->method != MCS_STATICS_TANGENT) && !kkt) || (!opt->basis != !opt->basis_cols)) {
+        ((opt->method != (int)MCS_STATICS_TANGENT) && (kkt == 0)) ||
+        ((opt->basis == NULL) != (opt->basis_cols == NULL))) {
         return MCS_ERR_ARGUMENT;
     }
     n = md->nx;
@@ -343,9 +347,6 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
     }
     if (!statics_carve(&w, n, m, work, work_len, iwork, iwork_len)) {
         return MCS_ERR_WORKSPACE;
-    }
-    if (!rep) {
-        rep = &local;
     }
     rep->iterations = 0;
     rep->evaluations = 0;
@@ -418,7 +419,7 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
                 st = MCS_ERR_NO_CONVERGENCE;
             }
             /* leave the last accepted iterate's lambda and residuals in place */
-            evaluate(md, p, opt, &w, x, lambda, kkt, scale, &merit);
+            (void)evaluate(md, p, opt, &w, x, lambda, kkt, scale, &merit);
             return checked(n, x, m, lambda, st);
         }
         for (i = 0; i < n; ++i) {

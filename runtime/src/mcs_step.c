@@ -79,7 +79,7 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
         if (++attempts > s->opt.max_attempts) {
             return MCS_ERR_LIMIT;
         }
-        if (h >= t_target - t - MCS_R(1e-12) * MAX2(MCS_R(1.0), mcs_fabs(t))) {
+        if (h >= ((t_target - t) - (MCS_R(1e-12) * MAX2(MCS_R(1.0), mcs_fabs(t))))) {
             h = t_target - t;
             final = 1;
         }
@@ -143,11 +143,13 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
          * it), and the next step returns to the grid; each retake is counted as a detour. */
         const mcs_real h = s->opt.h;
         const mcs_real snap = MCS_R(1e-9) * h;
-        mcs_real next = s->t_grid0 + ((mcs_real)(s->grid_index + 1) * h);
+        long next_index = s->grid_index + 1;
+        mcs_real next = s->t_grid0 + ((mcs_real)next_index * h);
         mcs_real end;
         if (s->cur.t >= (next - snap)) {
             s->grid_index++;
-            next = s->t_grid0 + ((mcs_real)(s->grid_index + 1) * h);
+            next_index = s->grid_index + 1;
+            next = s->t_grid0 + ((mcs_real)next_index * h);
         }
         end = next;
         if (t_target < (next - snap)) {

@@ -28,7 +28,7 @@ static int lu_is_singular(int k, const mcs_real *lu)
     mcs_real pmin;
     int i;
     for (i = 0; i < k; ++i) {
-        pmax = MAX2(pmax, mcs_fabs(lu[i + i * k]));
+        pmax = MAX2(pmax, mcs_fabs(lu[i + (i * k)]));
     }
     pmin = pmax;
     for (i = 0; i < k; ++i) {
@@ -58,7 +58,7 @@ typedef struct jump_work {
 static mcs_status jump_minimal(int naive, int n, const mcs_real *M, int f, const mcs_real *T,
                                int m2, const mcs_real *J2, const mcs_real *v, const mcs_real *U,
                                mcs_real rank_tol, mcs_real *dv, mcs_real *lambda2,
-                               mcs_jump_report *rep, const jump_work *w)
+                               mcs_jump_report *rep, jump_work *w)
 {
     mcs_real *B = w->big;
     mcs_real *Tbar = w->sq1;
@@ -162,8 +162,7 @@ static mcs_status jump_minimal(int naive, int n, const mcs_real *M, int f, const
 /* 004 eq. (24) (full) or (32) (projected) by LU of the saddle-point system. */
 static mcs_status jump_saddle(int projected, int n, const mcs_real *M, int m1, const mcs_real *J1,
                               int m2, const mcs_real *J2, const mcs_real *v, const mcs_real *U,
-                              mcs_real *dv, mcs_real *lambda2, mcs_jump_report *rep,
-                              const jump_work *w)
+                              mcs_real *dv, mcs_real *lambda2, mcs_jump_report *rep, jump_work *w)
 {
     const int mm = projected ? 0 : m1;
     const int k = n + mm + m2;
@@ -258,14 +257,14 @@ mcs_status mcs_jump(mcs_jump_method method, int n, const mcs_real *M, int m1, co
                     mcs_jump_report *report, mcs_real *work, size_t work_len, int *iwork,
                     size_t iwork_len)
 {
-    const size_t k = (size_t)MCS_JUMP_K(n, m1, m2);
+    const size_t k = ((size_t)n + (size_t)m1 + (size_t)m2) + 1U; /* MCS_JUMP_K */
     jump_work w;
     mcs_jump_report rep = {0, 0, 0, 0, 0, 0};
     mcs_status st;
     int i;
     if (!M || !v || !dv || ((m2 > 0) && (!J2 || !lambda2)) || ((m1 > 0) && !J1) || !work ||
         !iwork || (n < 1) || (m1 < 0) || (m2 < 0) || (f < 0) || (f > n) ||
-        ((unsigned)method > MCS_JUMP_NAIVE) ||
+        ((unsigned)method > (unsigned)MCS_JUMP_NAIVE) ||
         (((method == MCS_JUMP_MINIMAL) || (method == MCS_JUMP_NAIVE)) && (f > 0) && !T)) {
         return MCS_ERR_ARGUMENT;
     }
@@ -273,8 +272,8 @@ mcs_status mcs_jump(mcs_jump_method method, int n, const mcs_real *M, int m1, co
         !((rank_tol >= MCS_R(0.0)) && (rank_tol < MCS_R(1.0)))) {
         return MCS_ERR_ARGUMENT;
     }
-    if ((work_len < (size_t)MCS_JUMP_WORK_SIZE(n, m1, m2)) ||
-        (iwork_len < (size_t)MCS_JUMP_IWORK_SIZE(n, m1, m2))) {
+    if ((work_len < MCS_JUMP_WORK_SIZE((size_t)n, (size_t)m1, (size_t)m2)) ||
+        (iwork_len < MCS_JUMP_IWORK_SIZE((size_t)n, (size_t)m1, (size_t)m2))) {
         return MCS_ERR_WORKSPACE;
     }
     if ((mcs_vec_max_abs(n * n, M) < MCS_R(0.0)) || (mcs_vec_max_abs(n, v) < MCS_R(0.0)) ||

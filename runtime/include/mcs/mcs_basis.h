@@ -22,10 +22,10 @@ typedef enum mcs_continuation {
 
 /* Real workspace of mcs_qr_basis / mcs_predict_tangent / mcs_align_basis for n coordinates and
  * m constraints. */
-#define MCS_BASIS_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define MCS_BASIS_MAX(a, b) (((a) > (b)) ? (a) : (b))
 #define MCS_BASIS_K(n, m) MCS_BASIS_MAX(MCS_BASIS_MAX((n), (m)), 1)
 #define MCS_BASIS_WORK_SIZE(n, m) \
-    (9 * MCS_BASIS_K(n, m) * MCS_BASIS_K(n, m) + 2 * MCS_BASIS_K(n, m) + \
+    ((9 * MCS_BASIS_K(n, m) * MCS_BASIS_K(n, m)) + (2 * MCS_BASIS_K(n, m)) + \
      MCS_LINALG_LWORK(MCS_BASIS_K(n, m)))
 #define MCS_BASIS_IWORK_SIZE(n, m) (MCS_BASIS_K(n, m))
 

@@ -70,6 +70,6 @@ typedef double mcs_real;
 /* Real workspace that every linear-algebra call of either backend accepts for matrices of
  * order <= k (LAPACK's blocked routines with block size 64; the portable Jacobi SVD's 3 k^2).
  * Public because the workspace macros of mcs_basis.h and mcs_sim.h are built on it. */
-#define MCS_LINALG_LWORK(k) (3 * (k) * (k) + 66 * ((k) + 1) + 8 * (k) + 16)
+#define MCS_LINALG_LWORK(k) ((3 * (k) * (k)) + (66 * ((k) + 1)) + (8 * (k)) + 16)
 
 #endif /* MCS_CONFIG_H */

@@ -58,9 +58,9 @@ typedef struct mcs_modes_report {
 } mcs_modes_report;
 
 #define MCS_MODES_WORK_SIZE(n, m) \
-    (19 * (n) * (n) + 2 * (n) * (m) + 12 * (n) + (m) + 8 + MCS_LINALG_LWORK(2 * (n)) + \
+    ((19 * (n) * (n)) + (2 * (n) * (m)) + (12 * (n)) + (m) + 8 + MCS_LINALG_LWORK(2 * (n)) + \
      MCS_BASIS_WORK_SIZE(n, m))
-#define MCS_MODES_IWORK_SIZE(n, m) ((m) + 2 * (n) + 2 + MCS_BASIS_IWORK_SIZE(n, m))
+#define MCS_MODES_IWORK_SIZE(n, m) ((m) + (2 * (n)) + 2 + MCS_BASIS_IWORK_SIZE(n, m))
 
 void mcs_modes_defaults(mcs_modes_options *opt);
 size_t mcs_modes_work_size(const mcs_model *model);

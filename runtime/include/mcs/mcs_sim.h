@@ -34,8 +34,9 @@ typedef enum mcs_method {
  * from the layout itself (a test checks it for many n, m). */
 #define MCS_SIM_K(n, m) MCS_BASIS_K(n, m)
 #define MCS_SIM_WORK_SIZE(n, m) \
-    (20 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m) + 48 * MCS_SIM_K(n, m) + 3 + MCS_BASIS_WORK_SIZE(n, m))
-#define MCS_SIM_IWORK_SIZE(n, m) (8 * MCS_SIM_K(n, m) + MCS_BASIS_IWORK_SIZE(n, m))
+    ((20 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m)) + (48 * MCS_SIM_K(n, m)) + 3 + \
+     MCS_BASIS_WORK_SIZE(n, m))
+#define MCS_SIM_IWORK_SIZE(n, m) ((8 * MCS_SIM_K(n, m)) + MCS_BASIS_IWORK_SIZE(n, m))
 
 typedef struct mcs_options {
     mcs_method method;

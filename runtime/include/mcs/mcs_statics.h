@@ -66,9 +66,9 @@ typedef struct mcs_statics_report {
 
 #define MCS_STATICS_N2(n, m) (((n) + (m)) * ((n) + (m)))
 #define MCS_STATICS_WORK_SIZE(n, m) \
-    (MCS_STATICS_N2(n, m) + 5 * (n) * (n) + 2 * (n) * (m) + 8 * ((n) + (m)) + 8 + \
+    (MCS_STATICS_N2(n, m) + (5 * (n) * (n)) + (2 * (n) * (m)) + (8 * ((n) + (m))) + 8 + \
      MCS_BASIS_WORK_SIZE(n, m))
-#define MCS_STATICS_IWORK_SIZE(n, m) (2 * ((n) + (m)) + 2 + MCS_BASIS_IWORK_SIZE(n, m))
+#define MCS_STATICS_IWORK_SIZE(n, m) ((2 * ((n) + (m))) + 2 + MCS_BASIS_IWORK_SIZE(n, m))
 
 /* Defaults as documented above. */
 void mcs_statics_defaults(mcs_statics_options *opt);

@@ -47,7 +47,7 @@ typedef struct mcs_jump_report {
 /* Workspace (reals, ints) of mcs_jump for n coordinates, m1 persistent and m2 new rows. */
 #define MCS_JUMP_K(n, m1, m2) ((n) + (m1) + (m2) + 1)
 #define MCS_JUMP_WORK_SIZE(n, m1, m2) \
-    (5 * MCS_JUMP_K(n, m1, m2) * MCS_JUMP_K(n, m1, m2) + 8 * MCS_JUMP_K(n, m1, m2) + \
+    ((5 * MCS_JUMP_K(n, m1, m2) * MCS_JUMP_K(n, m1, m2)) + (8 * MCS_JUMP_K(n, m1, m2)) + \
      MCS_BASIS_WORK_SIZE(MCS_JUMP_K(n, m1, m2), MCS_JUMP_K(n, m1, m2)))
 #define MCS_JUMP_IWORK_SIZE(n, m1, m2) (2 * MCS_JUMP_K(n, m1, m2))
 
