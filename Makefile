@@ -20,7 +20,7 @@ TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
 .PHONY: all deps generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
-        firmware clean fuzz fuzz-deps test-fuzz-replay
+        firmware clean fuzz fuzz-deps test-fuzz-replay misra
 
 all: runtime
 
@@ -143,7 +143,12 @@ lint: deps
 	@echo "lint: clean"
 
 # The README's test command: everything, under 10 minutes on 2 cores.
-test: deps lint check-generated test-c test-sanitize test-fuzz-replay test-py
+test: deps lint check-generated misra test-c test-sanitize test-fuzz-replay test-py
+
+# MISRA C:2012 (Cppcheck's addon) over the runtime and every generated model, with the
+# deviations of misra/deviations.txt; fails on any finding left or any unused deviation.
+misra: deps
+	./mcsgen misra --all
 
 # ---- the main job ----------------------------------------------------------------------------
 demo: deps

@@ -62,6 +62,7 @@ def cmd_generate(args):
     from .generate import generate
 
     paths = [model_path(m) for m in args.models] or sorted(MODELS.glob("*.yaml"))
+    status = 0
     for path in paths:
         start = time.monotonic()
         with Spinner(f"generating {path.stem}"):
@@ -71,7 +72,44 @@ def cmd_generate(args):
         state = f"written in {took:.2f} s" if written else "up to date (skipped)"
         rel = out_dir.relative_to(ROOT) if out_dir.is_relative_to(ROOT) else out_dir
         print(f"{model.name}: n = {model.n}, m = {model.m} -> {rel}/ {state}")
-    return 0
+        if args.misra:
+            from .misra import check_model
+
+            with Spinner(f"MISRA check of {model.name}"):
+                result = check_model(out_dir)
+            for finding in result.findings:
+                print(f"  {finding}")
+            print(f"  {result.summary()}")
+            status = status or (1 if result.findings else 0)
+    return status
+
+
+def cmd_misra(args):
+    """MISRA C:2012 over the runtime and generated models, deviations applied."""
+    from . import misra
+    from .paths import GENERATED
+
+    deviations = misra.load_deviations()
+    dirs = [Path(d) for d in args.dirs]
+    if args.all:
+        dirs += sorted(p.parent for p in GENERATED.glob("*/*.c"))
+    if not dirs and not (args.runtime or args.all):
+        raise McsError("nothing to check: give --runtime, --all or generated model directories")
+    with Spinner("MISRA C:2012 check"):
+        results = misra.check_all(dirs, runtime=args.runtime or args.all, deviations=deviations)
+    print(misra.cppcheck_version())
+    for r in results:
+        for finding in r.findings:
+            print(finding)
+        print(f"{r.scope}: {r.summary()}")
+    bad = sum(len(r.findings) for r in results)
+    if args.all:
+        unused = [d for d in deviations if d.used == 0]
+        for d in unused:
+            print(f"{misra.DEVIATIONS.relative_to(ROOT)}:{d.lineno}: deviation of rule {d.rule} "
+                  f"({d.files}) is not used: remove it")  # fmt: skip
+        bad += len(unused)
+    return 1 if bad else 0
 
 
 def _warn(model):
@@ -430,7 +468,28 @@ def build_parser():
     )
     g.add_argument("--force", action="store_true", help="regenerate even when up to date")
     g.add_argument("--out", metavar="DIR", help="output root instead of generated/")
+    g.add_argument(
+        "--misra",
+        action="store_true",
+        help="check the emitted C with Cppcheck's MISRA C:2012 addon and print the findings and "
+        "deviations (about 10 s a model; exit 1 on a finding)",
+    )
     g.set_defaults(func=cmd_generate)
+
+    mi = sub.add_parser(
+        "misra",
+        help="MISRA C:2012 check of the runtime and generated models",
+        description="Run Cppcheck's MISRA C:2012 addon over the runtime and generated models, "
+        "apply misra/deviations.txt, print every finding left; exit 1 if there is one.",
+    )
+    mi.add_argument("dirs", nargs="*", metavar="DIR", help="generated model directories")
+    mi.add_argument("--runtime", action="store_true", help="check the runtime library")
+    mi.add_argument(
+        "--all",
+        action="store_true",
+        help="the runtime and every model in generated/; unused deviations are findings",
+    )
+    mi.set_defaults(func=cmd_misra)
 
     c = sub.add_parser(
         "check",

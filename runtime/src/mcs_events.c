@@ -117,6 +117,8 @@ void mcs_events_detect(mcs_sim *s)
                                    t_min - s->prev.t, s->opt.continuation, s->w.Tpred,
                                    s->w.basis_work, s->w.basis_iwork) != MCS_OK) {
         return;
+    } else {
+        /* the tangent continued to t_min is in Tpred */
     }
     mcs_mat_copy(n, f_s, s->probe.Q + (r_s * n), n, s->w.That, n);
     if (mcs_align_basis(n, f_old, s->w.Tpred, f_s, s->w.That, s->w.Phi, s->w.basis_work) !=

@@ -6,9 +6,21 @@
 #include "mcs_linalg.h"
 
 #ifdef MCS_REAL_FLOAT
-#define MCS_LAPACKE(name) LAPACKE_s##name##_work
+#define mcs_lapacke_geqp3 LAPACKE_sgeqp3_work
+#define mcs_lapacke_gesvd LAPACKE_sgesvd_work
+#define mcs_lapacke_getrf LAPACKE_sgetrf_work
+#define mcs_lapacke_getrs LAPACKE_sgetrs_work
+#define mcs_lapacke_orgqr LAPACKE_sorgqr_work
+#define mcs_lapacke_potrf LAPACKE_spotrf_work
+#define mcs_lapacke_potrs LAPACKE_spotrs_work
 #else
-#define MCS_LAPACKE(name) LAPACKE_d##name##_work
+#define mcs_lapacke_geqp3 LAPACKE_dgeqp3_work
+#define mcs_lapacke_gesvd LAPACKE_dgesvd_work
+#define mcs_lapacke_getrf LAPACKE_dgetrf_work
+#define mcs_lapacke_getrs LAPACKE_dgetrs_work
+#define mcs_lapacke_orgqr LAPACKE_dorgqr_work
+#define mcs_lapacke_potrf LAPACKE_dpotrf_work
+#define mcs_lapacke_potrs LAPACKE_dpotrs_work
 #endif
 
 /* Sizes here are tiny (model dimensions); lapack_int is int in the LP64 build. */
@@ -23,7 +35,7 @@ int mcs_la_qr_pivoted(int rows, int cols, mcs_real *a, int lda, int *jpvt, mcs_r
     for (j = 0; j < cols; ++j) {
         jpvt[j] = 0; /* all columns free */
     }
-    info = (int)MCS_LAPACKE(geqp3)(LAPACK_COL_MAJOR, rows, cols, a, lda, jpvt, tau, work, lwork);
+    info = (int)mcs_lapacke_geqp3(LAPACK_COL_MAJOR, rows, cols, a, lda, jpvt, tau, work, lwork);
     for (j = 0; j < cols; ++j) {
         jpvt[j] -= 1; /* LAPACK is 1-based */
     }
@@ -43,7 +55,7 @@ int mcs_la_qr_form_q(int rows, int k, mcs_real *q, int ldq, const mcs_real *tau,
         }
         return 0;
     }
-    return (int)MCS_LAPACKE(orgqr)(LAPACK_COL_MAJOR, rows, rows, k, q, ldq, tau, work, lwork);
+    return (int)mcs_lapacke_orgqr(LAPACK_COL_MAJOR, rows, rows, k, q, ldq, tau, work, lwork);
 }
 
 int mcs_la_lu(int n, mcs_real *a, int lda, int *ipiv)
@@ -51,7 +63,7 @@ int mcs_la_lu(int n, mcs_real *a, int lda, int *ipiv)
     if (n == 0) {
         return 0;
     }
-    return (int)MCS_LAPACKE(getrf)(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+    return (int)mcs_lapacke_getrf(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
 }
 
 int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipiv, mcs_real *b,
@@ -60,7 +72,7 @@ int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipi
     if ((n == 0) || (nrhs == 0)) {
         return 0;
     }
-    return (int)MCS_LAPACKE(getrs)(LAPACK_COL_MAJOR, 'N', n, nrhs, lu, lda, ipiv, b, ldb);
+    return (int)mcs_lapacke_getrs(LAPACK_COL_MAJOR, 'N', n, nrhs, lu, lda, ipiv, b, ldb);
 }
 
 int mcs_la_cholesky(int n, mcs_real *a, int lda)
@@ -68,7 +80,7 @@ int mcs_la_cholesky(int n, mcs_real *a, int lda)
     if (n == 0) {
         return 0;
     }
-    return (int)MCS_LAPACKE(potrf)(LAPACK_COL_MAJOR, 'L', n, a, lda);
+    return (int)mcs_lapacke_potrf(LAPACK_COL_MAJOR, 'L', n, a, lda);
 }
 
 int mcs_la_cholesky_solve(int n, int nrhs, const mcs_real *l, int lda, mcs_real *b, int ldb)
@@ -76,7 +88,7 @@ int mcs_la_cholesky_solve(int n, int nrhs, const mcs_real *l, int lda, mcs_real 
     if ((n == 0) || (nrhs == 0)) {
         return 0;
     }
-    return (int)MCS_LAPACKE(potrs)(LAPACK_COL_MAJOR, 'L', n, nrhs, l, lda, b, ldb);
+    return (int)mcs_lapacke_potrs(LAPACK_COL_MAJOR, 'L', n, nrhs, l, lda, b, ldb);
 }
 
 int mcs_la_svd(int rows, int cols, mcs_real *a, int lda, mcs_real *s, mcs_real *u, int ldu,
@@ -85,7 +97,7 @@ int mcs_la_svd(int rows, int cols, mcs_real *a, int lda, mcs_real *s, mcs_real *
     if ((rows == 0) || (cols == 0)) {
         return 0;
     }
-    return (int)MCS_LAPACKE(gesvd)(LAPACK_COL_MAJOR, 'A', 'A', rows, cols, a, lda, s, u, ldu, vt,
-                                   ldvt, work, lwork);
+    return (int)mcs_lapacke_gesvd(LAPACK_COL_MAJOR, 'A', 'A', rows, cols, a, lda, s, u, ldu, vt,
+                                  ldvt, work, lwork);
 }
 #endif /* !MCS_LINALG_PORTABLE */

@@ -58,7 +58,7 @@ static void modes_carve(modes_ws *w, int n, int m, mcs_real *p, int *ip)
     w->ai = modes_next_block(p, &at, (2U * (size_t)n) + 1U);
     w->be = modes_next_block(p, &at, (2U * (size_t)n) + 1U);
     w->zero = modes_next_block(p, &at, (size_t)n + 1U);
-    w->la = modes_next_block(p, &at, MCS_LINALG_LWORK(2U * (size_t)n));
+    w->la = modes_next_block(p, &at, MCS_LINALG_LWORK((size_t)2 * (size_t)n));
     w->bwork = &p[at];
     w->piv = ip;
     w->order = &ip[m + 1];
@@ -131,7 +131,7 @@ static mcs_status symmetric_modes(int f, modes_ws *w)
             C[i + (j * f)] = (w->V[i + (j * f)] + w->V[j + (i * f)]) / MCS_R(2.0);
         }
     }
-    const size_t la_size = MCS_LINALG_LWORK(2U * (size_t)f);
+    const size_t la_size = MCS_LINALG_LWORK((size_t)2 * (size_t)f);
     if (mcs_la_sym_eig(f, C, f, w->ar, w->la, (int)la_size) != 0) {
         return MCS_ERR_LINALG;
     }
@@ -166,7 +166,7 @@ static mcs_status pencil_modes(int f, modes_ws *w, int damped)
             w->B[i + (j * k)] = b;
         }
     }
-    la_size = MCS_LINALG_LWORK(2U * (size_t)f);
+    la_size = MCS_LINALG_LWORK((size_t)2 * (size_t)f);
     info = mcs_la_gen_eig(k, w->P, k, w->B, k, w->ar, w->ai, w->be, w->V, k, w->la, (int)la_size);
     if (info == MCS_LA_UNSUPPORTED) {
         return MCS_ERR_UNSUPPORTED;
@@ -417,7 +417,10 @@ mcs_status mcs_modes_solve(const mcs_model *md, const void *p, const mcs_modes_o
         }
     }
     rep->stiffness = kmax;
-    rep->asymmetry = (kmax > MCS_R(0.0)) ? (asym / kmax) : MCS_R(0.0);
+    rep->asymmetry = MCS_R(0.0);
+    if (kmax > MCS_R(0.0)) {
+        rep->asymmetry = asym / kmax;
+    }
     symmetric = 0;
     if ((opt->damped == 0) && (rep->asymmetry <= opt->sym_tol)) {
         symmetric = 1;

@@ -85,7 +85,11 @@ static void group_rows(const mcs_sim *s, int k, rows_kind kind, const mcs_real *
         }
         row++;
     }
-    for (e = (g->rotation != 0) ? 4 : 0; e < ng; ++e) {
+    e = 0;
+    if (g->rotation != 0) {
+        e = 4; /* the quaternion rows were replaced above */
+    }
+    for (; e < ng; ++e) {
         for (j = 0; j < cols; ++j) {
             out[row + (j * ld)] =
                 val[e + (j * ng)] - (((kind == ROWS_C) && g->capture) ? ref[e] : MCS_R(0.0));

@@ -308,6 +308,16 @@ static mcs_status checked(int n, const mcs_real *x, int m, const mcs_real *lambd
     return st;
 }
 
+/* 1 when the options ask for the KKT method */
+static int is_kkt(const mcs_statics_options *opt)
+{
+    int kkt = 0;
+    if ((opt != NULL) && (opt->method == (int)MCS_STATICS_KKT)) {
+        kkt = 1;
+    }
+    return kkt;
+}
+
 mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_statics_options *opt,
                              mcs_real *x, mcs_real *lambda, mcs_statics_report *report,
                              mcs_real *work, size_t work_len, int *iwork, size_t iwork_len)
@@ -315,7 +325,7 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
     mcs_statics_report local;
     mcs_statics_report *rep = (report != NULL) ? report : &local;
     statics_ws w;
-    const int kkt = ((opt != NULL) && (opt->method == (int)MCS_STATICS_KKT)) ? 1 : 0;
+    const int kkt = is_kkt(opt);
     mcs_real L;
     mcs_real F;
     mcs_real scale;

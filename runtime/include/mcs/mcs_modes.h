@@ -39,12 +39,13 @@ typedef enum mcs_mode_kind {
 } mcs_mode_kind;
 
 typedef struct mcs_mode {
-    mcs_real re, im; /* the eigenvalue s (of a pair: the one with im >= 0; undamped real pair:
-                        the positive one) */
-    mcs_real omega;  /* |s| (rad/s): the natural frequency of an oscillating mode */
-    mcs_real freq;   /* im / (2 pi) (Hz): the damped frequency (undamped: omega / 2 pi) */
-    mcs_real zeta;   /* damping ratio -re / |s| (0 undamped) */
-    int kind;        /* an mcs_mode_kind */
+    mcs_real re; /* the eigenvalue s = re + i im (of a pair: the one with im >= 0; undamped
+                    real pair: the positive one) */
+    mcs_real im;
+    mcs_real omega; /* |s| (rad/s): the natural frequency of an oscillating mode */
+    mcs_real freq;  /* im / (2 pi) (Hz): the damped frequency (undamped: omega / 2 pi) */
+    mcs_real zeta;  /* damping ratio -re / |s| (0 undamped) */
+    int kind;       /* an mcs_mode_kind */
 } mcs_mode;
 
 typedef struct mcs_modes_report {
