@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import McsError
-from .paths import ROOT, RUNTIME
+from .paths import GENERATED, ROOT, RUNTIME
 
 DEVIATIONS = ROOT / "misra" / "deviations.txt"
 
@@ -124,17 +124,24 @@ def cppcheck_version():
 _FINDING = re.compile(r"^(.*?):(\d+):(\d+):.*\[misra-c2012-(\d+\.\d+)\]$")
 
 
-def run_cppcheck(sources, includes, jobs=1, all_configs=True):
+# the firmware example (runtime/app; the host programs there print, and are not firmware) with
+# the slider-crank as its model, as `make firmware` builds it
+FIRMWARE_EXAMPLE = RUNTIME / "app" / "mcs_firmware_example.c"
+FIRMWARE_MODEL = "slider_crank"
+
+
+def run_cppcheck(sources, includes, jobs=1, all_configs=True, extra=()):
     """Cppcheck with the MISRA addon over `sources` (checked together, C99): the findings.
     all_configs=False checks only the default configuration (double, LAPACK): what generated
     models need, since their float build differs only in mcs_config.h's macros, which the
     runtime's check covers in every configuration."""
     cppcheck_version()
     with tempfile.TemporaryDirectory(prefix="mcs-misra-") as tmp:
-        cmd = ["cppcheck", "--addon=misra", "--std=c99", "--quiet", f"-j{jobs}",
-               f"--cppcheck-build-dir={tmp}", "--template={file}:{line}:{column}: [{id}]"]  # fmt: skip
+        cmd = ["cppcheck", "--addon=misra", "--std=c99", "--quiet", f"-j{jobs}"]
+        cmd += [f"--cppcheck-build-dir={tmp}", "--template={file}:{line}:{column}: [{id}]"]
         if not all_configs:
             cmd.append("--max-configs=1")
+        cmd += list(extra)
         cmd += [f"-I{p}" for p in includes] + [str(s) for s in sources]
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
@@ -171,7 +178,8 @@ def apply_deviations(scope, findings, deviations, base=None):
 
 
 def check_runtime(deviations=None):
-    """The runtime library (runtime/src, runtime/include) with each linear-algebra backend."""
+    """The runtime library (runtime/src, runtime/include) with each linear-algebra backend, and
+    the firmware example."""
     return check_all([], runtime=True, deviations=deviations)[0]
 
 
@@ -181,21 +189,33 @@ def check_all(model_dirs, runtime=True, deviations=None, workers=2):
     deviations = load_deviations() if deviations is None else deviations
     includes = [RUNTIME / "include", RUNTIME / "src"]
     jobs = [("runtime", srcs) for srcs in BACKEND_SETS.values()] if runtime else []
+    if runtime:
+        jobs.append(("example", [FIRMWARE_EXAMPLE]))
+    n_runtime = len(jobs)
     jobs += [("model", Path(d)) for d in model_dirs]
 
     def run(job):
         kind, what = job
         if kind == "runtime":
             return run_cppcheck(what, includes)
+        if kind == "example":
+            model_dir = GENERATED / FIRMWARE_MODEL
+            upper = FIRMWARE_MODEL.upper()
+            defines = [f"-DMCS_APP_MODEL={FIRMWARE_MODEL}_model",
+                       f"-DMCS_APP_PARAMS={FIRMWARE_MODEL}_default_params",
+                       f"-DMCS_APP_NX={upper}_NX", f"-DMCS_APP_NC={upper}_NC",
+                       f"--include={model_dir / (FIRMWARE_MODEL + '.h')}"]  # fmt: skip
+            found = run_cppcheck(what, [RUNTIME / "include", model_dir], extra=defines)
+            return [f for f in found if f.path.startswith("runtime/")]
         return _model_findings(what)
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         outputs = list(pool.map(run, jobs))
     results = []
     if runtime:
-        found = sorted(set(outputs[0]) | set(outputs[1]), key=_finding_key)
+        found = sorted(set().union(*outputs[:n_runtime]), key=_finding_key)
         results.append(apply_deviations("runtime", found, deviations))
-        outputs = outputs[2:]
+        outputs = outputs[n_runtime:]
     for d, own in zip(model_dirs, outputs):
         results.append(apply_deviations(Path(d).name, own, deviations, base=Path(d)))
     return results

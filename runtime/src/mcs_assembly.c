@@ -59,7 +59,8 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     it = 0;
     for (;;) {
         mcs_real step;
-        if ((st = mcs_frame_factor(s, fr)) != MCS_OK) {
+        st = mcs_frame_factor(s, fr);
+        if (st != MCS_OK) {
             return st;
         }
         if ((s->m == 0) || (fr->r == 0)) {

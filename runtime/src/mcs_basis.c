@@ -20,7 +20,7 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
     const int k = basis_order(n, m);
     const int kmin = (n < m) ? n : m;
     mcs_real *tau = work;        /* (k) */
-    mcs_real *lawork = work + k; /* LAPACK work */
+    mcs_real *lawork = &work[k]; /* LAPACK work */
     const size_t lwork_size = MCS_LA_LWORK((size_t)k);
     const int lwork = (int)lwork_size;
     int i;
@@ -78,7 +78,7 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
 {
     const int f = n - r;
     const mcs_real *U = Q;
-    const mcs_real *T = Q + (r * n);
+    const mcs_real *T = &Q[r * n];
     if ((n < 1) || (m < 0) || (r < 0) || (r > n) || (r > m) || !Q || !Tpred || !work || !iwork ||
         ((unsigned)kind > (unsigned)MCS_CONT_OFF) ||
         ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0) && (!R || !piv || !A_dot))) {
@@ -88,10 +88,10 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
         (!((h - h) == MCS_R(0.0)) || (mcs_vec_max_abs(m * n, A_dot) < MCS_R(0.0)))) {
         return MCS_ERR_NONFINITE;
     }
-    mcs_real *J = work;                     /* (n x r) Q^T A_dot_S^T */
-    mcs_real *omega = work + (n * n);       /* (n x n) */
-    mcs_real *E = work + (2 * n * n);       /* (n x n) */
-    mcs_real *scratch = work + (3 * n * n); /* 4 n*n for expm */
+    mcs_real *J = work;                   /* (n x r) Q^T A_dot_S^T */
+    mcs_real *omega = &work[n * n];       /* (n x n) */
+    mcs_real *E = &work[2 * n * n];       /* (n x n) */
+    mcs_real *scratch = &work[3 * n * n]; /* 4 n*n for expm */
     int i;
     int j;
     int l;
@@ -115,7 +115,7 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
     if (kind == MCS_CONT_EULER) {
         /* T~ = T - h U Omega_s^T */
         mcs_mat_copy(n, f, T, n, Tpred, n);
-        mcs_mat_gemm(0, 1, n, f, r, -h, U, n, J + r, n, 1, Tpred, n);
+        mcs_mat_gemm(0, 1, n, f, r, -h, U, n, &J[r], n, 1, Tpred, n);
         return (mcs_vec_max_abs(n * f, Tpred) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
     }
     /* Omega = [[Omega_ns, -Omega_s^T], [Omega_s, 0]] scaled by h */
@@ -138,7 +138,7 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
         return MCS_ERR_LINALG;
     }
     /* T~ = (Q E)[:, r:] = Q E[:, r:] */
-    mcs_mat_gemm(0, 0, n, f, n, 1, Q, n, E + (r * n), n, 0, Tpred, n);
+    mcs_mat_gemm(0, 0, n, f, n, 1, Q, n, &E[r * n], n, 0, Tpred, n);
     /* an enormous h h|Omega| overflows the exponential: no prediction, not a NaN basis */
     return (mcs_vec_max_abs(n * f, Tpred) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }
@@ -187,12 +187,12 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
         (mcs_vec_max_abs(n * f_new, That) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
     }
-    mcs_real *C = work;                  /* (g x f_new) */
-    mcs_real *W = work + (k * k);        /* (g x g) */
-    mcs_real *Vt = work + (2 * k * k);   /* (f_new x f_new) */
-    mcs_real *V_Wt = work + (3 * k * k); /* (f_new x g) */
-    mcs_real *sv = work + (4 * k * k);   /* (k) */
-    mcs_real *lawork = work + (4 * k * k) + k;
+    mcs_real *C = work;                /* (g x f_new) */
+    mcs_real *W = &work[k * k];        /* (g x g) */
+    mcs_real *Vt = &work[2 * k * k];   /* (f_new x f_new) */
+    mcs_real *V_Wt = &work[3 * k * k]; /* (f_new x g) */
+    mcs_real *sv = &work[4 * k * k];   /* (k) */
+    mcs_real *lawork = &work[(4 * k * k) + k];
     int info;
     if (g == 0) {
         mcs_mat_copy(n, f_new, That, n, Tout, n);
@@ -213,7 +213,7 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
     mcs_mat_gemm(1, 1, f_new, g, g, 1, Vt, f_new, W, g, 0, V_Wt, f_new);
     mcs_mat_gemm(0, 0, n, g, f_new, 1, That, n, V_Wt, f_new, 0, Tout, n);
     if (f_new > g) { /* Tout[:, g:] = That V[:, g:] = That (Vt[g:, :])^T */
-        mcs_mat_gemm(0, 1, n, f_new - g, f_new, 1, That, n, Vt + g, f_new, 0, Tout + (g * n), n);
+        mcs_mat_gemm(0, 1, n, f_new - g, f_new, 1, That, n, &Vt[g], f_new, 0, &Tout[g * n], n);
     }
     return MCS_OK;
 }

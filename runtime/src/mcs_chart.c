@@ -57,8 +57,8 @@ mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real 
                             s->w.basis_iwork) != MCS_OK) {
         return MCS_ERR_LINALG;
     }
-    mcs_mat_copy(n, f_new, to->Q + (to->r * n), n, s->w.That, n);
-    if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, to->Q + (to->r * n),
+    mcs_mat_copy(n, f_new, &to->Q[to->r * n], n, s->w.That, n);
+    if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, &to->Q[to->r * n],
                         s->w.basis_work) != MCS_OK) {
         return MCS_ERR_LINALG;
     }
@@ -77,7 +77,7 @@ void mcs_chart_start(mcs_sim *s, mcs_real *y0)
     for (i = 0; i < f; ++i) {
         y0[i] = MCS_R(0.0);
     }
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.Q + (r * n), n, s->cur.v, n, 0, y0 + f, MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, &s->cur.Q[r * n], n, s->cur.v, n, 0, &y0[f], MAX2(f, 1));
     for (i = 0; i < r; ++i) {
         s->w.p[i] = MCS_R(0.0);
     }
@@ -148,7 +148,7 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     const int r = ch->r;
     const int f = n - r;
     const mcs_real *U = ch->Q;
-    const mcs_real *T = ch->Q + (r * n);
+    const mcs_real *T = &ch->Q[r * n];
     mcs_real *p = s->w.p;
     mcs_real *Phi = s->w.Phi;
     const mcs_real tol = s->opt.newton_tol * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, ch->x));
@@ -172,7 +172,8 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
             break;
         }
         mcs_rows_c(s, x, t, s->w.c);
-        if ((st = factor_G(s, ch)) != MCS_OK) {
+        st = factor_G(s, ch);
+        if (st != MCS_OK) {
             return st;
         }
         for (i = 0; i < r; ++i) {
@@ -246,7 +247,8 @@ mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
     mcs_status st;
     int i;
     s->stats.evaluations++;
-    if ((st = mcs_chart_map(s, ch, y, y + f, t, x, v)) != MCS_OK) {
+    st = mcs_chart_map(s, ch, y, &y[f], t, x, v);
+    if (st != MCS_OK) {
         return st;
     }
     s->model->M(x, t, s->params, s->w.M);
@@ -265,11 +267,11 @@ mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
     for (i = 0; i < f; ++i) {
         ydot[i] = y[f + i];
     }
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->w.Phi, n, rhs, n, 0, ydot + f, MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, s->w.Phi, n, rhs, n, 0, &ydot[f], MAX2(f, 1));
     if (mcs_la_cholesky(f, s->w.Mred, MAX2(f, 1)) != 0) {
         return MCS_ERR_MASS_NOT_PD;
     }
-    (void)mcs_la_cholesky_solve(f, 1, s->w.Mred, MAX2(f, 1), ydot + f, MAX2(f, 1));
+    (void)mcs_la_cholesky_solve(f, 1, s->w.Mred, MAX2(f, 1), &ydot[f], MAX2(f, 1));
     if (mcs_vec_max_abs(2 * f, ydot) < MCS_R(0.0)) {
         return MCS_ERR_NONFINITE;
     }

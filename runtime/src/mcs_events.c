@@ -112,7 +112,7 @@ void mcs_events_detect(mcs_sim *s)
         mcs_rows_A_dot(s, s->prev.x, s->prev.v, s->prev.t, s->w.A_dot);
     }
     if (s->opt.continuation == MCS_CONT_OFF) {
-        mcs_mat_copy(n, f_old, s->prev.Q + (rp * n), n, s->w.Tpred, n);
+        mcs_mat_copy(n, f_old, &s->prev.Q[rp * n], n, s->w.Tpred, n);
     } else if (mcs_predict_tangent(n, s->m, rp, s->prev.Q, s->prev.R, s->prev.piv, s->w.A_dot,
                                    t_min - s->prev.t, s->opt.continuation, s->w.Tpred,
                                    s->w.basis_work, s->w.basis_iwork) != MCS_OK) {
@@ -120,7 +120,7 @@ void mcs_events_detect(mcs_sim *s)
     } else {
         /* the tangent continued to t_min is in Tpred */
     }
-    mcs_mat_copy(n, f_s, s->probe.Q + (r_s * n), n, s->w.That, n);
+    mcs_mat_copy(n, f_s, &s->probe.Q[r_s * n], n, s->w.That, n);
     if (mcs_align_basis(n, f_old, s->w.Tpred, f_s, s->w.That, s->w.Phi, s->w.basis_work) !=
         MCS_OK) {
         return;
@@ -140,7 +140,7 @@ void mcs_events_detect(mcs_sim *s)
     }
     ev->nmotions = f_s - f_old;
     mcs_mat_copy(n, f_old, s->w.Phi, n, ev->continued, n);
-    mcs_mat_copy(n, f_s - f_old, s->w.Phi + (f_old * n), n, ev->motions, n);
+    mcs_mat_copy(n, f_s - f_old, &s->w.Phi[f_old * n], n, ev->motions, n);
     s->event_ready = 1;
     s->stats.events++;
     s->probe.r = r_s; /* the probe now holds the singular factorization */

@@ -32,24 +32,28 @@ mcs_status mcs_rk4_attempt(mcs_sim *s, mcs_real h)
     mcs_real **k = s->w.k;
     mcs_status st;
     mcs_chart_start(s, s->w.y0);
-    if ((st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0])) != MCS_OK) {
+    st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0]);
+    if (st != MCS_OK) {
         return st;
     }
     axpy_stage(len, s->w.y0, h, 1, c1, k, s->w.ys);
-    if ((st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + (h / MCS_R(2.0)), k[1])) != MCS_OK) {
+    st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + (h / MCS_R(2.0)), k[1]);
+    if (st != MCS_OK) {
         return st;
     }
     axpy_stage(len, s->w.y0, h, 2, c2, k, s->w.ys);
-    if ((st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + (h / MCS_R(2.0)), k[2])) != MCS_OK) {
+    st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + (h / MCS_R(2.0)), k[2]);
+    if (st != MCS_OK) {
         return st;
     }
     axpy_stage(len, s->w.y0, h, 3, c3, k, s->w.ys);
-    if ((st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + h, k[3])) != MCS_OK) {
+    st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + h, k[3]);
+    if (st != MCS_OK) {
         return st;
     }
     axpy_stage(len, s->w.y0, h, 4, b, k, s->w.y1);
-    if ((st = mcs_chart_map(s, &s->cur, s->w.y1, s->w.y1 + f, t + h, s->prev.x, s->prev.v)) !=
-        MCS_OK) {
+    st = mcs_chart_map(s, &s->cur, s->w.y1, &s->w.y1[f], t + h, s->prev.x, s->prev.v);
+    if (st != MCS_OK) {
         return st;
     }
     s->prev.t = t + h;
@@ -98,13 +102,15 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     int j;
     s->w.g_cond_max = MCS_R(1.0);
     mcs_chart_start(s, s->w.y0);
-    if ((st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0])) != MCS_OK) {
+    st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0]);
+    if (st != MCS_OK) {
         return st;
     }
     for (j = 1; j < 7; ++j) {
         mcs_real *y = (j == 6) ? s->w.y1 : s->w.ys;
         axpy_stage(len, s->w.y0, h, j, DP_A[j - 1], k, y);
-        if ((st = mcs_chart_rhs(s, &s->cur, y, t + (DP_C[j] * h), k[j])) != MCS_OK) {
+        st = mcs_chart_rhs(s, &s->cur, y, t + (DP_C[j] * h), k[j]);
+        if (st != MCS_OK) {
             return st;
         }
     }
@@ -189,7 +195,7 @@ mcs_status mcs_dense_state(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v)
     for (i = 0; i < s->prev.r; ++i) {
         s->w.p[i] = MCS_R(0.0);
     }
-    return mcs_chart_map(s, &s->prev, y, y + f, t, x, v);
+    return mcs_chart_map(s, &s->prev, y, &y[f], t, x, v);
 }
 
 mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_real *q,
@@ -199,7 +205,8 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
     if (!s || !s->ready || !x || !v) {
         return MCS_ERR_ARGUMENT;
     }
-    if ((st = mcs_dense_state(s, t, x, v)) != MCS_OK) {
+    st = mcs_dense_state(s, t, x, v);
+    if (st != MCS_OK) {
         return st;
     }
     if ((mcs_vec_max_abs(s->n, x) < MCS_R(0.0)) || (mcs_vec_max_abs(s->n, v) < MCS_R(0.0))) {
@@ -208,17 +215,19 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
     if (q || qd) {
         const int n = s->n;
         mcs_frame *pr = &s->probe;
-        if ((st = mcs_probe_factor(s, t, x, v)) != MCS_OK) {
+        st = mcs_probe_factor(s, t, x, v);
+        if (st != MCS_OK) {
             return st;
         }
-        if ((st = mcs_frame_continue_basis(s, &s->prev, t - s->prev.t, pr)) != MCS_OK) {
+        st = mcs_frame_continue_basis(s, &s->prev, t - s->prev.t, pr);
+        if (st != MCS_OK) {
             return st;
         }
         if (q != NULL) {
-            mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, pr->Q + (pr->r * n), n, x, n, 0, q, n);
+            mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, &pr->Q[pr->r * n], n, x, n, 0, q, n);
         }
         if (qd != NULL) {
-            mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, pr->Q + (pr->r * n), n, v, n, 0, qd, n);
+            mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, &pr->Q[pr->r * n], n, v, n, 0, qd, n);
         }
     }
     return MCS_OK;

@@ -12,7 +12,7 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
         return; /* nothing to write (and a, b may be NULL: no pointer arithmetic on them) */
     }
     for (j = 0; j < cols; ++j) {
-        mcs_real *cj = c + (j * ldc);
+        mcs_real *cj = &c[j * ldc];
         if (beta == MCS_R(0.0)) {
             for (i = 0; i < rows; ++i) {
                 cj[i] = MCS_R(0.0);
@@ -27,7 +27,7 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
         if (!ta) { /* c_j += alpha sum_k a_k op(b)_kj: axpy of columns of a */
             for (k = 0; k < inner; ++k) {
                 const mcs_real bkj = alpha * (tb ? b[j + (k * ldb)] : b[k + (j * ldb)]);
-                const mcs_real *ak = a + (k * lda);
+                const mcs_real *ak = &a[k * lda];
                 if (bkj == MCS_R(0.0)) {
                     continue;
                 }
@@ -36,9 +36,9 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
                 }
             }
         } else if (!tb) { /* c_ij += alpha a_i . b_j: dot products of columns */
-            const mcs_real *bj = b + (j * ldb);
+            const mcs_real *bj = &b[j * ldb];
             for (i = 0; i < rows; ++i) {
-                const mcs_real *ai = a + (i * lda);
+                const mcs_real *ai = &a[i * lda];
                 mcs_real sum = MCS_R(0.0);
                 for (k = 0; k < inner; ++k) {
                     sum += ai[k] * bj[k];
@@ -139,9 +139,9 @@ int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipi
     static const int degrees[4] = {2, 3, 4, 6};
     static const mcs_real *const coefs[4] = {c2, c3, c4, c6};
     mcs_real *x = work;
-    mcs_real *xp = work + (n * n);
-    mcs_real *num = work + (2 * n * n);
-    mcs_real *den = work + (3 * n * n);
+    mcs_real *xp = &work[n * n];
+    mcs_real *num = &work[2 * n * n];
+    mcs_real *den = &work[3 * n * n];
     mcs_real norm = MCS_R(0.0);
     mcs_real scale = MCS_R(1.0);
     const mcs_real *c = c6;

@@ -43,7 +43,7 @@ static mcs_real column_norm(int len, const mcs_real *x)
 static void make_reflector(int len, mcs_real *x, mcs_real *tau)
 {
     const mcs_real alpha = x[0];
-    const mcs_real xnorm = (len > 1) ? column_norm(len - 1, x + 1) : MCS_R(0.0);
+    const mcs_real xnorm = (len > 1) ? column_norm(len - 1, &x[1]) : MCS_R(0.0);
     mcs_real beta;
     int i;
     if (xnorm == MCS_R(0.0)) {
@@ -68,7 +68,7 @@ static void apply_reflector(int len, const mcs_real *v, mcs_real tau, int cols, 
         return;
     }
     for (j = 0; j < cols; ++j) {
-        mcs_real *cj = c + (j * ldc);
+        mcs_real *cj = &c[j * ldc];
         mcs_real s = cj[0];
         for (i = 1; i < len; ++i) {
             s += v[i] * cj[i];
@@ -98,7 +98,7 @@ int mcs_la_qr_pivoted(int rows, int cols, mcs_real *a, int lda, int *jpvt, mcs_r
     for (i = 0; i < k; ++i) {
         int best = i;
         for (j = i; j < cols; ++j) {
-            norms[j] = column_norm(rows - i, a + i + (j * lda));
+            norms[j] = column_norm(rows - i, &a[i + (j * lda)]);
             if (norms[j] > norms[best]) {
                 best = j;
             }
@@ -113,12 +113,12 @@ int mcs_la_qr_pivoted(int rows, int cols, mcs_real *a, int lda, int *jpvt, mcs_r
                 a[l + (best * lda)] = t;
             }
         }
-        make_reflector(rows - i, a + i + (i * lda), &tau[i]);
+        make_reflector(rows - i, &a[i + (i * lda)], &tau[i]);
         if ((i + 1) < cols) {
             const mcs_real beta = a[i + (i * lda)];
             a[i + (i * lda)] = MCS_R(1.0);
-            apply_reflector(rows - i, a + i + (i * lda), tau[i], cols - i - 1,
-                            a + i + ((i + 1) * lda), lda);
+            apply_reflector(rows - i, &a[i + (i * lda)], tau[i], cols - i - 1,
+                            &a[i + ((i + 1) * lda)], lda);
             a[i + (i * lda)] = beta;
         }
     }
@@ -154,7 +154,7 @@ int mcs_la_qr_form_q(int rows, int k, mcs_real *q, int ldq, const mcs_real *tau,
             }
         }
         v[0] = MCS_R(1.0);
-        apply_reflector(rows - i, v, tau[i], rows - i, q + i + (i * ldq), ldq);
+        apply_reflector(rows - i, v, tau[i], rows - i, &q[i + (i * ldq)], ldq);
     }
     if (k == 0) {
         for (j = 0; j < rows; ++j) {
@@ -215,7 +215,7 @@ int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipi
     int j;
     int r;
     for (r = 0; r < nrhs; ++r) {
-        mcs_real *x = b + (r * ldb);
+        mcs_real *x = &b[r * ldb];
         for (i = 0; i < n; ++i) {
             if (ipiv[i] != i) {
                 mcs_real t = x[i];
@@ -270,7 +270,7 @@ int mcs_la_cholesky_solve(int n, int nrhs, const mcs_real *l, int lda, mcs_real 
     int j;
     int r;
     for (r = 0; r < nrhs; ++r) {
-        mcs_real *x = b + (r * ldb);
+        mcs_real *x = &b[r * ldb];
         for (j = 0; j < n; ++j) {
             x[j] /= l[j + (j * lda)];
             for (i = j + 1; i < n; ++i) {
@@ -324,7 +324,7 @@ static void complete_basis(int len, int have, mcs_real *q)
             }
         }
         {
-            const mcs_real nrm = column_norm(len, q + (c * len));
+            const mcs_real nrm = column_norm(len, &q[c * len]);
             for (i = 0; i < len; ++i) {
                 q[i + (c * len)] /= nrm;
             }
@@ -391,7 +391,7 @@ static void jacobi_tall(int len, int k, mcs_real *b, mcs_real *jm, mcs_real *s)
         }
     }
     for (p = 0; p < k; ++p) {
-        s[p] = column_norm(len, b + (p * len));
+        s[p] = column_norm(len, &b[p * len]);
     }
     for (p = 0; p < k; ++p) { /* selection sort, descending */
         int best = p;
@@ -426,8 +426,8 @@ int mcs_la_svd(int rows, int cols, mcs_real *a, int lda, mcs_real *s, mcs_real *
     const int tall = (rows >= cols) ? rows : cols;
     const int k = (rows >= cols) ? cols : rows;
     mcs_real *b = work;
-    mcs_real *jm = work + (tall * k);
-    mcs_real *full = work + (tall * k) + (k * k);
+    mcs_real *jm = &work[tall * k];
+    mcs_real *full = &work[(tall * k) + (k * k)];
     int i;
     int j;
     int rank = 0;

@@ -24,15 +24,16 @@ static mcs_status refactor_current(mcs_sim *s)
     mcs_mat_copy(n, n, cur->Q, n, old->Q, n);
     old->r = cur->r;
     old->sigma = cur->sigma;
-    if ((st = mcs_frame_factor(s, cur)) != MCS_OK) {
+    st = mcs_frame_factor(s, cur);
+    if (st != MCS_OK) {
         return st;
     }
     f_old = n - old->r;
     f_new = n - cur->r;
     if (s->opt.continuation != MCS_CONT_OFF) {
-        mcs_mat_copy(n, f_old, old->Q + (old->r * n), n, s->w.Tpred, n);
-        mcs_mat_copy(n, f_new, cur->Q + (cur->r * n), n, s->w.That, n);
-        if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, cur->Q + (cur->r * n),
+        mcs_mat_copy(n, f_old, &old->Q[old->r * n], n, s->w.Tpred, n);
+        mcs_mat_copy(n, f_new, &cur->Q[cur->r * n], n, s->w.That, n);
+        if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, &cur->Q[cur->r * n],
                             s->w.basis_work) != MCS_OK) {
             return MCS_ERR_LINALG;
         }
@@ -89,7 +90,7 @@ static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
     s->lock_rows[k] = rows;
     s->lock_ref_at[k] = at;
     if (g != NULL) {
-        g->g(s->cur.x, s->cur.t, s->params, s->lock_ref + at);
+        g->g(s->cur.x, s->cur.t, s->params, &s->lock_ref[at]);
         if (!g->capture) {
             for (i = 0; i < g->ng; ++i) {
                 s->lock_ref[at + i] = MCS_R(0.0);
@@ -114,7 +115,7 @@ static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
     if (m > 0) {
         mcs_rows_A(s, s->cur.x, s->cur.t, s->w.A);
     }
-    st = mcs_jump(method, n, s->w.M, m, (m > 0) ? s->w.A : NULL, f, s->cur.Q + (s->cur.r * n), rows,
+    st = mcs_jump(method, n, s->w.M, m, (m > 0) ? s->w.A : NULL, f, &s->cur.Q[s->cur.r * n], rows,
                   J2, s->cur.v, NULL, s->opt.rank_tol, dv, lambda, &rep.jump, jwork, jwork_len,
                   jiwork, jiwork_len);
     if (st != MCS_OK) {
@@ -126,7 +127,8 @@ static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
     }
     s->nlocks++;
     s->m += rows;
-    if ((st = refactor_current(s)) != MCS_OK) {
+    st = refactor_current(s);
+    if (st != MCS_OK) {
         return st;
     }
     rep.rank_after = s->cur.r;
@@ -252,7 +254,7 @@ mcs_status mcs_sim_momenta_at(mcs_sim *s, mcs_real t, const mcs_real *x, const m
     f = n - r;
     s->model->M(x, t, s->params, s->w.M);
     mcs_mat_gemm(0, 0, n, 1, n, 1, s->w.M, n, v, n, 0, s->w.rhs, n);
-    mcs_mat_gemm(1, 0, f, 1, n, 1, Q + (r * n), n, s->w.rhs, n, 0, P, MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, &Q[r * n], n, s->w.rhs, n, 0, P, MAX2(f, 1));
     return (mcs_vec_max_abs(f, P) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 

@@ -311,7 +311,7 @@ static int collect(int n, int f, const mcs_real *T, modes_ws *w, int symmetric, 
                 w->S[i] = w->V[(size_t)i + ((size_t)src * (size_t)kk)];
                 w->S[f + i] = w->V[(size_t)i + ((size_t)src * (size_t)kk) + (size_t)kk];
             }
-            store_shape(n, f, T, w->S, w->S + f, sre, sim);
+            store_shape(n, f, T, w->S, &w->S[f], sre, sim);
         } else {
             for (i = 0; i < f; ++i) {
                 w->S[i] = w->V[(size_t)i + ((size_t)src * (size_t)kk)];

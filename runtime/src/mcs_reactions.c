@@ -22,7 +22,8 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
         return MCS_OK;
     }
     pr = &s->probe;
-    if ((st = mcs_probe_factor(s, t, x, v)) != MCS_OK) {
+    st = mcs_probe_factor(s, t, x, v);
+    if (st != MCS_OK) {
         return st;
     }
     r = pr->r;
@@ -33,18 +34,19 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     for (i = 0; i < f; ++i) {
         y[i] = MCS_R(0.0);
     }
-    mcs_mat_gemm(1, 0, f, 1, n, 1, pr->Q + (r * n), n, v, n, 0, y + f, MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, &pr->Q[r * n], n, v, n, 0, &y[f], MAX2(f, 1));
     for (i = 0; i < r; ++i) {
         s->w.p[i] = MCS_R(0.0);
     }
-    if ((st = mcs_chart_rhs(s, pr, y, t, ydot)) != MCS_OK) {
+    st = mcs_chart_rhs(s, pr, y, t, ydot);
+    if (st != MCS_OK) {
         return st;
     }
     /* g = f - M xdd = (f - M beta) - (M Phi) qdd; mcs_chart_rhs left f - M beta in w.rhs */
     for (i = 0; i < n; ++i) {
         g[i] = s->w.rhs[i];
     }
-    mcs_mat_gemm(0, 0, n, 1, f, -1, s->w.MPhi, n, ydot + f, MAX2(f, 1), 1, g, n);
+    mcs_mat_gemm(0, 0, n, 1, f, -1, s->w.MPhi, n, &ydot[f], MAX2(f, 1), 1, g, n);
     st = mcs_min_norm_multipliers(n, m, r, pr->Q, pr->R, pr->piv, g, lambda, s->w.G, s->w.tmp);
     if ((st == MCS_OK) && (mcs_vec_max_abs(m, lambda) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE; /* overflow in the solve */

@@ -54,7 +54,7 @@ static void group_rows(const mcs_sim *s, int k, rows_kind kind, const mcs_real *
                        const mcs_real *v, mcs_real t, mcs_real *out, int first, int ld)
 {
     const mcs_row_group *g = &s->model->groups[s->lock_group[k]];
-    const mcs_real *ref = s->lock_ref + s->lock_ref_at[k];
+    const mcs_real *ref = &s->lock_ref[s->lock_ref_at[k]];
     const int n = s->n;
     const int ng = g->ng;
     const int matrix = is_matrix_kind(kind);

@@ -16,14 +16,14 @@ typedef struct carver {
 
 static mcs_real *take(carver *c, size_t k)
 {
-    mcs_real *p = c->w ? (c->w + c->used) : NULL;
+    mcs_real *p = c->w ? (&c->w[c->used]) : NULL;
     c->used += k;
     return p;
 }
 
 static int *itake(carver *c, size_t k)
 {
-    int *p = c->iw ? (c->iw + c->iused) : NULL;
+    int *p = c->iw ? (&c->iw[c->iused]) : NULL;
     c->iused += k;
     return p;
 }
@@ -220,8 +220,8 @@ mcs_status mcs_sim_minimal(const mcs_sim *s, mcs_real *q, mcs_real *qd)
     n = s->n;
     r = s->cur.r;
     f = n - r;
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.Q + (r * n), n, s->cur.x, n, 0, q, MAX2(f, 1));
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.Q + (r * n), n, s->cur.v, n, 0, qd, MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, &s->cur.Q[r * n], n, s->cur.x, n, 0, q, MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, &s->cur.Q[r * n], n, s->cur.v, n, 0, qd, MAX2(f, 1));
     return MCS_OK;
 }
 

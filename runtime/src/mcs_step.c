@@ -20,14 +20,16 @@ static mcs_status finish_step(mcs_sim *s, mcs_real h)
         (mcs_vec_max_abs(s->n, nf->v) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
     }
-    if ((st = mcs_frame_factor(s, nf)) != MCS_OK) {
+    st = mcs_frame_factor(s, nf);
+    if (st != MCS_OK) {
         return st;
     }
     if ((s->opt.chart_tol > MCS_R(0.0)) && (s->w.retries < MAX_RETRIES) && (r_old > 0) &&
         ((nf->r < r_old) || (mcs_frame_ratio(s, nf, r_old) < s->opt.chart_tol))) {
         return MCS_ERR_SINGULAR_CHART;
     }
-    if ((st = mcs_frame_continue_basis(s, &s->cur, h, nf)) != MCS_OK) {
+    st = mcs_frame_continue_basis(s, &s->cur, h, nf);
+    if (st != MCS_OK) {
         return st;
     }
     tmp = s->cur;
@@ -191,7 +193,8 @@ mcs_status mcs_sim_advance(mcs_sim *s, mcs_real t_target)
         if (++steps > s->opt.max_steps) {
             return MCS_ERR_LIMIT;
         }
-        if ((st = mcs_sim_step(s, t_target)) != MCS_OK) {
+        st = mcs_sim_step(s, t_target);
+        if (st != MCS_OK) {
             return st;
         }
     }

@@ -67,10 +67,10 @@ static mcs_status jump_minimal(int naive, int n, const mcs_real *M, int f, const
     mcs_real *NMN = w->big;
     mcs_real *MN = w->sq4;
     mcs_real *s = w->vec;
-    mcs_real *u = s + n + 1;
-    mcs_real *z = u + n + 1;
-    mcs_real *g = z + n + 1;
-    mcs_real *ds = g + n + 1;
+    mcs_real *u = &s[n + 1];
+    mcs_real *z = &u[n + 1];
+    mcs_real *g = &z[n + 1];
+    mcs_real *ds = &g[n + 1];
     mcs_real scale = MCS_R(0.0);
     mcs_real r11;
     int i;
@@ -106,7 +106,7 @@ static mcs_status jump_minimal(int naive, int n, const mcs_real *M, int f, const
         z[i] = MCS_R(0.0);
     }
     if (gdim > 0) {
-        mcs_real *N = Q + (r * f);
+        mcs_real *N = &Q[r * f];
         mcs_real *rhs = g; /* B is no longer needed: NMN takes its place */
         if (naive != 0) {
             mcs_mat_gemm(1, 0, gdim, 1, f, 1, N, f, s, f, 0, rhs, gdim);
@@ -182,7 +182,7 @@ static mcs_status jump_saddle(int projected, int n, const mcs_real *M, int m1, c
         mcs_real *L = w->sq2;
         mcs_real *X = w->sq3;
         mcs_real *S = w->big;
-        mcs_real *Y = w->sq3 + (n * m1);
+        mcs_real *Y = &w->sq3[n * m1];
         mcs_mat_copy(n, n, M, n, L, n);
         if (mcs_la_cholesky(n, L, n) != 0) {
             return MCS_ERR_MASS_NOT_PD;
@@ -231,8 +231,8 @@ static mcs_status jump_saddle(int projected, int n, const mcs_real *M, int m1, c
     for (i = 0; i < n; ++i) {
         rhs[i] = U ? U[i] : MCS_R(0.0);
     }
-    mcs_mat_gemm(0, 0, mm, 1, n, -1, J1, MAX2(m1, 1), v, n, 0, rhs + n, MAX2(mm, 1));
-    mcs_mat_gemm(0, 0, m2, 1, n, -1, J2, m2, v, n, 0, rhs + n + mm, MAX2(m2, 1));
+    mcs_mat_gemm(0, 0, mm, 1, n, -1, J1, MAX2(m1, 1), v, n, 0, &rhs[n], MAX2(mm, 1));
+    mcs_mat_gemm(0, 0, m2, 1, n, -1, J2, m2, v, n, 0, &rhs[n + mm], MAX2(m2, 1));
     if ((mcs_la_lu(k, A, k, w->ipiv) != 0) || lu_is_singular(k, A)) {
         return MCS_ERR_SINGULAR_CHART; /* dependent rows: use MCS_JUMP_MINIMAL */
     }
@@ -283,14 +283,14 @@ mcs_status mcs_jump(mcs_jump_method method, int n, const mcs_real *M, int m1, co
         return MCS_ERR_NONFINITE;
     }
     w.big = work;
-    w.sq1 = w.big + (k * k);
-    w.sq2 = w.sq1 + (k * k);
-    w.sq3 = w.sq2 + (k * k);
-    w.sq4 = w.sq3 + (k * k);
-    w.vec = w.sq4 + (k * k);
+    w.sq1 = &w.big[k * k];
+    w.sq2 = &w.sq1[k * k];
+    w.sq3 = &w.sq2[k * k];
+    w.sq4 = &w.sq3[k * k];
+    w.vec = &w.sq4[k * k];
     w.basis = &w.vec[8U * k];
     w.piv = iwork;
-    w.ipiv = iwork + k;
+    w.ipiv = &iwork[k];
     for (i = 0; i < n; ++i) {
         dv[i] = MCS_R(0.0);
     }

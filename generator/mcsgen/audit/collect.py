@@ -102,6 +102,7 @@ class Audit:
     kernel_vs_sympy: List[Tuple[str, float, str]]  # (term, max rel diff, worst entry)
     sympy_tol: float
     initial: Dict[str, float]
+    misra: Optional[dict] = None  # misra_summary(): None when not checked
     ok: bool = field(default=False)
 
 
@@ -308,8 +309,10 @@ def collect(
     seed: int = 1,
     tol: float = 1e-6,
     sympy_tol: float = 1e-12,
+    misra: bool = False,
 ) -> Audit:
-    """Everything the report shows. generated_dir holds <name>.c and <name>.h (the C audited)."""
+    """Everything the report shows. generated_dir holds <name>.c and <name>.h (the C audited).
+    misra: also run the MISRA C:2012 check of the generated C (Cppcheck, about 10 s)."""
     complete_initial_state(model)
     name = model.name
     c_path, h_path = generated_dir / f"{name}.c", generated_dir / f"{name}.h"
@@ -362,6 +365,29 @@ def collect(
         kernel_vs_sympy=vs,
         sympy_tol=sympy_tol,
         initial=initial,
+        misra=misra_summary(generated_dir) if misra else None,
     )
     audit.ok = check.ok and all(d <= sympy_tol for _, d, _ in vs)
+    if audit.misra is not None:
+        audit.ok = audit.ok and audit.misra["findings"] == []
     return audit
+
+
+def misra_summary(generated_dir: Path) -> dict:
+    """The MISRA C:2012 result of a model's generated C, with the deviations that applied and
+    their justifications (misra/deviations.txt)."""
+    from .. import misra
+
+    deviations = misra.load_deviations()
+    result = misra.check_model(generated_dir, deviations)
+    used = [d for d in deviations if d.used]
+    return {
+        "tool": misra.cppcheck_version(),
+        "summary": result.summary(),
+        "findings": [str(f) for f in result.findings],
+        "deviations": [
+            {"rule": d.rule, "count": d.used, "files": d.files, "why": d.why,
+             "category": "advisory" if d.rule in misra.ADVISORY else "required"}
+            for d in used
+        ],  # fmt: skip
+    }

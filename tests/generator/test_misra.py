@@ -1,0 +1,177 @@
+"""MISRA C:2012 (mcsgen/misra.py): the deviations file, the printer shapes the rules ask for, a
+model with every joint type and force element checked clean, and a planted violation caught.
+The runtime and the shipped models are checked by `make misra` (part of `make test`)."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+from mcsgen import misra
+from mcsgen.emit.printer import McsCodePrinter
+from mcsgen.errors import McsError
+from mcsgen.generate import generate
+from mcsgen.model.joints import PLANAR_TYPES, SPATIAL_TYPES
+from mcsgen.model.mechanism import FORCE_TYPES
+
+ROOT = Path(__file__).resolve().parents[2]
+needs_cppcheck = pytest.mark.skipif(shutil.which("cppcheck") is None, reason="make deps")
+
+# every spatial joint type between two bodies (redundant rows are fine: only the C is checked)
+EVERY_SPATIAL = """\
+name: every_spatial
+parameters:
+  k: {value: 20.0, unit: N/m}
+  c: {value: 0.3, unit: N s/m}
+gravity: [0, 0, -9.81]
+bodies:
+  - {name: b1, type: spatial, mass: 1, inertia: [0.1, 0.2, 0.25], position: [0.5, 0, 0]}
+  - {name: b2, type: spatial, mass: 1, inertia: [0.1, 0.2, 0.25], position: [1.0, 0, 0]}
+joints:
+  - {name: J1, type: revolute, body1: b1, body2: ground, point: [0, 0, 0], axis: [0, 1, 0]}
+  - {name: J2, type: prismatic, body1: b2, body2: b1, point: [0.75, 0, 0], axis: [1, 0, 0]}
+  - {name: J3, type: cylindrical, body1: b2, body2: b1, point: [0.75, 0, 0], axis: [1, 0, 0]}
+  - {name: J4, type: spherical, body1: b2, body2: ground, point: [1.0, 0, 0]}
+  - {name: J5, type: planar, body1: b2, body2: b1, point: [0.75, 0, 0], axis: [0, 0, 1]}
+  - {name: J6, type: parallel, body1: b2, body2: b1, point: [0.75, 0, 0], axis: [0, 0, 1]}
+  - {name: J7, type: orthogonal, body1: b2, body2: b1, point: [0.75, 0, 0], axis: [0, 0, 1]}
+  - {name: J8, type: distance_along_axis, body1: b2, body2: b1, point: [0.75, 0, 0],
+     axis: [0, 0, 1], distance: 0}
+  - {name: J9, type: universal, body1: b2, body2: b1, point: [0.75, 0, 0], axis1: [0, 1, 0],
+     axis2: [0, 0, 1]}
+  - {name: J10, type: distance, body1: b2, body2: b1, point1: [0, 0, 0], point2: [0, 0, 0],
+     distance: 0.5}
+  - {name: J11, type: fix, body1: b2, body2: b1, point: [0.75, 0, 0]}
+forces:
+  - {type: force, body: b1, point: [0.5, 0, 0], force: [0, "sin(t)", 1.0]}
+  - {type: torque, body: b2, torque: ["0.2*t", 0, 0.1]}
+  - {type: spring_damper, body1: b2, point1: [1.0, 0, 0], body2: ground, point2: [3, 0, 1],
+     stiffness: k, damping: c, rest_length: 0.2}
+  - {type: rotational_spring_damper, joint: J1, stiffness: 3.0, damping: 0.5, rest_angle: 0.2}
+  - {type: translational_spring_damper, joint: J2, stiffness: k, damping: c, rest_length: 0.1}
+"""
+
+EVERY_PLANAR = """\
+name: every_planar
+parameters:
+  k: {value: 50.0, unit: N/m}
+  c: {value: 2.0, unit: N s/m}
+gravity: [0, -9.81]
+bodies:
+  - {name: b1, type: planar, mass: 1, inertia: 0.1, position: [0.5, 0], angle: 0}
+  - {name: b2, type: planar, mass: 2, inertia: 0.2, position: [1.5, 0], angle: 0}
+  - {name: b3, type: planar, mass: 1, inertia: 0.1, position: [2.5, 0], angle: 0}
+  - {name: b4, type: planar, mass: 1, inertia: 0.1, position: [3.5, 0], angle: 0}
+joints:
+  - {name: O, type: revolute, body1: b1, body2: ground, point: [0, 0]}
+  - {name: A, type: prismatic, body1: b2, body2: b1, point: [1, 0], axis: [1, 0]}
+  - {name: B, type: revolute, body1: b3, body2: b2, point: [2, 0]}
+  - {name: C, type: fix, body1: b4, body2: b3, point: [3, 0]}
+forces:
+  - {type: force, body: b2, point: [1.5, 0], force: [0, "cos(t)"]}
+  - {type: torque, body: b3, torque: "0.1*t"}
+  - {type: spring_damper, body1: b2, point1: [1.5, 0], body2: ground, point2: [2, 1],
+     stiffness: k, damping: c, rest_length: 0.5}
+  - {type: rotational_spring_damper, joint: B, stiffness: 3.0, damping: 0.5, rest_angle: 0.2}
+  - {type: translational_spring_damper, joint: A, stiffness: k, damping: c, rest_length: 0.1}
+"""
+
+# rules the generated C may deviate (misra/deviations.txt, generated/*): a printer or template
+# change that needs another one must say so here
+GENERATED_DEVIATIONS = {"2.5", "8.7", "11.5"}
+
+
+def test_the_test_models_cover_every_joint_type_and_force_element():
+    for jtype in SPATIAL_TYPES:
+        assert f"type: {jtype}," in EVERY_SPATIAL, jtype
+    for jtype in PLANAR_TYPES:
+        assert f"type: {jtype}," in EVERY_PLANAR, jtype
+    for ftype in FORCE_TYPES:
+        assert f"type: {ftype}," in EVERY_SPATIAL and f"type: {ftype}," in EVERY_PLANAR, ftype
+
+
+def test_deviations_file_is_justified_scoped_and_mostly_advisory():
+    deviations = misra.load_deviations()
+    assert deviations
+    for d in deviations:
+        assert d.rule not in misra.MANDATORY
+        assert len(d.why.split()) >= 10, d
+        assert d.files.startswith(("runtime/", "generated/")), d
+    # the one required rule deviated, with the size macros named in its pattern
+    required = {d.rule for d in deviations if d.rule not in misra.ADVISORY}
+    assert required == {"10.4"}
+    (size_macros,) = [d for d in deviations if d.rule == "10.4"]
+    assert "WORK_SIZE" in size_macros.where and size_macros.files == "runtime/src/*.c"
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("15.5 | * | * | Functions return early at the first failure status.", "blanket"),
+        ("15.5 | runtime/src/*.c | * | early returns", "sentence"),
+        ("9.1 | runtime/src/a.c | * | Objects are always set before they are read here.", "mandat"),
+        ("x.y | runtime/src/a.c | * | Objects are always set before they are read here.", "rule"),
+        ("15.5 | runtime/src/a.c | ( | Functions return early at the first failure status.", "bad"),
+        ("15.5 | runtime/src/a.c", "expected"),
+    ],
+)
+def test_deviation_lines_that_are_refused(tmp_path, line, message):
+    path = tmp_path / "deviations.txt"
+    path.write_text("# comment\n" + line + "\n")
+    with pytest.raises(McsError, match=message) as err:
+        misra.load_deviations(path)
+    assert f"{path}:2:" in str(err.value)
+
+
+def test_printer_makes_precedence_and_essential_types_explicit():
+    x, y, z = sp.symbols("x y z")
+    p = McsCodePrinter({x: "x[0]", y: "x[1]", z: "p->z"})
+    assert p.doprint(2 * x) == "MCS_R(2.0)*x[0]"
+    assert p.doprint(x * y + z) == "(x[0]*x[1]) + p->z"
+    assert p.doprint(x * y - 3 * z - 1) == "(x[0]*x[1]) - (MCS_R(3.0)*p->z) + MCS_R(-1.0)"
+    assert p.doprint(-2 * x - 2 * y) == "(-MCS_R(2.0)*x[0]) - (MCS_R(2.0)*x[1])"
+    assert p.doprint(z + 1 / x**2) == "p->z + (MCS_R(1.0)/(x[0]*x[0]))"
+    assert p.doprint(x - y) == "x[0] - x[1]" and p.doprint(-x * y) == "-x[0]*x[1]"
+    assert p.doprint(sp.sin(x) + y * sp.sqrt(z)) == "(x[1]*mcs_sqrt(p->z)) + mcs_sin(x[0])"
+    assert p.value(0) == "MCS_R(0.0)" and p.value(sp.Rational(1, 8)) == "MCS_R(0.125)"
+
+
+@needs_cppcheck
+def test_every_joint_type_and_force_element_generates_clean_c(tmp_path):
+    dirs = []
+    for text in (EVERY_SPATIAL, EVERY_PLANAR):
+        name = text.split("\n", 1)[0].split(": ")[1]
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text)
+        _, out_dir, _ = generate(path, out_root=tmp_path / "gen")
+        dirs.append(out_dir)
+    results = misra.check_all(dirs, runtime=False)
+    for result in results:
+        assert result.findings == [], "\n".join(map(str, result.findings))
+        assert set(result.deviated) <= GENERATED_DEVIATIONS, result.deviated
+        assert result.deviated["8.7"] > 10 and result.deviated["11.5"] > 10
+
+
+@needs_cppcheck
+def test_a_planted_violation_is_a_finding(tmp_path):
+    model = tmp_path / "planar_pendulum"
+    shutil.copytree(ROOT / "generated" / "planar_pendulum", model)
+    c = model / "planar_pendulum.c"
+    text = c.read_text()
+    clean = misra.check_model(model)
+    assert clean.findings == []
+    # an unbraced if and an implicit precedence in a kernel body
+    body = text.index("{", text.index("void planar_pendulum_c(")) + 1
+    planted = "\n    if (t > MCS_R(1.0))\n        out[0] = t;\n    out[0] = out[0] * t + t;"
+    c.write_text(text[:body] + planted + text[body:])
+    line = text[:body].count("\n") + 2
+    found = misra.check_model(model)
+    rules = {(f.rule, f.line) for f in found.findings}
+    assert rules == {("15.6", line), ("12.1", line + 2)}, found.findings
+    assert all(f.path == "generated/planar_pendulum/planar_pendulum.c" for f in found.findings)
+
+
+def test_cli_misra_without_a_target_is_one_line(cli):
+    proc = cli("misra")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--runtime" in proc.stderr
