@@ -20,7 +20,7 @@ TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
 .PHONY: all deps generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
-        firmware clean fuzz fuzz-deps test-fuzz-replay misra
+        firmware clean fuzz fuzz-deps test-fuzz-replay misra bench-compare
 
 all: runtime
 
@@ -162,6 +162,11 @@ demo: deps
 
 bench: deps
 	$(PYTHON) bench/run.py
+
+# The integration loop of this checkout against revision REV, interleaved in one run (ratios).
+REV ?= HEAD~1
+bench-compare: deps
+	$(PYTHON) bench/compare.py $(REV)
 
 # Cortex-M4F builds (float, -Os, portable linear algebra, no heap): flash and RAM per model.
 # Installs gcc-arm-none-eabi and libnewlib-arm-none-eabi when missing (about 450 MB).
