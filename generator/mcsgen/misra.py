@@ -130,7 +130,7 @@ FIRMWARE_EXAMPLE = RUNTIME / "app" / "mcs_firmware_example.c"
 FIRMWARE_MODEL = "slider_crank"
 
 
-def run_cppcheck(sources, includes, jobs=1, all_configs=True, extra=()):
+def run_cppcheck(sources, includes, jobs=1, all_configs=True, extra=(), build_dir=None):
     """Cppcheck with the MISRA addon over `sources` (checked together, C99): the findings.
     all_configs=False checks only the default configuration (double, LAPACK): what generated
     models need, since their float build differs only in mcs_config.h's macros, which the
@@ -138,7 +138,8 @@ def run_cppcheck(sources, includes, jobs=1, all_configs=True, extra=()):
     cppcheck_version()
     with tempfile.TemporaryDirectory(prefix="mcs-misra-") as tmp:
         cmd = ["cppcheck", "--addon=misra", "--std=c99", "--quiet", f"-j{jobs}"]
-        cmd += [f"--cppcheck-build-dir={tmp}", "--template={file}:{line}:{column}: [{id}]"]
+        cmd += [f"--cppcheck-build-dir={build_dir or tmp}"]
+        cmd += ["--template={file}:{line}:{column}: [{id}]"]
         if not all_configs:
             cmd.append("--max-configs=1")
         cmd += list(extra)
@@ -188,16 +189,20 @@ def check_all(model_dirs, runtime=True, deviations=None, workers=2):
     time: one Result per scope, the runtime first."""
     deviations = load_deviations() if deviations is None else deviations
     includes = [RUNTIME / "include", RUNTIME / "src"]
-    jobs = [("runtime", srcs) for srcs in BACKEND_SETS.values()] if runtime else []
-    if runtime:
-        jobs.append(("example", [FIRMWARE_EXAMPLE]))
+    jobs = [("runtime", None), ("example", [FIRMWARE_EXAMPLE])] if runtime else []
     n_runtime = len(jobs)
     jobs += [("model", Path(d)) for d in model_dirs]
 
     def run(job):
         kind, what = job
         if kind == "runtime":
-            return run_cppcheck(what, includes)
+            # one build directory for both backend sets: the second pass reuses the analysis
+            # of the files they share and analyses only its own backend
+            found = set()
+            with tempfile.TemporaryDirectory(prefix="mcs-misra-runtime-") as shared:
+                for sources in BACKEND_SETS.values():
+                    found.update(run_cppcheck(sources, includes, build_dir=shared))
+            return sorted(found, key=_finding_key)
         if kind == "example":
             model_dir = GENERATED / FIRMWARE_MODEL
             upper = FIRMWARE_MODEL.upper()

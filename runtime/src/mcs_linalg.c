@@ -86,6 +86,13 @@ void mcs_mat_solve_upper_transposed(int k, const mcs_real *r, int ldr, mcs_real 
     }
 }
 
+mcs_real *mcs_work_next(mcs_real *base, size_t *at, size_t count)
+{
+    mcs_real *block = &base[*at];
+    *at += count;
+    return block;
+}
+
 void mcs_mat_copy(int rows, int cols, const mcs_real *a, int lda, mcs_real *b, int ldb)
 {
     int i;

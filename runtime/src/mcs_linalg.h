@@ -58,6 +58,9 @@ void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_
 void mcs_mat_solve_upper_transposed(int k, const mcs_real *r, int ldr, mcs_real *b);
 /* Copy a (rows x cols) into b. */
 void mcs_mat_copy(int rows, int cols, const mcs_real *a, int lda, mcs_real *b, int ldb);
+/* The next `count` reals of the workspace `base` from offset *at, which moves past them: how
+ * the statics and modes solvers carve the caller's block. */
+mcs_real *mcs_work_next(mcs_real *base, size_t *at, size_t count);
 /* Matrix exponential of a square a (n x n) by the diagonal [6/6] Padé approximant with scaling
  * and squaring; result in e. work: 4 n*n reals, ipiv: n ints. Skew a gives orthogonal e. */
 int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipiv);

@@ -29,36 +29,28 @@ typedef struct modes_ws {
     int *order; /* (m), (2n) */
 } modes_ws;
 
-/* The next `count` reals of the block `base`, from offset *at (which moves past them). */
-static mcs_real *modes_next_block(mcs_real *base, size_t *at, size_t count)
-{
-    mcs_real *block = &base[*at];
-    *at += count;
-    return block;
-}
-
 static void modes_carve(modes_ws *w, int n, int m, mcs_real *p, int *ip)
 {
     const size_t nn = (size_t)n * (size_t)n;
     size_t at = 0;
-    w->A = modes_next_block(p, &at, (size_t)m * (size_t)n);
-    w->Q = modes_next_block(p, &at, nn);
-    w->R = modes_next_block(p, &at, (size_t)n * (size_t)m);
-    w->K = modes_next_block(p, &at, nn);
-    w->S = modes_next_block(p, &at, nn);
-    w->M = modes_next_block(p, &at, nn);
-    w->D = modes_next_block(p, &at, nn);
-    w->Kr = modes_next_block(p, &at, nn);
-    w->Mr = modes_next_block(p, &at, nn);
-    w->Dr = modes_next_block(p, &at, nn);
-    w->P = modes_next_block(p, &at, 4U * nn);
-    w->B = modes_next_block(p, &at, 4U * nn);
-    w->V = modes_next_block(p, &at, 4U * nn);
-    w->ar = modes_next_block(p, &at, (2U * (size_t)n) + 1U);
-    w->ai = modes_next_block(p, &at, (2U * (size_t)n) + 1U);
-    w->be = modes_next_block(p, &at, (2U * (size_t)n) + 1U);
-    w->zero = modes_next_block(p, &at, (size_t)n + 1U);
-    w->la = modes_next_block(p, &at, MCS_LINALG_LWORK((size_t)2 * (size_t)n));
+    w->A = mcs_work_next(p, &at, (size_t)m * (size_t)n);
+    w->Q = mcs_work_next(p, &at, nn);
+    w->R = mcs_work_next(p, &at, (size_t)n * (size_t)m);
+    w->K = mcs_work_next(p, &at, nn);
+    w->S = mcs_work_next(p, &at, nn);
+    w->M = mcs_work_next(p, &at, nn);
+    w->D = mcs_work_next(p, &at, nn);
+    w->Kr = mcs_work_next(p, &at, nn);
+    w->Mr = mcs_work_next(p, &at, nn);
+    w->Dr = mcs_work_next(p, &at, nn);
+    w->P = mcs_work_next(p, &at, 4U * nn);
+    w->B = mcs_work_next(p, &at, 4U * nn);
+    w->V = mcs_work_next(p, &at, 4U * nn);
+    w->ar = mcs_work_next(p, &at, (2U * (size_t)n) + 1U);
+    w->ai = mcs_work_next(p, &at, (2U * (size_t)n) + 1U);
+    w->be = mcs_work_next(p, &at, (2U * (size_t)n) + 1U);
+    w->zero = mcs_work_next(p, &at, (size_t)n + 1U);
+    w->la = mcs_work_next(p, &at, MCS_LINALG_LWORK((size_t)2 * (size_t)n));
     w->bwork = &p[at];
     w->piv = ip;
     w->order = &ip[m + 1];

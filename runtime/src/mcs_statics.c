@@ -28,14 +28,6 @@ typedef struct statics_ws {
     int rank;
 } statics_ws;
 
-/* The next `count` reals of the block `base`, from offset *at (which moves past them). */
-static mcs_real *statics_next_block(mcs_real *base, size_t *at, size_t count)
-{
-    mcs_real *block = &base[*at];
-    *at += count;
-    return block;
-}
-
 static int statics_carve(statics_ws *w, int n, int m, mcs_real *work, size_t work_len, int *iwork,
                          size_t iwork_len)
 {
@@ -48,21 +40,21 @@ static int statics_carve(statics_ws *w, int n, int m, mcs_real *work, size_t wor
     }
     w->n = n;
     w->m = m;
-    w->A = statics_next_block(p, &at, (size_t)m * (size_t)n);
-    w->c = statics_next_block(p, &at, (size_t)m + 1U);
-    w->f = statics_next_block(p, &at, (size_t)n);
-    w->rf = statics_next_block(p, &at, (size_t)n);
-    w->Q = statics_next_block(p, &at, (size_t)n * (size_t)n);
-    w->R = statics_next_block(p, &at, (size_t)n * (size_t)m);
-    w->K = statics_next_block(p, &at, (size_t)n * (size_t)n);
-    w->Kc = statics_next_block(p, &at, (size_t)n * (size_t)n);
-    w->J = statics_next_block(p, &at, k * k);
-    w->dx = statics_next_block(p, &at, k + 1U);
-    w->xt = statics_next_block(p, &at, (size_t)n);
-    w->lt = statics_next_block(p, &at, (size_t)m + 1U);
-    w->zero = statics_next_block(p, &at, (size_t)n);
-    w->N = statics_next_block(p, &at, (size_t)n * (size_t)n);
-    w->y = statics_next_block(p, &at, (size_t)n + 1U);
+    w->A = mcs_work_next(p, &at, (size_t)m * (size_t)n);
+    w->c = mcs_work_next(p, &at, (size_t)m + 1U);
+    w->f = mcs_work_next(p, &at, (size_t)n);
+    w->rf = mcs_work_next(p, &at, (size_t)n);
+    w->Q = mcs_work_next(p, &at, (size_t)n * (size_t)n);
+    w->R = mcs_work_next(p, &at, (size_t)n * (size_t)m);
+    w->K = mcs_work_next(p, &at, (size_t)n * (size_t)n);
+    w->Kc = mcs_work_next(p, &at, (size_t)n * (size_t)n);
+    w->J = mcs_work_next(p, &at, k * k);
+    w->dx = mcs_work_next(p, &at, k + 1U);
+    w->xt = mcs_work_next(p, &at, (size_t)n);
+    w->lt = mcs_work_next(p, &at, (size_t)m + 1U);
+    w->zero = mcs_work_next(p, &at, (size_t)n);
+    w->N = mcs_work_next(p, &at, (size_t)n * (size_t)n);
+    w->y = mcs_work_next(p, &at, (size_t)n + 1U);
     w->bwork = &p[at];
     w->piv = iwork;
     w->ipiv = &iwork[m + 1];

@@ -57,13 +57,17 @@ def test_generation_does_not_depend_on_the_machines_rounding(tmp_path):
 
 @pytest.mark.parametrize("path", GENERATED, ids=[p.name for p in GENERATED])
 def test_no_emitted_constant_is_round_off(path):
-    """Every MCS_R literal is a genuine non-integer: exact zeros and ones print as 0 and 1 (or
-    vanish), and nothing within 1e-14 of an integer or of zero is emitted as a real literal."""
+    """No MCS_R literal is round-off: an integer prints as its exact `N.0` (MISRA 10.4 has every
+    constant of a real expression written as a real literal), and nothing within 1e-14
+    (relative) of an integer, zero included, is emitted as a non-integer literal."""
     literals = LITERAL.findall(path.read_text())
     bad = []
     for text in literals:
         value = float(text)
-        if value == round(value) or abs(value - round(value)) < 1e-14:
+        if value == round(value):
+            if not re.fullmatch(r"-?\d+\.0", text):
+                bad.append(text)  # an integer printed from a float, not from an exact Integer
+        elif abs(value - round(value)) < 1e-14 * max(1.0, abs(value)):
             bad.append(text)
     assert not bad, f"{path.name}: {sorted(set(bad))[:10]}"
 

@@ -178,7 +178,8 @@ def test_render_completes_the_initial_state_of_a_freshly_loaded_model():
     model = load_model(ROOT / "models" / "pendulum_kc.yaml")
     assert model.v0 is None
     files = render(model, derive(model))
-    assert "static const mcs_real v0[3] = { 0, 0, 0 };" in files["pendulum_kc.c"]
+    zeros = "{ MCS_R(0.0), MCS_R(0.0), MCS_R(0.0) }"
+    assert f"static const mcs_real v0[3] = {zeros};" in files["pendulum_kc.c"]
 
 
 def test_kernels_split_into_parts_compute_the_same(tmp_path, monkeypatch):
