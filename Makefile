@@ -20,7 +20,7 @@ TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
 .PHONY: all deps generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
-        firmware clean fuzz fuzz-deps test-fuzz-replay misra bench-compare
+        firmware clean fuzz fuzz-deps test-fuzz-replay misra bench-compare c-binaries
 
 all: runtime
 
@@ -143,7 +143,13 @@ lint: deps
 	@echo "lint: clean"
 
 # The README's test command: everything, under 10 minutes on 2 cores.
-test: deps lint check-generated misra test-c test-sanitize test-fuzz-replay test-py
+test: deps lint check-generated misra c-binaries test-c test-sanitize test-fuzz-replay test-py
+
+# Every C test program, compiled on both cores (each links the whole runtime and seven models).
+C_TEST_BINS = $(addprefix $(B)/tests/,$(C_TESTS)) $(addprefix $(B)/tests-portable/,$(C_TESTS)) \
+	$(addprefix $(B)/tests-asan/,$(C_TESTS)) $(addprefix $(B)/fuzz-replay/,$(FUZZ_VARIANTS))
+c-binaries: deps
+	@$(MAKE) --no-print-directory -j2 $(C_TEST_BINS)
 
 # MISRA C:2012 (Cppcheck's addon) over the runtime and every generated model, with the
 # deviations of misra/deviations.txt; fails on any finding left or any unused deviation.
