@@ -11,7 +11,7 @@ import math
 
 import sympy as sp
 
-from .exact import from_literal
+from .exact import NotANumber, approx, from_literal
 
 # Functions a model may call, with their arity. Each maps to a SymPy function that the C printer
 # knows; the generated C calls the <math.h> function of the same name (float variant in float
@@ -36,6 +36,10 @@ CONSTANTS = {"pi": sp.pi}
 
 MAX_LENGTH = 20000  # characters; a guard against pathological input, far above any real model
 MAX_DEPTH = 200  # syntax tree depth
+# Every constant must be a real number a float build can hold (the same C serves both): beyond
+# FLT_MAX the literal does not compile in float, below FLT_MIN it would vanish.
+CONST_MAX = sp.Float("3.4028234663852886e38")
+CONST_MIN = sp.Float("1.1754943508222875e-38")
 
 
 class ExprError(ValueError):
@@ -81,6 +85,35 @@ class _Builder:
         raise ExprError(f"{what} in '{self.text}'")
 
     def build(self, node, depth):
+        value = self._build(node, depth)
+        if value.is_number:
+            self._check_constant(value)
+        return value
+
+    def _check_constant(self, value):
+        """A constant (sub-)expression must be a finite real within float's range: log(0),
+        tan(pi/2), 0**-1 (zoo), sqrt(-1), acos(2), exp(1000), 2**3000 are refused here."""
+        if value.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
+            self.fail(f"constant '{_short(value)}' is not finite")
+        try:
+            magnitude = abs(approx(value, 30))
+        except NotANumber:
+            self.fail(f"constant '{_short(value)}' is not a real number")
+        if magnitude > CONST_MAX or (0 < magnitude < CONST_MIN):
+            self.fail(
+                f"constant '{_short(value)}' is outside the range of float (1.2e-38 to 3.4e38)"
+            )
+
+    def _power(self, base, exponent):
+        """base**exponent, refusing constant powers too large to evaluate (10**99999999,
+        9**9**9**9 would run for ever) before SymPy tries."""
+        if base.is_number and exponent.is_number and exponent.is_real:
+            b = abs(approx(base, 30))
+            if b not in (0, 1) and abs(approx(exponent, 30)) * abs(sp.log(b, 10).evalf(30)) > 400:
+                self.fail(f"constant power '{_short(base)}**{_short(exponent)}' is out of range")
+        return base**exponent
+
+    def _build(self, node, depth):
         if depth > MAX_DEPTH:
             self.fail("expression nested too deeply")
         d = depth + 1
@@ -88,10 +121,10 @@ class _Builder:
             value = node.value
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 self.fail(f"unsupported constant {value!r}")
+            if isinstance(value, int):
+                return sp.Integer(value)  # its range is checked as a constant
             if not math.isfinite(value):
                 self.fail("non-finite number")
-            if isinstance(value, int):
-                return sp.Integer(value)
             # the digits as written (ast keeps the source text), not the binary float
             return from_literal(ast.get_source_segment(self.text, node) or value)
         if isinstance(node, ast.Name):
@@ -116,7 +149,7 @@ class _Builder:
                     self.fail("division by zero")
                 return left / right
             if op is ast.Pow:
-                return left**right
+                return self._power(left, right)
             self.fail(f"operator '{type(node.op).__name__}' is not allowed")
         if isinstance(node, ast.UnaryOp):
             operand = self.build(node.operand, d)
@@ -141,3 +174,9 @@ class _Builder:
         if isinstance(node, ast.Attribute):
             self.fail(f"attribute access '.{node.attr}' is not allowed")
         self.fail(f"'{kind}' is not allowed (only numbers, names, + - * / **, and functions)")
+
+
+def _short(value, limit=40):
+    """A constant as text for a message, cut to `limit` characters."""
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

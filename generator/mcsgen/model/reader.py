@@ -15,9 +15,20 @@ int long register restrict return short signed sizeof static struct switch typed
 void volatile while _Bool _Complex _Imaginary bool true false NULL main
 """.split()
 )
-# Names the expression language already uses (t is time). User names never reach C unprefixed
-# except as parameter-struct members, so C keywords are the only other clash.
+# Names the expression language already uses (t is time). User names reach C as parameter-struct
+# members (p->name) and as the model's prefix (name_c, NAME_NX): a macro of a header the
+# generated code includes would replace them, so those names are reserved too.
 RESERVED = frozenset({"t", "unused_"}) | set(FUNCTIONS) | set(CONSTANTS)
+C_MACROS = frozenset(
+    """
+NAN INFINITY HUGE_VAL HUGE_VALF HUGE_VALL FP_NAN FP_INFINITE FP_ZERO FP_SUBNORMAL FP_NORMAL
+FP_ILOGB0 FP_ILOGBNAN FP_FAST_FMA FP_FAST_FMAF FP_FAST_FMAL MATH_ERRNO MATH_ERREXCEPT
+math_errhandling fpclassify isfinite isinf isnan isnormal signbit isgreater isgreaterequal
+isless islessequal islessgreater isunordered errno offsetof NULL
+""".split()
+)
+# the runtime's and generated code's own identifiers: mcs_*, MCS_* (mcs_sin, MCS_R, mcs_real, ...)
+RUNTIME_PREFIXES = ("mcs_", "MCS_")
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
@@ -75,6 +86,10 @@ class Reader:
             )
         if name in C_KEYWORDS:
             self.fail(where, f"{kind} name '{name}' is a C keyword")
+        if name in C_MACROS or name.startswith(("M_", "FLT_", "DBL_")):
+            self.fail(where, f"{kind} name '{name}' is a macro of the C library's headers")
+        if name.startswith(RUNTIME_PREFIXES) or name in ("mcs", "MCS"):
+            self.fail(where, f"{kind} name '{name}' is reserved for the runtime (mcs_, MCS_)")
         if "__" in name:
             self.fail(where, f"{kind} name '{name}' contains '__' (reserved in C)")
         return name
