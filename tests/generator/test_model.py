@@ -58,6 +58,10 @@ BAD = [
     (("- l**2", "- l**2 + 9**9**9**9"), "constraints[0].expr", "out of range"),
     (("- l**2", "- l**2 + 1" + "0" * 400), "constraints[0].expr", "outside the range of float"),
     (("- l**2", "- l**2 + 1e-50*x"), "constraints[0].expr", "outside the range of float"),
+    (("  l: 1.0", "  NULL: 1.0"), "parameters.null", "got nothing (YAML reads null"),
+    (("  l: 1.0", "  yes: 1.0"), "parameters.true", "quote the name"),
+    (("coordinates: [x, z]", "coordinates: [x, main]"), "coordinates[1]", "entry point"),
+    (("  l: 1.0", "  l: 1e999"), "parameters.l", "not finite"),
     (("  l: 1.0", "  l: .inf"), "parameters.l", "not finite"),
     (("  l: 1.0", "  l: .nan"), "parameters.l", "not finite"),
     (("  l: 1.0", "  l: one"), "parameters.l", "expected a number"),
@@ -93,7 +97,7 @@ BAD = [
     ),
     (("initial:", "simulation: {h: -1}\ninitial:"), "simulation.h", "must be positive"),
     (("initial:", "bodies: []\ninitial:"), "bodies", "unknown field"),
-    (("  g: 9.81", "  g: 9.81\n  g: 9.80"), "g", "duplicate key"),
+    (("  g: 9.81", "  g: 9.81\n  g: 9.80"), "parameters.g", "duplicate key"),
     (("name: m\n", "name: m\n  bad indent: [\n"), "", "YAML syntax error"),
 ]
 
@@ -118,6 +122,17 @@ def test_bad_model_message(write_model, change, field, words):
     message = str(info.value)
     assert message.startswith(str(path)), message
     assert field in message and words in message, message
+
+
+def test_numbers_yaml_reads_as_text_are_numbers_and_long_expressions_are_cut(write_model):
+    # YAML 1.1 reads 1e0 (no '.') as text; a parameter value takes it as the number
+    model = load_model(write_model(_mutate("  l: 1.0", "  l: 1e0")))
+    assert [p.value for p in model.parameters if p.name == "l"] == [1]
+    long = " + ".join(["x"] * 3000) + " + nope"  # 12 KB; the message stays one short line
+    with pytest.raises(ModelError) as err:
+        load_model(write_model(_mutate("x**2 + z**2 - l**2", long)))
+    message = str(err.value)
+    assert "constraints[0].expr" in message and len(message) < 300 and "\n" not in message
 
 
 def test_kinetic_energy_must_be_quadratic(write_model):

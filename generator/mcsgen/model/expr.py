@@ -70,9 +70,9 @@ def parse_expr(text, symbols):
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ExprError(f"syntax error in '{text.strip()}': {exc.msg}") from None
+        raise ExprError(f"syntax error in '{_short(text.strip(), 80)}': {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError):
-        raise ExprError(f"cannot parse '{text.strip()}'") from None
+        raise ExprError(f"cannot parse '{_short(text.strip(), 80)}'") from None
     return _Builder(symbols, text.strip()).build(tree.body, 0)
 
 
@@ -82,7 +82,7 @@ class _Builder:
         self.text = text
 
     def fail(self, what):
-        raise ExprError(f"{what} in '{self.text}'")
+        raise ExprError(f"{what} in '{_short(self.text, 80)}'")
 
     def build(self, node, depth):
         value = self._build(node, depth)
@@ -177,6 +177,6 @@ class _Builder:
 
 
 def _short(value, limit=40):
-    """A constant as text for a message, cut to `limit` characters."""
+    """A constant or an expression as text for a message (one line), cut to `limit` characters."""
     text = str(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

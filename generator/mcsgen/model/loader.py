@@ -16,7 +16,7 @@ import yaml
 from ..errors import ModelError
 from .exact import NotANumber, from_literal, to_double
 from .mechanism import MechanismBuilder
-from .reader import Reader
+from .reader import Reader, key_text
 from .switches import read_events, read_switches, row_groups_of_joints
 
 VELOCITY_SUFFIX = "_dot"
@@ -144,23 +144,28 @@ class Model:
         return [q.symbol for q in self.parameters]
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys (PyYAML silently keeps the last one)."""
-
-
-def _construct_mapping(loader, node, deep=False):
-    seen = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise ModelError(
-                loader.name, str(key), f"duplicate key (line {key_node.start_mark.line + 1})"
-            )
-        seen.add(key)
-    return yaml.SafeLoader.construct_mapping(loader, node, deep)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+def _refuse_duplicate_keys(node, file_path, where="", visited=None):
+    """Walk the composed YAML tree (nodes, nothing constructed yet) and refuse a mapping key
+    given twice, naming its full field path (PyYAML silently keeps the last one). Each node is
+    visited once: aliases (also recursive ones) are not walked again."""
+    visited = set() if visited is None else visited
+    if id(node) in visited:
+        return
+    visited.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        seen = set()
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else "(key)"
+            field = f"{where}.{key}" if where else str(key)
+            if key in seen:
+                raise ModelError(
+                    file_path, field, f"duplicate key (line {key_node.start_mark.line + 1})"
+                )
+            seen.add(key)
+            _refuse_duplicate_keys(value_node, file_path, field, visited)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _refuse_duplicate_keys(item, file_path, f"{where}[{i}]", visited)
 
 
 def load_model(path: Union[str, os.PathLike]) -> Model:
@@ -175,12 +180,8 @@ def load_model(path: Union[str, os.PathLike]) -> Model:
     except UnicodeDecodeError:
         raise ModelError(path, "", "file is not UTF-8 text") from None
     try:
-        loader = _UniqueKeyLoader(text)
-        loader.name = str(path)
-        try:
-            doc = loader.get_single_data()
-        finally:
-            loader.dispose()
+        _refuse_duplicate_keys(yaml.compose(text, Loader=yaml.SafeLoader), path)
+        doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -302,7 +303,7 @@ class _Validator(Reader):
         raw = self.mapping(raw, "parameters")
         out = []
         for key, spec in raw.items():
-            where = f"parameters.{key}"
+            where = f"parameters.{key_text(key)}"
             self.declare(key, where, "parameter")
             unit, description = "", ""
             if isinstance(spec, dict):

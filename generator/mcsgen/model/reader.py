@@ -30,6 +30,7 @@ isless islessequal islessgreater isunordered errno offsetof NULL
 # the runtime's and generated code's own identifiers: mcs_*, MCS_* (mcs_sin, MCS_R, mcs_real, ...)
 RUNTIME_PREFIXES = ("mcs_", "MCS_")
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+NUMERAL = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
 
 class Reader:
@@ -61,6 +62,8 @@ class Reader:
         return value
 
     def number(self, value, where, positive=False):
+        if isinstance(value, str) and NUMERAL.match(value.strip()):
+            value = float(value)  # YAML 1.1 reads 1e5 (no '.') as text: take it as the number
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail(where, f"expected a number, got {_kind(value)}")
         if not math.isfinite(value):
@@ -76,6 +79,12 @@ class Reader:
             self.fail(prefix + extra[0], f"unknown field (allowed: {', '.join(sorted(allowed))})")
 
     def identifier(self, name, where, kind):
+        if name is None or isinstance(name, bool):
+            self.fail(
+                where,
+                f"{kind} name must be text, got {_kind(name)} (YAML reads null, NULL, ~, yes, "
+                "no, true, false, on and off as values: quote the name)",
+            )
         if not isinstance(name, str):
             self.fail(where, f"{kind} name must be text, got {_kind(name)}")
         if not IDENT.match(name):
@@ -84,6 +93,8 @@ class Reader:
                 f"{kind} name '{name}' is not a valid C identifier "
                 "(letters, digits and '_', starting with a letter)",
             )
+        if name == "main":
+            self.fail(where, f"{kind} name 'main' is reserved (the C program's entry point)")
         if name in C_KEYWORDS:
             self.fail(where, f"{kind} name '{name}' is a C keyword")
         if name in C_MACROS or name.startswith(("M_", "FLT_", "DBL_")):
@@ -130,3 +141,12 @@ def _kind(value):
         int: "a number",
         float: "a number",
     }.get(type(value), type(value).__name__)
+
+
+def key_text(key):
+    """A mapping key as a field name in messages: YAML's null and booleans as written."""
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
