@@ -93,3 +93,42 @@ def test_cli_takes_every_option():
     for opt in options.OPTIONS:
         if opt.name != "progress":
             assert opt.name.replace("-", "_") in dests
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (
+            ["simulate", "slider_crank", "--rank-tol", "-1"],
+            "--rank-tol: expected a number in [0, 1)",
+        ),
+        (["simulate", "slider_crank", "--h", "-1e-3"], "--h: expected a number > 0, got -1e-3"),
+        (["simulate", "slider_crank", "--t-end", "0"], "--t-end: expected a number > 0"),
+        (["simulate", "slider_crank", "--rtol", "nan"], "--rtol: expected a finite number"),
+        (["simulate", "slider_crank", "--atol", "inf"], "--atol: expected a finite number"),
+        (["simulate", "slider_crank", "--dt-out", "-0.5"], "--dt-out: expected a number >= 0"),
+        (["simulate", "slider_crank", "--sing-watch", "1"], "--sing-watch: expected a number in"),
+        (["simulate", "slider_crank", "--newton-max-iter", "0"], "expected a whole number >= 1"),
+        (["simulate", "slider_crank", "--h", "1e-3x"], "--h: expected a number, got '1e-3x'"),
+        (["check", "slider_crank", "--tol", "nan"], "--tol: expected a finite number"),
+        (["check", "slider_crank", "--tol", "-1"], "--tol: expected a number > 0"),
+        (["check", "slider_crank", "--samples", "0"], "--samples: expected a whole number >= 1"),
+        (["statics", "slider_crank", "--max-iter", "-3"], "--max-iter: expected a whole number"),
+    ],
+)
+def test_bad_option_values_get_one_line_naming_the_option(cli, args, words):
+    proc = cli(*args)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and words in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and f"(see mcsgen {args[0]} --help)" in proc.stderr
+
+
+def test_every_checked_option_says_what_it_takes_in_the_readme():
+    table = options.markdown_table().splitlines()  # the README's block (checked current above)
+    checked = [opt for opt in options.OPTIONS if opt.valid]
+    assert {o.name for o in checked} >= {"t-end", "h", "rtol", "atol", "rank-tol", "h-min"}
+    for opt in checked:
+        (row,) = [
+            line for line in table if line.startswith((f"| `--{opt.name} ", f"| `--{opt.name}`"))
+        ]
+        assert options.VALID[opt.valid][1].replace(">", "&gt;") in row, row

@@ -3,6 +3,7 @@
 
 import argparse
 import json
+import re
 import sys
 import threading
 import time
@@ -412,7 +413,9 @@ def _analysis_arguments(parser):
         help="Newton on the full saddle-point matrix [[K, A'], [A, 0]] instead of the tangent "
         "space (a cross-check; fails with dependent rows)",
     )
-    parser.add_argument("--max-iter", type=int, default=50, help="Newton steps (default 50)")
+    parser.add_argument(
+        "--max-iter", type=_checked(int, "count"), default=50, help="Newton steps (default 50)"
+    )
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("--out", metavar="DIR", help="write JSON and CSV files (and plots) here")
 
@@ -459,14 +462,45 @@ def _plot_analysis(args):
     return 0
 
 
+def _checked(kind, valid):
+    """argparse type: a finite number of `kind` (float or int) passing options.VALID[valid]."""
+    from .options import SimOption, option_value
+
+    return option_value(SimOption("", "real" if kind is float else "int", "", valid=valid))
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: `mcsgen simulate: argument --h: expected a number > 0, got
+    -1 (see mcsgen simulate --help)`, exit 2 (no usage block)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+# a number as an option's value: argparse takes `-1e-3` for an option unless it is joined
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|nan)$", re.I)
+
+
+def join_negative_values(argv):
+    """`--h -1e-3` -> `--h=-1e-3`, so a negative number reaches the option (which then says
+    whether it takes it) instead of being read as an unknown option."""
+    out = []
+    for arg in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and _NEGATIVE_NUMBER.match(arg):
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mcsgen",
         description="Mechanism file -> allocation-free C solver with QR "
         "tangent-space continuation.",
     )
     parser.add_argument("--version", action="version", version=f"mcsgen {__version__}")
-    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     sub.required = True
 
     g = sub.add_parser(
@@ -515,9 +549,16 @@ def build_parser():
         "with central finite differences of lower-order functions.",
     )
     c.add_argument("model", metavar="MODEL")
-    c.add_argument("--samples", type=int, default=5, help="random states (default 5)")
+    c.add_argument(
+        "--samples", type=_checked(int, "count"), default=5, help="random states (default 5)"
+    )
     c.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    c.add_argument("--tol", type=float, default=1e-6, help="max relative error (default 1e-6)")
+    c.add_argument(
+        "--tol",
+        type=_checked(float, "positive"),
+        default=1e-6,
+        help="max relative error (default 1e-6; a number > 0)",
+    )
     c.set_defaults(func=cmd_check)
 
     au = sub.add_parser(
@@ -534,7 +575,12 @@ def build_parser():
         "--out", metavar="PATH", help="file or directory (default out/<model>/audit.<format>)"
     )
     au.add_argument("--format", default="html", help="html (default) or md")
-    au.add_argument("--samples", type=int, default=3, help="check's random states (default 3)")
+    au.add_argument(
+        "--samples",
+        type=_checked(int, "count"),
+        default=3,
+        help="check's random states (default 3)",
+    )
     au.add_argument(
         "--no-misra",
         action="store_true",
@@ -608,7 +654,9 @@ def build_parser():
     )
     _analysis_arguments(mo)
     mo.add_argument("--damped", action="store_true", help="include D (first-order form)")
-    mo.add_argument("--count", type=int, default=None, help="the first N modes (default all)")
+    mo.add_argument(
+        "--count", type=_checked(int, "count"), default=None, help="the first N modes (default all)"
+    )
     mo.add_argument(
         "--verify",
         action="store_true",
@@ -658,7 +706,7 @@ def build_parser():
 
 def main(argv=None):
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(join_negative_values(sys.argv[1:] if argv is None else list(argv)))
     try:
         return args.func(args)
     except McsError as exc:

@@ -21,18 +21,43 @@ class SimOption:
     choices: tuple = ()
     default: str = ""  # the documented default ("" for a flag; "model" for the model file's)
     field: str = ""  # the mcs_options field it sets, or "" for the simulator's own
+    valid: str = ""  # the values accepted (VALID below); checked by the CLI before any run
 
 
 # Defaults given as text are the documented values; "model" means the model file's `simulation:`
 # section (README, "Model-file reference"). Order: as printed by --help.
 OPTIONS = (
-    SimOption("t-end", "real", "end time of the run", "T", default="model"),
-    SimOption("h", "real", "RK4 step; DOPRI5 first step", "H", default="model", field="h"),
+    SimOption("t-end", "real", "end time of the run", "T", default="model", valid="positive"),
+    SimOption(
+        "h",
+        "real",
+        "RK4 step; DOPRI5 first step",
+        "H",
+        default="model",
+        field="h",
+        valid="positive",
+    ),
     SimOption(
         "method", "choice", "integrator", choices=("rk4", "dopri5"), default="model", field="method"
     ),
-    SimOption("rtol", "real", "DOPRI5 relative tolerance", "R", default="model", field="rtol"),
-    SimOption("atol", "real", "DOPRI5 absolute tolerance", "A", default="model", field="atol"),
+    SimOption(
+        "rtol",
+        "real",
+        "DOPRI5 relative tolerance",
+        "R",
+        default="model",
+        field="rtol",
+        valid="positive",
+    ),
+    SimOption(
+        "atol",
+        "real",
+        "DOPRI5 absolute tolerance",
+        "A",
+        default="model",
+        field="atol",
+        valid="positive",
+    ),
     SimOption(
         "continuation",
         "choice",
@@ -43,7 +68,12 @@ OPTIONS = (
         field="continuation",
     ),
     SimOption(
-        "dt-out", "real", "rows at exactly t = k D (0: one row per step)", "D", default="model"
+        "dt-out",
+        "real",
+        "rows at exactly t = k D (0: one row per step)",
+        "D",
+        default="model",
+        valid="nonnegative",
     ),
     SimOption("out", "path", "CSV file of the run", "FILE.csv", default="out/<model>.csv"),
     SimOption(
@@ -82,6 +112,7 @@ OPTIONS = (
         "TAU",
         default="1e-9",
         field="rank_tol",
+        valid="fraction",
     ),
     SimOption(
         "sing-tol",
@@ -91,6 +122,7 @@ OPTIONS = (
         "S",
         default="1e-6",
         field="sing_tol",
+        valid="fraction",
     ),
     SimOption(
         "sing-watch",
@@ -99,6 +131,7 @@ OPTIONS = (
         "W",
         default="0.05",
         field="sing_watch",
+        valid="fraction",
     ),
     SimOption(
         "chart-tol",
@@ -107,6 +140,7 @@ OPTIONS = (
         "C",
         default="1e-4",
         field="chart_tol",
+        valid="fraction",
     ),
     SimOption(
         "chart-pivot-min",
@@ -115,6 +149,7 @@ OPTIONS = (
         "P",
         default="1e-8",
         field="chart_pivot_min",
+        valid="fraction",
     ),
     SimOption(
         "newton-tol",
@@ -123,6 +158,7 @@ OPTIONS = (
         "N",
         default="500 eps",
         field="newton_tol",
+        valid="positive",
     ),
     SimOption(
         "newton-max-iter",
@@ -131,6 +167,7 @@ OPTIONS = (
         "K",
         default="25",
         field="newton_max_iter",
+        valid="count",
     ),
     SimOption(
         "h-min",
@@ -139,9 +176,42 @@ OPTIONS = (
         "HMIN",
         default="1e-12",
         field="h_min",
+        valid="positive",
     ),
     SimOption("progress", "flag", "a progress bar on stderr"),
 )
+
+# What `valid` accepts: (test, description for messages and --help)
+VALID = {
+    "positive": (lambda v: v > 0, "a number > 0"),
+    "nonnegative": (lambda v: v >= 0, "a number >= 0"),
+    "fraction": (lambda v: 0 <= v < 1, "a number in [0, 1)"),
+    "count": (lambda v: v >= 1, "a whole number >= 1"),
+}
+
+
+def option_value(opt):
+    """The argparse `type` of a real or int option: the number, or an ArgumentTypeError that
+    says which values the option takes (`--rank-tol: a number in [0, 1), got -1`)."""
+    import argparse
+    import math
+
+    def parse(text):
+        try:
+            value = float(text) if opt.kind == "real" else int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+        if opt.kind == "real" and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected a finite number, got '{text}'")
+        if opt.valid:
+            ok, what = VALID[opt.valid]
+            if not ok(value):
+                raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
+        return value
+
+    parse.__name__ = opt.kind  # argparse names the type in some messages
+    return parse
+
 
 C_TABLE = RUNTIME / "app" / "mcs_options_table.h"
 README = ROOT / "README.md"
@@ -170,9 +240,9 @@ def add_arguments(parser):
         elif opt.kind in ("param", "event"):
             parser.add_argument(flag, action="append", metavar=opt.metavar, help=text)
         elif opt.kind in ("real", "int"):
-            parser.add_argument(
-                flag, type=float if opt.kind == "real" else int, metavar=opt.metavar, help=text
-            )
+            if opt.valid:
+                text += f"; {VALID[opt.valid][1]}"
+            parser.add_argument(flag, type=option_value(opt), metavar=opt.metavar, help=text)
         else:
             parser.add_argument(flag, metavar=opt.metavar, help=text)
 
@@ -246,7 +316,8 @@ def markdown_table():
         if opt.kind == "choice":
             arg = " " + "\\|".join(opt.choices)
         default = f"`{opt.default}`" if "<" in opt.default else (opt.default or "—")
-        what = opt.help.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+        what = opt.help + (f"; {VALID[opt.valid][1]}" if opt.valid else "")
+        what = what.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
         rows.append(f"| `--{opt.name}{arg}` | {default} | {what} |")
     rows += ["", README_END]
     return "\n".join(rows)
