@@ -478,7 +478,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 # a number as an option's value: argparse takes `-1e-3` for an option unless it is joined
-_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|nan)$", re.I)
+_NUMBER = r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
+_NEGATIVE_NUMBER = re.compile(rf"^-{_NUMBER}(,[-+]?{_NUMBER})*$|^-(inf|nan)$", re.I)  # or X,Y,Z
 
 
 def join_negative_values(argv):

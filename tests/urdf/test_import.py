@@ -317,12 +317,12 @@ def test_cli_import_and_errors(cli, tmp_path):
         "--qd",
         "J1=1.5",
         "--gravity",
-        "0,0,-9.80665",
+        "-9.80665,0,0",  # a value that starts with '-' is still the option's value
     )
     assert proc.returncode == 0, proc.stderr
     assert "fixed joint 'flange': link 'tool0' merged into 'link6'" in proc.stdout
     doc = yaml.safe_load(out.read_text())
-    assert doc["gravity"] == [0, 0, -9.80665] and "parameters" not in doc
+    assert doc["gravity"] == [-9.80665, 0, 0] and "parameters" not in doc
     joints = {j["name"]: j for j in doc["joints"]}
     assert joints["J2"]["initial"] == pytest.approx(math.pi / 4, abs=1e-16)
     assert joints["J1"]["rate"] == 1.5
