@@ -67,7 +67,11 @@ def cmd_generate(args):
     for path in paths:
         start = time.monotonic()
         with Spinner(f"generating {path.stem}"):
-            model, out_dir, written = generate(path, out_root=args.out, force=args.force)
+            try:
+                model, out_dir, written = generate(path, out_root=args.out, force=args.force)
+            except OSError as exc:  # the output directory (a model file's errors are McsError)
+                where = exc.filename or args.out or path
+                raise McsError(f"generate: cannot write {where}: {exc.strerror or exc}") from None
         took = time.monotonic() - start
         _warn(model)
         state = f"written in {took:.2f} s" if written else "up to date (skipped)"

@@ -332,11 +332,15 @@ int main(int argc, char **argv)
     ri.t0 = 0;
     ri.t_end = app.t_end;
     if (output_open(&ri, app.out_path, app.events_path) != 0)
-        die("cannot write", ri.csv || !app.events_path ? app.out_path : app.events_path);
+        die("cannot write", (app.out_path && !ri.csv) ? app.out_path : app.events_path);
     output_record_current(&ri, &sim);
     st = run(&sim, &ri, &opt, &app);
     rs.wall_s = (double)(clock() - ri.started) / CLOCKS_PER_SEC;
-    output_close(&ri);
+    switch (output_close(&ri)) {
+    case -1: die("cannot write (the data is incomplete)", app.out_path); break;
+    case -2: die("cannot write (the data is incomplete)", app.events_path); break;
+    default: break;
+    }
 
     rs.status = st;
     rs.t_end = app.t_end;

@@ -293,17 +293,25 @@ void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, con
     ri->nevents++;
 }
 
-void output_close(run_info *ri)
+int output_close(run_info *ri)
 {
+    int result = 0;
     if (ri->bar_shown)
         fprintf(stderr, "\n");
-    if (ri->csv)
-        fclose(ri->csv);
+    if (ri->csv) {
+        const int failed = ferror(ri->csv); /* a write that failed earlier (disk full, ...) */
+        if (fclose(ri->csv) != 0 || failed)
+            result = -1;
+    }
     if (ri->events) {
+        int failed;
         fprintf(ri->events, "%s]\n", ri->nevents ? "\n" : "");
-        fclose(ri->events);
+        failed = ferror(ri->events);
+        if ((fclose(ri->events) != 0 || failed) && result == 0)
+            result = -2;
     }
     ri->csv = ri->events = NULL;
+    return result;
 }
 
 static void json_string(const char *s)

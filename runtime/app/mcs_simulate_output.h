@@ -61,8 +61,8 @@ void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, con
 /* The name of a lock's key: the coordinate, or the row group (keys >= nx: a joint, a switch). */
 const char *lock_name(const mcs_model *md, int key);
 
-/* Closes the files. */
-void output_close(run_info *ri);
+/* Close the files: 0, or -1 when a write of the CSV failed (disk full, ...), -2 of the log. */
+int output_close(run_info *ri);
 
 /* The run's JSON summary on stdout. */
 typedef struct run_summary {
