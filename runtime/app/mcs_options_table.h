@@ -21,7 +21,8 @@ typedef struct sim_option {
 } sim_option;
 
 static const sim_option SIM_OPTIONS[] = {
-    {"t-end", OPT_REAL, -1, NULL, "T", "end time of the run (default: model)"},
+    {"t-end", OPT_REAL, -1, NULL, "T",
+     "end time of the run (default: model)"},
     {"h", OPT_REAL, (long)offsetof(mcs_options, h), NULL, "H",
      "RK4 step; DOPRI5 first step (default: model)"},
     {"method", OPT_CHOICE, (long)offsetof(mcs_options, method), "rk4|dopri5", NULL,
@@ -30,25 +31,24 @@ static const sim_option SIM_OPTIONS[] = {
      "DOPRI5 relative tolerance (default: model)"},
     {"atol", OPT_REAL, (long)offsetof(mcs_options, atol), NULL, "A",
      "DOPRI5 absolute tolerance (default: model)"},
-    {"continuation", OPT_CHOICE, (long)offsetof(mcs_options, continuation), "exp|euler|none|off",
-     NULL,
-     "tangent basis: exp (exponential predictor), euler (first order), none (polar alignment "
-     "only), off (traditional QR) (default: model)"},
+    {"continuation", OPT_CHOICE, (long)offsetof(mcs_options, continuation), "exp|euler|none|off", NULL,
+     "tangent basis: exp (exponential predictor), euler (first order), none (polar alignment only), off (traditional QR) (default: model)"},
     {"dt-out", OPT_REAL, -1, NULL, "D",
      "rows at exactly t = k D (0: one row per step) (default: model)"},
-    {"out", OPT_PATH, -1, NULL, "FILE.csv", "CSV file of the run (default: out/<model>.csv)"},
+    {"out", OPT_PATH, -1, NULL, "FILE.csv",
+     "CSV file of the run (default: out/<model>.csv)"},
     {"events", OPT_PATH, -1, NULL, "FILE.json",
      "JSON log of singular configurations (default: next to the CSV)"},
-    {"param", OPT_PARAM, -1, NULL, "NAME=VALUE", "override a parameter (repeatable)"},
+    {"param", OPT_PARAM, -1, NULL, "NAME=VALUE",
+     "override a parameter (repeatable)"},
     {"lock", OPT_PARAM, -1, NULL, "NAME@T",
-     "lock coordinate or joint NAME at time T (004 sec. 6): NAME - NAME(T) = 0, or the joint held "
-     "at its pose then, with the velocity jump --transition says (repeatable)"},
+     "lock coordinate or joint NAME at time T (004 sec. 6): NAME - NAME(T) = 0, or the joint held at its pose then, with the velocity jump --transition says (repeatable)"},
     {"unlock", OPT_PARAM, -1, NULL, "NAME@T",
      "release the lock of NAME at time T (no jump; repeatable)"},
     {"transition", OPT_CHOICE, -1, "minimal|full|projected|naive", NULL,
-     "velocity jump at a lock: minimal (004 eq. 37, continued basis), full (eq. 24), projected "
-     "(eq. 32), naive (zero the locked rate, no momentum balance) (default: minimal)"},
-    {"reactions", OPT_FLAG, -1, NULL, NULL, "add the constraint multipliers lam.<row> to the CSV"},
+     "velocity jump at a lock: minimal (004 eq. 37, continued basis), full (eq. 24), projected (eq. 32), naive (zero the locked rate, no momentum balance) (default: minimal)"},
+    {"reactions", OPT_FLAG, -1, NULL, NULL,
+     "add the constraint multipliers lam.<row> to the CSV"},
     {"basis", OPT_FLAG, -1, NULL, NULL,
      "add the tangent basis T (columns T<j>.<coordinate>) to the CSV"},
     {"momenta", OPT_FLAG, -1, NULL, NULL,
@@ -56,11 +56,9 @@ static const sim_option SIM_OPTIONS[] = {
     {"rank-tol", OPT_REAL, (long)offsetof(mcs_options, rank_tol), NULL, "TAU",
      "rank tolerance: |R_ii| > TAU |R_11| counts towards the rank (default: 1e-9)"},
     {"sing-tol", OPT_REAL, (long)offsetof(mcs_options, sing_tol), NULL, "S",
-     "an event is a minimum of the smallest retained |R_ii|/|R_11| below S (0 turns detection off) "
-     "(default: 1e-6)"},
+     "an event is a minimum of the smallest retained |R_ii|/|R_11| below S (0 turns detection off) (default: 1e-6)"},
     {"sing-watch", OPT_REAL, (long)offsetof(mcs_options, sing_watch), NULL, "W",
-     "search a step for such a minimum when the ratio at one of its ends is below W (default: "
-     "0.05)"},
+     "search a step for such a minimum when the ratio at one of its ends is below W (default: 0.05)"},
     {"chart-tol", OPT_REAL, (long)offsetof(mcs_options, chart_tol), NULL, "C",
      "retake a step shorter if it would end with the ratio below C (default: 1e-4)"},
     {"chart-pivot-min", OPT_REAL, (long)offsetof(mcs_options, chart_pivot_min), NULL, "P",
@@ -71,7 +69,8 @@ static const sim_option SIM_OPTIONS[] = {
      "chart Newton iterations before a stage fails (default: 25)"},
     {"h-min", OPT_REAL, (long)offsetof(mcs_options, h_min), NULL, "HMIN",
      "DOPRI5: smallest step before the run stops (default: 1e-12)"},
-    {"progress", OPT_FLAG, -1, NULL, NULL, "a progress bar on stderr"},
+    {"progress", OPT_FLAG, -1, NULL, NULL,
+     "a progress bar on stderr"},
 };
 
 #define SIM_NOPTIONS (sizeof SIM_OPTIONS / sizeof *SIM_OPTIONS)
