@@ -16,7 +16,8 @@ def simulate(tmp_path, model, with_events=False, **options):
     summary = run_simulation(model, dict(options, events=events), out_csv=out)
     assert summary["ok"], summary
     if with_events:
-        return summary, read_run(out), json.loads(events.read_text())
+        # no log when nothing happened (no singular configuration, no transition)
+        return summary, read_run(out), json.loads(events.read_text()) if events.exists() else []
     return summary, read_run(out)
 
 

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from . import __version__
-from .errors import McsError, ModelError
+from .errors import Interrupted, McsError, ModelError
 from .paths import MODELS, ROOT
 
 
@@ -248,8 +248,29 @@ def format_summary(s):
     return "\n".join(lines)
 
 
+ENERGY_WARNING = 0.01  # relative change of T + V that makes a conservative run meaningless
+
+
+def meaningless_result(model, summary):
+    """What the error indicators of a run say about its result, one line each (empty when
+    nothing is wrong): the energy of a model that conserves it (consistency.energy_is_conserved)
+    changed by more than ENERGY_WARNING relative."""
+    from .model.consistency import energy_is_conserved
+
+    drift = summary.get("energy_drift_rel")
+    if drift is None or drift <= ENERGY_WARNING or not energy_is_conserved(model):
+        return []
+    fix = "a smaller --h" if summary["method"] == "rk4" else "a smaller --rtol"
+    return [
+        f"the energy of {model.name}, which physics conserves, changed by {drift:.0%} over the "
+        f"run: the result is meaningless at this step (h = {summary['h']:g}); try {fix}"
+    ]
+
+
 def format_events(path, limit=12):
     """Summary lines of a JSON event log: singular configurations and transitions."""
+    if not Path(path).exists():  # the simulator writes no log when nothing happened
+        return "  singular configurations: none (no event log written)"
     try:
         events = json.loads(Path(path).read_text())
     except (OSError, ValueError):
@@ -326,6 +347,13 @@ def cmd_simulate(args):
     print(f"  CSV: {out}")
     if args.json:
         print(json.dumps(summary, indent=2))
+    for line in meaningless_result(model, summary):
+        print(f"mcsgen: warning: {line}", file=sys.stderr)
+    if summary.get("interrupted"):
+        raise Interrupted(
+            f"simulate: interrupted at t = {summary['t_reached']:g} s: {out} holds the "
+            f"{summary['rows']} rows up to there"
+        )
     return 0 if summary["ok"] else 1
 
 
@@ -714,6 +742,9 @@ def main(argv=None):
     args = parser.parse_args(join_negative_values(sys.argv[1:] if argv is None else list(argv)))
     try:
         return args.func(args)
+    except Interrupted as exc:
+        print(f"mcsgen: {exc}", file=sys.stderr)
+        return 130
     except McsError as exc:
         print(f"mcsgen: {exc}", file=sys.stderr)
         return 2

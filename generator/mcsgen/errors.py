@@ -16,5 +16,9 @@ class ModelError(McsError):
         super().__init__(f"{where}: {problem}")
 
 
+class Interrupted(McsError):
+    """The user stopped a run (Ctrl-C); what was written so far is valid. Exit status 130."""
+
+
 class BuildError(McsError):
     """The C compiler or the linked solver failed."""

@@ -10,6 +10,7 @@ from .derive import derive
 from .emit import render, write_atomically
 from .emit.fingerprint import generator_fingerprint
 from .model import Model, complete_initial_state, load_model
+from .model.consistency import check_consistency
 from .errors import ModelError
 from .paths import MODELS, PathLike, generated_root, shipped
 
@@ -49,6 +50,7 @@ def generate(
     out_dir = Path(out_root or generated_root(model.name)) / model.name
     if not force and is_up_to_date(model, out_dir):
         return model, out_dir, False
+    check_consistency(model)  # what only the numbers show (no real solution, massless motion)
     files = render(model, derive(model))  # everything is rendered before anything is written
     write_atomically(files, out_dir)
     return model, out_dir, True

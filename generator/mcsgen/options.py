@@ -47,7 +47,7 @@ OPTIONS = (
         "R",
         default="model",
         field="rtol",
-        valid="positive",
+        valid="tolerance",
     ),
     SimOption(
         "atol",
@@ -178,6 +178,15 @@ OPTIONS = (
         field="h_min",
         valid="positive",
     ),
+    SimOption(
+        "max-steps",
+        "int",
+        "the run stops after K accepted steps; a run that would take more RK4 steps (--t-end / "
+        "--h) or write more rows (--t-end / --dt-out) is refused before it starts",
+        "K",
+        default="10000000",
+        valid="count",
+    ),
     SimOption("progress", "flag", "a progress bar on stderr"),
 )
 
@@ -186,6 +195,7 @@ VALID = {
     "positive": (lambda v: v > 0, "a number > 0"),
     "nonnegative": (lambda v: v >= 0, "a number >= 0"),
     "fraction": (lambda v: 0 <= v < 1, "a number in [0, 1)"),
+    "tolerance": (lambda v: 0 < v < 1, "a number in (0, 1)"),
     "count": (lambda v: v >= 1, "a whole number >= 1"),
 }
 

@@ -6,6 +6,7 @@ say.
 """
 
 import json
+import signal
 import subprocess
 from typing import Optional
 
@@ -35,10 +36,19 @@ def run_simulation(
         cmd += ["--out", str(out_csv)]
     if progress:
         cmd.append("--progress")
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE, text=True
     )
-    if proc.returncode not in (0, 1) or not proc.stdout.strip():
-        err = (proc.stderr or "").strip() or f"exit code {proc.returncode}"
+    try:
+        stdout, stderr = proc.communicate()
+    except KeyboardInterrupt:
+        # Ctrl-C: the simulator stops after its current step, closes its files (a valid,
+        # partial CSV) and reports (summary "interrupted"); it may not have had the signal
+        # itself when only this process did
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate()
+    # 0: done, 1: stopped by a failure (the summary says which), 130: interrupted
+    if proc.returncode not in (0, 1, 130) or not stdout.strip():
+        err = (stderr or "").strip() or f"exit code {proc.returncode}"
         raise McsError(f"simulation of {model_name} failed: {err}")
-    return json.loads(proc.stdout)
+    return json.loads(stdout)

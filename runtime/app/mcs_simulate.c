@@ -6,6 +6,7 @@
  * and mcs_simulate_output.c. Its options come from mcs_options_table.h, generated from the one
  * table of generator/mcsgen/options.py. This is an application, not library code: it may print
  * and exit. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,61 @@ static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, MAX_ROWS, MAX_NEW_ROWS)];
 static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_APP_NX];
 static mcs_real vminus[MCS_APP_NX], dvbuf[MCS_APP_NX], pbefore[MCS_APP_NX], pafter[MCS_APP_NX];
 static mcs_real lambuf[MAX_ROWS];
+
+/* Set by SIGINT (Ctrl-C): the run stops after the step under way, with the rows so far written
+ * and the files closed (a valid, partial CSV). */
+static volatile sig_atomic_t stop_requested = 0;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* mcs_sim_step, unless Ctrl-C asked to stop or the run has taken --max-steps steps. */
+static mcs_status step_to(mcs_sim *sim, run_info *ri, const mcs_options *opt, mcs_real t_target)
+{
+    if (stop_requested) {
+        ri->interrupted = 1;
+        return MCS_ERR_LIMIT;
+    }
+    if (sim->stats.steps >= opt->max_steps)
+        return MCS_ERR_LIMIT;
+    return mcs_sim_step(sim, t_target);
+}
+
+/* Dies with "--<option> must be <rule>, got <value>" unless ok. */
+static void require(int ok, const char *option, const char *rule, double value)
+{
+    char what[96], got[32];
+    if (ok)
+        return;
+    snprintf(what, sizeof what, "--%s must be %s, got", option, rule);
+    snprintf(got, sizeof got, "%g", value);
+    die(what, got);
+}
+
+/* Refuses, before the run, what would not end in reasonable time: more RK4 steps or more output
+ * rows than --max-steps. */
+static void check_run_size(const app_args *app, const mcs_options *opt)
+{
+    char what[160], got[96];
+    const double t_end = (double)app->t_end;
+    if (opt->method == MCS_METHOD_RK4 && t_end / (double)opt->h > (double)app->max_steps) {
+        snprintf(what, sizeof what,
+                 "--h %g with --t-end %g takes %.3g RK4 steps, more than --max-steps",
+                 (double)opt->h, t_end, t_end / (double)opt->h);
+        snprintf(got, sizeof got, "%ld (a larger --h or a shorter --t-end?)", app->max_steps);
+        die(what, got);
+    }
+    if (app->dt_out > 0 && t_end / (double)app->dt_out > (double)app->max_steps) {
+        snprintf(what, sizeof what,
+                 "--dt-out %g with --t-end %g writes %.3g rows, more than --max-steps",
+                 (double)app->dt_out, t_end, t_end / (double)app->dt_out);
+        snprintf(got, sizeof got, "%ld", app->max_steps);
+        die(what, got);
+    }
+}
 static mcs_real pbuf[MCS_APP_NX];
 /* the joints' coordinates and rates (2 njc), and the multiples of 2 pi that unwrap the angles */
 static mcs_real jcbuf[2 * MCS_APP_NJC + 1], jturns[2 * MCS_APP_NJC + 1];
@@ -204,7 +260,7 @@ static mcs_status run_to(mcs_sim *sim, run_info *ri, app_args *app, const mcs_op
                 t_out = t_stop;
             if (opt->method == MCS_METHOD_RK4) {
                 while (st == MCS_OK && sim->cur.t < t_out) {
-                    st = mcs_sim_step(sim, t_out);
+                    st = step_to(sim, ri, opt, t_out);
                     output_take_event(ri, sim);
                     if (st == MCS_OK)
                         fire_conditions(sim, ri, app, opt, dt_out, k_out, &st);
@@ -213,7 +269,7 @@ static mcs_status run_to(mcs_sim *sim, run_info *ri, app_args *app, const mcs_op
                     output_record_current(ri, sim);
             } else {
                 if (sim->cur.t < t_out) {
-                    st = mcs_sim_step(sim, t_stop);
+                    st = step_to(sim, ri, opt, t_stop);
                     output_take_event(ri, sim);
                     if (st == MCS_OK && fire_conditions(sim, ri, app, opt, dt_out, k_out, &st))
                         continue;
@@ -229,14 +285,14 @@ static mcs_status run_to(mcs_sim *sim, run_info *ri, app_args *app, const mcs_op
         }
         /* the rest of the segment, past the last output time */
         while (st == MCS_OK && sim->cur.t < t_stop) {
-            st = mcs_sim_step(sim, t_stop);
+            st = step_to(sim, ri, opt, t_stop);
             output_take_event(ri, sim);
             if (st == MCS_OK)
                 fire_conditions(sim, ri, app, opt, dt_out, k_out, &st);
         }
     } else {
         while (st == MCS_OK && sim->cur.t < t_stop) {
-            st = mcs_sim_step(sim, t_stop);
+            st = step_to(sim, ri, opt, t_stop);
             output_take_event(ri, sim);
             if (st == MCS_OK && !fire_conditions(sim, ri, app, opt, dt_out, k_out, &st))
                 output_record_current(ri, sim);
@@ -295,9 +351,17 @@ int main(int argc, char **argv)
     }
     app.t_end = md->t_end;
     app.dt_out = md->dt_out;
+    app.max_steps = opt.max_steps;
     parse_args(argc, argv, &opt, &app, &ri, md, &params);
-    if (!(app.t_end > 0) || !(opt.h > 0) || !(opt.rtol > 0) || !(opt.atol > 0) || app.dt_out < 0)
-        die("t-end, h, rtol and atol must be positive, dt-out non-negative", NULL);
+    require(app.t_end > 0 && app.t_end <= MCS_R(1e30), "t-end", "a number > 0", (double)app.t_end);
+    require(opt.h > 0, "h", "a number > 0", (double)opt.h);
+    require(opt.rtol > 0 && opt.rtol < 1, "rtol", "a number in (0, 1)", (double)opt.rtol);
+    require(opt.atol > 0, "atol", "a number > 0", (double)opt.atol);
+    require(app.dt_out >= 0, "dt-out", "a number >= 0", (double)app.dt_out);
+    if (opt.h > app.t_end) /* a step longer than the run is the run */
+        opt.h = app.t_end;
+    opt.max_steps = app.max_steps;
+    check_run_size(&app, &opt);
     {
         /* every unlock releases a lock made before it; at most nx lock rows at a time (this
          * check sees the timed events; a condition event beyond the room fails at its time) */
@@ -334,7 +398,9 @@ int main(int argc, char **argv)
     if (output_open(&ri, app.out_path, app.events_path) != 0)
         die("cannot write", (app.out_path && !ri.csv) ? app.out_path : app.events_path);
     output_record_current(&ri, &sim);
+    (void)signal(SIGINT, on_sigint);
     st = run(&sim, &ri, &opt, &app);
+    (void)signal(SIGINT, SIG_DFL);
     rs.wall_s = (double)(clock() - ri.started) / CLOCKS_PER_SEC;
     switch (output_close(&ri)) {
     case -1: die("cannot write (the data is incomplete)", app.out_path); break;
@@ -348,5 +414,5 @@ int main(int argc, char **argv)
     rs.opt = &opt;
     rs.assembly = &asm_rep;
     output_summary(&ri, &sim, &rs);
-    return st == MCS_OK ? 0 : 1;
+    return ri.interrupted ? 130 : (st == MCS_OK ? 0 : 1);
 }

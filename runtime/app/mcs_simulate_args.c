@@ -101,7 +101,12 @@ static void set_app_option(const sim_option *o, const char *val, app_args *app, 
         app->t_end = (mcs_real)number(val, o->name);
     else if (!strcmp(o->name, "dt-out"))
         app->dt_out = (mcs_real)number(val, o->name);
-    else if (!strcmp(o->name, "out"))
+    else if (!strcmp(o->name, "max-steps")) {
+        const double x = number(val, o->name);
+        if (!(x >= 1 && x <= 1e15) || x != (double)(long long)x)
+            die("--max-steps takes a whole number from 1 to 1e15, got", val);
+        app->max_steps = (long)x;
+    } else if (!strcmp(o->name, "out"))
         app->out_path = val;
     else if (!strcmp(o->name, "events"))
         app->events_path = val;

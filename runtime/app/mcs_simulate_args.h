@@ -20,6 +20,7 @@ typedef struct app_event {
 /* What the command line asks for beyond mcs_options. */
 typedef struct app_args {
     mcs_real t_end, dt_out;
+    long max_steps; /* --max-steps: the run's accepted steps and its rows (set from options) */
     const char *out_path, *events_path;
     mcs_jump_method transition;
     int nevents;

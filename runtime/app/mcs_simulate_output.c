@@ -66,7 +66,7 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
         row ? value(o, row->x[i]) : name(o, "x.", md->coord_names[i]);
     for (i = 0; i < n; ++i)
         row ? value(o, row->v[i]) : name(o, "v.", md->coord_names[i]);
-    for (i = 0; i < n; ++i) /* projected coordinates: f of them, empty cells after */
+    for (i = 0; i < n; ++i) /* minimal coordinates: f of them, empty cells after */
         row ? (i < f ? value(o, row->q[i]) : empty(o)) : numbered(o, "q", i + 1);
     for (i = 0; i < n; ++i)
         row ? (i < f ? value(o, row->qd[i]) : empty(o)) : numbered(o, "qd", i + 1);
@@ -137,9 +137,10 @@ int output_open(run_info *ri, const char *csv_path, const char *events_path)
             return -1;
         csv_columns(ri, NULL, NULL, 0, 0);
     }
-    if (events_path) {
+    if (events_path) { /* opened now, so that an unwritable path fails before the run */
         if (!(ri->events = fopen(events_path, "w")))
             return -1;
+        ri->events_path = events_path;
         fputc('[', ri->events);
     }
     return 0;
@@ -309,6 +310,8 @@ int output_close(run_info *ri)
         failed = ferror(ri->events);
         if ((fclose(ri->events) != 0 || failed) && result == 0)
             result = -2;
+        if (ri->nevents == 0 && result == 0) /* no events, no log (nor a stale one) */
+            (void)remove(ri->events_path);
     }
     ri->csv = ri->events = NULL;
     return result;
@@ -337,8 +340,10 @@ void output_summary(const run_info *ri, const mcs_sim *sim, const run_summary *r
     json_string(md->name);
     printf(", \"status\": ");
     json_string(mcs_status_str(rs->status));
-    printf(", \"ok\": %s, \"t_reached\": %.17g, \"t_end\": %.17g",
-           rs->status == MCS_OK ? "true" : "false", (double)sim->cur.t, (double)rs->t_end);
+    printf(", \"ok\": %s, \"interrupted\": %s, \"t_reached\": %.17g, \"t_end\": %.17g",
+           rs->status == MCS_OK ? "true" : "false", ri->interrupted ? "true" : "false",
+           (double)sim->cur.t, (double)rs->t_end);
+    printf(", \"events_log\": %s", ri->nevents > 0 ? "true" : "false");
     printf(", \"method\": \"%s\", \"continuation\": \"%s\", \"h\": %.17g, \"rtol\": %.17g, "
            "\"atol\": %.17g",
            method_names[opt->method], cont_names[opt->continuation], (double)opt->h,

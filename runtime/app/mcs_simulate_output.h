@@ -13,13 +13,15 @@
 
 typedef struct run_info {
     const mcs_model *model;
-    FILE *csv;    /* NULL: no CSV */
-    FILE *events; /* NULL: no event log */
+    FILE *csv;               /* NULL: no CSV */
+    FILE *events;            /* NULL: no event log */
+    const char *events_path; /* removed at the close when no event was logged */
     int nevents;
+    int interrupted; /* the run was stopped by SIGINT (Ctrl-C): the rows so far are written */
     int reactions, basis, progress, momenta; /* --reactions, --basis, --progress, --momenta */
     mcs_real *Pbuf;                          /* (nx) scratch for --momenta */
     mcs_real *lambda;                        /* (nc) scratch for the multipliers (--reactions) */
-    mcs_real *q, *qd;                        /* (nx) scratch for the projected coordinates */
+    mcs_real *q, *qd;                        /* (nx) scratch for the minimal coordinates */
     mcs_real *jc;     /* (2 njc) scratch for the joints' coordinates and rates */
     mcs_real *jturns; /* (2 njc) offsets (multiples of 2 pi) that keep each j.<joint> continuous,
                          then the last values written */
@@ -37,7 +39,7 @@ typedef struct run_info {
     mcs_transition transitions[RUN_MAX_TRANSITIONS];
 } run_info;
 
-/* A state to record: (t, x, v), its projected coordinates q, qd (f = n - rank entries) and the
+/* A state to record: (t, x, v), its minimal coordinates q, qd (f = n - rank entries) and the
  * factorization there (R, Q with the given rank). */
 typedef struct run_row {
     mcs_real t;

@@ -46,6 +46,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     for (i = 0; i < n; ++i) {
         fr->x[i] = x[i];
         fr->v[i] = v[i];
+        fr->q[i] = MCS_R(0.0); /* q(t_0) = 0 (SPEC §4) */
     }
     if ((mcs_vec_max_abs(n, x) < MCS_R(0.0)) || (mcs_vec_max_abs(n, v) < MCS_R(0.0)) ||
         !((t - t) == MCS_R(0.0))) {

@@ -3,6 +3,20 @@
 
 #include "mcs_sim_internal.h"
 
+void mcs_q_carry(int f_from, const mcs_real *q_from, const mcs_real *dq, int f_to, mcs_real *q_to)
+{
+    int i;
+    for (i = 0; i < f_to; ++i) {
+        if (i >= f_from) {
+            q_to[i] = MCS_R(0.0);
+        } else if (dq != NULL) {
+            q_to[i] = q_from[i] + dq[i];
+        } else {
+            q_to[i] = q_from[i];
+        }
+    }
+}
+
 /* |R_{r-1, r-1}| / |R_00| of a factored frame (1 when r = 0): how far from losing rank r. */
 mcs_real mcs_frame_ratio(const mcs_sim *s, const mcs_frame *fr, int r)
 {

@@ -212,6 +212,9 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
     if ((mcs_vec_max_abs(s->n, x) < MCS_R(0.0)) || (mcs_vec_max_abs(s->n, v) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
     }
+    if (q != NULL) { /* the chart coordinate there (w.ys, before the probe's scratch use) */
+        mcs_q_carry(s->n - s->prev.r, s->prev.q, s->w.ys, s->n - s->prev.r, q);
+    }
     if (q || qd) {
         const int n = s->n;
         mcs_frame *pr = &s->probe;
@@ -223,8 +226,8 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
         if (st != MCS_OK) {
             return st;
         }
-        if (q != NULL) {
-            mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, &pr->Q[pr->r * n], n, x, n, 0, q, n);
+        if (q != NULL) { /* the probe may count more free directions than the chart */
+            mcs_q_carry(n - s->prev.r, q, NULL, n - pr->r, q);
         }
         if (qd != NULL) {
             mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, &pr->Q[pr->r * n], n, v, n, 0, qd, n);

@@ -30,6 +30,7 @@ static mcs_status refactor_current(mcs_sim *s)
     }
     f_old = n - old->r;
     f_new = n - cur->r;
+    mcs_q_carry(f_old, cur->q, NULL, f_new, cur->q); /* nothing moves: q carries on */
     if (s->opt.continuation != MCS_CONT_OFF) {
         mcs_mat_copy(n, f_old, &old->Q[old->r * n], n, s->w.Tpred, n);
         mcs_mat_copy(n, f_new, &cur->Q[cur->r * n], n, s->w.That, n);

@@ -32,6 +32,7 @@ static void carve_frame(carver *c, mcs_frame *fr, size_t k)
 {
     fr->x = take(c, k);
     fr->v = take(c, k);
+    fr->q = take(c, k);
     fr->Q = take(c, k * k);
     fr->R = take(c, k * k);
     fr->piv = itake(c, k);
@@ -220,7 +221,7 @@ mcs_status mcs_sim_minimal(const mcs_sim *s, mcs_real *q, mcs_real *qd)
     n = s->n;
     r = s->cur.r;
     f = n - r;
-    mcs_mat_gemm(1, 0, f, 1, n, 1, &s->cur.Q[r * n], n, s->cur.x, n, 0, q, MAX2(f, 1));
+    mcs_q_carry(f, s->cur.q, NULL, f, q);
     mcs_mat_gemm(1, 0, f, 1, n, 1, &s->cur.Q[r * n], n, s->cur.v, n, 0, qd, MAX2(f, 1));
     return MCS_OK;
 }

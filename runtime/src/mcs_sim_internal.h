@@ -60,6 +60,11 @@ mcs_status mcs_probe_factor(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs
  * `from` over h (SPEC §3). Writes w.A_dot, w.Tpred, w.That, w.basis_work, w.basis_iwork. */
 mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real h, mcs_frame *to);
 
+/* The accumulated chart coordinate carried to a frame with f_to free directions (SPEC §4):
+ * q_to[i] = q_from[i] + dq[i] (dq may be NULL: 0) for i < min(f_from, f_to); entries a rank
+ * change adds (f_from <= i < f_to) start at 0. q_to may be q_from. */
+void mcs_q_carry(int f_from, const mcs_real *q_from, const mcs_real *dq, int f_to, mcs_real *q_to);
+
 /* y0 (2 f) = (0, T^T v) on the chart of s->cur; resets the Newton warm start w.p. */
 void mcs_chart_start(mcs_sim *s, mcs_real *y0);
 

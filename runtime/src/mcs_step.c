@@ -32,6 +32,8 @@ static mcs_status finish_step(mcs_sim *s, mcs_real h)
     if (st != MCS_OK) {
         return st;
     }
+    /* q(t_k+1) = q(t_k) + the chart coordinate at the step's end (w.y1, both methods) */
+    mcs_q_carry(s->n - r_old, s->cur.q, s->w.y1, s->n - nf->r, nf->q);
     tmp = s->cur;
     s->cur = *nf;
     s->prev = tmp;

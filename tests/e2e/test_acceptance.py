@@ -52,6 +52,35 @@ def test_spatial_pendulum_paper_numbers(spatial):
     assert e[0] == pytest.approx(0.5 * 0.7895**2, rel=1e-15)
 
 
+def central_derivative(t, y):
+    """dy/dt at the interior rows of a CSV column (central differences, any spacing)."""
+    return (y[2:] - y[:-2]) / (t[2:] - t[:-2])
+
+
+def test_spatial_pendulum_minimal_coordinates_are_accumulated(spatial, tmp_path):
+    """SPEC §4: q is the accumulated chart coordinate (T'x is identically 0 here: x is radial).
+    It starts at 0, moves, is continuous, and qd is its time derivative; so with DOPRI5's dense
+    output at rows between the steps."""
+    run = spatial["exp"][1]
+    summary, dense = simulate(tmp_path, "spatial_pendulum", method="dopri5", t_end=2.0, dt_out=1e-3)
+    step = 2.0 / summary["steps"]  # DOPRI5's mean step: rows every 1e-3 s lie inside the steps
+    # (a dense row's basis is continued from the step's start: its mismatch grows over the step)
+    for r, h, k in ((run, 1e-3, 0.2), (dense, step, 0.5)):
+        assert r["q1"][0] == 0.0 and r["q2"][0] == 0.0
+        for i in (1, 2):
+            q, qd = r[f"q{i}"], r[f"qd{i}"]
+            assert np.abs(np.diff(q)).max() <= 1.01e-3 * np.abs(qd).max()  # continuous
+            # qd = dq/dt to first order in the step: each step's dq is measured in the
+            # basis it starts with, which the continuation moves by O(h) a step
+            err = np.abs(central_derivative(r["t"], q) - qd[1:-1]).max()
+            assert err < k * h * np.abs(qd).max(), (err, h)
+        assert np.ptp(r["q1"]) > 0.25 and np.ptp(r["q2"]) > 0.25  # non-zero: it moves
+    # both integrators give the same coordinates, to first order in the (larger) step: the
+    # bases are continued the same way, the increments measured in each step's basis
+    for i in (1, 2):
+        assert np.abs(run[f"q{i}"] - dense[f"q{i}"]).max() < 0.5 * step
+
+
 def test_redundant_planar_pendulum_same_motion(tmp_path):
     plain_s, plain = simulate(tmp_path, "planar_pendulum", t_end=3.0)
     red_s, red = simulate(tmp_path, "planar_pendulum_redundant", t_end=3.0)

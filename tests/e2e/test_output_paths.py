@@ -29,3 +29,52 @@ def test_generate_into_an_impossible_directory_is_one_line(cli, tmp_path):
     proc = cli("generate", "spatial_pendulum", "--force", "--no-misra", "--out", blocker / "gen")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.count("\n") == 1 and "generate: cannot write" in proc.stderr, proc.stderr
+
+
+def test_ctrl_c_leaves_a_valid_partial_csv(cli, tmp_path):
+    """Ctrl-C (SIGINT to the terminal's process group: mcsgen and the simulator) stops the run
+    after its current step: every row written is whole, the event log closed, one line says
+    where the run stopped, and the exit status is 130."""
+    import signal
+    import subprocess
+    import time
+
+    from conftest import ROOT
+
+    assert cli("simulate", "spatial_pendulum", "--t-end", "0.01").returncode == 0  # built
+    out = tmp_path / "long.csv"
+    proc = subprocess.Popen(
+        [
+            str(ROOT / "mcsgen"),
+            "simulate",
+            "spatial_pendulum",
+            "--t-end",
+            "900",
+            "--h",
+            "1e-4",
+            "--out",
+            str(out),
+        ],  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    deadline = time.monotonic() + 60
+    while (
+        proc.poll() is None
+        and time.monotonic() < deadline
+        and (not out.exists() or out.stat().st_size < 200_000)
+    ):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (stdout, stderr)
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr, stderr
+    assert f"interrupted at t = " in stderr and f"{out} holds the " in stderr, stderr
+    lines = out.read_text().splitlines()
+    width = lines[0].count(",")
+    assert len(lines) > 100 and all(line.count(",") == width for line in lines)
+    t = [float(line.split(",")[0]) for line in lines[1:]]
+    assert t[0] == 0.0 and 0 < t[-1] < 900 and all(b > a for a, b in zip(t, t[1:]))
+    assert f"holds the {len(lines) - 1} rows" in stderr

@@ -311,6 +311,60 @@ static void test_dense_output_matches_steps(void **state)
     assert_true(max_diff(3, x, ref) < 1e-9);
 }
 
+/* SPEC §4: q is the accumulated chart coordinate. For the spatial pendulum T^T x is identically 0
+ * (x is radial), the accumulated q is not: it moves, it is continuous, and qd = T^T v is its time
+ * derivative (central differences of the step-end values); dense output continues it. */
+static void test_accumulated_q_is_the_integral_of_qd(void **state)
+{
+    enum { STEPS = 2000 };
+    static double qs[STEPS + 1][2], qds[STEPS + 1][2];
+    const mcs_model *md = &spatial_pendulum_model;
+    const double h = 1e-3;
+    mcs_sim sim;
+    mcs_options opt;
+    mcs_real x[3], v[3], q[3], qd[3], qm[3], qdm[3];
+    double worst = 0, qd_max = 0, q_range = 0, jump = 0;
+    int k, i;
+    (void)state;
+    mcs_options_default(&opt, md);
+    opt.h = h;
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    assert_int_equal(mcs_sim_minimal(&sim, q, qd), MCS_OK);
+    assert_true(q[0] == 0.0 && q[1] == 0.0); /* q(t_0) = 0 */
+    for (k = 0; k <= STEPS; ++k) {
+        if (k > 0)
+            assert_int_equal(mcs_sim_step(&sim, 10.0), MCS_OK);
+        assert_int_equal(mcs_sim_minimal(&sim, q, qd), MCS_OK);
+        for (i = 0; i < 2; ++i) {
+            qs[k][i] = q[i];
+            qds[k][i] = qd[i];
+            qd_max = fabs(qd[i]) > qd_max ? fabs(qd[i]) : qd_max;
+            q_range = fabs(q[i] - qs[0][i]) > q_range ? fabs(q[i] - qs[0][i]) : q_range;
+        }
+        if (k == STEPS / 2) { /* dense output halfway through the last step */
+            assert_int_equal(mcs_sim_dense(&sim, sim.cur.t - 0.5 * h, x, v, qm, qdm), MCS_OK);
+            for (i = 0; i < 2; ++i) {
+                const double mid = 0.5 * (qs[k - 1][i] + qs[k][i]);
+                jump = fabs(qm[i] - mid) > jump ? fabs(qm[i] - mid) : jump;
+            }
+        }
+    }
+    for (k = 1; k < STEPS; ++k)
+        for (i = 0; i < 2; ++i) {
+            const double d = (qs[k + 1][i] - qs[k - 1][i]) / (2 * h) - qds[k][i];
+            worst = fabs(d) > worst ? fabs(d) : worst;
+        }
+    print_message("accumulated q: range %.3f, |dq/dt - qd| %.2e (|qd| <= %.3f), dense mid %.1e\n",
+                  q_range, worst, qd_max, jump);
+    assert_true(q_range > 0.25); /* it moves (T^T x would stay 0) */
+    /* qd is its derivative: each step's dq is measured in that step's basis T_k, which the
+     * continuation moves by O(h) a step, hence first order in h */
+    assert_true(worst < 0.2 * h * qd_max);
+    assert_true(jump < 1e-2 * h * qd_max); /* dense q lies between the step ends */
+}
+
 /* What a firmware caller gets for the inputs a glitch produces (issue 16; the fuzz harness
  * tests/fuzz/fuzz_runtime.c throws every kind of them): a status, and a simulator that refuses
  * to go on from a state it could not set. */
@@ -397,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_status_codes),
         cmocka_unit_test(test_hostile_inputs_get_statuses),
         cmocka_unit_test(test_dense_output_matches_steps),
+        cmocka_unit_test(test_accumulated_q_is_the_integral_of_qd),
         cmocka_unit_test(test_workspace_macros_equal_the_layout),
         cmocka_unit_test(test_queries_return_status),
     };

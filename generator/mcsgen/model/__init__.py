@@ -6,6 +6,8 @@
 - bodies.py     bodies and their kinematics; joint geometry helpers
 - mechanism.py  bodies, joints, drivers, forces -> coordinates, constraint rows, Lagrange blocks
 - initial.py    the initial velocities a mechanism's given rates imply (multiprecision)
+- consistency.py what only the numbers show: constraints without a real solution, a mass matrix
+                that is not positive definite on the free motions (checked at generation)
 """
 
 from .initial import complete_initial_state

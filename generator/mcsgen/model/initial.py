@@ -42,6 +42,8 @@ def complete_initial_state(model: "Model") -> "Model":
             f"(residual {report['residual']:.3g})",
         )
     model.v0 = v
+    model.x_assembled = report.pop("x_assembled")
+    report.pop("worst_row")
     model.initial_report = report
     model.pending_initial = None
     return model
@@ -132,6 +134,7 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
             x = [a + d for a, d in zip(x, dx)]
             c, rows, b = constraints(x)
         assembly = max((abs(a) for a in c), default=mpmath.mpf(0))
+        worst_row = max(range(m), key=lambda i: abs(c[i])) if m else None
         keep = independent_rows(rows, n)
         if all(bi == 0 for bi in b):
             # nothing moves the mechanism (no held velocity, no rheonomic row): v = 0 exactly
@@ -153,6 +156,8 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
         "undetermined": n - len(keep),
         "x_correction": float(correction),
         "assembly_residual": float(assembly),
+        "worst_row": worst_row,  # the constraint row farthest from 0 after the assembly
+        "x_assembled": [float(a) for a in x],  # (for checks only: never emitted)
     }
     return v_double, report
 

@@ -110,6 +110,7 @@ class Model:
     # was done to the initial velocities.
     blocks: list = None
     initial_report: dict = None
+    x_assembled: list = None  # x0 assembled onto c = 0 (floats, for checks; consistency.py)
     kind: str = None  # "planar" | "spatial" for mechanisms
     drawing: dict = None  # body -> joint points in body coordinates (for figures)
     joints: list = field(default_factory=list)  # [joints.Joint] of a bodies-and-joints model

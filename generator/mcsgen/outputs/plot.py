@@ -107,8 +107,8 @@ def plot_runs(csv_paths, out=None, labels=None, momenta=False):
     for ax in axes.flat:
         ax.grid(True, alpha=0.3)
     axes[0, 0].legend(loc="best", fontsize="small")
-    axes[0, 0].set_title("minimal coordinates $q = T^T x$")
-    axes[0, 1].set_title("projected velocities $\\dot q = T^T v$")
+    axes[0, 0].set_title("minimal coordinates $q$ (accumulated)")
+    axes[0, 1].set_title("their rates $\\dot q = T^T v$")
     fig.tight_layout()
     out = Path(out) if out else Path(csv_paths[0]).with_suffix(".png")
     out.parent.mkdir(parents=True, exist_ok=True)

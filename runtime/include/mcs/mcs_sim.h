@@ -34,7 +34,7 @@ typedef enum mcs_method {
  * from the layout itself (a test checks it for many n, m). */
 #define MCS_SIM_K(n, m) MCS_BASIS_K(n, m)
 #define MCS_SIM_WORK_SIZE(n, m) \
-    ((20 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m)) + (48 * MCS_SIM_K(n, m)) + 3 + \
+    ((20 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m)) + (51 * MCS_SIM_K(n, m)) + 3 + \
      MCS_BASIS_WORK_SIZE(n, m))
 #define MCS_SIM_IWORK_SIZE(n, m) ((8 * MCS_SIM_K(n, m)) + MCS_BASIS_IWORK_SIZE(n, m))
 
@@ -73,6 +73,7 @@ typedef struct mcs_frame {
     mcs_real t;
     mcs_real *x;    /* (n) positions */
     mcs_real *v;    /* (n) velocities */
+    mcs_real *q;    /* (n) accumulated chart coordinate (SPEC §4), the first f = n - r in use */
     mcs_real *Q;    /* (n x n) [U | T]: U = Q[:, :r] constrained, T = Q[:, r:] tangent basis */
     mcs_real *R;    /* (n x m, ld n) R of A^T P = Q R in the upper triangle */
     int *piv;       /* (m) pivot order; piv[0..r-1] is the independent row set S */
@@ -215,8 +216,9 @@ mcs_status mcs_sim_advance(mcs_sim *sim, mcs_real t_target);
 
 /* Dense output inside the last accepted step (prev.t <= t <= cur.t): DOPRI5's continuous
  * extension, or for RK4 a cubic Hermite interpolant of the chart coordinates (third order), mapped
- * onto the constraint manifold: x, v (n each) and, if q / qd are not NULL, the projected
- * coordinates T^T x, T^T v (f each) with the basis continued to t (s->probe holds the
+ * onto the constraint manifold: x, v (n each) and, if q / qd are not NULL, the minimal
+ * coordinates there (f each, f = n - probe.r): q the accumulated chart coordinate (as
+ * mcs_sim_minimal) and qd = T^T v with the basis continued to t (s->probe holds the
  * factorization there). */
 mcs_status mcs_sim_dense(mcs_sim *sim, mcs_real t, mcs_real *x, mcs_real *v, mcs_real *q,
                          mcs_real *qd);
@@ -229,7 +231,12 @@ mcs_status mcs_sim_dense(mcs_sim *sim, mcs_real t, mcs_real *x, mcs_real *v, mcs
 mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
                                mcs_real *lambda);
 
-/* Projected coordinates of the current state: q = T^T x, qd = T^T v (f = n - r entries each). */
+/* Minimal coordinates of the current state (f = n - r entries each; SPEC §4): q the accumulated
+ * chart coordinate, q(t_k+1) = q(t_k) + dq_k with dq_k the chart coordinate at the end of step k
+ * (0 at mcs_sim_set_state; continuous through transitions; an entry that a rank change adds
+ * starts at 0), and qd = T^T v, the velocity in the tangent basis. With basis continuation q is
+ * smooth and qd is its time derivative. (T^T x is no coordinate: for a spherical pendulum it is
+ * identically 0, x being radial.) */
 mcs_status mcs_sim_minimal(const mcs_sim *sim, mcs_real *q, mcs_real *qd);
 
 /* *norm = |c(x, t)|_inf of the current state, or of the state (t, x) (e.g. a dense output).
