@@ -71,7 +71,7 @@ def test_ctrl_c_leaves_a_valid_partial_csv(cli, tmp_path):
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, (stdout, stderr)
     assert stderr.count("\n") == 1 and "Traceback" not in stderr, stderr
-    assert f"interrupted at t = " in stderr and f"{out} holds the " in stderr, stderr
+    assert "interrupted at t = " in stderr and f"{out} holds the " in stderr, stderr
     lines = out.read_text().splitlines()
     width = lines[0].count(",")
     assert len(lines) > 100 and all(line.count(",") == width for line in lines)
