@@ -2,6 +2,7 @@
 "CLI reference")."""
 
 import argparse
+import contextlib
 import json
 import re
 import sys
@@ -301,6 +302,27 @@ def format_events(path, limit=12):
     return "\n".join(lines)
 
 
+@contextlib.contextmanager
+def _output_directory(folder):
+    """Creates `folder` (and its missing parents) for a run's files, and removes what it
+    created again when the run is refused or fails: a bad input leaves nothing behind."""
+    folder = Path(folder)
+    first_new = None  # the outermost directory this creates
+    for p in [folder, *folder.parents]:
+        if p.exists():
+            break
+        first_new = p
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        yield
+    except BaseException:
+        if first_new is not None:
+            for p in sorted(first_new.rglob("*"), reverse=True) + [first_new]:
+                if p.is_dir() and not any(p.iterdir()):
+                    p.rmdir()
+        raise
+
+
 def cmd_simulate(args):
     model = _ensure_generated(args.model)
     from .options import OPTIONS
@@ -313,7 +335,6 @@ def cmd_simulate(args):
     out = args.out
     if out is None:
         out = ROOT / "out" / f"{model.name}.csv"
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
     events = Path(args.events) if args.events else Path(out).with_suffix(".events.json")
     options["events"] = events
     from .build import build_simulator
@@ -321,7 +342,8 @@ def cmd_simulate(args):
 
     with Spinner(f"compiling {model.name}"):
         build_simulator(model.name)  # cached: run_simulation finds it built
-    summary = run_simulation(model.name, options, out_csv=out, progress=sys.stderr.isatty())
+    with _output_directory(Path(out).parent):
+        summary = run_simulation(model.name, options, out_csv=out, progress=sys.stderr.isatty())
     print(format_summary(summary))
     if summary.get("dependent_rows"):
         print(
@@ -747,6 +769,10 @@ def main(argv=None):
         return 130
     except McsError as exc:
         print(f"mcsgen: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a path the user gave that cannot be read or written
+        where = exc.filename or "input/output"
+        print(f"mcsgen: {args.verb}: {where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("mcsgen: interrupted", file=sys.stderr)

@@ -50,5 +50,7 @@ def run_simulation(
     # 0: done, 1: stopped by a failure (the summary says which), 130: interrupted
     if proc.returncode not in (0, 1, 130) or not stdout.strip():
         err = (stderr or "").strip() or f"exit code {proc.returncode}"
+        if proc.returncode == 2:  # the simulator refused its arguments (it names the option)
+            raise McsError(f"simulate {model_name}: {err.removeprefix('simulate: ')}")
         raise McsError(f"simulation of {model_name} failed: {err}")
     return json.loads(stdout)

@@ -373,7 +373,7 @@ int main(int argc, char **argv)
             locked[ev->key] += ev->lock ? 1 : -1;
             rows += ev->lock ? key_rows(md, ev->key) : -key_rows(md, ev->key);
             if (rows > md->nx)
-                die("more lock rows at a time than coordinates", lock_name(md, ev->key));
+                die("--lock: more lock rows at a time than coordinates", lock_name(md, ev->key));
         }
     }
 
@@ -395,8 +395,11 @@ int main(int argc, char **argv)
     ri.qd = qdbuf;
     ri.t0 = 0;
     ri.t_end = app.t_end;
-    if (output_open(&ri, app.out_path, app.events_path) != 0)
-        die("cannot write", (app.out_path && !ri.csv) ? app.out_path : app.events_path);
+    switch (output_open(&ri, app.out_path, app.events_path)) {
+    case -1: die("cannot write", app.out_path); break;
+    case -2: die("cannot write", app.events_path); break;
+    default: break;
+    }
     output_record_current(&ri, &sim);
     (void)signal(SIGINT, on_sigint);
     st = run(&sim, &ri, &opt, &app);

@@ -63,19 +63,30 @@ static int lock_key(const mcs_model *md, const char *name, size_t len)
 static void add_event(const mcs_model *md, app_args *app, const char *val, int lock)
 {
     const char *at = strchr(val, '@');
-    mcs_real t;
+    const char *flag = lock ? "--lock" : "--unlock";
+    char what[80];
+    char *end;
+    double t;
     int key;
-    if (!at)
-        die(lock ? "--lock needs NAME@T, got" : "--unlock needs NAME@T, got", val);
+    if (!at) {
+        snprintf(what, sizeof what, "%s needs NAME@T, got", flag);
+        die(what, val);
+    }
     key = lock_key(md, val, (size_t)(at - val));
-    if (key == -2)
-        die("that joint has nothing to lock (a fixed or driven joint)", val);
-    if (key < 0)
-        die("unknown coordinate or joint", val);
-    t = (mcs_real)number(at + 1, val);
-    if (!(t > 0))
-        die("a transition needs a time after the start, got", val);
-    add_event_at(app, t, key, lock);
+    if (key == -2) {
+        snprintf(what, sizeof what, "%s: that joint has nothing to lock (fixed or driven)", flag);
+        die(what, val);
+    }
+    if (key < 0) {
+        snprintf(what, sizeof what, "%s: unknown coordinate or joint", flag);
+        die(what, val);
+    }
+    t = strtod(at + 1, &end);
+    if (end == at + 1 || *end != '\0' || !(t > 0) || t - t != 0) {
+        snprintf(what, sizeof what, "%s NAME@T needs a time T > 0 (seconds), got", flag);
+        die(what, val);
+    }
+    add_event_at(app, (mcs_real)t, key, lock);
 }
 
 void add_event_at(app_args *app, mcs_real t, int key, int lock)

@@ -138,8 +138,14 @@ int output_open(run_info *ri, const char *csv_path, const char *events_path)
         csv_columns(ri, NULL, NULL, 0, 0);
     }
     if (events_path) { /* opened now, so that an unwritable path fails before the run */
-        if (!(ri->events = fopen(events_path, "w")))
-            return -1;
+        if (!(ri->events = fopen(events_path, "w"))) {
+            if (ri->csv) { /* nothing is left behind by a run that cannot start */
+                (void)fclose(ri->csv);
+                ri->csv = NULL;
+                (void)remove(csv_path);
+            }
+            return -2;
+        }
         ri->events_path = events_path;
         fputc('[', ri->events);
     }

@@ -47,7 +47,8 @@ typedef struct run_row {
     int rank;
 } run_row;
 
-/* Opens the CSV (and writes its header) and the event log; 0 on success. */
+/* Opens the CSV (and writes its header) and the event log: 0, or -1 when the CSV cannot be
+ * written, -2 when the event log cannot (the CSV is then removed again). */
 int output_open(run_info *ri, const char *csv_path, const char *events_path);
 /* One CSV row (and the statistics) of a state; the current state of sim with record_current. */
 void output_record(run_info *ri, mcs_sim *sim, const run_row *row);

@@ -70,9 +70,9 @@ def parse_expr(text, symbols):
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ExprError(f"syntax error in '{_short(text.strip(), 80)}': {exc.msg}") from None
+        raise ExprError(f"syntax error in '{shorten(text.strip(), 80)}': {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError):
-        raise ExprError(f"cannot parse '{_short(text.strip(), 80)}'") from None
+        raise ExprError(f"cannot parse '{shorten(text.strip(), 80)}'") from None
     return _Builder(symbols, text.strip()).build(tree.body, 0)
 
 
@@ -82,7 +82,7 @@ class _Builder:
         self.text = text
 
     def fail(self, what):
-        raise ExprError(f"{what} in '{_short(self.text, 80)}'")
+        raise ExprError(f"{what} in '{shorten(self.text, 80)}'")
 
     def build(self, node, depth):
         value = self._build(node, depth)
@@ -94,14 +94,14 @@ class _Builder:
         """A constant (sub-)expression must be a finite real within float's range: log(0),
         tan(pi/2), 0**-1 (zoo), sqrt(-1), acos(2), exp(1000), 2**3000 are refused here."""
         if value.has(sp.zoo, sp.oo, -sp.oo, sp.nan):
-            self.fail(f"constant '{_short(value)}' is not finite")
+            self.fail(f"constant '{shorten(value)}' is not finite")
         try:
             magnitude = abs(approx(value, 30))
         except NotANumber:
-            self.fail(f"constant '{_short(value)}' is not a real number")
+            self.fail(f"constant '{shorten(value)}' is not a real number")
         if magnitude > CONST_MAX or (0 < magnitude < CONST_MIN):
             self.fail(
-                f"constant '{_short(value)}' is outside the range of float (1.2e-38 to 3.4e38)"
+                f"constant '{shorten(value)}' is outside the range of float (1.2e-38 to 3.4e38)"
             )
 
     def _power(self, base, exponent):
@@ -110,7 +110,7 @@ class _Builder:
         if base.is_number and exponent.is_number and exponent.is_real:
             b = abs(approx(base, 30))
             if b not in (0, 1) and abs(approx(exponent, 30)) * abs(sp.log(b, 10).evalf(30)) > 400:
-                self.fail(f"constant power '{_short(base)}**{_short(exponent)}' is out of range")
+                self.fail(f"constant power '{shorten(base)}**{shorten(exponent)}' is out of range")
         return base**exponent
 
     def _build(self, node, depth):
@@ -176,7 +176,7 @@ class _Builder:
         self.fail(f"'{kind}' is not allowed (only numbers, names, + - * / **, and functions)")
 
 
-def _short(value, limit=40):
+def shorten(value, limit=40):
     """A constant or an expression as text for a message (one line), cut to `limit` characters."""
     text = str(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -237,7 +237,11 @@ class MechanismBuilder:
         pos = self.vector(spec["position"], f"{where}.position", body.dim)
         if body.kind == "planar":
             if "orientation" in spec:
-                self.ctx.fail(f"{where}.orientation", "planar bodies take 'angle'")
+                self.ctx.fail(
+                    f"{where}.orientation",
+                    "a planar body's orientation is its 'angle' (radians, counter-clockwise), "
+                    "a field of the body itself: {name: ..., type: planar, angle: 0.5, ...}",
+                )
             angle = self.num(spec.get("angle", 0), f"{where}.angle")
             body.x0 = list(pos) + [angle]
             body.R0 = sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])

@@ -7,6 +7,7 @@ import re
 
 from ..errors import ModelError
 from .expr import CONSTANTS, FUNCTIONS, ExprError, parse_expr
+from .expr import shorten
 
 C_KEYWORDS = frozenset(
     """
@@ -30,6 +31,7 @@ isless islessequal islessgreater isunordered errno offsetof NULL
 # the runtime's and generated code's own identifiers: mcs_*, MCS_* (mcs_sin, MCS_R, mcs_real, ...)
 RUNTIME_PREFIXES = ("mcs_", "MCS_")
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+MAX_NAME = 63  # characters of a name: C99 keeps 63 significant in an identifier
 NUMERAL = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
 
@@ -66,6 +68,8 @@ class Reader:
             value = float(value)  # YAML 1.1 reads 1e5 (no '.') as text: take it as the number
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail(where, f"expected a number, got {_kind(value)}")
+        if isinstance(value, int) and abs(value) > 1e300:  # float() of a 400-digit integer fails
+            self.fail(where, f"number {shorten(str(value))} is outside the range of double")
         if not math.isfinite(value):
             self.fail(where, f"number is not finite ({value})")
         if positive and value <= 0:
@@ -87,10 +91,16 @@ class Reader:
             )
         if not isinstance(name, str):
             self.fail(where, f"{kind} name must be text, got {_kind(name)}")
+        if len(name) > MAX_NAME:
+            self.fail(
+                where,
+                f"{kind} name '{shorten(name)}' is {len(name)} characters long: at most "
+                f"{MAX_NAME} (it names C identifiers and, for a model, its files)",
+            )
         if not IDENT.match(name):
             self.fail(
                 where,
-                f"{kind} name '{name}' is not a valid C identifier "
+                f"{kind} name '{shorten(name)}' is not a valid C identifier "
                 "(letters, digits and '_', starting with a letter)",
             )
         if name == "main":

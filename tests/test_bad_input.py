@@ -1,0 +1,368 @@
+"""Bad input, in one place (issue 14): every case gets exit status 2, one line on stderr naming
+the file and the field (or the option), no traceback, nothing written, in well under 10 s.
+
+The cases are one-line changes to small shipped models (a planar pendulum in coordinates, a
+3R planar mechanism and a spatial pendulum of bodies and joints), hostile command lines and
+impossible output paths. They run the command line in-process (`mcsgen.cli.main`): an exception
+that escaped it would fail the test with its traceback; tests/e2e cover the launcher itself.
+"""
+
+import time
+from pathlib import Path
+
+import pytest
+
+from mcsgen.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+PENDULUM = (ROOT / "models" / "planar_pendulum.yaml").read_text()
+MECHANISM = (ROOT / "models" / "pendulum_3r_bodies.yaml").read_text()
+SPATIAL = (ROOT / "models" / "pendulum_torsion.yaml").read_text()
+BASES = {"pend": PENDULUM, "mech": MECHANISM, "spat": SPATIAL}
+NAMES = {"pend": "planar_pendulum", "mech": "pendulum_3r_bodies", "spat": "pendulum_torsion"}
+LONG = "x" + " + x" * 5000  # an 20 KB expression
+
+# (id, base, text replaced, replacement, what the message must name). The replaced text must
+# occur in the base; the file is written as <name>.yaml with the model's name.
+MODEL_CASES = [
+    # names that collide with the C side or the expression language
+    ("model-named-mcs", "pend", "name: planar_pendulum", "name: mcs", "name"),
+    ("model-named-main", "pend", "name: planar_pendulum", "name: main", "name"),
+    ("model-named-keyword", "pend", "name: planar_pendulum", "name: for", "name"),
+    ("model-name-digit", "pend", "name: planar_pendulum", "name: 3pend", "name"),
+    ("model-name-prefix", "pend", "name: planar_pendulum", "name: mcs_pend", "name"),
+    ("model-name-null", "pend", "name: planar_pendulum", "name: null", "name"),
+    ("model-name-list", "pend", "name: planar_pendulum", "name: [a, b]", "name"),
+    ("model-name-250", "pend", "name: planar_pendulum", "name: " + "p" * 250, "name"),
+    ("model-name-missing", "pend", "name: planar_pendulum\n", "", "name"),
+    ("param-NAN", "pend", "  M: {value", "  NAN: {value", "parameters.NAN"),
+    ("param-INFINITY", "pend", "  M: {value", "  INFINITY: {value", "parameters.INFINITY"),
+    ("param-HUGE_VAL", "pend", "  M: {value", "  HUGE_VAL: {value", "parameters.HUGE_VAL"),
+    ("param-NULL", "pend", "  M: {value", "  NULL: {value", "parameters"),
+    ("param-errno", "pend", "  M: {value", "  errno: {value", "parameters.errno"),
+    ("param-M_PI", "pend", "  M: {value", "  M_PI: {value", "parameters.M_PI"),
+    ("param-DBL_MAX", "pend", "  l: {value", "  DBL_MAX: {value", "parameters.DBL_MAX"),
+    ("param-FLT_EPSILON", "pend", "  l: {value", "  FLT_EPSILON: {value", "parameters"),
+    ("param-isnan", "pend", "  l: {value", "  isnan: {value", "parameters.isnan"),
+    ("param-int", "pend", "  l: {value", "  int: {value", "parameters.int"),
+    ("param-sin", "pend", "  l: {value", "  sin: {value", "parameters.sin"),
+    ("param-pi", "pend", "  l: {value", "  pi: {value", "parameters.pi"),
+    ("param-t", "pend", "  l: {value", "  t: {value", "parameters.t"),
+    ("param-mcs", "pend", "  l: {value", "  mcs_l: {value", "parameters.mcs_l"),
+    ("param-MCS", "pend", "  l: {value", "  MCS_L: {value", "parameters.MCS_L"),
+    ("param-yes", "pend", "  l: {value", "  yes: {value", "parameters"),
+    ("coord-NAN", "pend", "  - {name: z, unit: m}", "  - {name: NAN, unit: m}", "coordinates[1]"),
+    (
+        "coord-double",
+        "pend",
+        "  - {name: z, unit: m}",
+        "  - {name: double, unit: m}",
+        "coordinates",
+    ),
+    ("coord-space", "pend", "  - {name: z, unit: m}", "  - {name: 'z y', unit: m}", "coordinates"),
+    ("coord-dup", "pend", "  - {name: z, unit: m}", "  - {name: x, unit: m}", "coordinates[1]"),
+    ("coord-param", "pend", "  - {name: z, unit: m}", "  - {name: M, unit: m}", "coordinates[1]"),
+    ("coord-mcs", "pend", "  - {name: z, unit: m}", "  - {name: mcs_z, unit: m}", "coordinates"),
+    ("body-NAN", "mech", "{name: link3,", "{name: NAN,", "bodies[2]"),
+    ("body-ground", "mech", "{name: link3,", "{name: ground,", "bodies[2]"),
+    ("joint-keyword", "mech", "{name: J3,", "{name: while,", "joints[2]"),
+    ("joint-dup", "mech", "{name: J3,", "{name: J2,", "joints[2]"),
+    # constants that fold to something that is not a finite real double
+    ("const-log0", "pend", '"-M*g"]', '"-M*g*log(0)"]', "dynamics.forces[1]"),
+    ("const-0pow-1", "pend", '"-M*g"]', '"-M*g + 0**-1"]', "dynamics.forces[1]"),
+    ("const-tan-pi2", "pend", '"-M*g"]', '"-M*g*tan(pi/2)"]', "dynamics.forces[1]"),
+    ("const-sqrt-1", "pend", '"-M*g"]', '"-M*g*sqrt(-1)"]', "dynamics.forces[1]"),
+    ("const-pow-half", "pend", '"-M*g"]', '"-M*g*(-1)**0.5"]', "dynamics.forces[1]"),
+    ("const-log-1", "pend", '"-M*g"]', '"-M*g*log(-1)"]', "dynamics.forces[1]"),
+    ("const-2pow3000", "pend", '"-M*g"]', '"-M*g*2**3000"]', "dynamics.forces[1]"),
+    ("const-10pow400", "pend", '"-M*g"]', '"-M*g*10.0**400"]', "dynamics.forces[1]"),
+    ("const-acos2", "pend", '"-M*g"]', '"-M*g*acos(2)"]', "dynamics.forces[1]"),
+    ("const-exp1000", "pend", '"-M*g"]', '"-M*g*exp(1000)"]', "dynamics.forces[1]"),
+    ("const-sinh1000", "pend", '"-M*g"]', '"-M*g*sinh(1000)"]', "dynamics.forces[1]"),
+    ("const-huge-power", "pend", '"-M*g"]', '"-M*g*10**99999999"]', "dynamics.forces[1]"),
+    ("const-tower", "pend", '"-M*g"]', '"-M*g*9**9**9**9"]', "dynamics.forces[1]"),
+    ("const-400-digits", "pend", '"-M*g"]', '"-M*g*' + "7" * 400 + '"]', "dynamics.forces[1]"),
+    ("const-1e999", "pend", '"-M*g"]', '"-M*g*1e999"]', "dynamics.forces[1]"),
+    ("const-1e-400", "pend", '"-M*g"]', '"-M*g*1e-400"]', "dynamics.forces[1]"),
+    ("const-underflow-power", "pend", '"-M*g"]', '"-M*g*2.0**-2000"]', "dynamics.forces[1]"),
+    ("const-div0", "pend", '"-M*g"]', '"-M*g*(1/0)"]', "dynamics.forces[1]"),
+    ("const-cos-huge", "pend", '"-M*g"]', '"-M*g*cos(10**400)"]', "dynamics.forces[1]"),
+    ("const-in-potential", "pend", 'potential: "M*g*z"', 'potential: "M*g*log(0)"', "potential"),
+    ("const-in-initial", "pend", "x: {x: l, z: 0}", "x: {x: l, z: log(0)}", "initial.x.z"),
+    (
+        "const-in-point",
+        "mech",
+        'point: ["sin(pi/6)", "-cos(pi/6)"]',
+        'point: ["sqrt(-1)", 0]',
+        "joints[1].point",
+    ),  # fmt: skip
+    # the expression sandbox: nothing in a file runs code
+    ("expr-import", "pend", '"-M*g"]', "\"__import__('os').system('true')\"]", "forces[1]"),
+    ("expr-attribute", "pend", '"-M*g"]', '"x.__class__"]', "dynamics.forces[1]"),
+    ("expr-lambda", "pend", '"-M*g"]', '"lambda: 1"]', "dynamics.forces[1]"),
+    ("expr-list", "pend", '"-M*g"]', '"[1, 2]"]', "dynamics.forces[1]"),
+    ("expr-ifexp", "pend", '"-M*g"]', '"1 if x else 0"]', "dynamics.forces[1]"),
+    ("expr-subscript", "pend", '"-M*g"]', '"x[0]"]', "dynamics.forces[1]"),
+    ("expr-open", "pend", '"-M*g"]', "\"open('f')\"]", "dynamics.forces[1]"),
+    ("expr-Symbol", "pend", '"-M*g"]', "\"Symbol('a')\"]", "dynamics.forces[1]"),
+    ("expr-eval", "pend", '"-M*g"]', "\"eval('1')\"]", "dynamics.forces[1]"),
+    ("expr-sympify", "pend", '"-M*g"]', "\"sympify('1')\"]", "dynamics.forces[1]"),
+    ("expr-walrus", "pend", '"-M*g"]', '"(a := 1)"]', "dynamics.forces[1]"),
+    ("expr-string", "pend", '"-M*g"]', "\"'text'\"]", "dynamics.forces[1]"),
+    ("expr-keyword-arg", "pend", '"-M*g"]', '"sin(x=1)"]', "dynamics.forces[1]"),
+    ("expr-unclosed", "pend", '"-M*g"]', '"(-M*g"]', "dynamics.forces[1]"),
+    ("expr-empty", "pend", '"-M*g"]', '""]', "dynamics.forces[1]"),
+    ("expr-arity", "pend", '"-M*g"]', '"sin(x, z)"]', "dynamics.forces[1]"),
+    ("expr-unknown-fn", "pend", '"-M*g"]', '"factorial(100)"]', "dynamics.forces[1]"),
+    ("expr-unknown-symbol", "pend", '"-M*g"]', '"-M*G"]', "dynamics.forces[1]"),
+    ("expr-I", "pend", '"-M*g"]', '"-M*g*I"]', "dynamics.forces[1]"),
+    ("expr-zoo", "pend", '"-M*g"]', '"-M*g*zoo"]', "dynamics.forces[1]"),
+    ("expr-oo", "pend", '"-M*g"]', '"-M*g*oo"]', "dynamics.forces[1]"),
+    ("expr-nan", "pend", '"-M*g"]', '"-M*g*nan"]', "dynamics.forces[1]"),
+    ("expr-long", "pend", '"-M*g"]', f'"{LONG} + q"]', "dynamics.forces[1]"),
+    ("expr-velocity-in-constraint", "pend", '"x**2 + z**2 - l**2"', '"x_dot"', "constraints[0]"),
+    (
+        "expr-velocity-in-potential",
+        "pend",
+        'potential: "M*g*z"',
+        'potential: "z*x_dot"',
+        "dynamics.potential",
+    ),  # fmt: skip
+    # numbers
+    ("num-text", "pend", "M: {value: 1.0,", "M: {value: heavy,", "parameters.M.value"),
+    ("num-list", "pend", "M: {value: 1.0,", "M: {value: [1.0],", "parameters.M.value"),
+    ("num-inf", "pend", "M: {value: 1.0,", "M: {value: .inf,", "parameters.M.value"),
+    ("num-nan", "pend", "M: {value: 1.0,", "M: {value: .nan,", "parameters.M.value"),
+    ("num-1e999", "pend", "M: {value: 1.0,", "M: {value: 1e999,", "parameters.M.value"),
+    (
+        "num-huge-literal",
+        "pend",
+        "M: {value: 1.0,",
+        "M: {value: " + "9" * 400 + ",",
+        "parameters.M.value",
+    ),  # fmt: skip
+    ("num-missing", "pend", "M: {value: 1.0, ", "M: {", "parameters.M.value"),
+    ("num-t-end-negative", "pend", "t_end: 4.0", "t_end: -4.0", "simulation.t_end"),
+    ("num-t-end-nan", "pend", "t_end: 4.0", "t_end: .nan", "simulation.t_end"),
+    ("num-h-zero", "pend", "h: 1.0e-3", "h: 0", "simulation.h"),
+    ("num-method", "pend", "method: rk4", "method: euler", "simulation.method"),
+    ("num-continuation", "pend", "continuation: exp", "continuation: yes", "continuation"),
+    ("num-initial-unknown", "pend", "x: {x: l, z: 0}", "x: {x: l, y: 0}", "initial.x.y"),
+    ("num-initial-inf", "pend", "x: {x: l, z: 0}", "x: {x: l, z: 1e999}", "initial.x.z"),
+    ("num-initial-text", "pend", "v: {x: 0, z: 0}", "v: {x: 0, z: nope}", "initial.v.z"),
+    (
+        "mass-zero",
+        "mech",
+        "{name: link1, type: planar, mass: m,",
+        "{name: link1, type: planar, " "mass: 0,",
+        "bodies[0].mass",
+    ),  # fmt: skip
+    ("mass-negative", "spat", "mass: mass,", "mass: -mass,", "bodies[0].mass"),
+    ("inertia-negative", "spat", "inertia: [J, J, J]", "inertia: [J, -J, J]", "bodies[0].inertia"),
+    ("inertia-triangle", "spat", "inertia: [J, J, J]", "inertia: [J, J, 3*J]", "bodies[0].inertia"),
+    # the structure of the file
+    ("yaml-syntax", "pend", "coordinates:", "coordinates: [", "line"),
+    ("yaml-tab", "pend", "name: planar_pendulum\n", "name: planar_pendulum\n\tx: 1\n", "line"),
+    ("yaml-top-list", "pend", PENDULUM, "- a\n- b\n", "top level"),
+    ("yaml-empty", "pend", PENDULUM, "", "empty"),
+    ("unknown-top-key", "pend", "dynamics:", "dynamic:", "dynamic"),
+    ("unknown-param-key", "pend", "M: {value: 1.0,", "M: {vale: 1.0,", "parameters.M.vale"),
+    ("dup-top-key", "pend", "name: planar_pendulum\n", "name: planar_pendulum\nname: x\n", "name"),
+    (
+        "dup-nested-key",
+        "pend",
+        "M: {value: 1.0,",
+        "M: {value: 1.0, value: 2.0,",
+        "parameters.M.value",
+    ),  # fmt: skip
+    ("dup-sim-key", "pend", "t_end: 4.0", "t_end: 4.0\n  t_end: 2.0", "simulation.t_end"),
+    ("forces-count", "pend", 'forces: ["0", "-M*g"]', 'forces: ["0"]', "dynamics.forces"),
+    ("forces-text", "pend", 'forces: ["0", "-M*g"]', 'forces: "0"', "dynamics.forces"),
+    ("mass-count", "pend", "{diagonal: [M, M]}", "{diagonal: [M]}", "mass_matrix.diagonal"),
+    ("mass-text", "pend", "{diagonal: [M, M]}", "{diagonal: M}", "mass_matrix.diagonal"),
+    ("mass-full", "pend", "{diagonal: [M, M]}", "{full: [[M, 0], [0, M]]}", "mass_matrix.full"),
+    (
+        "constraint-no-expr",
+        "pend",
+        '{name: length, expr: "x**2 + z**2 - l**2"}',
+        "{name: length}",
+        "constraints[0].expr",
+    ),  # fmt: skip
+    (
+        "constraint-dup-name",
+        "pend",
+        '  - {name: length, expr: "x**2 + z**2 - l**2"}',
+        '  - {name: length, expr: "x**2 + z**2 - l**2"}\n  - {name: length, expr: "x - l"}',
+        "constraints[1].name",
+    ),  # fmt: skip
+    ("joint-type", "mech", "{name: J3, type: revolute,", "{name: J3, type: hinge,", "joints[2]"),
+    ("joint-body", "mech", "body1: link3, body2: link2", "body1: link9, body2: link2", "joints[2]"),
+    ("joint-point-size", "spat", "point: [0, 0, 0]", "point: [0, 0]", "joints[0].point"),
+    ("joint-axis-zero", "spat", "axis: [0, 1, 0]", "axis: [0, 0, 0]", "joints[0].axis"),
+    ("gravity-size", "mech", "gravity: [0, -g]", "gravity: [0, -g, 0]", "gravity"),
+    ("body-type", "mech", "{name: link3, type: planar,", "{name: link3, type: flat,", "bodies[2]"),
+    (
+        "planar-orientation",
+        "mech",
+        "angle: -pi/3,",
+        "orientation: {angle: 0},",
+        "bodies[0].orientation",
+    ),  # fmt: skip
+    ("switch-unknown-joint", "mech", "lock: J3}", "lock: J9}", "switches[1]"),
+    ("event-unknown-switch", "mech", "activate: lock_joint3}", "activate: nothing}", "events[1]"),
+    ("event-negative-time", "mech", "{at: 1.3,", "{at: -1.3,", "events[1]"),
+    (
+        "force-unknown-joint",
+        "spat",
+        "joint: hinge, stiffness",
+        "joint: knee, stiffness",
+        "forces[0]",
+    ),
+    ("force-type", "spat", "{type: rotational_spring_damper,", "{type: magic,", "forces[0]"),
+    # what only the numbers show: checked at generation, before anything is written
+    ("no-real-solution", "pend", '"x**2 + z**2 - l**2"', '"x**2 + z**2 + 1"', "constraints[0]"),
+    ("constant-constraint", "pend", '"x**2 + z**2 - l**2"', '"1"', "constraints[0]"),
+    ("unreachable-constraint", "pend", '"x**2 + z**2 - l**2"', '"exp(x) + 2"', "constraints[0]"),
+    ("mass-singular", "pend", "{diagonal: [M, M]}", "{diagonal: [M, 0]}", "dynamics.mass_matrix"),
+    ("mass-indefinite", "pend", "{diagonal: [M, M]}", "{diagonal: [M, -M]}", "mass_matrix"),
+    ("mass-negative-param", "pend", "M: {value: 1.0,", "M: {value: -1.0,", "mass_matrix"),
+    ("mass-cancels", "pend", "{diagonal: [M, M]}", "{diagonal: [M, M - M]}", "mass_matrix"),
+]
+
+# Command lines: (id, arguments after `./mcsgen`, what the message must name). {csv} is a
+# valid CSV of a planar-pendulum run, {tmp} the test's directory.
+CLI_CASES = [
+    ("sim-h-zero", ["simulate", "planar_pendulum", "--h", "0"], "--h"),
+    ("sim-h-negative", ["simulate", "planar_pendulum", "--h", "-1e-3"], "--h"),
+    ("sim-h-nan", ["simulate", "planar_pendulum", "--h", "nan"], "--h"),
+    ("sim-h-inf", ["simulate", "planar_pendulum", "--h", "inf"], "--h"),
+    ("sim-h-text", ["simulate", "planar_pendulum", "--h", "small"], "--h"),
+    ("sim-h-tiny", ["simulate", "planar_pendulum", "--h", "1e-300"], "--max-steps"),
+    ("sim-t-end-huge", ["simulate", "planar_pendulum", "--t-end", "1e12"], "--max-steps"),
+    ("sim-dt-out-tiny", ["simulate", "planar_pendulum", "--dt-out", "1e-300"], "--max-steps"),
+    ("sim-max-steps", ["simulate", "planar_pendulum", "--max-steps", "10"], "--max-steps"),
+    ("sim-max-steps-zero", ["simulate", "planar_pendulum", "--max-steps", "0"], "--max-steps"),
+    ("sim-t-end-zero", ["simulate", "planar_pendulum", "--t-end", "0"], "--t-end"),
+    ("sim-rtol-negative", ["simulate", "planar_pendulum", "--rtol", "-1"], "--rtol"),
+    ("sim-rtol-one", ["simulate", "planar_pendulum", "--rtol", "1"], "--rtol"),
+    ("sim-atol-zero", ["simulate", "planar_pendulum", "--atol", "0"], "--atol"),
+    ("sim-rank-tol", ["simulate", "planar_pendulum", "--rank-tol", "-1"], "--rank-tol"),
+    ("sim-rank-tol-big", ["simulate", "planar_pendulum", "--rank-tol", "1.5"], "--rank-tol"),
+    ("sim-sing-tol", ["simulate", "planar_pendulum", "--sing-tol", "nan"], "--sing-tol"),
+    ("sim-newton-iter", ["simulate", "planar_pendulum", "--newton-max-iter", "2.5"], "newton"),
+    ("sim-dt-out", ["simulate", "planar_pendulum", "--dt-out", "-1"], "--dt-out"),
+    ("sim-method", ["simulate", "planar_pendulum", "--method", "euler"], "--method"),
+    ("sim-continuation", ["simulate", "planar_pendulum", "--continuation", "x"], "continuation"),
+    ("sim-param-unknown", ["simulate", "planar_pendulum", "--param", "Q=1"], "Q"),
+    ("sim-param-no-value", ["simulate", "planar_pendulum", "--param", "M"], "--param"),
+    ("sim-param-text", ["simulate", "planar_pendulum", "--param", "M=heavy"], "M"),
+    ("sim-param-nan", ["simulate", "planar_pendulum", "--param", "M=nan"], "M"),
+    ("sim-lock-unknown", ["simulate", "planar_pendulum", "--lock", "y@1"], "y"),
+    ("sim-lock-format", ["simulate", "planar_pendulum", "--lock", "x"], "--lock"),
+    ("sim-lock-time", ["simulate", "planar_pendulum", "--lock", "x@later"], "--lock"),
+    ("sim-unlock-free", ["simulate", "planar_pendulum", "--unlock", "x@1"], "x"),
+    ("sim-missing-value", ["simulate", "planar_pendulum", "--h"], "--h"),
+    ("sim-unknown-option", ["simulate", "planar_pendulum", "--speed", "2"], "--speed"),
+    ("sim-no-model", ["simulate", "no_such_model"], "no_such_model"),
+    ("sim-out-proc", ["simulate", "planar_pendulum", "--out", "/proc/x.csv"], "/proc/x.csv"),
+    (
+        "sim-events-proc",
+        ["simulate", "planar_pendulum", "--out", "{tmp}/r.csv", "--events", "/proc/x.json"],
+        "/proc/x.json",
+    ),  # fmt: skip
+    ("check-tol-nan", ["check", "planar_pendulum", "--tol", "nan"], "--tol"),
+    ("check-tol-negative", ["check", "planar_pendulum", "--tol", "-1"], "--tol"),
+    ("check-samples", ["check", "planar_pendulum", "--samples", "0"], "--samples"),
+    ("audit-samples", ["audit", "planar_pendulum", "--samples", "-2"], "--samples"),
+    ("statics-iter", ["statics", "planar_pendulum", "--max-iter", "0"], "--max-iter"),
+    ("modes-count", ["modes", "planar_pendulum", "--count", "0"], "--count"),
+    ("generate-missing", ["generate", "{tmp}/nothing.yaml"], "nothing.yaml"),
+    ("generate-out-proc", ["generate", "planar_pendulum", "--force", "--out", "/proc/x"], "/proc"),
+    ("plot-out-proc", ["plot", "{csv}", "--out", "/proc/x.png"], "/proc/x.png"),
+    ("plot-missing-csv", ["plot", "{tmp}/none.csv"], "none.csv"),
+    ("plot-not-csv", ["plot", "{tmp}/notes.csv"], "notes.csv"),
+    ("unknown-verb", ["fly", "planar_pendulum"], "fly"),
+    ("urdf-missing", ["import-urdf", "{tmp}/robot.urdf"], "robot.urdf"),
+    ("urdf-gravity", ["import-urdf", "{tmp}/robot.urdf", "--gravity", "0,0"], "--gravity"),
+]
+
+
+def run(argv, capsys):
+    """The command line in-process: (exit status, stderr)."""
+    capsys.readouterr()
+    try:
+        status = main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse
+        status = exc.code
+    return status, capsys.readouterr().err
+
+
+def listing(*folders):
+    return {p for f in folders if f.exists() for p in f.rglob("*")}
+
+
+@pytest.fixture
+def quiet_dirs(tmp_path, monkeypatch):
+    """The directories a refused command must leave as they were (the test's own, holding
+    the inputs below, and the repository's output folders), and what they hold."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.csv").write_text("this is not, a run\n1,2,3\n")
+    (tmp_path / "robot.urdf").write_text("<robot name='r'><link name='a'/></robot>")
+    watched = [tmp_path, ROOT / "out", ROOT / "build" / "generated"]
+    return watched, listing(*watched)
+
+
+def assert_refused(status, err, names, watched, before):
+    assert status == 2, err
+    assert err.count("\n") == 1 and err.startswith("mcsgen"), err
+    assert "Traceback" not in err
+    for name in names:
+        assert name in err, (name, err)
+    assert len(err) < 600, err  # long input is cut in messages
+    assert listing(*watched) == before  # nothing written, no folder left behind
+
+
+def test_the_suite_is_large():
+    assert len(MODEL_CASES) + len(CLI_CASES) > 100
+    assert len({c[0] for c in MODEL_CASES + CLI_CASES}) == len(MODEL_CASES) + len(CLI_CASES)
+
+
+@pytest.mark.parametrize("case", MODEL_CASES, ids=[c[0] for c in MODEL_CASES])
+def test_a_broken_model_file(case, tmp_path, capsys, quiet_dirs):
+    _, base, old, new, field = case
+    assert old in BASES[base], old
+    text = BASES[base].replace(old, new, 1)
+    name = NAMES[base]
+    for line in new.splitlines():
+        if line.startswith("name: ") and line[6:].strip().isidentifier():
+            name = line[6:].strip()
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text)
+    watched, before = quiet_dirs
+    before = before | {path}
+    start = time.monotonic()
+    status, err = run(["generate", path, "--out", tmp_path / "gen", "--no-misra"], capsys)
+    assert time.monotonic() - start < 10
+    assert_refused(status, err, [str(path), field], watched, before)
+
+
+@pytest.fixture(scope="module")
+def pendulum_csv(tmp_path_factory):
+    from mcsgen.simulate import run_simulation
+
+    out = tmp_path_factory.mktemp("run") / "pend.csv"
+    run_simulation("planar_pendulum", {"t_end": 0.05}, out_csv=out)
+    return out
+
+
+@pytest.mark.parametrize("case", CLI_CASES, ids=[c[0] for c in CLI_CASES])
+def test_a_bad_command_line(case, tmp_path, capsys, quiet_dirs, pendulum_csv):
+    _, argv, names = case
+    argv = [a.format(tmp=tmp_path, csv=pendulum_csv) for a in argv]
+    if argv[0] == "simulate" and "--out" not in argv:
+        argv += ["--out", str(tmp_path / "run.csv")]
+    watched, before = quiet_dirs
+    start = time.monotonic()
+    status, err = run(argv, capsys)
+    assert time.monotonic() - start < 10
+    assert_refused(status, err, [names], watched, before)
