@@ -281,6 +281,24 @@ CLI_CASES = [
     ("plot-out-proc", ["plot", "{csv}", "--out", "/proc/x.png"], "/proc/x.png"),
     ("plot-missing-csv", ["plot", "{tmp}/none.csv"], "none.csv"),
     ("plot-not-csv", ["plot", "{tmp}/notes.csv"], "notes.csv"),
+    ("plot-columns-missing", ["plot", "{csv}", "--columns", "x.nope"], "x.nope"),
+    ("animate-no-bodies", ["animate", "{csv}", "--model", "planar_pendulum"], "planar_pendulum"),
+    ("animate-no-model", ["animate", "{csv}"], "--model"),
+    (
+        "animate-frames",
+        ["animate", "{csv}", "--model", "planar_pendulum", "--frames", "0"],
+        "--frames",
+    ),  # fmt: skip
+    (
+        "animate-missing-csv",
+        ["animate", "{tmp}/none.csv", "--model", "pendulum_3r_bodies"],
+        "none.csv",
+    ),  # fmt: skip
+    (
+        "animate-png",
+        ["animate", "{csv}", "--model", "pendulum_3r_bodies", "--out", "{tmp}/a.png"],
+        "a.png",
+    ),  # fmt: skip
     ("unknown-verb", ["fly", "planar_pendulum"], "fly"),
     ("urdf-missing", ["import-urdf", "{tmp}/robot.urdf"], "robot.urdf"),
     ("urdf-gravity", ["import-urdf", "{tmp}/robot.urdf", "--gravity", "0,0"], "--gravity"),

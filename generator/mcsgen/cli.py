@@ -474,8 +474,19 @@ def _analysis_arguments(parser):
     parser.add_argument("--out", metavar="DIR", help="write JSON and CSV files (and plots) here")
 
 
+def cmd_animate(args):
+    from .model import load_model
+    from .outputs.animate import animate_run
+
+    model = load_model(model_path(args.model))
+    with Spinner("drawing frames"):
+        path = animate_run(args.csv, model, args.out, frames=args.frames, fps=args.fps)
+    print(path)
+    return 0
+
+
 def cmd_plot(args):
-    from .outputs.plot import plot_basis, plot_events, plot_rdiag, plot_runs
+    from .outputs.plot import plot_basis, plot_columns, plot_events, plot_rdiag, plot_runs
 
     if args.modes:
         return _plot_analysis(args)
@@ -487,6 +498,12 @@ def cmd_plot(args):
         written = plot_events(args.events, load_model(model_path(args.model)), args.out)
     elif not args.csv:
         raise McsError("plot: give CSV files, or --events FILE.json --model MODEL")
+    elif args.columns:
+        from .model import load_model
+
+        columns = [c.strip() for c in args.columns.split(",") if c.strip()]
+        model = load_model(model_path(args.model)) if args.model else None
+        written = plot_columns(args.csv, columns, args.out, labels=args.label, model=model)
     elif args.rdiag:
         written = plot_rdiag(args.csv, args.out, labels=args.label)
     elif args.basis:
@@ -737,13 +754,19 @@ def build_parser():
     p.add_argument("csv", nargs="*", metavar="FILE.csv")
     p.add_argument("--rdiag", action="store_true", help="diag(R) over time")
     p.add_argument(
+        "--columns",
+        metavar="COL,...",
+        help="these CSV columns over time, one panel each (e.g. x.crank.theta,v.crank.theta,"
+        "energy); with --model, axes carry the coordinates' units",
+    )
+    p.add_argument(
         "--momenta",
         action="store_true",
         help="also the generalized momenta P = T'Mv (runs of simulate --momenta; 004 Fig. 4a)",
     )
     p.add_argument("--basis", metavar="BODY", help="components of T for BODY's coordinates")
     p.add_argument("--events", metavar="FILE.json", help="draw the motions of an event log")
-    p.add_argument("--model", metavar="MODEL", help="the model of --events")
+    p.add_argument("--model", metavar="MODEL", help="the model of --events (or --columns)")
     p.add_argument(
         "--modes", metavar="FILE.json", help="draw a statics/modes result (modes --json/--out)"
     )
@@ -756,6 +779,29 @@ def build_parser():
     )
     p.add_argument("--label", action="append", help="legend label per CSV (default: file name)")
     p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser(
+        "animate",
+        help="GIF of a run: the mechanism drawn over time",
+        description="Draw the bodies and joints of a simulated run over time (planar in 2D, "
+        "spatial as a 3D line drawing from the joint points), with the time and the energy in "
+        "a corner: a GIF, or an MP4 when ffmpeg is installed.",
+    )
+    p.add_argument("csv", metavar="FILE.csv", help="a run written by simulate")
+    p.add_argument("--model", required=True, help="the model of the run (bodies and joints)")
+    p.add_argument(
+        "--out", metavar="FILE.gif", help="FILE.gif or FILE.mp4 (default: the CSV's, .gif)"
+    )
+    p.add_argument(
+        "--frames",
+        type=_checked(int, "count"),
+        default=100,
+        help="frames, at equal times through the run (default 100)",
+    )
+    p.add_argument(
+        "--fps", type=_checked(int, "count"), default=20, help="frames per second (default 20)"
+    )
+    p.set_defaults(func=cmd_animate)
     return parser
 
 

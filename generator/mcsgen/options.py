@@ -27,11 +27,11 @@ class SimOption:
 # Defaults given as text are the documented values; "model" means the model file's `simulation:`
 # section (README, "Model-file reference"). Order: as printed by --help.
 OPTIONS = (
-    SimOption("t-end", "real", "end time of the run", "T", default="model", valid="positive"),
+    SimOption("t-end", "real", "end time of the run [s]", "T", default="model", valid="positive"),
     SimOption(
         "h",
         "real",
-        "RK4 step; DOPRI5 first step",
+        "RK4 step; DOPRI5 first step [s]",
         "H",
         default="model",
         field="h",
@@ -52,7 +52,7 @@ OPTIONS = (
     SimOption(
         "atol",
         "real",
-        "DOPRI5 absolute tolerance",
+        "DOPRI5 absolute tolerance (in the units of the coordinates and their rates)",
         "A",
         default="model",
         field="atol",
@@ -70,7 +70,7 @@ OPTIONS = (
     SimOption(
         "dt-out",
         "real",
-        "rows at exactly t = k D (0: one row per step)",
+        "rows at exactly t = k D [s] (0: one row per step)",
         "D",
         default="model",
         valid="nonnegative",
@@ -172,7 +172,7 @@ OPTIONS = (
     SimOption(
         "h-min",
         "real",
-        "DOPRI5: smallest step before the run stops",
+        "DOPRI5: smallest step before the run stops [s]",
         "HMIN",
         default="1e-12",
         field="h_min",

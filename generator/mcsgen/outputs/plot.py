@@ -134,6 +134,54 @@ def _labels(csv_paths, labels):
     return labels or [Path(p).stem for p in csv_paths]
 
 
+def column_unit(column, model=None):
+    """The unit of a CSV column ("" when unknown): t in s, the energy in J, and with the model
+    its coordinates' positions x.<name> and rates v.<name>, j.<joint> and jd.<joint>."""
+    if column == "t":
+        return "s"
+    if column == "energy":
+        return "J"
+    if column in ("c_norm", "rank") or model is None:
+        return ""
+    units = {c.name: c.unit or "" for c in model.coordinates}
+    kind, _, name = column.partition(".")
+    if kind == "x" and name in units:
+        return units[name]
+    if kind == "v" and name in units:
+        return f"{units[name]}/s" if units[name] else "1/s"
+    return ""
+
+
+def plot_columns(csv_paths, columns, out=None, labels=None, model=None):
+    """Any CSV columns over time, one panel each, the runs overlaid; units from the model's
+    coordinates when it is given."""
+    runs = [read_run(p) for p in csv_paths]
+    labels = _labels(csv_paths, labels)
+    for run, path in zip(runs, csv_paths):
+        missing = [c for c in columns if c not in run]
+        if missing:
+            raise McsError(
+                f"plot --columns: {path} has no column '{missing[0]}' (it has: "
+                f"{', '.join(list(run)[:12])}{', ...' if len(run) > 12 else ''})"
+            )
+    plt, fig, axes = _figure(len(columns), 1, (9, 2.4 * len(columns) + 0.6))
+    for ax, col in zip(axes[:, 0], columns):
+        for run, label in zip(runs, labels):
+            ax.plot(run["t"], run[col], lw=1.0, label=label)
+        unit = column_unit(col, model)
+        ax.set_ylabel(f"{col} [{unit}]" if unit else col)
+        ax.set_xlabel("t [s]")
+        ax.grid(True, alpha=0.3)
+        if len(runs) > 1:
+            ax.legend(loc="best", fontsize="small")
+    axes[0, 0].set_title(", ".join(labels) + (f" ({model.name})" if model is not None else ""))
+    fig.tight_layout()
+    out = Path(out) if out else Path(csv_paths[0]).with_name(Path(csv_paths[0]).stem + "_cols.png")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return [out]
+
+
 def plot_rdiag(csv_paths, out=None, labels=None):
     """|R_ii| over time, one panel per run (002 Figs. 2, 5, 8, 14)."""
     runs = [read_run(p) for p in csv_paths]
