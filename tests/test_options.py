@@ -132,3 +132,14 @@ def test_every_checked_option_says_what_it_takes_in_the_readme():
             line for line in table if line.startswith((f"| `--{opt.name} ", f"| `--{opt.name}`"))
         ]
         assert options.VALID[opt.valid][1].replace(">", "&gt;") in row, row
+
+
+def test_the_simulators_own_defaults_are_documented(tmp_path):
+    """The options without an mcs_options field that have a default: the simulate driver's
+    value is the table's (--max-steps: more steps or rows than this are refused)."""
+    import re
+
+    source = (RUNTIME / "app" / "mcs_simulate.c").read_text()
+    found = re.search(r"app\.max_steps = (\d+)L;", source)
+    (opt,) = [o for o in options.OPTIONS if o.name == "max-steps"]
+    assert found and int(found.group(1)) == int(opt.default)

@@ -10,3 +10,14 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 __version__ = "0.1.0"
+
+
+def load(path_or_name):
+    """A mechanism file, validated, ready to build (the Python API: mcsgen/api.py).
+
+    model = mcsgen.load("models/slider_crank.yaml")
+    run = model.build().simulate(t_end=5, method="dopri5", params={"omega0": 6.0})
+    """
+    from .api import load as load_mechanism
+
+    return load_mechanism(path_or_name)

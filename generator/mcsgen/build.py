@@ -160,19 +160,44 @@ def program_command(
     ]
 
 
-def build_simulator(name: str, extra_flags: Sequence[str] = ()) -> Path:
-    """The simulate driver linked with one generated model; returns the executable's path."""
+def _simulator_inputs(name: str, backend: Optional[str] = None) -> List[Path]:
+    """Every file the simulate driver of one model is built from (for the build cache)."""
     gdir = model_dir(name)
-    sources = simulator_sources() + [gdir / f"{name}.c"] + runtime_sources()
-    headers = (
-        sorted((RUNTIME / "include" / "mcs").glob("*.h"))
+    return (
+        simulator_sources()
+        + [gdir / f"{name}.c"]
+        + runtime_sources(backend)
+        + sorted((RUNTIME / "include" / "mcs").glob("*.h"))
         + sorted((RUNTIME / "src").glob("*.h"))
         + sorted((RUNTIME / "app").glob("*.h"))
         + [gdir / f"{name}.h"]
     )
+
+
+def build_simulator(name: str, extra_flags: Sequence[str] = ()) -> Path:
+    """The simulate driver linked with one generated model; returns the executable's path."""
     target = BUILD / name / f"simulate_{name}_{linalg_backend()}"
     cmd = program_command(name, simulator_sources(), target, extra_flags=extra_flags)
-    return _cached(target, sources + headers, cmd, f"compiling the simulator of {name}")
+    return _cached(target, _simulator_inputs(name), cmd, f"compiling the simulator of {name}")
+
+
+def build_simulator_library(name: str, backend: Optional[str] = None) -> Path:
+    """The simulate driver of one model as a shared library for in-process runs (mcsgen.api):
+    the same sources and flags as the executable, plus -DMCS_APP_LIBRARY (mcs_simulate_run in
+    place of main), position-independent, and bound to its own symbols (-Bsymbolic), so that
+    the libraries of several models load side by side."""
+    backend = backend or linalg_backend()
+    target = BUILD / name / f"libsimulate_{name}_{backend}.so"
+    cmd = program_command(
+        name,
+        simulator_sources(),
+        target,
+        backend=backend,
+        extra_flags=["-DMCS_APP_LIBRARY", "-fPIC", "-shared", "-Wl,-Bsymbolic"],
+    )
+    return _cached(
+        target, _simulator_inputs(name, backend), cmd, f"compiling the solver library of {name}"
+    )
 
 
 def build_analyzer(

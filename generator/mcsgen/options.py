@@ -181,10 +181,11 @@ OPTIONS = (
     SimOption(
         "max-steps",
         "int",
-        "the run stops after K accepted steps; a run that would take more RK4 steps (--t-end / "
-        "--h) or write more rows (--t-end / --dt-out) is refused before it starts",
+        "the run stops after K accepted steps (a DOPRI5 run, with status 'limit'); a run that "
+        "would take more RK4 steps (--t-end / --h) or write more rows (--t-end / --dt-out) is "
+        "refused before it starts",
         "K",
-        default="10000000",
+        default="1000000",
         valid="count",
     ),
     SimOption("progress", "flag", "a progress bar on stderr"),

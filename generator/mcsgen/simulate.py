@@ -8,11 +8,30 @@ say.
 import json
 import signal
 import subprocess
-from typing import Optional
+from typing import List, Optional
 
 from .build import build_simulator
 from .errors import McsError
 from .paths import PathLike
+
+
+def option_arguments(options: dict) -> List[str]:
+    """The simulator's command-line arguments for options keyed by their names in options.py
+    (with "_" for "-"): None and False are left out, True is a flag, a list repeats its option,
+    a float is written as its shortest round-trip text (the simulator reads back that double)."""
+    args = []
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                args += [flag, str(item)]
+        elif value is True:
+            args.append(flag)
+        else:
+            args += [flag, repr(value) if isinstance(value, float) else str(value)]
+    return args
 
 
 def run_simulation(
@@ -20,18 +39,7 @@ def run_simulation(
 ) -> dict:
     """Build and run the simulator; returns its JSON summary as a dict."""
     exe = build_simulator(model_name)
-    cmd = [str(exe)]
-    for key, value in options.items():
-        if value is None or value is False:
-            continue
-        flag = "--" + key.replace("_", "-")
-        if isinstance(value, (list, tuple)):
-            for item in value:
-                cmd += [flag, str(item)]
-        elif value is True:
-            cmd.append(flag)
-        else:
-            cmd += [flag, str(value)]
+    cmd = [str(exe)] + option_arguments(options)
     if out_csv:
         cmd += ["--out", str(out_csv)]
     if progress:

@@ -6,9 +6,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+static jmp_buf *die_target = NULL;
+static char die_text[512];
+
+void die_catch(jmp_buf *target)
+{
+    die_target = target;
+}
+
+const char *die_message(void)
+{
+    return die_text;
+}
+
 void die(const char *what, const char *detail)
 {
-    fprintf(stderr, "%s: %s%s%s\n", app_name, what, detail ? ": " : "", detail ? detail : "");
+    snprintf(die_text, sizeof die_text, "%s: %s%s%s", app_name, what, detail ? ": " : "",
+             detail ? detail : "");
+    if (die_target)
+        longjmp(*die_target, 1);
+    fprintf(stderr, "%s\n", die_text);
     exit(2);
 }
 

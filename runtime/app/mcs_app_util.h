@@ -8,8 +8,16 @@
 /* The program's name in its messages ("simulate", "analyze"): defined by each program. */
 extern const char *const app_name;
 
-/* Prints "<app_name>: what: detail" on stderr and exits with status 2. */
+#include <setjmp.h>
+#include <stddef.h>
+
+/* Prints "<app_name>: what: detail" on stderr and exits with status 2; or, in-process (after
+ * die_catch), keeps the message for die_message and jumps back to the caller's setjmp. */
 void die(const char *what, const char *detail);
+/* In-process programs (mcs_simulate_run): die jumps to `target` (NULL: exits again). */
+void die_catch(jmp_buf *target);
+/* The message of the last die caught. */
+const char *die_message(void);
 /* The finite number `text` (the value of option `flag`), or die. */
 double number(const char *text, const char *flag);
 /* --param NAME=VALUE: writes VALUE into the model's parameter struct `params` through

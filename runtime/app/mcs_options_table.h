@@ -70,7 +70,7 @@ static const sim_option SIM_OPTIONS[] = {
     {"h-min", OPT_REAL, (long)offsetof(mcs_options, h_min), NULL, "HMIN",
      "DOPRI5: smallest step before the run stops [s] (default: 1e-12)"},
     {"max-steps", OPT_INT, -1, NULL, "K",
-     "the run stops after K accepted steps; a run that would take more RK4 steps (--t-end / --h) or write more rows (--t-end / --dt-out) is refused before it starts (default: 10000000)"},
+     "the run stops after K accepted steps (a DOPRI5 run, with status 'limit'); a run that would take more RK4 steps (--t-end / --h) or write more rows (--t-end / --dt-out) is refused before it starts (default: 1000000)"},
     {"progress", OPT_FLAG, -1, NULL, NULL,
      "a progress bar on stderr"},
 };

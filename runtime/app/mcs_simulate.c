@@ -5,7 +5,11 @@
  *   -DMCS_APP_NJC=<NAME>_NJC -include <name>.h
  * and mcs_simulate_output.c. Its options come from mcs_options_table.h, generated from the one
  * table of generator/mcsgen/options.py. This is an application, not library code: it may print
- * and exit. */
+ * and exit.
+ *
+ * With -DMCS_APP_LIBRARY (and -shared -fPIC) it is instead a shared library for in-process runs
+ * (the Python API, mcsgen.api): mcs_simulate_run takes the same arguments and passes the CSV,
+ * the event log and the summary to a callback; errors come back as status 2 and a message. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,8 +326,17 @@ static mcs_status run(mcs_sim *sim, run_info *ri, const mcs_options *opt, app_ar
     return st;
 }
 
-int main(int argc, char **argv)
+/* Text buffers of the in-process streams (CSV, event log, summary). */
+#define STREAM_CAP 65536
+static char stream_buffers[3][STREAM_CAP];
+
+/* The program: the run argv asks for. fn NULL: the command line (files, stdout); else every
+ * output goes to fn (in-process: no file is written, --out and --events are refused). Returns
+ * the exit status: 0 done, 1 stopped by a failure (the summary says which), 130 interrupted. */
+static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
 {
+    char *const buffers[3] = {stream_buffers[0], stream_buffers[1], stream_buffers[2]};
+    void (*previous_sigint)(int);
     const mcs_model *md = &MODEL;
     static PARAMS_T params;
     mcs_options opt;
@@ -351,8 +364,11 @@ int main(int argc, char **argv)
     }
     app.t_end = md->t_end;
     app.dt_out = md->dt_out;
-    app.max_steps = opt.max_steps;
+    app.max_steps = 1000000L; /* options.py "max-steps": bounds the CSV too (about 100 MB) */
     parse_args(argc, argv, &opt, &app, &ri, md, &params);
+    if (fn && (app.out_path || app.events_path))
+        die("an in-process run writes no file: --out and --events are for the command line",
+            app.out_path ? app.out_path : app.events_path);
     require(app.t_end > 0 && app.t_end <= MCS_R(1e30), "t-end", "a number > 0", (double)app.t_end);
     require(opt.h > 0, "h", "a number > 0", (double)opt.h);
     require(opt.rtol > 0 && opt.rtol < 1, "rtol", "a number in (0, 1)", (double)opt.rtol);
@@ -395,15 +411,16 @@ int main(int argc, char **argv)
     ri.qd = qdbuf;
     ri.t0 = 0;
     ri.t_end = app.t_end;
-    switch (output_open(&ri, app.out_path, app.events_path)) {
+    switch (output_open(&ri, app.out_path, app.events_path, fn, ctx, buffers, STREAM_CAP)) {
     case -1: die("cannot write", app.out_path); break;
     case -2: die("cannot write", app.events_path); break;
     default: break;
     }
     output_record_current(&ri, &sim);
-    (void)signal(SIGINT, on_sigint);
+    stop_requested = 0;
+    previous_sigint = signal(SIGINT, on_sigint); /* in-process: the caller's handler returns */
     st = run(&sim, &ri, &opt, &app);
-    (void)signal(SIGINT, SIG_DFL);
+    (void)signal(SIGINT, previous_sigint == SIG_ERR ? SIG_DFL : previous_sigint);
     rs.wall_s = (double)(clock() - ri.started) / CLOCKS_PER_SEC;
     switch (output_close(&ri)) {
     case -1: die("cannot write (the data is incomplete)", app.out_path); break;
@@ -419,3 +436,36 @@ int main(int argc, char **argv)
     output_summary(&ri, &sim, &rs);
     return ri.interrupted ? 130 : (st == MCS_OK ? 0 : 1);
 }
+
+#ifndef MCS_APP_LIBRARY
+int main(int argc, char **argv)
+{
+    return simulate_main(argc, argv, NULL, NULL);
+}
+#else
+/* The in-process run of the command line argv (argv[0] is the program's name, unused): the
+ * CSV, the event log and the JSON summary go to fn, piece by piece, on channels 0, 1 and 2.
+ * Returns the exit status the program would have: 0, 1 or 130 (see simulate_main), or 2 with
+ * the message of a refused argument in error (error_len characters at most). One run at a time
+ * (the workspace is static). */
+int mcs_simulate_run(int argc, char **argv, app_text_fn fn, void *ctx, char *error,
+                     size_t error_len);
+int mcs_simulate_run(int argc, char **argv, app_text_fn fn, void *ctx, char *error,
+                     size_t error_len)
+{
+    static jmp_buf jump;
+    int status;
+    if (!fn || !argv || argc < 1)
+        return 2;
+    if (setjmp(jump) != 0) {
+        die_catch(NULL);
+        if (error && error_len > 0)
+            snprintf(error, error_len, "%s", die_message());
+        return 2;
+    }
+    die_catch(&jump);
+    status = simulate_main(argc, argv, fn, ctx);
+    die_catch(NULL);
+    return status;
+}
+#endif

@@ -2,26 +2,58 @@
 #include "mcs_simulate_output.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
-static void value(FILE *o, mcs_real x)
+void stream_flush(app_stream *s)
 {
-    fprintf(o, ",%.17g", (double)x);
+    if (s->fn && s->len > 0) {
+        s->buf[s->len] = '\0';
+        s->fn(s->ctx, s->channel, s->buf);
+    }
+    s->len = 0;
 }
 
-static void empty(FILE *o)
+void stream_printf(app_stream *s, const char *fmt, ...)
 {
-    fputc(',', o);
+    va_list ap;
+    int k;
+    va_start(ap, fmt);
+    if (s->file) {
+        vfprintf(s->file, fmt, ap);
+    } else if (s->fn) {
+        /* a piece is far shorter than the buffer: flush first when it might not fit */
+        if (s->cap - s->len < 1024)
+            stream_flush(s);
+        k = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
+        if (k < 0 || (size_t)k >= s->cap - s->len) {
+            s->failed = 1;
+            s->len = s->cap - 1;
+        } else {
+            s->len += (size_t)k;
+        }
+    }
+    va_end(ap);
 }
 
-static void name(FILE *o, const char *prefix, const char *text)
+static void value(app_stream *o, mcs_real x)
 {
-    fprintf(o, ",%s%s", prefix, text);
+    stream_printf(o, ",%.17g", (double)x);
 }
 
-static void numbered(FILE *o, const char *prefix, int k)
+static void empty(app_stream *o)
 {
-    fprintf(o, ",%s%d", prefix, k);
+    stream_printf(o, ",");
+}
+
+static void name(app_stream *o, const char *prefix, const char *text)
+{
+    stream_printf(o, ",%s%s", prefix, text);
+}
+
+static void numbered(app_stream *o, const char *prefix, int k)
+{
+    stream_printf(o, ",%s%d", prefix, k);
 }
 
 /* The joints' free coordinates and rates of a row into ri->jc; an angle that jumped by about a
@@ -56,12 +88,12 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
 {
     const mcs_model *md = ri->model;
     const int n = md->nx, kmin = n < md->nc ? n : md->nc, f = row ? n - row->rank : 0;
-    FILE *o = ri->csv;
+    app_stream *o = &ri->csv;
     int i, j;
     if (row)
-        fprintf(o, "%.17g", (double)row->t);
+        stream_printf(o, "%.17g", (double)row->t);
     else
-        fputs("t", o);
+        stream_printf(o, "t");
     for (i = 0; i < n; ++i)
         row ? value(o, row->x[i]) : name(o, "x.", md->coord_names[i]);
     for (i = 0; i < n; ++i)
@@ -71,9 +103,9 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
     for (i = 0; i < n; ++i)
         row ? (i < f ? value(o, row->qd[i]) : empty(o)) : numbered(o, "qd", i + 1);
     if (row)
-        fprintf(o, ",%.17g,%d", (double)cn, row->rank);
+        stream_printf(o, ",%.17g,%d", (double)cn, row->rank);
     else
-        fputs(",c_norm,rank", o);
+        stream_printf(o, ",c_norm,rank");
     for (i = 0; i < kmin; ++i)
         row ? value(o, mcs_fabs(row->R[i + i * n])) : numbered(o, "rdiag", i + 1);
     if (md->potential)
@@ -94,7 +126,7 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
         for (j = 0; j < n; ++j)
             for (i = 0; i < n; ++i) {
                 if (!row)
-                    fprintf(o, ",T%d.%s", j + 1, md->coord_names[i]);
+                    stream_printf(o, ",T%d.%s", j + 1, md->coord_names[i]);
                 else if (j < f)
                     value(o, row->Q[i + (row->rank + j) * n]);
                 else
@@ -124,31 +156,56 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
                 value(o, st == MCS_OK ? ri->lambda[i] : (mcs_real)NAN);
         }
     }
-    fputc('\n', o);
+    stream_printf(o, "\n");
 }
 
-int output_open(run_info *ri, const char *csv_path, const char *events_path)
+static int stream_is_on(const app_stream *s)
 {
+    return s->file != NULL || s->fn != NULL;
+}
+
+int output_open(run_info *ri, const char *csv_path, const char *events_path, app_text_fn fn,
+                void *ctx, char *const buffers[3], size_t cap)
+{
+    app_stream *streams[3];
+    int k;
     ri->rank_min = ri->model->nx + ri->model->nc;
     ri->rank_max = -1;
     ri->started = clock();
+    streams[0] = &ri->csv;
+    streams[1] = &ri->events;
+    streams[2] = &ri->summary;
+    for (k = 0; k < 3; ++k) {
+        memset(streams[k], 0, sizeof *streams[k]);
+        streams[k]->channel = k;
+        if (fn) {
+            streams[k]->fn = fn;
+            streams[k]->ctx = ctx;
+            streams[k]->buf = buffers[k];
+            streams[k]->cap = cap;
+        }
+    }
+    if (!fn)
+        ri->summary.file = stdout;
     if (csv_path) {
-        if (!(ri->csv = fopen(csv_path, "w")))
+        if (!(ri->csv.file = fopen(csv_path, "w")))
             return -1;
-        csv_columns(ri, NULL, NULL, 0, 0);
+        ri->csv_path = csv_path;
     }
     if (events_path) { /* opened now, so that an unwritable path fails before the run */
-        if (!(ri->events = fopen(events_path, "w"))) {
-            if (ri->csv) { /* nothing is left behind by a run that cannot start */
-                (void)fclose(ri->csv);
-                ri->csv = NULL;
+        if (!(ri->events.file = fopen(events_path, "w"))) {
+            if (ri->csv.file) { /* nothing is left behind by a run that cannot start */
+                (void)fclose(ri->csv.file);
+                ri->csv.file = NULL;
                 (void)remove(csv_path);
             }
             return -2;
         }
         ri->events_path = events_path;
-        fputc('[', ri->events);
     }
+    if (stream_is_on(&ri->csv))
+        csv_columns(ri, NULL, NULL, 0, 0);
+    stream_printf(&ri->events, "[");
     return 0;
 }
 
@@ -190,7 +247,7 @@ void output_record(run_info *ri, mcs_sim *sim, const run_row *row)
         ri->rank_max = row->rank;
     ri->rows++;
     ri->last_t = row->t;
-    if (ri->csv)
+    if (stream_is_on(&ri->csv))
         csv_columns(ri, sim, row, cn, kin + pot);
     progress(ri, row->t);
 }
@@ -215,13 +272,13 @@ const char *lock_name(const mcs_model *md, int key)
     return key < md->nx ? md->coord_names[key] : md->groups[key - md->nx].name;
 }
 
-static void json_vector(FILE *o, const mcs_model *md, const mcs_real *a)
+static void json_vector(app_stream *o, const mcs_model *md, const mcs_real *a)
 {
     int i;
-    fputc('{', o);
+    stream_printf(o, "{");
     for (i = 0; i < md->nx; ++i)
-        fprintf(o, "%s\"%s\": %.17g", i ? ", " : "", md->coord_names[i], (double)a[i]);
-    fputc('}', o);
+        stream_printf(o, "%s\"%s\": %.17g", i ? ", " : "", md->coord_names[i], (double)a[i]);
+    stream_printf(o, "}");
 }
 
 /* One event as a JSON object (a list item of the --events file). */
@@ -230,44 +287,44 @@ void output_take_event(run_info *ri, mcs_sim *sim)
     const mcs_event *ev = &sim->event;
     const mcs_model *md = ri->model;
     const int n = md->nx;
-    FILE *o = ri->events;
+    app_stream *o = &ri->events;
     int i, j;
     if (!sim->event_ready)
         return;
     sim->event_ready = 0;
-    if (!o)
+    if (!stream_is_on(o))
         return;
-    fprintf(o,
-            "%s\n  {\"kind\": \"singular\", \"t\": %.17g, \"sigma\": %.17g, \"rank_before\": %d, "
-            "\"rank_after\": %d,",
-            ri->nevents ? "," : "", (double)ev->t, (double)ev->sigma, ev->rank_before,
-            ev->rank_after);
-    fprintf(o, "\n   \"rdiag\": [");
+    stream_printf(
+        o,
+        "%s\n  {\"kind\": \"singular\", \"t\": %.17g, \"sigma\": %.17g, \"rank_before\": %d, "
+        "\"rank_after\": %d,",
+        ri->nevents ? "," : "", (double)ev->t, (double)ev->sigma, ev->rank_before, ev->rank_after);
+    stream_printf(o, "\n   \"rdiag\": [");
     for (i = 0; i < ev->nrdiag; ++i)
-        fprintf(o, "%s%.17g", i ? ", " : "", (double)ev->rdiag[i]);
-    fprintf(o, "],\n   \"x\": ");
+        stream_printf(o, "%s%.17g", i ? ", " : "", (double)ev->rdiag[i]);
+    stream_printf(o, "],\n   \"x\": ");
     json_vector(o, md, ev->x);
-    fprintf(o, ",\n   \"continued\": [");
+    stream_printf(o, ",\n   \"continued\": [");
     for (j = 0; j < n - ev->rank_before; ++j) {
-        fprintf(o, "%s", j ? ", " : "");
+        stream_printf(o, "%s", j ? ", " : "");
         json_vector(o, md, ev->continued + j * n);
     }
-    fprintf(o, "],\n   \"motions\": [");
+    stream_printf(o, "],\n   \"motions\": [");
     for (j = 0; j < ev->nmotions; ++j) {
-        fprintf(o, "%s", j ? ", " : "");
+        stream_printf(o, "%s", j ? ", " : "");
         json_vector(o, md, ev->motions + j * n);
     }
-    fprintf(o, "]}");
+    stream_printf(o, "]}");
     ri->nevents++;
 }
 
-static void json_list(FILE *o, const char *key, int k, const mcs_real *a)
+static void json_list(app_stream *o, const char *key, int k, const mcs_real *a)
 {
     int i;
-    fprintf(o, ", \"%s\": [", key);
+    stream_printf(o, ", \"%s\": [", key);
     for (i = 0; i < k; ++i)
-        fprintf(o, "%s%.17g", i ? ", " : "", (double)a[i]);
-    fputc(']', o);
+        stream_printf(o, "%s%.17g", i ? ", " : "", (double)a[i]);
+    stream_printf(o, "]");
 }
 
 void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, const mcs_real *dv,
@@ -275,28 +332,28 @@ void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, con
 {
     const mcs_model *md = ri->model;
     const int f = md->nx - tr->rank_after;
-    FILE *o = ri->events;
+    app_stream *o = &ri->events;
     mcs_real kin = 0, pot = 0;
     if (ri->ntransitions < RUN_MAX_TRANSITIONS)
         ri->transitions[ri->ntransitions++] = *tr;
     /* energy is conserved between transitions: measure the drift from the new level */
     (void)mcs_sim_energy(sim, &kin, &pot);
     ri->e0 = kin + pot;
-    if (!o)
+    if (!stream_is_on(o))
         return;
-    fprintf(o,
-            "%s\n  {\"kind\": \"%s\", \"t\": %.17g, \"target\": \"%s\", \"rank_before\": %d, "
-            "\"rank_after\": %d, \"dependent\": %d, \"dof_after\": %d, \"impulse\": %.17g, "
-            "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g",
-            ri->nevents ? "," : "", tr->lock ? "lock" : "unlock", (double)tr->t,
-            lock_name(md, tr->key), tr->rank_before, tr->rank_after, tr->jump.dependent,
-            tr->jump.dof_after, (double)tr->impulse, (double)tr->jump.kinetic_before,
-            (double)tr->jump.kinetic_after);
-    fprintf(o, ",\n   \"dv\": ");
+    stream_printf(o,
+                  "%s\n  {\"kind\": \"%s\", \"t\": %.17g, \"target\": \"%s\", \"rank_before\": %d, "
+                  "\"rank_after\": %d, \"dependent\": %d, \"dof_after\": %d, \"impulse\": %.17g, "
+                  "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g",
+                  ri->nevents ? "," : "", tr->lock ? "lock" : "unlock", (double)tr->t,
+                  lock_name(md, tr->key), tr->rank_before, tr->rank_after, tr->jump.dependent,
+                  tr->jump.dof_after, (double)tr->impulse, (double)tr->jump.kinetic_before,
+                  (double)tr->jump.kinetic_after);
+    stream_printf(o, ",\n   \"dv\": ");
     json_vector(o, md, dv);
     json_list(o, "momenta_before", f, P_before);
     json_list(o, "momenta_after", f, P_after);
-    fputc('}', o);
+    stream_printf(o, "}");
     ri->nevents++;
 }
 
@@ -305,95 +362,104 @@ int output_close(run_info *ri)
     int result = 0;
     if (ri->bar_shown)
         fprintf(stderr, "\n");
-    if (ri->csv) {
-        const int failed = ferror(ri->csv); /* a write that failed earlier (disk full, ...) */
-        if (fclose(ri->csv) != 0 || failed)
+    stream_printf(&ri->events, "%s]\n", ri->nevents ? "\n" : "");
+    stream_flush(&ri->csv);
+    stream_flush(&ri->events);
+    if (ri->csv.file) {
+        const int failed = ferror(ri->csv.file); /* a write that failed earlier (disk full) */
+        if (fclose(ri->csv.file) != 0 || failed)
             result = -1;
     }
-    if (ri->events) {
-        int failed;
-        fprintf(ri->events, "%s]\n", ri->nevents ? "\n" : "");
-        failed = ferror(ri->events);
-        if ((fclose(ri->events) != 0 || failed) && result == 0)
+    if (ri->events.file) {
+        const int failed = ferror(ri->events.file);
+        if ((fclose(ri->events.file) != 0 || failed) && result == 0)
             result = -2;
         if (ri->nevents == 0 && result == 0) /* no events, no log (nor a stale one) */
             (void)remove(ri->events_path);
     }
-    ri->csv = ri->events = NULL;
+    ri->csv.file = ri->events.file = NULL;
+    if (result == 0 && (ri->csv.failed || ri->events.failed))
+        result = ri->csv.failed ? -1 : -2;
     return result;
 }
 
-static void json_string(const char *s)
+static void json_string(app_stream *o, const char *s)
 {
-    putchar('"');
-    for (; *s; ++s) {
-        if (*s == '"' || *s == '\\')
-            putchar('\\');
-        putchar(*s);
-    }
-    putchar('"');
+    stream_printf(o, "\"");
+    for (; *s; ++s)
+        stream_printf(o, (*s == '"' || *s == '\\') ? "\\%c" : "%c", *s);
+    stream_printf(o, "\"");
 }
 
-void output_summary(const run_info *ri, const mcs_sim *sim, const run_summary *rs)
+void output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
 {
     static const char *const method_names[] = {"rk4", "dopri5"};
     static const char *const cont_names[] = {"exp", "euler", "none", "off"};
     const mcs_model *md = ri->model;
     const mcs_options *opt = rs->opt;
     const mcs_assembly *a = rs->assembly;
+    app_stream *o = &ri->summary;
     int i;
-    printf("{\"model\": ");
-    json_string(md->name);
-    printf(", \"status\": ");
-    json_string(mcs_status_str(rs->status));
-    printf(", \"ok\": %s, \"interrupted\": %s, \"t_reached\": %.17g, \"t_end\": %.17g",
-           rs->status == MCS_OK ? "true" : "false", ri->interrupted ? "true" : "false",
-           (double)sim->cur.t, (double)rs->t_end);
-    printf(", \"events_log\": %s", ri->nevents > 0 ? "true" : "false");
-    printf(", \"method\": \"%s\", \"continuation\": \"%s\", \"h\": %.17g, \"rtol\": %.17g, "
-           "\"atol\": %.17g",
-           method_names[opt->method], cont_names[opt->continuation], (double)opt->h,
-           (double)opt->rtol, (double)opt->atol);
-    printf(", \"n\": %d, \"m\": %d, \"rank\": %d, \"dof\": %d, \"rank_min\": %d, \"rank_max\": %d",
-           md->nx, md->nc, rs->rank0, md->nx - rs->rank0, ri->rank_min, ri->rank_max);
-    printf(", \"steps\": %ld, \"rejected\": %ld, \"evaluations\": %ld, \"newton_iterations\": %ld, "
-           "\"factorizations\": %ld, \"rank_changes\": %ld, \"rows\": %d, \"events\": %ld, "
-           "\"detours\": %ld",
-           sim->stats.steps, sim->stats.rejected, sim->stats.evaluations,
-           sim->stats.newton_iterations, sim->stats.factorizations, sim->stats.rank_changes,
-           ri->rows, sim->stats.events, sim->stats.detours);
-    printf(", \"sing_tol\": %.17g, \"rank_tol\": %.17g", (double)opt->sing_tol,
-           (double)opt->rank_tol);
-    printf(", \"dependent_rows\": [");
+    stream_printf(o, "{\"model\": ");
+    json_string(o, md->name);
+    stream_printf(o, ", \"status\": ");
+    json_string(o, mcs_status_str(rs->status));
+    stream_printf(o, ", \"ok\": %s, \"interrupted\": %s, \"t_reached\": %.17g, \"t_end\": %.17g",
+                  rs->status == MCS_OK ? "true" : "false", ri->interrupted ? "true" : "false",
+                  (double)sim->cur.t, (double)rs->t_end);
+    stream_printf(o, ", \"events_log\": %s", ri->nevents > 0 ? "true" : "false");
+    stream_printf(o,
+                  ", \"method\": \"%s\", \"continuation\": \"%s\", \"h\": %.17g, \"rtol\": %.17g, "
+                  "\"atol\": %.17g",
+                  method_names[opt->method], cont_names[opt->continuation], (double)opt->h,
+                  (double)opt->rtol, (double)opt->atol);
+    stream_printf(
+        o, ", \"n\": %d, \"m\": %d, \"rank\": %d, \"dof\": %d, \"rank_min\": %d, \"rank_max\": %d",
+        md->nx, md->nc, rs->rank0, md->nx - rs->rank0, ri->rank_min, ri->rank_max);
+    stream_printf(
+        o,
+        ", \"steps\": %ld, \"rejected\": %ld, \"evaluations\": %ld, \"newton_iterations\": %ld, "
+        "\"factorizations\": %ld, \"rank_changes\": %ld, \"rows\": %d, \"events\": %ld, "
+        "\"detours\": %ld",
+        sim->stats.steps, sim->stats.rejected, sim->stats.evaluations, sim->stats.newton_iterations,
+        sim->stats.factorizations, sim->stats.rank_changes, ri->rows, sim->stats.events,
+        sim->stats.detours);
+    stream_printf(o, ", \"sing_tol\": %.17g, \"rank_tol\": %.17g", (double)opt->sing_tol,
+                  (double)opt->rank_tol);
+    stream_printf(o, ", \"dependent_rows\": [");
     for (i = rs->rank0; i < md->nc; ++i)
-        printf("%s\"%s\"", i > rs->rank0 ? ", " : "", md->constraint_names[rs->piv0[i]]);
-    printf("]");
-    printf(", \"max_c_norm\": %.17g, \"wall_s\": %.6f", (double)ri->c_max, rs->wall_s);
-    printf(", \"transitions\": [");
+        stream_printf(o, "%s\"%s\"", i > rs->rank0 ? ", " : "", md->constraint_names[rs->piv0[i]]);
+    stream_printf(o, "]");
+    stream_printf(o, ", \"max_c_norm\": %.17g, \"wall_s\": %.6f", (double)ri->c_max, rs->wall_s);
+    stream_printf(o, ", \"transitions\": [");
     for (i = 0; i < ri->ntransitions; ++i) {
         const mcs_transition *tr = &ri->transitions[i];
-        printf("%s{\"kind\": \"%s\", \"t\": %.17g, \"target\": \"%s\", \"impulse\": %.17g, "
-               "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g, \"dependent\": %d, "
-               "\"dof_after\": %d}",
-               i ? ", " : "", tr->lock ? "lock" : "unlock", (double)tr->t, lock_name(md, tr->key),
-               (double)tr->impulse, (double)tr->jump.kinetic_before, (double)tr->jump.kinetic_after,
-               tr->jump.dependent, tr->jump.dof_after);
+        stream_printf(o,
+                      "%s{\"kind\": \"%s\", \"t\": %.17g, \"target\": \"%s\", \"impulse\": %.17g, "
+                      "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g, \"dependent\": %d, "
+                      "\"dof_after\": %d}",
+                      i ? ", " : "", tr->lock ? "lock" : "unlock", (double)tr->t,
+                      lock_name(md, tr->key), (double)tr->impulse, (double)tr->jump.kinetic_before,
+                      (double)tr->jump.kinetic_after, tr->jump.dependent, tr->jump.dof_after);
     }
-    printf("]");
+    stream_printf(o, "]");
     if (ri->reactions) {
-        printf(", \"reactions_status\": ");
-        json_string(mcs_status_str(ri->reaction_status));
+        stream_printf(o, ", \"reactions_status\": ");
+        json_string(o, mcs_status_str(ri->reaction_status));
     }
     if (md->potential) {
         mcs_real scale = mcs_fabs(ri->e0) > ri->kin_max ? mcs_fabs(ri->e0) : ri->kin_max;
-        printf(", \"energy0\": %.17g, \"energy_drift\": %.17g, \"energy_drift_rel\": %.17g",
-               (double)ri->e_initial, (double)ri->e_dev_max,
-               (double)(scale > 0 ? ri->e_dev_max / scale : 0));
+        stream_printf(o,
+                      ", \"energy0\": %.17g, \"energy_drift\": %.17g, \"energy_drift_rel\": %.17g",
+                      (double)ri->e_initial, (double)ri->e_dev_max,
+                      (double)(scale > 0 ? ri->e_dev_max / scale : 0));
     }
-    printf(
+    stream_printf(
+        o,
         ", \"assembly\": {\"c_norm_before\": %.17g, \"c_norm_after\": %.17g, \"dx_norm\": %.17g, "
         "\"cdot_norm_before\": %.17g, \"dv_norm\": %.17g, \"iterations\": %d}",
         (double)a->c_norm_before, (double)a->c_norm_after, (double)a->dx_norm,
         (double)a->cdot_norm_before, (double)a->dv_norm, a->iterations);
-    printf("}\n");
+    stream_printf(o, "}\n");
+    stream_flush(o);
 }

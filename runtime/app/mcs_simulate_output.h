@@ -11,10 +11,34 @@
 
 #define RUN_MAX_TRANSITIONS 64
 
+/* The in-process receiver of the simulator's text (mcs_simulate_run): pieces of the CSV
+ * (channel 0), of the event log (1) and of the JSON summary (2), in order (a piece may end inside a line). */
+typedef void (*app_text_fn)(void *ctx, int channel, const char *text);
+
+/* Where one stream of text goes: a FILE (the command line) or, in-process, app_text_fn through
+ * a buffer the caller owns (passed on when it fills, and by stream_flush). Off when both are
+ * NULL. */
+typedef struct app_stream {
+    FILE *file;
+    app_text_fn fn;
+    void *ctx;
+    int channel;
+    char *buf; /* (cap) */
+    size_t len, cap;
+    int failed; /* in-process: a piece longer than the buffer was cut */
+} app_stream;
+
+/* printf into the stream (nothing when it is off). */
+void stream_printf(app_stream *s, const char *fmt, ...);
+/* In-process: passes what the buffer holds to the callback. */
+void stream_flush(app_stream *s);
+
 typedef struct run_info {
     const mcs_model *model;
-    FILE *csv;               /* NULL: no CSV */
-    FILE *events;            /* NULL: no event log */
+    app_stream csv;          /* the CSV of the run */
+    app_stream events;       /* the JSON event log */
+    app_stream summary;      /* the JSON summary (stdout on the command line) */
+    const char *csv_path;    /* the command line's files (NULL in-process) */
     const char *events_path; /* removed at the close when no event was logged */
     int nevents;
     int interrupted; /* the run was stopped by SIGINT (Ctrl-C): the rows so far are written */
@@ -47,9 +71,13 @@ typedef struct run_row {
     int rank;
 } run_row;
 
-/* Opens the CSV (and writes its header) and the event log: 0, or -1 when the CSV cannot be
- * written, -2 when the event log cannot (the CSV is then removed again). */
-int output_open(run_info *ri, const char *csv_path, const char *events_path);
+/* Opens the CSV (and writes its header) and the event log of the command line (files at the
+ * paths; a NULL path: none), the summary going to stdout: 0, or -1 when the CSV cannot be
+ * written, -2 when the event log cannot (the CSV is then removed again). In-process (fn not
+ * NULL; the paths NULL) the three streams go to fn instead, through the caller's buffers
+ * (cap characters each). */
+int output_open(run_info *ri, const char *csv_path, const char *events_path, app_text_fn fn,
+                void *ctx, char *const buffers[3], size_t cap);
 /* One CSV row (and the statistics) of a state; the current state of sim with record_current. */
 void output_record(run_info *ri, mcs_sim *sim, const run_row *row);
 void output_record_current(run_info *ri, mcs_sim *sim);
@@ -64,10 +92,11 @@ void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, con
 /* The name of a lock's key: the coordinate, or the row group (keys >= nx: a joint, a switch). */
 const char *lock_name(const mcs_model *md, int key);
 
-/* Close the files: 0, or -1 when a write of the CSV failed (disk full, ...), -2 of the log. */
+/* Close the files (in-process: pass on what the buffers hold): 0, or -1 when a write of the CSV
+ * failed (disk full, ...), -2 of the log. The summary is written after. */
 int output_close(run_info *ri);
 
-/* The run's JSON summary on stdout. */
+/* The run's JSON summary (stdout on the command line; channel 2 in-process). */
 typedef struct run_summary {
     mcs_status status;
     mcs_real t_end;
@@ -77,6 +106,6 @@ typedef struct run_summary {
     const mcs_assembly *assembly;
     double wall_s;
 } run_summary;
-void output_summary(const run_info *ri, const mcs_sim *sim, const run_summary *rs);
+void output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs);
 
 #endif /* MCS_SIMULATE_OUTPUT_H */

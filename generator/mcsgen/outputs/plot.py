@@ -9,13 +9,18 @@ from ..errors import McsError
 
 
 def read_run(path) -> dict:
-    """A CSV written by the simulator -> dict column -> array (empty cells become NaN)."""
-    path = Path(path)
-    try:
-        with path.open(newline="") as fh:
-            rows = list(csv.reader(fh))
-    except OSError as exc:
-        raise McsError(f"{path}: cannot read ({exc.strerror})") from None
+    """A CSV written by the simulator (a path, or a text stream) -> dict column -> array (empty
+    cells become NaN)."""
+    if hasattr(path, "read"):
+        rows = list(csv.reader(path))
+        path = "(the run)"
+    else:
+        path = Path(path)
+        try:
+            with path.open(newline="") as fh:
+                rows = list(csv.reader(fh))
+        except OSError as exc:
+            raise McsError(f"{path}: cannot read ({exc.strerror})") from None
     if len(rows) < 2 or not rows[0] or rows[0][0] != "t":
         raise McsError(f"{path}: not a simulation CSV (expected a header starting with 't')")
     header = rows[0]

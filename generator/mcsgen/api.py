@@ -1,0 +1,239 @@
+"""The Python way in (README, "Python API"): load a mechanism file, build its solver, run it
+in-process and get NumPy arrays, without CSV files.
+
+    import mcsgen
+    model = mcsgen.load("models/slider_crank.yaml")      # or a shipped model's name
+    solver = model.build(backend="portable")             # "lapack" (default) or "portable"
+    run = solver.simulate(t_end=5, method="dopri5", params={"omega0": 6.0})
+    run.t, run.x, run.q, run.energy, run.events
+
+`build` generates the model's C when it is not up to date (the shipped models' committed
+generated/, a file of yours into build/generated/) and compiles the simulate driver with it as a
+shared library (build/<model>/libsimulate_<model>_<backend>.so, cached like the command line's
+executable). `simulate` calls that library through ctypes: the very program `./mcsgen simulate`
+runs, with its CSV, event log and summary handed back in memory instead of written, so a run's
+numbers are the command line's to the last bit (the CSV's 17 significant digits read back are the
+doubles). It takes the options of `./mcsgen simulate` (options.py) as keyword arguments, with
+`params`, `lock` and `unlock` as a dict and lists. The command line's `simulate` is built on it.
+"""
+
+import ctypes
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+from .errors import Interrupted, McsError
+
+CHANNELS = ("csv", "events", "summary")  # what mcs_simulate_run passes on channels 0, 1, 2
+TEXT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
+
+
+def load(path_or_name) -> "Mechanism":
+    """A mechanism file (a path, or the name of a shipped model in models/), validated: a
+    ModelError names the file, the field and the problem."""
+    from .cli import model_path
+    from .model import complete_initial_state, load_model
+
+    path = model_path(str(path_or_name))
+    if not path.exists():
+        raise McsError(f"{path}: no such mechanism file")
+    return Mechanism(complete_initial_state(load_model(path)), path)
+
+
+@dataclass
+class Event:
+    """One entry of the event log: a singular configuration (kind "singular": t, sigma,
+    rank_before, rank_after, rdiag, x, continued, motions) or a transition (kind "lock" or
+    "unlock": t, target, impulse, kinetic_before, kinetic_after, dv, momenta_before/after, ...).
+    Every field of the JSON entry is an attribute."""
+
+    kind: str
+    t: float
+    data: dict = field(repr=False)
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["data"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@dataclass
+class Run:
+    """A simulated run, in arrays of rows (N rows: the initial state, then each step or each
+    --dt-out time). x, v (N x n); q, qd (N x n: the minimal coordinates, the first f = n - rank
+    of each row, NaN after); energy (N, or None without a potential); c_norm, rank (N);
+    columns: every CSV column by name (as the command line's CSV); events: [Event];
+    summary: the JSON summary (steps, energy drift, ...)."""
+
+    model: str
+    coordinates: List[str]
+    t: np.ndarray
+    x: np.ndarray
+    v: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    energy: Optional[np.ndarray]
+    c_norm: np.ndarray
+    rank: np.ndarray
+    columns: Dict[str, np.ndarray] = field(repr=False)
+    events: List[Event] = field(repr=False)
+    summary: dict = field(repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.summary["ok"])
+
+
+class Mechanism:
+    """A loaded mechanism file: `model` is the validated Model (coordinates, parameters, ...)."""
+
+    def __init__(self, model, path):
+        self.model = model
+        self.path = Path(path)
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def coordinates(self) -> List[str]:
+        return [c.name for c in self.model.coordinates]
+
+    @property
+    def parameters(self) -> Dict[str, float]:
+        return {p.name: p.value for p in self.model.parameters}
+
+    def build(self, backend: Optional[str] = None) -> "Solver":
+        """Generate (when not up to date) and compile the in-process solver. backend: "lapack"
+        or "portable" (default: $MCS_LINALG, else lapack)."""
+        from .build import build_simulator_library, linalg_backend
+        from .generate import generate
+
+        backend = backend or linalg_backend()
+        if backend not in ("lapack", "portable"):
+            raise McsError(f"build: backend must be 'lapack' or 'portable', not '{backend}'")
+        generate(self.path)
+        return Solver(self, build_simulator_library(self.name, backend), backend)
+
+
+class Solver:
+    """The compiled solver of one mechanism, loaded in this process."""
+
+    def __init__(self, mechanism: Mechanism, library: Path, backend: str):
+        self.mechanism = mechanism
+        self.library = library
+        self.backend = backend
+        self._lib = ctypes.CDLL(str(library))
+        self._run = self._lib.mcs_simulate_run
+        self._run.restype = ctypes.c_int
+        self._run.argtypes = [
+            ctypes.c_int,
+            ctypes.POINTER(ctypes.c_char_p),
+            TEXT_FN,
+            ctypes.c_void_p,
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+        ]
+
+    def simulate(self, params: Optional[Dict[str, float]] = None, **options) -> Run:
+        """Run the simulation with the options of `./mcsgen simulate` (t_end, h, method, rtol,
+        atol, continuation, dt_out, lock=[...], unlock=[...], transition, reactions, basis,
+        momenta, rank_tol, ...; options.py) and parameter values; returns the Run. Bad options
+        raise McsError naming the option; a run that stops on a failure returns a Run whose
+        summary says why (run.ok is False); Ctrl-C raises Interrupted."""
+        status, text = self.run_text(params=params, **options)
+        if status == 130:
+            summary = json.loads(text["summary"])
+            raise Interrupted(f"simulate: interrupted at t = {summary['t_reached']:g} s")
+        return parse_run(self.mechanism, text)
+
+    def run_text(
+        self,
+        params: Optional[Dict[str, float]] = None,
+        sink: Optional[Callable[[str, str], None]] = None,
+        progress: bool = False,
+        **options,
+    ):
+        """The exit status (0, 1 or 130; status 2 raises McsError naming the option) and the
+        run's text: the CSV, the event log (each passed to sink(channel, piece) as it comes when
+        a sink is given: the command line writes its files so) and the JSON summary."""
+        from .options import OPTIONS
+        from .simulate import option_arguments
+
+        known = {o.name.replace("-", "_") for o in OPTIONS} - {"out", "events", "progress"}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise McsError(f"simulate: unknown option '{unknown[0]}'")
+        options = dict(options)
+        # NAME=VALUE texts as the command line takes them, then the params dict
+        options["param"] = list(options.get("param") or []) + [
+            f"{k}={_number_text(v)}" for k, v in (params or {}).items()
+        ]
+        options["progress"] = progress
+        argv = ["simulate"] + option_arguments(options)
+        pieces: Dict[str, list] = {c: [] for c in CHANNELS}
+
+        def receive(_ctx, channel, data):
+            piece = data.decode()
+            if sink is not None and CHANNELS[channel] != "summary":
+                sink(CHANNELS[channel], piece)
+            else:
+                pieces[CHANNELS[channel]].append(piece)
+
+        callback = TEXT_FN(receive)  # kept alive for the call
+        args = (ctypes.c_char_p * len(argv))(*(a.encode() for a in argv))
+        error = ctypes.create_string_buffer(1024)
+        status = self._run(len(argv), args, callback, None, error, len(error))
+        if status == 2:
+            message = error.value.decode().removeprefix("simulate: ")
+            raise McsError(f"simulate {self.mechanism.name}: {message}")
+        return status, {c: "".join(p) for c, p in pieces.items()}
+
+
+def _number_text(value) -> str:
+    """A parameter value as the text the simulator reads back to the same double."""
+    value = float(value)
+    if not np.isfinite(value):
+        raise McsError(f"simulate: parameter values must be finite, got {value}")
+    return repr(value)
+
+
+def parse_run(mechanism: Mechanism, text: Dict[str, str]) -> Run:
+    """The Run of a simulation's text (as the command line writes it)."""
+    from .outputs.plot import read_run
+
+    columns = read_run(io.StringIO(text["csv"]))
+    names = mechanism.coordinates
+    n = len(names)
+
+    def block(prefix):
+        return np.column_stack([columns[f"{prefix}{k}"] for k in names])
+
+    def numbered(prefix):
+        return np.column_stack([columns[f"{prefix}{i + 1}"] for i in range(n)])
+
+    events_text = text["events"].strip()
+    events = [
+        Event(e.get("kind", "singular"), float(e["t"]), e)
+        for e in (json.loads(events_text) if events_text else [])
+    ]
+    return Run(
+        model=mechanism.name,
+        coordinates=names,
+        t=columns["t"],
+        x=block("x."),
+        v=block("v."),
+        q=numbered("q"),
+        qd=numbered("qd"),
+        energy=columns.get("energy"),
+        c_norm=columns["c_norm"],
+        rank=columns["rank"].astype(int),
+        columns=columns,
+        events=events,
+        summary=json.loads(text["summary"]),
+    )

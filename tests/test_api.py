@@ -1,0 +1,101 @@
+"""mcsgen.api, the Python way in (issue 14): the slider-crank run in-process without writing a
+file, its numbers the command line's to the last bit, events as objects, errors as McsError."""
+
+import os
+
+import numpy as np
+import pytest
+
+import mcsgen
+from conftest import ROOT
+from mcsgen.errors import McsError
+from mcsgen.outputs.plot import read_run
+from mcsgen.simulate import run_simulation
+
+
+def same(a, b):
+    """Equal to the last bit (NaN where the other is NaN: the cells past f)."""
+    return a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+
+
+def files_under(*folders):
+    """Every file with its size and modification time."""
+    out = {}
+    for folder in folders:
+        for dirpath, _, names in os.walk(folder):
+            for name in names:
+                st = os.stat(os.path.join(dirpath, name))
+                out[os.path.join(dirpath, name)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+@pytest.fixture(scope="module")
+def slider_crank():
+    return mcsgen.load(ROOT / "models" / "slider_crank.yaml").build()
+
+
+def test_the_slider_crank_runs_in_process_without_writing_a_file(slider_crank, tmp_path, cli):
+    os.chdir(tmp_path)
+    watched = [ROOT / "out", ROOT / "build", ROOT / "generated", tmp_path]
+    before = files_under(*watched)
+    run = slider_crank.simulate(t_end=1.0, method="dopri5", params={"g": 9.0})
+    assert files_under(*watched) == before
+    assert run.ok and run.model == "slider_crank" and run.summary["steps"] > 50
+    n = len(run.coordinates)
+    assert run.x.shape == run.v.shape == run.q.shape == (len(run.t), n)
+    assert run.t[0] == 0.0 and run.t[-1] == 1.0
+    assert np.all(run.c_norm < 1e-9) and abs(np.ptp(run.energy)) < 1e-6 * abs(run.energy[0])
+    # the same run on the command line (the in-process library writing its CSV) and by the
+    # standalone executable: the same numbers, to the last bit
+    out = tmp_path / "cli.csv"
+    proc = cli("simulate", "slider_crank", "--t-end", 1, "--method", "dopri5", "--param",
+               "g=9.0", "--out", out)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    exe = tmp_path / "exe.csv"
+    run_simulation("slider_crank", {"t_end": 1.0, "method": "dopri5", "param": ["g=9.0"]},
+                   out_csv=exe)  # fmt: skip
+    for csv in (out, exe):
+        columns = read_run(csv)
+        assert list(columns) == list(run.columns)
+        for name, values in columns.items():
+            assert same(values, run.columns[name]), name
+    assert same(run.x, np.column_stack([read_run(exe)[f"x.{c}"] for c in run.coordinates]))
+
+
+def test_events_are_objects_and_parameters_change_the_run(tmp_path):
+    solver = mcsgen.load("pendulum_3r_bodies").build()
+    run = solver.simulate(t_end=1.5, dt_out=0.01)
+    assert [(e.kind, e.t, e.target) for e in run.events] == [
+        ("lock", 0.8, "J2"),
+        ("lock", 1.3, "J3"),
+    ]
+    assert run.events[0].kinetic_after < run.events[0].kinetic_before
+    heavier = solver.simulate(t_end=1.5, dt_out=0.01, params={"g": 2 * 9.81})
+    # rows every 0.01 s, plus the states just before and after each transition
+    assert not np.array_equal(heavier.x, run.x) and len(heavier.t) == len(run.t) == 151 + 2
+
+
+def test_both_backends_run_in_one_process():
+    model = mcsgen.load("spatial_pendulum")
+    a = model.build(backend="lapack").simulate(t_end=0.5)
+    b = model.build(backend="portable").simulate(t_end=0.5)
+    assert np.abs(a.x - b.x).max() < 1e-12 and same(a.t, b.t)
+
+
+def test_bad_calls_raise_one_line_errors(slider_crank):
+    with pytest.raises(McsError, match="--h must be|--h"):
+        slider_crank.simulate(h=-1.0)
+    with pytest.raises(McsError, match="unknown parameter"):
+        slider_crank.simulate(params={"omega0": 6.0})
+    with pytest.raises(McsError, match="unknown option 'speed'"):
+        slider_crank.simulate(speed=2)
+    with pytest.raises(McsError, match="--max-steps"):
+        slider_crank.simulate(t_end=1e12, method="rk4")
+    bounded = slider_crank.simulate(t_end=1e12, method="dopri5", max_steps=200)
+    assert not bounded.ok and "limit" in bounded.summary["status"] and len(bounded.t) == 201
+    with pytest.raises(McsError, match="backend"):
+        mcsgen.load("slider_crank").build(backend="cuda")
+    with pytest.raises(McsError, match="no such mechanism file"):
+        mcsgen.load("no_such_model")
+    # after refusals the solver still runs
+    assert slider_crank.simulate(t_end=0.01).ok
