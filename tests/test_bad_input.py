@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from mcsgen.cli import main
+from mcsgen.errors import McsError
 
 ROOT = Path(__file__).resolve().parents[1]
 PENDULUM = (ROOT / "models" / "planar_pendulum.yaml").read_text()
@@ -384,3 +385,34 @@ def test_a_bad_command_line(case, tmp_path, capsys, quiet_dirs, pendulum_csv):
     status, err = run(argv, capsys)
     assert time.monotonic() - start < 10
     assert_refused(status, err, [names], watched, before)
+
+
+def test_a_parameter_built_into_the_geometry_is_refused_by_param(tmp_path, capsys):
+    """A parameter in a joint's point is evaluated at generation: --param must not change it
+    (only the inertia would follow). Refused by the CLI, the API and the compiled driver, with
+    the field that uses it and how to change it. (Generating the valid model is the one thing
+    written: the build cache.)"""
+    import mcsgen
+    from mcsgen.simulate import run_simulation
+
+    text = MECHANISM.replace("name: pendulum_3r_bodies", "name: geometry_param").replace(
+        "  g: {value: 9.81, unit: m/s^2, description: gravity}",
+        "  g: {value: 9.81, unit: m/s^2, description: gravity}\n  L: {value: 1.0, unit: m}",
+    )
+    text = text.replace("body2: ground, point: [0, 0]}", "body2: ground, point: [0, L - 1]}")
+    path = tmp_path / "geometry_param.yaml"
+    path.write_text(text)
+    out = tmp_path / "run.csv"
+    status, err = run(["simulate", path, "--param", "L=2", "--out", out], capsys)
+    assert status == 2 and err.count("\n") == 1 and not out.exists()
+    assert str(path) in err and "--param L" in err and "joints[0].point[1]" in err, err
+    assert "regenerate" in err
+    with pytest.raises(McsError, match="joints.0..point.1."):
+        mcsgen.load(path).build().simulate(params={"L": 2.0})
+    header = (ROOT / "build" / "generated" / "geometry_param" / "geometry_param.h").read_text()
+    assert '#define GEOMETRY_PARAM_FROZEN_PARAMS "L"' in header
+    with pytest.raises(McsError, match="built into the geometry"):
+        run_simulation("geometry_param", {"param": ["L=2"]}, out_csv=out)
+    assert not out.exists()
+    status, err = run(["simulate", path, "--param", "g=5", "--t-end", "0.01", "--out", out], capsys)
+    assert status == 0 and out.exists()  # the others still change

@@ -108,6 +108,18 @@ class Mechanism:
     def parameters(self) -> Dict[str, float]:
         return {p.name: p.value for p in self.model.parameters}
 
+    def check_params(self, names) -> None:
+        """Refuse parameters whose values the generator built into the geometry (joint points
+        and axes, ...: Model.frozen_parameters): changing them at run time would contradict
+        the generated kernels."""
+        for name in names:
+            where = self.model.frozen_parameters.get(name)
+            if where is not None:
+                raise McsError(
+                    f"{self.path}: --param {name}: built into the geometry at generation "
+                    f"({where}): change its value in the model file and regenerate"
+                )
+
     def build(self, backend: Optional[str] = None) -> "Solver":
         """Generate (when not up to date) and compile the in-process solver. backend: "lapack"
         or "portable" (default: $MCS_LINALG, else lapack)."""
@@ -170,6 +182,9 @@ class Solver:
         if unknown:
             raise McsError(f"simulate: unknown option '{unknown[0]}'")
         options = dict(options)
+        self.mechanism.check_params(
+            [p.split("=", 1)[0] for p in options.get("param") or []] + list(params or {})
+        )
         # NAME=VALUE texts as the command line takes them, then the params dict
         options["param"] = list(options.get("param") or []) + [
             f"{k}={_number_text(v)}" for k, v in (params or {}).items()

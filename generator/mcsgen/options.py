@@ -83,7 +83,12 @@ OPTIONS = (
         "FILE.json",
         default="next to the CSV",
     ),
-    SimOption("param", "param", "override a parameter (repeatable)", "NAME=VALUE"),
+    SimOption(
+        "param",
+        "param",
+        "override a parameter (repeatable); one built into the geometry at generation is refused",
+        "NAME=VALUE",
+    ),
     SimOption(
         "lock",
         "event",

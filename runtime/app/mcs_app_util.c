@@ -38,12 +38,31 @@ double number(const char *text, const char *flag)
     return value;
 }
 
+/* Whether the name (len characters) is one of the comma-separated list. */
+static int listed(const char *list, const char *name, size_t len)
+{
+    while (*list) {
+        const char *end = strchr(list, ',');
+        const size_t k = end ? (size_t)(end - list) : strlen(list);
+        if (k == len && !strncmp(list, name, len))
+            return 1;
+        list += k + (end ? 1 : 0);
+    }
+    return 0;
+}
+
 void set_param(const mcs_model *md, void *params, const char *val)
 {
     const char *eq = strchr(val, '=');
     int k;
     if (!eq)
         die("--param needs NAME=VALUE, got", val);
+#ifdef MCS_APP_FROZEN /* the model's <NAME>_FROZEN_PARAMS */
+    if (listed(MCS_APP_FROZEN, val, (size_t)(eq - val)))
+        die("--param: built into the geometry at generation (change it in the model file and "
+            "regenerate)",
+            val);
+#endif
     for (k = 0; k < md->np; ++k)
         if (strlen(md->param_names[k]) == (size_t)(eq - val) &&
             !strncmp(md->param_names[k], val, (size_t)(eq - val))) {

@@ -111,6 +111,9 @@ class Model:
     blocks: list = None
     initial_report: dict = None
     x_assembled: list = None  # x0 assembled onto c = 0 (floats, for checks; consistency.py)
+    # parameters whose default values the generator built into the geometry (joint points and
+    # axes, ...): name -> the first field that uses it. `--param` refuses them.
+    frozen_parameters: dict = field(default_factory=dict)
     kind: str = None  # "planar" | "spatial" for mechanisms
     drawing: dict = None  # body -> joint points in body coordinates (for figures)
     joints: list = field(default_factory=list)  # [joints.Joint] of a bodies-and-joints model
@@ -286,6 +289,7 @@ class _Validator(Reader):
         model.kind = builder.kind
         model.drawing = builder.drawing
         model.warnings = builder.warnings
+        model.frozen_parameters = builder.frozen
         model.joints = list(builder.joints.values())
         model.kinetic = builder.kinetic_total
         model.potential = builder.potential_total

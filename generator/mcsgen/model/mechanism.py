@@ -89,6 +89,9 @@ class MechanismBuilder:
         self.kind = None  # "spatial" | "planar"
         self.drawing = {}  # body -> joint points (body coordinates)
         self.warnings = []  # accepted departures (Model.warnings)
+        # parameters whose default values are built into the geometry at generation (joint
+        # points and axes, distances, drivers, force points): name -> the first field using it
+        self.frozen = {}
 
     # --- numbers --------------------------------------------------------------------------------
     def sym(self, value, where, allow_t=False):
@@ -100,7 +103,13 @@ class MechanismBuilder:
     def num(self, value, where):
         """An expression that must be a number: the exact SymPy number (parameters at their
         default values)."""
-        e = self.sym(value, where).xreplace(self.param_values)
+        e = self.sym(value, where)
+        if not where.startswith("bodies["):  # a body's initial pose is assembled at run time
+            symbols = {s: n for n, s in self.params.items()}
+            for s in sorted(e.free_symbols, key=str):
+                if s in symbols:
+                    self.frozen.setdefault(symbols[s], where)
+        e = e.xreplace(self.param_values)
         if not e.is_number:
             self.ctx.fail(where, "does not evaluate to a number")
         try:
