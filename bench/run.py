@@ -335,6 +335,10 @@ def main():
     import gen_chain
 
     results["chain_generation_s"] = dict(gen_chain.main([5, 10, 20, 40]))
+    print("DOPRI5 tolerances: steps, rejections and energy drift (the defaults' reason)")
+    import dopri5_defaults
+
+    results["dopri5_defaults"] = dopri5_defaults.main()
     print("anchor chain (003 sec. 4.2): statics from the V and modes, by number of bodies")
     import chain_modes
 

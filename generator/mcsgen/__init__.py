@@ -9,14 +9,14 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401 (mcsgen.__version__)
 
 
 def load(path_or_name):
     """A mechanism file, validated, ready to build (the Python API: mcsgen/api.py).
 
     model = mcsgen.load("models/slider_crank.yaml")
-    run = model.build().simulate(t_end=5, method="dopri5", params={"omega0": 6.0})
+    run = model.build().simulate(t_end=5, method="dopri5", params={"g": 9.0})
     """
     from .api import load as load_mechanism
 

@@ -4,7 +4,7 @@ in-process and get NumPy arrays, without CSV files.
     import mcsgen
     model = mcsgen.load("models/slider_crank.yaml")      # or a shipped model's name
     solver = model.build(backend="portable")             # "lapack" (default) or "portable"
-    run = solver.simulate(t_end=5, method="dopri5", params={"omega0": 6.0})
+    run = solver.simulate(t_end=5, method="dopri5", params={"g": 9.0})
     run.t, run.x, run.q, run.energy, run.events
 
 `build` generates the model's C when it is not up to date (the shipped models' committed
@@ -27,6 +27,7 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 
 from .errors import Interrupted, McsError
+from .paths import model_path
 
 CHANNELS = ("csv", "events", "summary")  # what mcs_simulate_run passes on channels 0, 1, 2
 TEXT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
@@ -35,7 +36,6 @@ TEXT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
 def load(path_or_name) -> "Mechanism":
     """A mechanism file (a path, or the name of a shipped model in models/), validated: a
     ModelError names the file, the field and the problem."""
-    from .cli import model_path
     from .model import complete_initial_state, load_model
 
     path = model_path(str(path_or_name))

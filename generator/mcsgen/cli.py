@@ -10,9 +10,9 @@ import threading
 import time
 from pathlib import Path
 
-from . import __version__
+from .version import __version__
 from .errors import Interrupted, McsError, ModelError
-from .paths import MODELS, ROOT
+from .paths import MODELS, ROOT, model_path
 
 
 class Spinner:
@@ -50,14 +50,6 @@ class Spinner:
             sys.stderr.write("\r" + " " * (len(self.label) + 20) + "\r")
             sys.stderr.flush()
         return False
-
-
-def model_path(arg):
-    """A model given as a file or as a bare name found in models/."""
-    p = Path(arg)
-    if p.suffix in (".yaml", ".yml") or p.exists():
-        return p
-    return MODELS / f"{arg}.yaml"
 
 
 def cmd_generate(args):

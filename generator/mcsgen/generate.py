@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 from typing import Optional, Tuple
 
-from . import __version__
+from .version import __version__
 from .derive import derive
 from .emit import render, write_atomically
 from .emit.fingerprint import generator_fingerprint

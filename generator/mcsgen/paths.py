@@ -19,6 +19,14 @@ def shipped(path: "PathLike") -> bool:
     return Path(path).resolve().parent == MODELS.resolve()
 
 
+def model_path(arg) -> Path:
+    """A model given as a file or as a bare name found in models/."""
+    p = Path(arg)
+    if p.suffix in (".yaml", ".yml") or p.exists():
+        return p
+    return MODELS / f"{arg}.yaml"
+
+
 def generated_root(name: str) -> Path:
     """Where the generated C of model `name` lives by default: generated/ for the shipped models,
     build/generated/ for the user's (so that generating them never touches committed files)."""

@@ -49,7 +49,7 @@ def test_ctrl_c_leaves_a_valid_partial_csv(cli, tmp_path):
             "simulate",
             "spatial_pendulum",
             "--t-end",
-            "900",
+            "90",
             "--h",
             "1e-4",
             "--out",

@@ -15,7 +15,7 @@ import numpy as np
 import sympy as sp
 import yaml
 
-from .. import __version__
+from ..version import __version__
 from ..analysis.check import CompiledModel, check_model
 from ..derive import derive
 from ..emit.fingerprint import generator_fingerprint

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Dict
 import jinja2
 import sympy as sp
 
-from .. import __version__
+from ..version import __version__
 from ..model import complete_initial_state
 from ..model.exact import clean
 from ..paths import TEMPLATES, shipped
