@@ -9,7 +9,7 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from .version import __version__  # noqa: F401 (mcsgen.__version__)
+from .version import __version__  # noqa: E402,F401 (after the BLAS pin; mcsgen.__version__)
 
 
 def load(path_or_name):
