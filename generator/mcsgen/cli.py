@@ -491,7 +491,7 @@ def cmd_modes(args):
 
 
 def _analysis_arguments(parser):
-    parser.add_argument("model", metavar="MODEL")
+    parser.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     parser.add_argument(
         "--no-kc",
         action="store_true",
@@ -577,6 +577,9 @@ def _plot_analysis(args):
     for written in plot_modes(result, out, animate=args.animate):
         print(written)
     return 0
+
+
+MODEL_HELP = "a mechanism file (path), or the name of a shipped model (models/NAME.yaml)"
 
 
 def _checked(kind, valid):
@@ -666,7 +669,7 @@ def build_parser():
         "c_t, gamma, A_dot, K_c, K_f, D (and M, f of Lagrange models) "
         "with central finite differences of lower-order functions.",
     )
-    c.add_argument("model", metavar="MODEL")
+    c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     c.add_argument(
         "--samples", type=_checked(int, "count"), default=5, help="random states (default 5)"
     )
@@ -688,7 +691,7 @@ def build_parser():
         "finite-difference self-check and an entry-by-entry SymPy evaluation of the compiled "
         "kernels, and the physics at the initial state. Exit 1 when verification fails.",
     )
-    au.add_argument("model", metavar="MODEL")
+    au.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     au.add_argument(
         "--out", metavar="PATH", help="file or directory (default out/<model>/audit.<format>)"
     )
@@ -746,7 +749,7 @@ def build_parser():
         description="Compile the generated model with the runtime, simulate, write "
         "a CSV and print a summary. Defaults come from the model file.",
     )
-    s.add_argument("model", metavar="MODEL")
+    s.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     from .options import add_arguments
 
     add_arguments(s)  # the one table of simulate options (options.py)
