@@ -27,27 +27,11 @@ def rotation_planar(theta):
 
 def rotation_quaternion(e):
     """R(e) (3 x 3) of Euler parameters e = (e0, e1, e2, e3), normalized first (a CSV row holds
-    them to the integration's accuracy)."""
-    e0, e1, e2, e3 = np.asarray(e, dtype=float) / np.linalg.norm(e)
-    return np.array(
-        [
-            [
-                e0**2 + e1**2 - e2**2 - e3**2,
-                2 * (e1 * e2 - e0 * e3),
-                2 * (e1 * e3 + e0 * e2),
-            ],
-            [
-                2 * (e1 * e2 + e0 * e3),
-                e0**2 - e1**2 + e2**2 - e3**2,
-                2 * (e2 * e3 - e0 * e1),
-            ],
-            [
-                2 * (e1 * e3 - e0 * e2),
-                2 * (e2 * e3 + e0 * e1),
-                e0**2 - e1**2 - e2**2 + e3**2,
-            ],
-        ]
-    )
+    them to the integration's accuracy): the model's own formula (model/bodies.py)."""
+    from ..model.bodies import rotation_from_euler
+
+    e = np.asarray(e, dtype=float) / np.linalg.norm(e)
+    return np.array(rotation_from_euler([float(c) for c in e]).tolist(), dtype=float)
 
 
 def body_segments(model, run, i):
