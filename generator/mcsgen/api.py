@@ -164,6 +164,49 @@ class Solver:
             raise Interrupted(f"simulate: interrupted at t = {summary['t_reached']:g} s")
         return parse_run(self.mechanism, text)
 
+    def simulate_to_files(self, csv_path: Path, events_path: Path, **options) -> dict:
+        """Run (options as run_text) writing the CSV and the event log as the text comes, as
+        `./mcsgen simulate` does; returns the summary. Both files are opened first (an
+        unwritable path is named before the run) and removed when the run is refused; the log
+        of a run without events is removed; a write that fails (a full disk) raises McsError
+        naming the file, never a summary over lost data."""
+        files, failed = {}, set()
+
+        def sink(channel, piece):
+            if channel not in failed:
+                try:
+                    files[channel].write(piece)
+                except OSError:  # not raised through the C caller: reported after the run
+                    failed.add(channel)
+
+        try:
+            for channel, path in (("csv", csv_path), ("events", events_path)):
+                try:
+                    files[channel] = open(path, "w", encoding="utf-8", newline="")
+                except OSError:
+                    raise McsError(
+                        f"simulate {self.mechanism.name}: cannot write: {path}"
+                    ) from None
+            status, text = self.run_text(sink=sink, **options)
+        except McsError:  # a run that could not start leaves nothing behind
+            for f in files.values():
+                _close(f)
+                Path(f.name).unlink(missing_ok=True)
+            raise
+        for channel, f in files.items():
+            if not _close(f):
+                failed.add(channel)
+        for channel, path in (("csv", csv_path), ("events", events_path)):
+            if channel in failed:
+                raise McsError(
+                    f"simulate {self.mechanism.name}: cannot write (the data is incomplete): "
+                    f"{path}"
+                )
+        summary = json.loads(text["summary"])
+        if not summary.get("events_log"):
+            Path(events_path).unlink(missing_ok=True)  # no events, no log (nor a stale one)
+        return summary
+
     def run_text(
         self,
         params: Optional[Dict[str, float]] = None,
@@ -208,6 +251,15 @@ class Solver:
             message = error.value.decode().removeprefix("simulate: ")
             raise McsError(f"simulate {self.mechanism.name}: {message}")
         return status, {c: "".join(p) for c, p in pieces.items()}
+
+
+def _close(f) -> bool:
+    """Close a file; False when flushing it failed (a full disk)."""
+    try:
+        f.close()
+        return True
+    except OSError:
+        return False
 
 
 def _number_text(value) -> str:

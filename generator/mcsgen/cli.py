@@ -294,60 +294,6 @@ def format_events(path, limit=12):
     return "\n".join(lines)
 
 
-def _simulate_to_files(solver, options, csv_path, events_path):
-    """Run in-process (the Python API) and write the CSV and the event log as the text comes;
-    returns the summary. The files are opened first (an unwritable path is named before the
-    run) and removed again when the options are refused, as is the log of a run without
-    events; a write that fails (a full disk) stops with the file named, never a summary."""
-    files, failed = {}, {}
-    try:
-        for channel, path in (("csv", csv_path), ("events", events_path)):
-            try:
-                files[channel] = open(path, "w", encoding="utf-8", newline="")
-            except OSError as exc:
-                for f in files.values():  # nothing is left behind by a run that cannot start
-                    f.close()
-                    Path(f.name).unlink(missing_ok=True)
-                raise McsError(f"simulate {solver.mechanism.name}: cannot write: {path}") from exc
-
-        def sink(channel, piece):
-            if channel not in failed:
-                try:
-                    files[channel].write(piece)
-                except OSError as exc:  # not raised through the C caller: reported after
-                    failed[channel] = exc
-
-        try:
-            status, text = solver.run_text(sink=sink, progress=sys.stderr.isatty(), **options)
-        except McsError:
-            for f in files.values():
-                f.close()
-            csv_path.unlink(missing_ok=True)
-            events_path.unlink(missing_ok=True)
-            raise
-        for channel, f in files.items():
-            try:
-                f.close()
-            except OSError as exc:
-                failed.setdefault(channel, exc)
-    finally:
-        for f in files.values():
-            if not f.closed:
-                try:
-                    f.close()
-                except OSError:
-                    pass
-    for channel, path in (("csv", csv_path), ("events", events_path)):
-        if channel in failed:
-            raise McsError(
-                f"simulate {solver.mechanism.name}: cannot write (the data is incomplete): {path}"
-            )
-    summary = json.loads(text["summary"])
-    if not summary.get("events_log"):
-        events_path.unlink(missing_ok=True)  # no events, no log (nor a stale one)
-    return summary
-
-
 @contextlib.contextmanager
 def _output_directory(folder):
     """Creates `folder` (and its missing parents) for a run's files, and removes what it
@@ -389,7 +335,9 @@ def cmd_simulate(args):
         library = build_simulator_library(model.name)
     solver = Solver(Mechanism(model, model_path(args.model)), library, linalg_backend())
     with _output_directory(Path(out).parent):
-        summary = _simulate_to_files(solver, options, Path(out), events)
+        summary = solver.simulate_to_files(
+            Path(out), events, progress=sys.stderr.isatty(), **options
+        )
     print(format_summary(summary))
     if summary.get("dependent_rows"):
         print(
