@@ -339,6 +339,10 @@ def main():
     import dopri5_defaults
 
     results["dopri5_defaults"] = dopri5_defaults.main()
+    print("run-time geometry against freeze: (bench/models/geo_tilted.yaml)")
+    import geometry_params
+
+    results["geometry_params"] = geometry_params.main()
     print("anchor chain (003 sec. 4.2): statics from the V and modes, by number of bodies")
     import chain_modes
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from mcsgen.cli import main
-from mcsgen.errors import McsError
 
 ROOT = Path(__file__).resolve().parents[1]
 PENDULUM = (ROOT / "models" / "planar_pendulum.yaml").read_text()
@@ -36,6 +35,10 @@ MODEL_CASES = [
     ("model-name-list", "pend", "name: planar_pendulum", "name: [a, b]", "name"),
     ("model-name-250", "pend", "name: planar_pendulum", "name: " + "p" * 250, "name"),
     ("model-name-missing", "pend", "name: planar_pendulum\n", "", "name"),
+    ("freeze-unknown", "pend", "parameters:", "freeze: [nope]\nparameters:", "freeze[0]"),
+    ("freeze-twice", "pend", "parameters:", "freeze: [g, g]\nparameters:", "freeze[1]"),
+    ("freeze-not-list", "pend", "parameters:", "freeze: g\nparameters:", "freeze"),
+    ("freeze-number", "mech", "parameters:", "freeze: [1]\nparameters:", "freeze[0]"),
     ("param-NAN", "pend", "  M: {value", "  NAN: {value", "parameters.NAN"),
     ("param-INFINITY", "pend", "  M: {value", "  INFINITY: {value", "parameters.INFINITY"),
     ("param-HUGE_VAL", "pend", "  M: {value", "  HUGE_VAL: {value", "parameters.HUGE_VAL"),
@@ -385,34 +388,3 @@ def test_a_bad_command_line(case, tmp_path, capsys, quiet_dirs, pendulum_csv):
     status, err = run(argv, capsys)
     assert time.monotonic() - start < 10
     assert_refused(status, err, [names], watched, before)
-
-
-def test_a_parameter_built_into_the_geometry_is_refused_by_param(tmp_path, capsys):
-    """A parameter in a joint's point is evaluated at generation: --param must not change it
-    (only the inertia would follow). Refused by the CLI, the API and the compiled driver, with
-    the field that uses it and how to change it. (Generating the valid model is the one thing
-    written: the build cache.)"""
-    import mcsgen
-    from mcsgen.simulate import run_simulation
-
-    text = MECHANISM.replace("name: pendulum_3r_bodies", "name: geometry_param").replace(
-        "  g: {value: 9.81, unit: m/s^2, description: gravity}",
-        "  g: {value: 9.81, unit: m/s^2, description: gravity}\n  L: {value: 1.0, unit: m}",
-    )
-    text = text.replace("body2: ground, point: [0, 0]}", "body2: ground, point: [0, L - 1]}")
-    path = tmp_path / "geometry_param.yaml"
-    path.write_text(text)
-    out = tmp_path / "run.csv"
-    status, err = run(["simulate", path, "--param", "L=2", "--out", out], capsys)
-    assert status == 2 and err.count("\n") == 1 and not out.exists()
-    assert str(path) in err and "--param L" in err and "joints[0].point[1]" in err, err
-    assert "regenerate" in err
-    with pytest.raises(McsError, match="joints.0..point.1."):
-        mcsgen.load(path).build().simulate(params={"L": 2.0})
-    header = (ROOT / "build" / "generated" / "geometry_param" / "geometry_param.h").read_text()
-    assert '#define GEOMETRY_PARAM_FROZEN_PARAMS "L"' in header
-    with pytest.raises(McsError, match="built into the geometry"):
-        run_simulation("geometry_param", {"param": ["L=2"]}, out_csv=out)
-    assert not out.exists()
-    status, err = run(["simulate", path, "--param", "g=5", "--t-end", "0.01", "--out", out], capsys)
-    assert status == 0 and out.exists()  # the others still change

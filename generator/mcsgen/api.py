@@ -109,15 +109,14 @@ class Mechanism:
         return {p.name: p.value for p in self.model.parameters}
 
     def check_params(self, names) -> None:
-        """Refuse parameters whose values the generator built into the geometry (joint points
-        and axes, ...: Model.frozen_parameters): changing them at run time would contradict
-        the generated kernels."""
+        """Refuse parameters the mechanism file's `freeze:` list made constants at generation
+        (Model.frozen_parameters): a new value would change nothing."""
         for name in names:
             where = self.model.frozen_parameters.get(name)
             if where is not None:
                 raise McsError(
-                    f"{self.path}: --param {name}: built into the geometry at generation "
-                    f"({where}): change its value in the model file and regenerate"
+                    f"{self.path}: --param {name}: frozen at generation ({where}): change its "
+                    "value in the model file, or take it off the freeze list, and regenerate"
                 )
 
     def build(self, backend: Optional[str] = None) -> "Solver":

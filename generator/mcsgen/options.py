@@ -86,7 +86,7 @@ OPTIONS = (
     SimOption(
         "param",
         "param",
-        "override a parameter (repeatable); one built into the geometry at generation is refused",
+        "override a parameter, geometry too (repeatable); one in the file's freeze: is refused",
         "NAME=VALUE",
     ),
     SimOption(

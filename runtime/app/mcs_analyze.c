@@ -42,6 +42,7 @@ static int miwork[MCS_MODES_IWORK_SIZE(NX, NC)];
 static mcs_real simwork[MCS_SIM_WORK_SIZE(NX, NC)];
 static int simiwork[MCS_SIM_IWORK_SIZE(NX, NC)];
 static mcs_real x[NX], lambda[NC], v0[NX], basis[NX * NX], wrot[NX * NX];
+static mcs_real xv_file[2 * NX]; /* the mechanism file's [x0; v0] for the parameters */
 static mcs_real shapes[2 * NX * NX], shapes_im[2 * NX * NX], samples[MAX_SAMPLES];
 static mcs_mode modes[2 * NX];
 static mcs_real Abuf[NC * NX];
@@ -266,8 +267,10 @@ int main(int argc, char **argv)
     mcs_statics_defaults(&sopt);
     a.tol = sopt.tol;
     parse(argc, argv, &a, md, &params);
+    if ((st = mcs_model_initial_state(md, &params, xv_file)) != MCS_OK)
+        die("initial state", mcs_status_str(st));
     for (i = 0; i < NX; ++i)
-        x[i] = md->x0[i];
+        x[i] = xv_file[i];
     for (i = 0; i < NC; ++i)
         lambda[i] = 0;
     if (a.x_file)

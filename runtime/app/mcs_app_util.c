@@ -59,8 +59,8 @@ void set_param(const mcs_model *md, void *params, const char *val)
         die("--param needs NAME=VALUE, got", val);
 #ifdef MCS_APP_FROZEN /* the model's <NAME>_FROZEN_PARAMS */
     if (listed(MCS_APP_FROZEN, val, (size_t)(eq - val)))
-        die("--param: built into the geometry at generation (change it in the model file and "
-            "regenerate)",
+        die("--param: frozen at generation by the model file's freeze: list (change its value "
+            "there, or take it off the list, and regenerate)",
             val);
 #endif
     for (k = 0; k < md->np; ++k)

@@ -29,7 +29,7 @@ int main(void)
                               iwork_len);
     }
     if (status == MCS_OK) {
-        status = mcs_sim_set_state(&sim, MCS_R(0.0), MCS_APP_MODEL.x0, MCS_APP_MODEL.v0, NULL);
+        status = mcs_sim_start(&sim, MCS_R(0.0), NULL);
     }
     for (k = 1; (k <= 1000) && (status == MCS_OK); ++k) {
         const mcs_real t_target = (mcs_real)k * opt.h;

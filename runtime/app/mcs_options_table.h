@@ -40,7 +40,7 @@ static const sim_option SIM_OPTIONS[] = {
     {"events", OPT_PATH, -1, NULL, "FILE.json",
      "JSON log of singular configurations (default: next to the CSV)"},
     {"param", OPT_PARAM, -1, NULL, "NAME=VALUE",
-     "override a parameter (repeatable); one built into the geometry at generation is refused"},
+     "override a parameter, geometry too (repeatable); one in the file's freeze: is refused"},
     {"lock", OPT_PARAM, -1, NULL, "NAME@T",
      "lock coordinate or joint NAME at time T (004 sec. 6): NAME - NAME(T) = 0, or the joint held at its pose then, with the velocity jump --transition says (repeatable)"},
     {"unlock", OPT_PARAM, -1, NULL, "NAME@T",

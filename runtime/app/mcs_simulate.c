@@ -396,7 +396,7 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     if ((st = mcs_sim_init(&sim, md, &params, &opt, work, sizeof work / sizeof *work, iwork,
                            sizeof iwork / sizeof *iwork)) != MCS_OK)
         die("init failed", mcs_status_str(st));
-    if ((st = mcs_sim_set_state(&sim, 0, md->x0, md->v0, &asm_rep)) != MCS_OK)
+    if ((st = mcs_sim_start(&sim, 0, &asm_rep)) != MCS_OK)
         die("initial conditions", mcs_status_str(st));
     rs.rank0 = sim.cur.r;
     for (i = 0; i < md->nc; ++i)

@@ -125,3 +125,146 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     s->ready = 1;
     return MCS_OK;
 }
+
+/* Whether params hold the model's default values (then x0, v0 are the generator's). Each
+ * parameter is an mcs_real member at param_offsets[k]. */
+static int default_params(const mcs_model *md, const void *params)
+{
+    const mcs_real *given = (const mcs_real *)params;
+    const mcs_real *defaults = (const mcs_real *)md->default_params;
+    int k;
+    for (k = 0; k < md->np; ++k) {
+        const size_t at = md->param_offsets[k] / sizeof(mcs_real);
+        if (!(given[at] == defaults[at])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+mcs_status mcs_model_initial_state(const mcs_model *md, const void *params, mcs_real *xv)
+{
+    int i;
+    int n;
+    if ((md == NULL) || (params == NULL) || (xv == NULL)) {
+        return MCS_ERR_ARGUMENT;
+    }
+    n = md->nx;
+    if ((md->initial == NULL) || default_params(md, params)) {
+        for (i = 0; i < n; ++i) {
+            xv[i] = md->x0[i];
+            xv[n + i] = md->v0[i];
+        }
+        return MCS_OK;
+    }
+    md->initial(md->x0, MCS_R(0.0), params, xv); /* reads neither x nor t */
+    return (mcs_vec_max_abs(2 * n, xv) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
+}
+
+/* The held conditions H v = h at the current state (s->cur, just assembled): v <- v + T z with z
+ * the minimum-norm solution of (H T) z = h - H v, so that v stays on A v + c_t = 0 and, v having
+ * been the minimum-norm velocity there, becomes the minimum-norm velocity that also holds H v = h
+ * (T orthonormal, orthogonal to the rows of A). Writes lock_G (H, h), w.Z (H T), w.Phi, w.MPhi
+ * (its factorization), w.ipiv, w.tmp, w.tmp2, w.basis_work and out (n). */
+static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
+{
+    const mcs_model *md = s->model;
+    const int n = s->n;
+    const int nh = md->nheld;
+    const mcs_frame *fr = &s->cur;
+    const int f = n - fr->r;
+    const mcs_real *T = &fr->Q[(size_t)fr->r * (size_t)n];
+    mcs_real *H = s->lock_G; /* (nh x (n + 1)) [H | h], ld nh: (K + 3) K reals hold it */
+    mcs_real *res = s->w.tmp;
+    mcs_real *y = s->w.tmp2;
+    mcs_real scale;
+    mcs_real tol;
+    int rank = 0;
+    int i;
+    for (i = 0; i < n; ++i) {
+        out[i] = fr->v[i];
+    }
+    md->held(fr->x, t, s->params, H);
+    if (mcs_vec_max_abs(nh * (n + 1), H) < MCS_R(0.0)) {
+        return MCS_ERR_NONFINITE;
+    }
+    for (i = 0; i < nh; ++i) { /* res = h - H v */
+        res[i] = H[(size_t)n * (size_t)nh + (size_t)i];
+    }
+    mcs_mat_gemm(0, 0, nh, 1, n, MCS_R(-1.0), H, nh, out, n, MCS_R(1.0), res, nh);
+    if (f > 0) {
+        mcs_mat_gemm(0, 0, nh, f, n, MCS_R(1.0), H, nh, T, n, MCS_R(0.0), s->w.Z, nh);
+        if (mcs_qr_basis(f, nh, s->w.Z, nh, s->opt.rank_tol, s->w.Phi, s->w.MPhi, s->w.ipiv, &rank,
+                         s->w.basis_work) != MCS_OK) {
+            return MCS_ERR_LINALG;
+        }
+    }
+    if (rank > 0) { /* z = Q1 R11^-T (P^T res)[0:rank], then v += T z */
+        for (i = 0; i < rank; ++i) {
+            y[i] = res[s->w.ipiv[i]];
+        }
+        mcs_mat_solve_upper_transposed(rank, s->w.MPhi, f, y);
+        mcs_mat_gemm(0, 0, f, 1, rank, MCS_R(1.0), s->w.Phi, f, y, rank, MCS_R(0.0), s->w.Z, f);
+        mcs_mat_gemm(0, 0, n, 1, f, MCS_R(1.0), T, n, s->w.Z, f, MCS_R(1.0), out, n);
+    }
+    /* what is left of h - H v: a held condition the constraints contradict */
+    scale = MAX2(MCS_R(1.0),
+                 mcs_vec_max_abs(nh * (n + 1), H) * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, out)));
+    for (i = 0; i < nh; ++i) {
+        res[i] = H[(size_t)n * (size_t)nh + (size_t)i];
+    }
+    mcs_mat_gemm(0, 0, nh, 1, n, MCS_R(-1.0), H, nh, out, n, MCS_R(1.0), res, nh);
+    tol = MAX2(MCS_R(1e-8), MCS_R(1000.0) * MCS_REAL_EPS) * scale;
+    if (!(mcs_vec_max_abs(nh, res) <= tol)) {
+        return (mcs_vec_max_abs(nh, res) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_ERR_ASSEMBLY;
+    }
+    return MCS_OK;
+}
+
+mcs_status mcs_sim_start(mcs_sim *s, mcs_real t, mcs_assembly *report)
+{
+    const mcs_model *md;
+    mcs_real *xv;
+    mcs_real *held;
+    mcs_assembly rep;
+    mcs_real dv2 = MCS_R(0.0);
+    mcs_status st;
+    int n;
+    int i;
+    if (s == NULL) {
+        return MCS_ERR_ARGUMENT;
+    }
+    md = s->model;
+    n = s->n;
+    if ((md->initial == NULL) || default_params(md, s->params)) {
+        return mcs_sim_set_state(s, t, md->x0, md->v0, report);
+    }
+    if ((md->nheld < 0) || (md->nheld > n) || ((md->nheld > 0) && (md->held == NULL))) {
+        return MCS_ERR_ARGUMENT;
+    }
+    xv = s->w.y0; /* (2 n) [x0; v0] of the parameters: set_state does not touch y0 or y1 */
+    held = s->w.y1;
+    st = mcs_model_initial_state(md, s->params, xv);
+    if (st == MCS_OK) {
+        st = mcs_sim_set_state(s, t, xv, &xv[n], &rep);
+    }
+    if ((st != MCS_OK) || (md->nheld == 0)) {
+        if ((st == MCS_OK) && (report != NULL)) {
+            *report = rep;
+        }
+        return st;
+    }
+    st = hold_velocities(s, t, &held[n]);
+    for (i = 0; (st == MCS_OK) && (i < n); ++i) {
+        held[i] = s->cur.x[i];
+        dv2 += (held[n + i] - xv[n + i]) * (held[n + i] - xv[n + i]);
+    }
+    if (st == MCS_OK) {
+        st = mcs_sim_set_state(s, t, held, &held[n], NULL); /* factors the state as it stands */
+    }
+    if ((st == MCS_OK) && (report != NULL)) {
+        rep.dv_norm = mcs_sqrt(dv2);
+        *report = rep;
+    }
+    return st;
+}

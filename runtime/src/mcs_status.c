@@ -14,7 +14,8 @@ const char *mcs_status_str(mcs_status status)
     case MCS_ERR_NONFINITE: return "non-finite value in the state or a model kernel";
     case MCS_ERR_LINALG: return "linear algebra routine failed";
     case MCS_ERR_STEP_TOO_SMALL: return "step size fell below the minimum";
-    case MCS_ERR_ASSEMBLY: return "initial positions could not be assembled onto c = 0";
+    case MCS_ERR_ASSEMBLY:
+        return "initial state could not be assembled (c = 0, or held velocities)";
     case MCS_ERR_NO_DENSE: return "dense output requested outside the last step";
     case MCS_ERR_SINGULAR_JACOBIAN:
         return "static Newton matrix singular (no stiffness along a free direction)";

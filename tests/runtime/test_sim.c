@@ -243,6 +243,50 @@ static void test_status_codes(void **state)
 }
 
 /* The compile-time size macros equal what the carver counts from the layout itself. */
+/* mcs_sim_start: at the defaults exactly mcs_sim_set_state(x0, v0); for another length l the
+ * file's state assembled onto the new constraint (what a model regenerated with that l starts
+ * from: x0 = (0.08, 0, 0) has no l in it, so x = (l, 0, 0) and v0 is already tangent). */
+static void test_start_is_the_files_state_for_the_parameters(void **state)
+{
+    const mcs_model *md = &spatial_pendulum_model;
+    spatial_pendulum_params p = spatial_pendulum_default_params;
+    mcs_sim sim;
+    mcs_options opt;
+    mcs_assembly rep;
+    mcs_real x[3], v[3], xv[6];
+    int i;
+    (void)state;
+    assert_non_null(md->initial); /* the constraint depends on l */
+    assert_int_equal(md->nheld, 0);
+    mcs_options_default(&opt, md);
+    assert_int_equal(mcs_sim_init(&sim, md, &p, &opt, WORK_ARGS), MCS_OK);
+    assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);
+    memcpy(x, sim.cur.x, sizeof x);
+    memcpy(v, sim.cur.v, sizeof v);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    assert_memory_equal(x, sim.cur.x, sizeof x);
+    assert_memory_equal(v, sim.cur.v, sizeof v);
+
+    p.l = 0.1;
+    assert_int_equal(mcs_model_initial_state(md, &p, xv), MCS_OK);
+    for (i = 0; i < 3; ++i) {
+        assert_true(xv[i] == md->x0[i] && xv[3 + i] == md->v0[i]);
+    }
+    assert_int_equal(mcs_sim_start(&sim, 0, &rep), MCS_OK);
+    assert_true(fabs(sim.cur.x[0] - 0.1) < 1e-15 && sim.cur.x[1] == 0 && sim.cur.x[2] == 0);
+    assert_true(fabs(sim.cur.v[1] - 0.7895) < 1e-15 && fabs(sim.cur.v[0]) < 1e-15);
+    assert_true(fabs(rep.dx_norm - 0.02) < 1e-15 && rep.c_norm_after < 1e-15);
+    assert_int_equal(mcs_sim_advance(&sim, 0.01), MCS_OK);
+    assert_true(fabs(sqrt(sim.cur.x[0] * sim.cur.x[0] + sim.cur.x[1] * sim.cur.x[1] +
+                          sim.cur.x[2] * sim.cur.x[2]) -
+                     0.1) < 1e-12);
+
+    p.l = (mcs_real)NAN; /* bad parameters are a status, not a state */
+    assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_ERR_NONFINITE);
+    assert_int_equal(mcs_sim_start(NULL, 0, NULL), MCS_ERR_ARGUMENT);
+    assert_int_equal(mcs_model_initial_state(md, NULL, xv), MCS_ERR_ARGUMENT);
+}
+
 static void test_workspace_macros_equal_the_layout(void **state)
 {
     int n, m;
@@ -452,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_hostile_inputs_get_statuses),
         cmocka_unit_test(test_dense_output_matches_steps),
         cmocka_unit_test(test_accumulated_q_is_the_integral_of_qd),
+        cmocka_unit_test(test_start_is_the_files_state_for_the_parameters),
         cmocka_unit_test(test_workspace_macros_equal_the_layout),
         cmocka_unit_test(test_queries_return_status),
     };

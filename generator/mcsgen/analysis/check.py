@@ -250,6 +250,15 @@ def check_model(
             rates = cm.xwt("joint_coords", x, v, t, 2 * njc)[njc:]
             moved = derivative(lambda s: cm.xwt("joint_coords", x + s * v, v, t, 2 * njc)[:njc], he)
             note("joint rates", "d/dt joint coordinates along v", rel_error(rates, moved))
+            held = _held_joint_rates(model)
+            if held:  # the held initial conditions' rows H: H v is the joint's rate
+                H = cm.xt("held", x, t, len(model.held) * (n + 1), (len(model.held), n + 1))
+                rows, joints = zip(*held)
+                note(
+                    "held joint rates",
+                    "joint rates",
+                    rel_error(H[list(rows), :n] @ v, rates[list(joints)]),
+                )
         note(
             "K_f",
             "-d f/dx",
@@ -287,6 +296,20 @@ def check_model(
     for (name, ref), err in worst.items():
         report.rows.append((name, ref, err))
     return report
+
+
+def _held_joint_rates(model):
+    """[(row of model.held, index among the joints with a coordinate)] of the held joint rates."""
+    index = {}
+    for joint in model.joints:
+        if joint.coordinate is not None:
+            index[joint.name] = len(index)
+    out = []
+    for i, (what, _, _) in enumerate(model.held):
+        name = what[len("joint ") : -len(" rate")] if what.endswith(" rate") else None
+        if what.startswith("joint ") and name in index:
+            out.append((i, index[name]))
+    return out
 
 
 def _extra_forces(model):

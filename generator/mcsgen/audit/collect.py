@@ -21,6 +21,7 @@ from ..derive import derive
 from ..emit.fingerprint import generator_fingerprint
 from ..emit.render import _nonzero
 from ..model import complete_initial_state
+from ..model.exact import approx
 from ..model.joints import SPATIAL_JOINTS
 
 # The matrix kernels of the report, in SPEC §5's order: (name, what, row kind, column kind);
@@ -200,9 +201,12 @@ def _c_lines(c_text: str, prefix: str, name: str) -> Optional[Tuple[int, int]]:
     return (first, last) if first else None
 
 
-def _term(name, what, row_kind, col_kind, mat, c_text, prefix) -> Term:
+def _term(name, what, row_kind, col_kind, mat, c_text, prefix, geometry=None) -> Term:
     """One derived term: its nonzero entries after the same CSE as the emitted C (so w0, w1, ...
-    are the C's temporaries), the temporaries each entry reads, its C lines and operations."""
+    are the C's temporaries), the temporaries each entry reads, its C lines and operations.
+    geometry: the model's geometry symbols -> their expressions, put back as the emitter does."""
+    if geometry:
+        mat = mat.xreplace(geometry)
     rows, cols = mat.shape
     flat = [(i + j * rows, mat[i, j]) for j in range(cols) for i in range(rows)]
     nonzero = _nonzero(flat)
@@ -246,7 +250,7 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
     subs = {s: val for s, val in zip(model.x, x)}
     subs.update({s: val for s, val in zip(model.v, v)})
     subs.update({s: val for s, val in zip(derived.lam, lam)})
-    subs.update({p.symbol: p.value for p in model.parameters})
+    subs.update({s: float(approx(e)) for s, e in model.parameter_values().items()})
     subs[model.time] = t
     compiled = {
         "c": lambda: cm.c(x, t)[:, None],
@@ -319,7 +323,7 @@ def collect(
     c_text = c_path.read_text()
     derived = derive(model)
     terms = [
-        _term(tn, what, rk, ck, getattr(derived, tn), c_text, name)
+        _term(tn, what, rk, ck, getattr(derived, tn), c_text, name, dict(model.geometry))
         for tn, what, rk, ck in TERMS
         if getattr(derived, tn).shape[0] > 0
     ]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, List
 import sympy as sp
 
 from ..errors import ModelError
+from ..model.exact import numbers_as_coefficients
 from .groups import GroupTerms, derive_groups
 from .rows import row_terms
 
@@ -38,6 +39,14 @@ class Derived:
     # (2 nq x 1) the free coordinates of the joints that have one (joint order: angle about or
     # translation along the axis, from the initial pose), then their rates d/dt along v
     joint_coords: sp.Matrix = None
+    # The initial state as a function of the parameters (SPEC §4): (2n x 1) the file's positions
+    # then its velocities (0 where held conditions decide them); (nh x (n + 1)) [H(x) | h], the
+    # held velocity conditions H v = h (body velocities, joint rates); whether any of it, or the
+    # rows it is assembled onto, depends on a parameter (else the run time uses x0, v0 as solved
+    # at generation for every parameter value).
+    initial: sp.Matrix = None
+    held: sp.Matrix = None
+    initial_depends_on_params: bool = False
 
 
 def derive(model: "Model") -> Derived:
@@ -103,7 +112,23 @@ def derive(model: "Model") -> Derived:
         lam=lam,
         groups=derive_groups(model, same_rows),
         joint_coords=_joint_coordinates(model),
+        **_initial_state(model, c),
     )
+
+
+def _initial_state(model, c):
+    """The Derived fields of the run-time initial state."""
+    n = model.n
+    xs = model.initial_x if model.initial_x is not None else [sp.Float(a) for a in model.x0]
+    vs = model.initial_v if model.initial_v is not None else [sp.Float(a) for a in model.v0]
+    initial = sp.Matrix(2 * n, 1, [numbers_as_coefficients(a) for a in list(xs) + list(vs)])
+    held = sp.zeros(len(model.held), n + 1)
+    for i, (_, row, value) in enumerate(model.held):
+        for j, a in enumerate(list(row) + [value]):
+            held[i, j] = numbers_as_coefficients(a)
+    params = {p.symbol for p in model.parameters} | {g for g, _ in model.geometry}
+    used = set().union(initial.free_symbols, held.free_symbols, c.free_symbols)
+    return {"initial": initial, "held": held, "initial_depends_on_params": bool(used & params)}
 
 
 def _joint_coordinates(model):

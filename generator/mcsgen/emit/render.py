@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 5
+MODEL_ABI_VERSION = 6
 # Values of mcs_method, mcs_continuation and mcs_joint_coordinate (runtime/include/mcs/).
 METHOD_ID = {"rk4": 0, "dopri5": 1}
 CONT_ID = {"exp": 0, "euler": 1, "none": 2, "off": 3}
@@ -172,6 +172,27 @@ def build_kernels(model, derived):
                 "then their rates",
             )
         )
+    nh = derived.held.shape[0]
+    specs += [
+        (
+            "initial",
+            "xt",
+            None,
+            2 * n,
+            _column_major(derived.initial),
+            f"({2 * n} x 1)",
+            "the mechanism file's initial positions, then velocities, of the parameters",
+        ),
+        (
+            "held",
+            "xt",
+            None,
+            nh * (n + 1),
+            _column_major(derived.held),
+            f"({nh} x {n + 1})",
+            "[H | h]: the held initial velocity conditions H(x) v = h",
+        ),
+    ]
     for k, (group, terms) in enumerate(zip(model.row_groups, derived.groups)):
         p = len(group.g)
         what = f"row group {k} ({group.name}: {group.what})"
@@ -197,8 +218,12 @@ def build_kernels(model, derived):
                 "dG/dt along v",
             ),
         ]
+    # the geometry symbols of a bodies model back to their expressions of the parameters
+    geometry = dict(model.geometry)
     kernels = []
     for name, kind, wname, length, entries, shape, what in specs:
+        if geometry:
+            entries = [(k, e.xreplace(geometry)) for k, e in entries]
         nonzero = _nonzero(entries)
         args = ("x", wname, "t", "p", "out")
         parts = []
@@ -224,24 +249,38 @@ def build_kernels(model, derived):
                 "body": body,
                 "parts": parts,  # static functions the kernel calls after its body, in order
                 "uses_k": "k = 0" in used,
+                # whether the descriptor points to it (the run-time initial state only when it
+                # depends on the parameters; the held conditions only when there are some)
+                "descriptor": not (
+                    (name == "initial" and not derived.initial_depends_on_params)
+                    or (name == "held" and not derived.held.shape[0])
+                ),
                 "unused": [] if parts else [a for a in args if a and not _uses(used, a)],
             }
         )
-    scalars = [_scalar("kinetic", "xvt", derived.kinetic, names, "kinetic energy T(x, v, t)")]
+    scalars = [
+        _scalar("kinetic", "xvt", derived.kinetic, names, "kinetic energy T(x, v, t)", geometry)
+    ]
     if derived.potential is not None:
         scalars.append(
-            _scalar("potential", "xt", derived.potential, names, "potential energy V(x, t)")
+            _scalar(
+                "potential", "xt", derived.potential, names, "potential energy V(x, t)", geometry
+            )
         )
     for k, e in enumerate(model.events):  # condition events: g(x, v, t), fires when g crosses 0
         if e.condition is not None:
             scalars.append(
-                _scalar(f"event_{k}", "xvt", e.condition, names, f"condition of event {k}")
+                _scalar(
+                    f"event_{k}", "xvt", e.condition, names, f"condition of event {k}", geometry
+                )
             )
     return kernels, scalars
 
 
-def _scalar(name, kind, expr, names, what):
+def _scalar(name, kind, expr, names, what, geometry=None):
     """A scalar kernel: CSE'd temporaries and a return statement."""
+    if geometry:
+        expr = sp.sympify(expr).xreplace(geometry)
     replacements, (reduced,) = sp.cse(
         [clean(expr)], symbols=sp.numbered_symbols("w"), order="canonical"
     )
@@ -314,6 +353,8 @@ def render(model: "Model", derived: "Derived") -> Dict[str, str]:
         "max_group_rows": max([g.nrows for g in model.row_groups] + [1]),
         "njc": njc,
         "joint_coord_index": joint_coord_index,
+        "nheld": derived.held.shape[0],
+        "initial_depends_on_params": derived.initial_depends_on_params,
     }
     return {
         f"{model.name}.h": env.get_template("model.h.j2").render(ctx),

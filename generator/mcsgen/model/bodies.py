@@ -73,12 +73,22 @@ def E_matrix(e):
     return sp.Matrix([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
 
 
-def quaternion_from_matrix(R):
+def _sign_at(expr, at):
+    """The sign of an exact number, or of an expression of parameters at their values `at`."""
+    return sign(sp.sympify(expr).xreplace(at) if at else expr)
+
+
+def quaternion_from_matrix(R, at=None):
     """Unit quaternion (w, x, y, z) of an exact rotation matrix (3 x 3), w >= 0; exact SymPy
     numbers. The branch is chosen from the exact values (Shepperd's method: the largest of the
-    trace and the diagonal keeps the square root away from zero)."""
+    trace and the diagonal keeps the square root away from zero). R may depend on parameters:
+    the branch and the sign are then chosen at their values `at` ({Symbol: exact value})."""
     R = sp.Matrix(R)
     tr = R[0, 0] + R[1, 1] + R[2, 2]
+
+    def sign(expr):
+        return _sign_at(expr, at)
+
     if sign(tr) > 0:
         s = sp.sqrt(tr + 1) * 2
         q = [s / 4, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
@@ -99,13 +109,14 @@ def matrix_from_quaternion(q):
     return rotation_from_euler([sp.sympify(c) for c in q])
 
 
-def frame_from_axis(axis):
+def frame_from_axis(axis, at=None):
     """A deterministic rotation (3 x 3, exact SymPy) whose first column is the unit axis.
 
-    The coordinate axis least aligned with u (the first one on a tie) seeds the second column."""
+    The coordinate axis least aligned with u (the first one on a tie) seeds the second column;
+    when the axis depends on parameters, the least aligned at their values `at`."""
     u = sp.Matrix([sp.sympify(c) for c in axis])
     u = u / sp.sqrt(sum(c * c for c in u))
-    magnitudes = [approx(abs(c)) for c in u]
+    magnitudes = [approx(abs(c).xreplace(at) if at else abs(c)) for c in u]
     k = min(range(3), key=lambda i: (magnitudes[i], i))
     seed = sp.Matrix([1 if i == k else 0 for i in range(3)])
     v = seed - u[k] * u

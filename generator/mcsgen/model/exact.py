@@ -91,6 +91,18 @@ def coefficient(expr):
     return sp.Float(approx(expr), DIGITS)
 
 
+def numbers_as_coefficients(expr):
+    """`expr` with every numeric part (a maximal sub-expression without symbols) a coefficient:
+    `sqrt(2)*L/2` -> `0.7071...*L`, so the C reads a correctly rounded literal, not libm's
+    sqrt(2.0)."""
+    expr = sp.sympify(expr)
+    if expr.is_number:
+        return coefficient(expr)
+    if not expr.args:
+        return expr
+    return expr.func(*[numbers_as_coefficients(a) for a in expr.args])
+
+
 def to_double(expr):
     """`expr` rounded once to the nearest double (correctly rounded, machine-independent)."""
     expr = sp.sympify(expr)

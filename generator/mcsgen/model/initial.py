@@ -62,7 +62,11 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
     import mpmath
 
     n = model.n
-    values = {p.symbol: p.exact for p in model.parameters}
+    # the parameters (and geometry symbols) stay symbols, passed to the functions as numbers:
+    # substituting exact values would turn a row of a parameter-dependent geometry into a large
+    # exact expression
+    values = model.parameter_values()
+    params = list(values)
     index = {s: i for i, s in enumerate(x_sym)}
 
     def local_symbols(expr):
@@ -73,13 +77,13 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
     # (the links of a chain) share one, written in canonical symbols @x0, @x1, ...
     rows_fn, same_rows = [], {}
     for con in model.constraints:
-        c = con.expr.xreplace(values)
+        c = con.expr
         local = local_symbols(c)
         X = [sp.Symbol(f"@x{k}", **s.assumptions0) for k, s in enumerate(local)]
         key = c.xreplace(dict(zip(local, X)))
         if key not in same_rows:
             same_rows[key] = sp.lambdify(
-                [X, t],
+                [X, params, t],
                 [key, [sp.diff(key, s) for s in X], sp.diff(key, t)],
                 modules="mpmath",
                 dummify=True,
@@ -88,12 +92,13 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
     held_rows, rhs, names = [], [], []
     for name, row, value in held:
         if isinstance(row, sp.Expr):  # a joint coordinate: its gradient is the row
-            expr = row.xreplace(values)
-            local = local_symbols(expr)
+            local = local_symbols(row)
             held_rows.append(
                 (
                     [index[s] for s in local],
-                    sp.lambdify([local], [sp.diff(expr, s) for s in local], modules="mpmath"),
+                    sp.lambdify(
+                        [local, params], [sp.diff(row, s) for s in local], modules="mpmath"
+                    ),
                 )
             )
         else:  # explicit coefficients of v
@@ -108,17 +113,22 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
         def mp(value):
             return mpmath.mpf(approx(value, DIGITS + 10)._mpf_)
 
+        pvals = [mp(a) for a in values.values()]
+
         def constraints(x):
             """c (m), the sparse rows of [A; H] ({column: value}), b = [-c_t; h]."""
             zero = mpmath.mpf(0)
             c, rows, b = [], [], []
             for cols, fn in rows_fn:
-                ci, gi, cti = fn([x[j] for j in cols], zero)
+                ci, gi, cti = fn([x[j] for j in cols], pvals, zero)
                 c.append(mpmath.mpf(ci))
                 rows.append({j: mpmath.mpf(g) for j, g in zip(cols, gi) if g != 0})
                 b.append(-mpmath.mpf(cti))
             for (cols, spec), h in zip(held_rows, rhs):
-                grad = spec([x[j] for j in cols]) if callable(spec) else [mp(a) for a in spec]
+                if callable(spec):
+                    grad = spec([x[j] for j in cols], pvals)
+                else:
+                    grad = [mp(a) for a in spec]
                 rows.append({j: mpmath.mpf(g) for j, g in zip(cols, grad) if g != 0})
                 b.append(mp(h))
             return c, rows, b

@@ -27,6 +27,7 @@ TOP_KEYS = {
     "source",
     "coordinates",
     "parameters",
+    "freeze",
     "definitions",
     "constraints",
     "dynamics",
@@ -40,6 +41,7 @@ BODY_TOP_KEYS = {
     "description",
     "source",
     "parameters",
+    "freeze",
     "gravity",
     "bodies",
     "joints",
@@ -116,9 +118,20 @@ class Model:
     blocks: list = None
     initial_report: dict = None
     x_assembled: list = None  # x0 assembled onto c = 0 (floats, for checks; consistency.py)
-    # parameters whose default values the generator built into the geometry (joint points and
-    # axes, ...): name -> the first field that uses it. `--param` refuses them.
+    # parameters the file's `freeze:` list makes constants at generation: name -> the field
+    # that says so. `--param` refuses them.
     frozen_parameters: dict = field(default_factory=dict)
+    # The initial state as expressions of the parameters (the run-time initial state, SPEC §4):
+    # initial_x (n) the file's positions, initial_v (n) its velocities (0 where the held
+    # conditions decide them), held [(what, row (n) of expressions of x and the parameters,
+    # value)]: H v = h held, the rest of v minimum-norm.
+    # [(Symbol, expression of the parameters)]: the geometric quantities of a bodies model that
+    # depend on parameters, as symbols in the rows (mechanism.py, MechanismBuilder.geo); the
+    # emitter writes their expressions into the C
+    geometry: list = field(default_factory=list)
+    initial_x: list = None
+    initial_v: list = None
+    held: list = field(default_factory=list)
     kind: str = None  # "planar" | "spatial" for mechanisms
     drawing: dict = None  # body -> joint points in body coordinates (for figures)
     joints: list = field(default_factory=list)  # [joints.Joint] of a bodies-and-joints model
@@ -131,6 +144,13 @@ class Model:
     # what the file asked to accept against a default check (e.g. `inertia_check: warn`), one
     # line each naming the file and the field; the command line prints them
     warnings: list = field(default_factory=list)
+
+    def parameter_values(self) -> dict:
+        """{Symbol: exact value}: the parameters at their defaults, and the geometry symbols at
+        those (what the model's expressions are evaluated with at generation)."""
+        values = {p.symbol: p.exact for p in self.parameters}
+        values.update((g, e.xreplace(values)) for g, e in self.geometry)
+        return values
 
     @property
     def n(self):
@@ -226,6 +246,7 @@ class _Validator(Reader):
         source = self.text(doc.get("source", ""), "source").strip()
 
         params = self.parameters(doc.get("parameters", {}) or {})
+        frozen = self.freeze(doc.get("freeze"), params)
         coords = self.coordinates(doc["coordinates"])
         t = sp.Symbol("t", real=True)
         pos_syms = {p.name: p.symbol for p in params}
@@ -248,6 +269,7 @@ class _Validator(Reader):
             time=t,
             file_hash=self.file_hash,
         )
+        model.frozen_parameters = frozen
         self.dynamics(doc["dynamics"], model, pos_syms, vel_syms)
         self.initial(doc["initial"], model)
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
@@ -265,6 +287,7 @@ class _Validator(Reader):
         description = self.text(doc.get("description", ""), "description").strip()
         source = self.text(doc.get("source", ""), "source").strip()
         params = self.parameters(doc.get("parameters", {}) or {})
+        frozen = self.freeze(doc.get("freeze"), params)
         t = sp.Symbol("t", real=True)
         builder = MechanismBuilder(self, {p.name: p.symbol for p in params}, t)
         builder.param_values = {p.symbol: p.exact for p in params}
@@ -294,20 +317,55 @@ class _Validator(Reader):
         model.kind = builder.kind
         model.drawing = builder.drawing
         model.warnings = builder.warnings
-        model.frozen_parameters = builder.frozen
+        model.frozen_parameters = frozen
+        model.geometry = builder.geometry
         model.joints = list(builder.joints.values())
         model.kinetic = builder.kinetic_total
         model.potential = builder.potential_total
         model.forces = builder.applied
         x0 = builder.initial_state()
-        model.x0 = [to_double(a) for a in x0]
+        values = builder.param_values
+        model.initial_x = x0
+        model.initial_v = [sp.Integer(0)] * len(x0)  # decided by the held conditions
+        model.held = [(what, _held_row(row, model.x), value) for what, row, value in builder.held]
+        model.x0 = [to_double(a.xreplace(values)) for a in x0]
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
         positions, velocities = joint_namespace(model, params, t)
         self.switches(doc, model, positions, velocities)
         # the velocities those rates imply are solved at generation (initial.py), not here
         model.v0 = None
-        model.pending_initial = (x0, builder.held)
+        model.pending_initial = (
+            [a.xreplace(values) for a in x0],
+            [
+                (
+                    what,
+                    row  # a joint coordinate: initial.py evaluates it with the parameters
+                    if isinstance(row, sp.Expr)
+                    else [sp.sympify(a).xreplace(values) for a in row],
+                    sp.sympify(value).xreplace(values),
+                )
+                for what, row, value in builder.held
+            ],
+        )
         return model
+
+    def freeze(self, raw, params):
+        """`freeze: [name, ...]`: parameters made constants at generation (smaller, faster
+        kernels; `--param` refuses them). Every expression read after this sees their values."""
+        if raw is None:
+            return {}
+        raw = self.seq(raw, "freeze")
+        names = {p.name: p for p in params}
+        frozen = {}
+        for i, name in enumerate(raw):
+            where = f"freeze[{i}]"
+            if not isinstance(name, str) or name not in names:
+                self.fail(where, f"'{key_text(name)}' is not a parameter of this model")
+            if name in frozen:
+                self.fail(where, f"'{name}' is listed twice")
+            frozen[name] = where
+        self.frozen_values = {names[n].symbol: names[n].exact for n in frozen}
+        return frozen
 
     def parameters(self, raw):
         raw = self.mapping(raw, "parameters")
@@ -458,7 +516,7 @@ class _Validator(Reader):
         for key in ("x", "v"):
             given = self.mapping(raw.get(key, {}) or {}, f"initial.{key}")
             known = {c.name for c in model.coordinates}
-            out = []
+            out, exprs = [], []  # doubles at the default values, expressions of the parameters
             for name in given:
                 if name not in known:
                     self.fail(f"initial.{key}.{name}", "not a coordinate of this model")
@@ -468,8 +526,10 @@ class _Validator(Reader):
                     if key == "x":
                         self.fail(where, "missing initial position")
                     out.append(0.0)
+                    exprs.append(sp.Integer(0))
                     continue
-                e = self.expr(given[c.name], where, consts).xreplace(values)
+                symbolic = self.expr(given[c.name], where, consts)
+                e = symbolic.xreplace(values)
                 if not e.is_number:
                     self.fail(where, "does not evaluate to a number")
                 try:
@@ -477,7 +537,9 @@ class _Validator(Reader):
                 except NotANumber:
                     self.fail(where, f"number is not finite or not real ({e})")
                 out.append(value)
+                exprs.append(symbolic)
             setattr(model, f"{key}0", out)
+            setattr(model, f"initial_{key}", exprs)
 
     def switches(self, doc, model, positions, velocities):
         """switches: and events:. positions: the names explicit rows may use; velocities: the
@@ -503,6 +565,14 @@ class _Validator(Reader):
                     )
                 sim[key] = raw[key]
         return sim
+
+
+def _held_row(row, x):
+    """A held velocity condition's row (n): explicit coefficients as given; a joint coordinate's
+    gradient (its rate is the row times v)."""
+    if isinstance(row, sp.Expr):
+        return [sp.diff(row, s) if s in row.free_symbols else sp.Integer(0) for s in x]
+    return [sp.sympify(a) for a in row]
 
 
 def joint_namespace(model, params, t):

@@ -1,13 +1,17 @@
 """Mechanism files with `bodies:` -> coordinates, constraints, Lagrange blocks and initial state.
 
 Called by loader.py with a reader.Reader (typed values, expressions, one-line errors). The
-schema is documented in README.md ("Bodies and joints"). Joint geometry (points, axes) is a
-number, evaluated with the parameters' default values; masses, inertias, gravity, force values
-and drive functions stay symbolic in the parameters (and in t where allowed).
+schema is documented in README.md ("Bodies and joints"). Everything stays symbolic in the
+parameters: masses, inertias, gravity, forces, drive functions and the geometry too (joint points
+and axes, initial poses, distances), so that a parameter's value can change at run time without
+regenerating. Checks and choices (is the axis of zero length, which branch of a quaternion
+formula) are made at the parameters' default values (`value`). A file's `freeze:` list makes
+parameters constants at generation instead (reader.Reader.frozen).
 
-Geometry is exact (exact.py): poses, points, axes and frames are exact SymPy numbers, and enter
-the constraint rows as exact rationals or 40-digit Floats (`coefficient`). numpy only answers
-yes/no questions here (is the inertia positive definite, is this a rotation matrix).
+Geometry is exact (exact.py): poses, points, axes and frames are exact SymPy expressions, and
+enter the constraint rows as exact rationals or 40-digit Floats, or as geometry symbols that
+stand for expressions of the parameters (`geo`). numpy only answers yes/no questions here (is the
+inertia positive definite, is this a rotation matrix).
 """
 
 import numpy as np
@@ -23,14 +27,15 @@ from .bodies import (
     quaternion_from_matrix,
     relative_rotation_rows,
 )
-from .exact import NotANumber, approx, clean, coefficient, to_double
+from .exact import NotANumber, approx, clean, coefficient, numbers_as_coefficients, to_double
 from .joints import SPATIAL_JOINTS, Joint, joint_types, spatial_lock
 from .switches import RowGroup
 
 
-def coefficients(values):
-    """Exact numbers -> coefficients ready for symbolic rows (Rational or 40-digit Float)."""
-    return [coefficient(c) for c in values]
+# An expression of parameters in the geometry is simplified when it has at most this many
+# operations (a body point R0^T (P - r0) is L1 sin(a)^2/2 + L1 cos(a)^2/2 before, L1/2 after);
+# larger ones (frames of parameter-dependent axes) are kept as they are.
+SIMPLIFY_OPS = 40
 
 
 BODY_KEYS = {
@@ -87,11 +92,12 @@ class MechanismBuilder:
         self.held = []  # (description, row (n), value)
         self.gravity = None
         self.kind = None  # "spatial" | "planar"
-        self.drawing = {}  # body -> joint points (body coordinates)
+        self.drawing = {}  # body -> joint points (body coordinates, at the default values)
+        # geometric quantities that depend on parameters, each a symbol in the rows (so that
+        # derivation sees a constant, as it would a number): [(Symbol, expression of params)]
+        self.geometry = []
+        self.geometry_symbols = {}  # expression -> its Symbol
         self.warnings = []  # accepted departures (Model.warnings)
-        # parameters whose default values are built into the geometry at generation (joint
-        # points and axes, distances, drivers, force points): name -> the first field using it
-        self.frozen = {}
 
     # --- numbers --------------------------------------------------------------------------------
     def sym(self, value, where, allow_t=False):
@@ -101,22 +107,51 @@ class MechanismBuilder:
         return self.ctx.expr(value, where, names)
 
     def num(self, value, where):
-        """An expression that must be a number: the exact SymPy number (parameters at their
-        default values)."""
+        """An expression of the parameters only (no t) that must be a finite real number at their
+        default values: the exact SymPy expression, parameters kept as symbols."""
         e = self.sym(value, where)
-        if not where.startswith("bodies["):  # a body's initial pose is assembled at run time
-            symbols = {s: n for n, s in self.params.items()}
-            for s in sorted(e.free_symbols, key=str):
-                if s in symbols:
-                    self.frozen.setdefault(symbols[s], where)
-        e = e.xreplace(self.param_values)
-        if not e.is_number:
+        at_defaults = self.value(e)
+        if not at_defaults.is_number:
             self.ctx.fail(where, "does not evaluate to a number")
         try:
-            approx(e)
+            approx(at_defaults)
         except NotANumber:
-            self.ctx.fail(where, f"number is not finite or not real ({e})")
+            self.ctx.fail(where, f"number is not finite or not real ({at_defaults})")
         return e
+
+    def geo(self, expr):
+        """An exact geometric quantity ready to enter the rows: a number as a coefficient
+        (Rational or 40-digit Float); a parameter as itself; any other expression of parameters
+        (small ones simplified, numeric parts as coefficients: exact.numbers_as_coefficients) as a
+        geometry symbol `_g<k>` whose expression the emitter puts back into the C (CSE shares
+        it), so derivation differentiates small rows."""
+        expr = sp.sympify(expr)
+        if expr.is_number:
+            return coefficient(expr)
+        if sp.count_ops(expr) <= SIMPLIFY_OPS:
+            expr = sp.simplify(expr)
+        expr = numbers_as_coefficients(expr)
+        if expr.is_Symbol or expr.is_number:
+            return expr
+        if expr not in self.geometry_symbols:
+            symbol = sp.Symbol(f"_g{len(self.geometry)}", real=True)
+            self.geometry_symbols[expr] = symbol
+            self.geometry.append((symbol, expr))
+        return self.geometry_symbols[expr]
+
+    def geos(self, values):
+        return [self.geo(c) for c in values]
+
+    def value(self, expr):
+        """An expression of the parameters at their default values (exact): what checks and
+        choices are made on."""
+        expr = sp.sympify(expr)
+        if self.geometry:
+            expr = expr.xreplace(dict(self.geometry))
+        return expr.xreplace(self.param_values)
+
+    def approx_value(self, expr):
+        return approx(self.value(expr))
 
     def vector(self, value, where, dim, numeric=True, allow_t=False):
         """numeric: exact numbers (list); else symbolic expressions (list)."""
@@ -130,7 +165,7 @@ class MechanismBuilder:
     def unit_vector(self, value, where, dim=3):
         u = self.vector(value, where, dim)
         norm2 = sum(c * c for c in u)
-        if approx(norm2) < 1e-24:
+        if self.approx_value(norm2) < 1e-24:
             self.ctx.fail(where, "axis has zero length")
         norm = sp.sqrt(norm2)
         return [c / norm for c in u]
@@ -161,7 +196,7 @@ class MechanismBuilder:
             self.kind = kind
             body = Body(name, kind, index0=len(self.coords))
             body.mass = self.sym(spec["mass"], f"{where}.mass")
-            mass_value = float(approx(self.num(spec["mass"], f"{where}.mass")))
+            mass_value = float(self.approx_value(self.num(spec["mass"], f"{where}.mass")))
             if not mass_value > 0:
                 self.ctx.fail(f"{where}.mass", f"mass must be positive, got {mass_value:g}")
             check = spec.get("inertia_check", "strict")
@@ -184,7 +219,7 @@ class MechanismBuilder:
         it, ../shared/data/puma560.md): then accepted with a warning."""
         if body.kind == "planar":
             body.inertia = self.sym(raw, where)
-            value = float(approx(self.num(raw, where)))
+            value = float(self.approx_value(self.num(raw, where)))
             if not value >= 0:
                 self.ctx.fail(where, f"inertia must be non-negative, got {value:g}")
             return
@@ -277,11 +312,9 @@ class MechanismBuilder:
         if "euler_parameters" in raw:
             q = self.vector(raw["euler_parameters"], f"{where}.euler_parameters", 4)
             norm2 = sum(c * c for c in q)
-            if abs(float(approx(norm2)) ** 0.5 - 1) > 1e-9:
-                self.ctx.fail(
-                    f"{where}.euler_parameters",
-                    f"must have unit norm, got {float(approx(norm2)) ** 0.5:.12g}",
-                )
+            norm = float(self.approx_value(norm2)) ** 0.5
+            if abs(norm - 1) > 1e-9:
+                self.ctx.fail(f"{where}.euler_parameters", f"must have unit norm, got {norm:.12g}")
             q = tuple(c / sp.sqrt(norm2) for c in q)
             return q, matrix_from_quaternion(q)
         if "matrix" in raw:
@@ -289,10 +322,10 @@ class MechanismBuilder:
             if len(rows) != 3:
                 self.ctx.fail(f"{where}.matrix", "expected 3 rows")
             R = sp.Matrix([self.vector(r, f"{where}.matrix[{i}]", 3) for i, r in enumerate(rows)])
-            Rn = np.array([[float(approx(c)) for c in R.row(i)] for i in range(3)])
+            Rn = np.array([[float(self.approx_value(c)) for c in R.row(i)] for i in range(3)])
             if np.abs(Rn.T @ Rn - np.eye(3)).max() > 1e-9 or np.linalg.det(Rn) < 0:
                 self.ctx.fail(f"{where}.matrix", "not a rotation matrix (R^T R = I, det R = 1)")
-            return quaternion_from_matrix(R), R
+            return quaternion_from_matrix(R, self.param_values), R
         if "axis" in raw:
             u = self.unit_vector(raw["axis"], f"{where}.axis")
             angle = self.num(raw.get("angle", 0), f"{where}.angle")
@@ -342,7 +375,9 @@ class MechanismBuilder:
             dim = 2 if planar else 3
             p1, p2 = self.joint_points(spec, b1, b2, where, dim)
             for body, point in ((b1, p1), (b2, p2)):
-                self.drawing.setdefault(body.name, []).append([to_double(c) for c in point])
+                self.drawing.setdefault(body.name, []).append(
+                    [to_double(self.value(c)) for c in point]
+                )
             first = len(self.constraints)
             if planar:
                 coordinate = self.planar_joint(name, jtype, b1, b2, p1, p2, spec, where)
@@ -390,7 +425,7 @@ class MechanismBuilder:
             for s, body, F in ((1, b1, F1), (-1, b2, F2)):
                 if body.kind == "ground":
                     continue
-                a = F.applyfunc(coefficient)[:, 0]
+                a = F.applyfunc(self.geo)[:, 0]
                 w_body = 2 * G_matrix(body.q[3:7]) * sp.Matrix(body.qd[3:7])
                 w += s * (a.T * w_body)[0]
         self.blocks.append((I_r * w**2 / 2, sp.Integer(0)))
@@ -416,11 +451,11 @@ class MechanismBuilder:
                 self.ctx.fail(f"{where}.axis", "give 'axis' or 'axis1'/'axis2', not both")
             a1 = self.unit_vector(spec.get("axis1", [1, 0, 0]), f"{where}.axis1")
             a2 = self.unit_vector(spec.get("axis2", [1, 0, 0]), f"{where}.axis2")
-            return frame_from_axis(self.world_to_body_dir(b1, a1)), frame_from_axis(
-                self.world_to_body_dir(b2, a2)
-            )
+            return frame_from_axis(
+                self.world_to_body_dir(b1, a1), self.param_values
+            ), frame_from_axis(self.world_to_body_dir(b2, a2), self.param_values)
         W = (
-            frame_from_axis(self.unit_vector(spec["axis"], f"{where}.axis"))
+            frame_from_axis(self.unit_vector(spec["axis"], f"{where}.axis"), self.param_values)
             if "axis" in spec
             else sp.eye(3)
         )
@@ -434,16 +469,16 @@ class MechanismBuilder:
     def spatial_joint(self, name, jtype, b1, b2, p1, p2, spec, where):
         rows = SPATIAL_JOINTS[jtype]
         F1, F2 = self.joint_frames(spec, b1, b2, where)
-        P1 = b1.point(coefficients(p1))
-        P2 = b2.point(coefficients(p2))
-        RF2 = frame_rotation(b2, F2.applyfunc(coefficient))
+        P1 = b1.point(self.geos(p1))
+        P2 = b2.point(self.geos(p2))
+        RF2 = frame_rotation(b2, F2.applyfunc(self.geo))
         drive = self.read_drive(spec.get("drive"), f"{where}.drive", jtype)
         translation = RF2.T * (P1 - P2)
         if drive and "translation" in drive:
             translation = translation - sp.Matrix(drive["translation"])
             rows = tuple(dict.fromkeys(("x", "y", "z") + rows))
-        q1 = tuple(coefficients(quaternion_from_matrix(F1)))
-        q2 = tuple(coefficients(quaternion_from_matrix(F2)))
+        q1 = tuple(self.geos(quaternion_from_matrix(F1, self.param_values)))
+        q2 = tuple(self.geos(quaternion_from_matrix(F2, self.param_values)))
         rho_t = drive.get("quaternion") if drive else None
         if drive and "angle" in drive:
             half = drive["angle"] / 2
@@ -471,7 +506,7 @@ class MechanismBuilder:
                     "a universal joint needs 'axis1' (on body1) and "
                     "'axis2' (on body2), perpendicular",
                 )
-            a1 = frame_rotation(b1, F1.applyfunc(coefficient))[:, 0]
+            a1 = frame_rotation(b1, F1.applyfunc(self.geo))[:, 0]
             a2 = RF2[:, 0]
             self.add_row(f"{name}.perp", (a1.T * a2)[0])
         if jtype == "distance":
@@ -495,12 +530,12 @@ class MechanismBuilder:
         # the same rotation), and the sign that makes it +1 starts the angle at 0, not 2 pi
         initial = {q: value for b in (b1, b2) if b.kind != "ground" for q, value in zip(b.q, b.x0)}
         initial[self.t] = sp.Integer(0)
-        s = -1 if approx(rel[0].xreplace(initial)) < 0 else 1
+        s = -1 if self.approx_value(rel[0].xreplace(initial)) < 0 else 1
         return 2 * sp.atan2(s * rel[1], s * rel[0])
 
     def planar_joint(self, name, jtype, b1, b2, p1, p2, spec, where):
-        P1 = b1.point(coefficients(p1))
-        P2 = b2.point(coefficients(p2))
+        P1 = b1.point(self.geos(p1))
+        P2 = b2.point(self.geos(p2))
         R2 = b2.rotation() if b2.kind != "ground" else sp.eye(2)
         th1 = b1.q[2] if b1.kind != "ground" else sp.Integer(0)
         th2 = b2.q[2] if b2.kind != "ground" else sp.Integer(0)
@@ -511,7 +546,7 @@ class MechanismBuilder:
                 f"{where}.drive",
                 "drives on planar joints are not supported; use a " "coordinate driver (drivers:)",
             )
-        angle = th1 - th2 - coefficient(rel0)
+        angle = th1 - th2 - self.geo(rel0)
         if jtype in ("revolute", "fix"):
             self.add_row(f"{name}.x", local[0])
             self.add_row(f"{name}.y", local[1])
@@ -521,9 +556,9 @@ class MechanismBuilder:
                 self.ctx.fail(f"{where}.axis", "a prismatic joint needs 'axis' (world, initial)")
             u = self.unit_vector(spec["axis"], f"{where}.axis", 2)
             u2 = self.world_to_body_dir(b2, u) if b2.kind != "ground" else sp.Matrix(u)
-            n2 = [coefficient(-u2[1]), coefficient(u2[0])]
+            n2 = [self.geo(-u2[1]), self.geo(u2[0])]
             self.add_row(f"{name}.n", n2[0] * local[0] + n2[1] * local[1])
-            free = clean(coefficient(u2[0]) * local[0] + coefficient(u2[1]) * local[1])
+            free = clean(self.geo(u2[0]) * local[0] + self.geo(u2[1]) * local[1])
         if jtype in ("prismatic", "fix"):
             self.add_row(f"{name}.theta", angle)
         if jtype == "fix":
@@ -627,7 +662,7 @@ class MechanismBuilder:
                         )
                     )
                     p = self.vector(spec.get("point", [0] * dim), f"{where}.point", dim)
-                    P = body.point(coefficients(p))
+                    P = body.point(self.geos(p))
                     for k in idx:
                         Q[k] = (sp.Matrix([sp.diff(P[a], xs[k]) for a in range(dim)]).T * F)[0]
                 else:
@@ -657,7 +692,7 @@ class MechanismBuilder:
                 k = self.sym(spec.get("stiffness", 0), f"{where}.stiffness")
                 c = self.sym(spec.get("damping", 0), f"{where}.damping")
                 L0 = self.sym(spec.get("rest_length", 0), f"{where}.rest_length")
-                delta = b1.point(coefficients(p1)) - b2.point(coefficients(p2))
+                delta = b1.point(self.geos(p1)) - b2.point(self.geos(p2))
                 d = sp.sqrt((delta.T * delta)[0])
                 self.blocks.append((sp.Integer(0), k / 2 * (d - L0) ** 2))
                 if c != 0:

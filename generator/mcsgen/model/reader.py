@@ -43,6 +43,9 @@ class Reader:
     def __init__(self, path):
         self.path = path
         self.names = {}  # every name in the model's namespace -> what it is
+        # parameters the file's `freeze:` list makes constants: Symbol -> exact value, put in
+        # every expression read after the list
+        self.frozen_values = {}
 
     def fail(self, field_path, problem):
         raise ModelError(self.path, field_path, problem)
@@ -130,7 +133,8 @@ class Reader:
 
     def expr(self, value, where, symbols):
         try:
-            return parse_expr(value, symbols)
+            e = parse_expr(value, symbols)
+            return e.xreplace(self.frozen_values) if self.frozen_values else e
         except ExprError as exc:
             message = str(exc)
             if "unknown symbol" in message and symbols is not None:

@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 5
+#define MCS_MODEL_ABI_VERSION 6
 
 /* Kernel of (x, t):       c (nc), A (nc x nx), c_t (nc), M (nx x nx). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -139,6 +139,13 @@ typedef struct mcs_model {
      * their rates: out (2 njc) = [q_j(x) ..., dq_j/dt(x, v) ...], w = v. NULL when njc = 0. */
     int njc;
     mcs_kernel_xwt joint_coords;
+    /* The initial state as a function of the parameters, for values other than the defaults
+     * (mcs_sim_start, SPEC §4): initial (2 nx) = [x0; v0], the mechanism file's positions and
+     * velocities (0 where held conditions decide them), x and t not read; NULL when neither
+     * they nor the constraint rows depend on a parameter (x0, v0 above then hold for all). */
+    mcs_kernel_xt initial;
+    int nheld;          /* held initial velocity conditions (body velocities, joint rates) */
+    mcs_kernel_xt held; /* (nheld x (nx + 1)) [H(x) | h]: H v = h held; NULL when nheld = 0 */
 } mcs_model;
 
 #endif /* MCS_MODEL_H */

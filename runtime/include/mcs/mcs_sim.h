@@ -8,7 +8,8 @@
  *   mcs_options_default(&opt, &pend_model);
  *   mcs_sim_init(&sim, &pend_model, &pend_default_params, &opt, work, sizeof work / sizeof *work,
  *                iwork, sizeof iwork / sizeof *iwork);
- *   mcs_sim_set_state(&sim, 0, pend_model.x0, pend_model.v0, &asm_report);
+ *   mcs_sim_start(&sim, 0, &asm_report);        (the file's initial state for the parameters;
+ *                                                or mcs_sim_set_state(&sim, t, x, v, ...))
  *   while (sim.cur.t < t_end) mcs_sim_advance(&sim, t_end);   (or mcs_sim_step for each step)
  *
  * Within a step the chart (x_k, U_k, T_k, S_k) of the step's start is frozen and the motion is the
@@ -205,6 +206,23 @@ mcs_status mcs_sim_init(mcs_sim *sim, const mcs_model *model, const void *params
  * basis starts as the T of the QR factorization there. */
 mcs_status mcs_sim_set_state(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
                              mcs_assembly *report);
+
+/* Start at the mechanism file's initial state at time t, for the sim's parameters. At the
+ * default values (byte for byte), or when nothing of the initial state depends on a parameter,
+ * this is mcs_sim_set_state(sim, t, model->x0, model->v0, report) with the state the generator
+ * solved in multiprecision. Otherwise the same construction at run time: the file's positions
+ * and velocities as functions of the parameters (model->initial), positions assembled onto
+ * c = 0 and velocities projected (mcs_sim_set_state), then the held conditions (the file's body
+ * velocities and joint rates, model->held) imposed with the rest of v of minimum norm. So a
+ * parameter of the geometry (a joint point, an axis, a length, an initial pose) changes the
+ * simulated mechanism as a regenerated model would. MCS_ERR_ASSEMBLY when the positions cannot
+ * be assembled or the held velocities contradict the constraints; MCS_ERR_NONFINITE when the
+ * parameters make the initial state NaN or Inf. */
+mcs_status mcs_sim_start(mcs_sim *sim, mcs_real t, mcs_assembly *report);
+
+/* The mechanism file's initial state (not yet assembled) for the parameters params:
+ * xv (2 nx) = [x0; v0] (v0 is 0 where held conditions decide it: see mcs_sim_start). */
+mcs_status mcs_model_initial_state(const mcs_model *model, const void *params, mcs_real *xv);
 
 /* One accepted step towards t_target (never past it). RK4 uses h (shortened to hit t_target or
  * to return to its grid); DOPRI5 retries rejected steps on the same chart. */

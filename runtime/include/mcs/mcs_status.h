@@ -14,7 +14,8 @@ typedef enum mcs_status {
     MCS_ERR_NONFINITE,         /* a NaN or Inf appeared in the state or in a model kernel */
     MCS_ERR_LINALG,            /* a LAPACK routine reported an illegal argument */
     MCS_ERR_STEP_TOO_SMALL,    /* error control drove the step below the minimum */
-    MCS_ERR_ASSEMBLY,          /* initial positions could not be brought onto c = 0 */
+    MCS_ERR_ASSEMBLY,          /* initial positions could not be brought onto c = 0, or held
+                                  initial velocities contradict the constraints */
     MCS_ERR_NO_DENSE,          /* dense output requested outside the last accepted step */
     MCS_ERR_SINGULAR_JACOBIAN, /* the static Newton matrix (reduced stiffness) is singular */
     MCS_ERR_NO_CONVERGENCE,    /* the static Newton iteration did not converge */

@@ -1,0 +1,175 @@
+"""Geometry as run-time parameters (issue 14): a parameter in joint points, axes, lengths or initial
+poses changes the simulated mechanism exactly as regenerating the model with the new value does;
+`freeze:` makes parameters constants at generation, and `--param` refuses those.
+
+Each comparison runs the model with `params=` in-process and the same file with the new values as
+defaults (under another name, so both solvers load side by side), and compares every output."""
+
+import re
+
+import numpy as np
+import pytest
+
+import mcsgen
+from mcsgen.errors import McsError
+
+from ..helpers import ROOT
+
+# A planar double pendulum whose link lengths, initial angle and crank rate are parameters: they
+# enter the joint points (world, initial pose), the bodies' poses and inertias, and the held rate.
+PLANAR = """\
+name: {name}
+description: planar double pendulum with its geometry as parameters
+parameters:
+  L1: {{value: {L1}, unit: m}}
+  L2: {{value: {L2}, unit: m}}
+  th0: {{value: {th0}, unit: rad}}
+  w0: {{value: {w0}, unit: rad/s}}
+  m: {{value: 1.0, unit: kg}}
+  g: {{value: 9.81, unit: m/s^2}}
+{freeze}gravity: [0, -g]
+bodies:
+  - {{name: link1, type: planar, mass: m, inertia: m*L1**2/12, angle: th0 - pi/2,
+     position: ["L1/2*sin(th0)", "-L1/2*cos(th0)"]}}
+  - {{name: link2, type: planar, mass: m, inertia: m*L2**2/12, angle: -pi/2,
+     position: ["L1*sin(th0)", "-L1*cos(th0) - L2/2"]}}
+joints:
+  - {{name: J1, type: revolute, body1: link1, body2: ground, point: [0, 0], rate: w0}}
+  - {{name: J2, type: revolute, body1: link2, body2: link1,
+     point: ["L1*sin(th0)", "-L1*cos(th0)"]}}
+simulation: {{t_end: 0.3, h: 1.0e-3, method: rk4}}
+"""
+PLANAR_DEFAULTS = dict(L1=1.0, L2=0.7, th0=0.5, w0=2.0)
+
+# A spatial arm on a revolute joint whose axis is tilted by a parameter (so its frame, the frame's
+# quaternion and the arm's orientation depend on it) and a bob on a spherical joint, with a spring
+# between parameter-dependent points.
+SPATIAL = """\
+name: {name}
+description: spatial revolute-spherical pendulum with a tilted axis, geometry as parameters
+parameters:
+  L: {{value: {L}, unit: m}}
+  a: {{value: {a}, unit: rad}}
+  h: {{value: {h}, unit: m}}
+  w0: {{value: 1.5, unit: rad/s}}
+  g: {{value: 9.81, unit: m/s^2}}
+gravity: [0, 0, -g]
+bodies:
+  - {{name: arm, type: spatial, mass: 1.0, inertia: [0.05, 0.01, 0.05],
+     position: [0, 0, "h - L/2"], orientation: {{axis: [0, 0, 1], angle: a}}}}
+  - {{name: bob, type: spatial, mass: 0.5, inertia: [0.002, 0.002, 0.002],
+     position: ["L/3", 0, "h - L"]}}
+joints:
+  - {{name: R, type: revolute, body1: arm, body2: ground, point: [0, 0, h],
+     axis: ["cos(a)", "sin(a)", 0], rate: w0}}
+  - {{name: S, type: spherical, body1: bob, body2: arm, point: [0, 0, "h - L"]}}
+forces:
+  - {{name: spring, type: spring_damper, body1: bob, body2: ground, point1: [0, 0, 0],
+     point2: ["L", 0, "h - L"], stiffness: 20, rest_length: "L/3"}}
+simulation: {{t_end: 0.3, h: 1.0e-3, method: rk4}}
+"""
+SPATIAL_DEFAULTS = dict(L=0.8, a=0.3, h=0.1)
+
+
+def write(tmp_path, template, name, values, freeze=""):
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(template.format(name=name, freeze=freeze, **values))
+    return path
+
+
+def outputs(run):
+    return {k: getattr(run, k) for k in ("t", "x", "v", "q", "qd", "energy", "c_norm")}
+
+
+@pytest.mark.parametrize(
+    "template, defaults, changed",
+    [
+        (PLANAR, PLANAR_DEFAULTS, dict(L1=1.3, L2=0.55, th0=0.8, w0=-1.5)),
+        (SPATIAL, SPATIAL_DEFAULTS, dict(L=0.9, a=0.5, h=-0.2)),
+    ],
+    ids=["planar", "spatial"],
+)
+def test_a_geometry_parameter_changes_the_mechanism_as_regenerating_does(
+    tmp_path, template, defaults, changed
+):
+    kind = "planar" if template is PLANAR else "spatial"
+    at_runtime = mcsgen.load(write(tmp_path, template, f"geo_{kind}", defaults)).build()
+    regenerated = mcsgen.load(
+        write(tmp_path, template, f"geo_{kind}_regenerated", {**defaults, **changed})
+    ).build()
+    run = at_runtime.simulate(params=changed)
+    reference = regenerated.simulate()
+    assert run.ok and reference.ok
+    for key, value in outputs(run).items():
+        ref = outputs(reference)[key]
+        assert value.shape == ref.shape, key
+        assert np.abs(value - ref).max() <= 1e-12, (key, np.abs(value - ref).max())
+    # the held rate is the new one, and the parameters did change the motion
+    assert np.abs(run.x - at_runtime.simulate().x).max() > 1e-2
+    assert run.summary["assembly"]["c_norm_after"] < 1e-12
+
+
+def test_at_the_default_values_the_start_is_the_generators_state_to_the_bit(tmp_path):
+    """mcs_sim_start at the defaults is mcs_sim_set_state(x0, v0) with the multiprecision x0, v0:
+    a parameter set to its default value gives the default run, bit for bit."""
+    solver = mcsgen.load(write(tmp_path, PLANAR, "geo_defaults", PLANAR_DEFAULTS)).build()
+    default, same = solver.simulate(), solver.simulate(params={"L1": 1.0, "w0": 2.0})
+    for key, value in outputs(default).items():
+        assert np.array_equal(value, outputs(same)[key]), key
+
+
+def test_held_velocities_the_new_geometry_contradicts_are_an_error(tmp_path):
+    """A body velocity held together with a joint rate is consistent at the defaults (the centre
+    of a link hanging at th0 = 0 moves at w0 L1/2) but not for another vx: the run says so."""
+    text = write(tmp_path, PLANAR, "geo_held", dict(PLANAR_DEFAULTS, th0=0.0)).read_text()
+    text = text.replace("  g: {value", "  vx: {value: 1.0, unit: m/s}\n  g: {value")
+    text = text.replace(
+        'position: ["L1/2*sin(th0)"', 'velocity: [vx, 0], position: ["L1/2*sin(th0)"'
+    )
+    path = tmp_path / "geo_held.yaml"
+    path.write_text(text)
+    solver = mcsgen.load(path).build()
+    assert solver.simulate().ok
+    assert solver.simulate(params={"vx": 1.3, "L1": 1.3}).ok  # w0 L1/2 = vx again
+    with pytest.raises(McsError, match="held velocities"):
+        solver.simulate(params={"vx": 3.0})
+
+
+def test_frozen_parameters_are_constants_and_param_refuses_them(tmp_path, capsys):
+    from mcsgen.cli import main
+    from mcsgen.simulate import run_simulation
+
+    path = write(tmp_path, PLANAR, "geo_frozen", PLANAR_DEFAULTS, freeze="freeze: [L1, th0]\n")
+    solver = mcsgen.load(path).build()
+    header = (ROOT / "build" / "generated" / "geo_frozen" / "geo_frozen.h").read_text()
+    source = (ROOT / "build" / "generated" / "geo_frozen" / "geo_frozen.c").read_text()
+    assert '#define GEO_FROZEN_FROZEN_PARAMS "L1,th0"' in header
+    assert "p->L1" not in source and "p->th0" not in source and "p->L2" in source
+    with pytest.raises(McsError, match=r"--param L1: frozen at generation \(freeze\[0\]\)"):
+        solver.simulate(params={"L1": 2.0})
+    out = tmp_path / "run.csv"
+    status = main(["simulate", str(path), "--param", "th0=1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and not out.exists(), err
+    assert str(path) in err and "freeze[1]" in err and "regenerate" in err
+    with pytest.raises(McsError, match="freeze"):  # the compiled driver refuses it too
+        run_simulation("geo_frozen", {"param": ["L1=2"]}, out_csv=out)
+    assert not out.exists()
+    # the others still change at run time, geometry included
+    assert solver.simulate(params={"L2": 0.5}).ok
+
+
+def test_freezing_makes_the_kernels_smaller(tmp_path):
+    """The cost of run-time geometry, measured: the frozen model's C is smaller (bench/ measures
+    generation time and speed; here only that freezing removes the parameter reads)."""
+    from mcsgen.generate import generate
+
+    free = generate(write(tmp_path, SPATIAL, "geo_cost", SPATIAL_DEFAULTS), tmp_path / "a")[1]
+    frozen_path = write(
+        tmp_path, SPATIAL, "geo_cost", SPATIAL_DEFAULTS, freeze="freeze: [L, a, h]\n"
+    )
+    frozen = generate(frozen_path, tmp_path / "b")[1]
+    text_free = (free / "geo_cost.c").read_text()
+    text_frozen = (frozen / "geo_cost.c").read_text()
+    assert len(re.findall(r"p->a\b", text_free)) > 0 and not re.findall(r"p->a\b", text_frozen)
+    assert len(text_frozen) < len(text_free)
