@@ -1,6 +1,7 @@
 """mcsgen.api, the Python way in (issue 14): the slider-crank run in-process without writing a
 file, its numbers the command line's to the last bit, events as objects, errors as McsError."""
 
+import math
 import os
 
 import numpy as np
@@ -99,3 +100,34 @@ def test_bad_calls_raise_one_line_errors(slider_crank):
         mcsgen.load("no_such_model")
     # after refusals the solver still runs
     assert slider_crank.simulate(t_end=0.01).ok
+
+
+def test_statics_and_modes_in_the_api():
+    """003 §4.1's pendulum (pendulum_kc, a 4 m rod's 15 kg bob): the lower equilibrium, the
+    hinge's reaction and the eigenvalues +-1.566 i, then with another g the numbers follow
+    (sqrt(g / 4), 15 g), and from above the hinge the unstable upper equilibrium."""
+    solver = mcsgen.load("pendulum_kc").build()
+    modes = solver.modes()
+    assert modes.ok and modes.statics.ok and modes.kinds == ["oscillating"]
+    assert np.allclose(modes.statics.x, [0, -4, -math.pi / 2], rtol=0, atol=1e-12)
+    assert abs(modes.eigenvalues[0] - 1j * math.sqrt(9.81 / 4)) < 1e-10
+    assert f"{modes.eigenvalues[0].imag:.3f}" == "1.566"
+    assert abs(modes.statics.reactions["hinge"]["bob.y"] - 15 * 9.81) < 1e-10
+    assert (
+        modes.shapes.shape == (3, 1) and abs(modes.freq[0] - modes.omega[0] / 2 / math.pi) < 1e-12
+    )
+    light = solver.modes(params={"g": 4.0})
+    assert abs(light.omega[0] - 1.0) < 1e-10
+    assert abs(light.statics.reactions["hinge"]["bob.y"] - 60.0) < 1e-10
+    above = [4 * math.sin(5 * math.pi / 6), -4 * math.cos(5 * math.pi / 6), math.pi / 3]
+    upper = solver.modes(x=above)
+    assert np.allclose(upper.statics.x, [0, 4, math.pi / 2], rtol=0, atol=1e-12)
+    assert (
+        upper.kinds == ["unstable"] and abs(upper.eigenvalues[0].real - math.sqrt(9.81 / 4)) < 1e-10
+    )
+    statics = solver.statics(kkt=True)
+    assert statics.ok and np.allclose(statics.x, modes.statics.x, rtol=0, atol=1e-12)
+    with pytest.raises(McsError, match="unknown parameter"):
+        solver.statics(params={"nope": 1.0})
+    with pytest.raises(McsError, match="x must have 3 entries"):
+        solver.statics(x=[0.0, 1.0])

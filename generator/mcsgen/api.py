@@ -15,6 +15,8 @@ runs, with its CSV, event log and summary handed back in memory instead of writt
 numbers are the command line's to the last bit (the CSV's 17 significant digits read back are the
 doubles). It takes the options of `./mcsgen simulate` (options.py) as keyword arguments, with
 `params`, `lock` and `unlock` as a dict and lists. The command line's `simulate` is built on it.
+`statics` and `modes` run the compiled analyzer of `./mcsgen statics`/`modes` (analyze.py) in a
+child process and return its results as NumPy arrays.
 """
 
 import ctypes
@@ -87,6 +89,38 @@ class Run:
     @property
     def ok(self) -> bool:
         return bool(self.summary["ok"])
+
+
+@dataclass
+class Statics:
+    """A static equilibrium (Solver.statics): SPEC's statics on the analyzer's JSON."""
+
+    x: np.ndarray  # (n) the equilibrium configuration
+    lam: np.ndarray  # (m) the constraint multipliers there
+    ok: bool
+    message: str  # the runtime's status text ("ok", or why not)
+    iterations: int
+    rank: int
+    residual_c: float  # |c(x)|
+    residual_f: float  # |f - A^T lambda| (reduced)
+    reactions: Dict[str, Dict[str, float]]  # joint -> {coordinate of body1: reaction}
+    result: dict  # the analyzer's whole JSON (./mcsgen statics --json)
+
+
+@dataclass
+class Modes:
+    """Vibration modes about an equilibrium (Solver.modes)."""
+
+    statics: Statics  # the equilibrium they are about
+    ok: bool
+    message: str
+    eigenvalues: np.ndarray  # (k) complex s: +-i omega undamped, re + i im damped
+    omega: np.ndarray  # (k) rad/s
+    freq: np.ndarray  # (k) Hz
+    zeta: np.ndarray  # (k) damping ratios
+    kinds: List[str]  # (k) oscillating | unstable | decaying | rigid
+    shapes: np.ndarray  # (n x k) mode shapes in the coordinates (real parts)
+    result: dict
 
 
 class Mechanism:
@@ -162,6 +196,81 @@ class Solver:
             summary = json.loads(text["summary"])
             raise Interrupted(f"simulate: interrupted at t = {summary['t_reached']:g} s")
         return parse_run(self.mechanism, text)
+
+    def statics(
+        self,
+        params: Optional[Dict[str, float]] = None,
+        x=None,
+        kkt: bool = False,
+        use_kc: bool = True,
+        max_iter: int = 50,
+        tol: Optional[float] = None,
+    ) -> Statics:
+        """The static equilibrium from the file's initial configuration (or x, (n)) for these
+        parameter values, as `./mcsgen statics` finds it (tangent-space Newton, or the KKT system
+        with kkt=True; use_kc=False leaves the constraint stiffness K_c out of the Newton
+        matrix). Runs the compiled analyzer (runtime/app/mcs_analyze.c) in a child process."""
+        result = self._analysis(params, x, kkt=kkt, statics_kc=use_kc, max_iter=max_iter, tol=tol)
+        return _statics(result)
+
+    def modes(
+        self,
+        params: Optional[Dict[str, float]] = None,
+        x=None,
+        count: Optional[int] = None,
+        damped: bool = False,
+        use_kc: bool = True,
+        kkt: bool = False,
+        max_iter: int = 50,
+        tol: Optional[float] = None,
+    ) -> Modes:
+        """The vibration modes about the equilibrium statics() finds (count: the first count;
+        damped: the first-order form with the damping matrix D; use_kc=False: K_c left out), as
+        `./mcsgen modes`. If the equilibrium is not found, ok is False and the message says so."""
+        result = self._analysis(
+            params,
+            x,
+            modes=True,
+            kkt=kkt,
+            modes_kc=use_kc,
+            damped=damped,
+            count=count,
+            max_iter=max_iter,
+            tol=tol,
+        )
+        from .analyze import KINDS
+
+        n = len(self.mechanism.coordinates)
+        statics = _statics(result)
+        m = result.get("modes", {"status": -1, "message": statics.message})
+        modes = m.get("list", [])
+        return Modes(
+            statics=statics,
+            ok=statics.ok and m["status"] == 0,
+            message=m["message"],
+            eigenvalues=np.array([complex(k["re"], k["im"]) for k in modes], dtype=complex),
+            omega=np.array([k["omega"] for k in modes], dtype=float),
+            freq=np.array([k["freq"] for k in modes], dtype=float),
+            zeta=np.array([k["zeta"] for k in modes], dtype=float),
+            kinds=[KINDS[k["kind"]] for k in modes],
+            shapes=np.array([k["shape"] for k in modes], dtype=float).reshape(len(modes), n).T,
+            result=result,
+        )
+
+    def _analysis(self, params, x, **kw) -> dict:
+        from .analyze import run_analysis
+
+        params = dict(params or {})
+        self.mechanism.check_params(params)
+        n = len(self.mechanism.coordinates)
+        if x is not None and np.shape(x) != (n,):
+            raise McsError(f"statics {self.mechanism.name}: x must have {n} entries (n)")
+        return run_analysis(
+            self.mechanism.name,
+            params=[f"{k}={_number_text(v)}" for k, v in params.items()],
+            x=None if x is None else [float(v) for v in x],
+            **kw,
+        )
 
     def simulate_to_files(self, csv_path: Path, events_path: Path, **options) -> dict:
         """Run (options as run_text) writing the CSV and the event log as the text comes, as
@@ -250,6 +359,24 @@ class Solver:
             message = error.value.decode().removeprefix("simulate: ")
             raise McsError(f"simulate {self.mechanism.name}: {message}")
         return status, {c: "".join(p) for c, p in pieces.items()}
+
+
+def _statics(result: dict) -> Statics:
+    from .analyze import joint_reactions
+
+    s = result["statics"]
+    return Statics(
+        x=np.array(result["x"], dtype=float),
+        lam=np.array(result["lambda"], dtype=float),
+        ok=s["status"] == 0,
+        message=s["message"],
+        iterations=s["iterations"],
+        rank=s["rank"],
+        residual_c=s["residual_c"],
+        residual_f=s["residual_f"],
+        reactions=joint_reactions(result),
+        result=result,
+    )
 
 
 def _close(f) -> bool:
