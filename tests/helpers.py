@@ -3,17 +3,24 @@ import json
 
 import numpy as np
 
-from mcsgen.simulate import run_simulation
+import mcsgen
 from mcsgen.outputs.plot import read_run
+
+_solvers = {}  # model -> its in-process solver (mcsgen.api), built once per test process
 
 
 def simulate(tmp_path, model, with_events=False, **options):
-    """Run a model with the given simulate options; returns (summary, run) or, with_events,
-    (summary, run, events). Fails the test when the run does not succeed."""
+    """Run a model with the given simulate options, in-process through the Python API (the
+    program `./mcsgen simulate` runs; tests/test_api.py shows it equals the standalone
+    executable to the last bit, and building one library per model instead of a library and an
+    executable saves the suite's time); returns (summary, run) or, with_events, (summary, run,
+    events). Fails the test when the run does not succeed."""
     tag = "_".join(f"{k}{v}" for k, v in sorted(options.items()))
     out = tmp_path / f"{model}_{tag}.csv"
     events = tmp_path / f"{model}_{tag}.events.json"
-    summary = run_simulation(model, dict(options, events=events), out_csv=out)
+    if model not in _solvers:
+        _solvers[model] = mcsgen.load(model).build()
+    summary = _solvers[model].simulate_to_files(out, events, **options)
     assert summary["ok"], summary
     if with_events:
         # no log when nothing happened (no singular configuration, no transition)
