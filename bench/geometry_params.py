@@ -1,11 +1,12 @@
 """What run-time geometry costs (issue 14): bench/models/geo_tilted.yaml, whose joint axis, points
 and lengths are parameters, against the same file with `freeze: [L, a, h]` (geometry evaluated at
-generation): generation time (best of 3), size of the generated C, and the time per RK4 step of
-the in-process solver (best of 7 interleaved runs of 2 s).
+generation): generation time (best of 3), machine code of the model's kernels (-O2), and the time
+per RK4 step of the in-process solver (best of 7 interleaved runs of 2 s).
 
 Usage: bench/geometry_params.py   (run.py calls main())
 """
 
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,6 +30,19 @@ def variants(folder):
     return {"run-time": MODEL, "frozen": frozen}
 
 
+def code_size(source):
+    """Bytes of machine code (the text section) of a generated model compiled as the solvers
+    are (-O2, double)."""
+    obj = source.with_suffix(".o")
+    subprocess.run(
+        ["cc", "-std=c99", "-O2", "-c", f"-I{ROOT / 'runtime' / 'include'}", str(source), "-o",
+         str(obj)],
+        check=True,
+    )  # fmt: skip
+    text = subprocess.run(["size", str(obj)], check=True, capture_output=True, text=True).stdout
+    return int(text.splitlines()[1].split()[0])
+
+
 def main():
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -41,8 +55,7 @@ def main():
                 start = time.perf_counter()
                 _, out, _ = generate(path, folder / "gen", force=True)
                 best = min(best, time.perf_counter() - start)
-            c_bytes = sum(f.stat().st_size for f in out.glob("*.c"))
-            rows[label] = {"generation_s": best, "c_bytes": c_bytes}
+            rows[label] = {"generation_s": best, "code_bytes": code_size(out / f"{out.name}.c")}
             solvers[label] = mcsgen.load(path).build()
         for label in files:
             rows[label]["step_us"] = float("inf")
@@ -54,12 +67,12 @@ def main():
     for label, r in rows.items():
         print(
             f"  {label:<9} generation {r['generation_s']:5.2f} s, "
-            f"C {r['c_bytes'] / 1024:6.1f} KiB, {r['step_us']:6.1f} us per RK4 step"
+            f"code {r['code_bytes'] / 1024:6.1f} KiB, {r['step_us']:6.1f} us per RK4 step"
         )
     run, frozen = rows["run-time"], rows["frozen"]
     print(
         f"  run-time / frozen: generation {run['generation_s'] / frozen['generation_s']:.2f}x, "
-        f"C {run['c_bytes'] / frozen['c_bytes']:.2f}x, "
+        f"code {run['code_bytes'] / frozen['code_bytes']:.2f}x, "
         f"step {run['step_us'] / frozen['step_us']:.2f}x"
     )
     return rows
