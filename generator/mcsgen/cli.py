@@ -473,8 +473,20 @@ def cmd_animate(args):
     from .outputs.animate import animate_run
 
     model = load_model(model_path(args.model))
+    params = {}
+    names = {p.name for p in model.parameters}
+    for item in args.param or ():
+        name, eq, text = item.partition("=")
+        where = f"--param {item}"
+        if not eq or name.strip() not in names:
+            raise ModelError(
+                model.path, where, "expected NAME=VALUE with NAME a parameter of the model"
+            )
+        params[name.strip()] = float(_exact_value(text, where, model.path))
     with Spinner("drawing frames"):
-        path = animate_run(args.csv, model, args.out, frames=args.frames, fps=args.fps)
+        path = animate_run(
+            args.csv, model, args.out, frames=args.frames, fps=args.fps, params=params
+        )
     print(path)
     return 0
 
@@ -797,6 +809,13 @@ def build_parser():
     )
     p.add_argument(
         "--fps", type=_checked(int, "count"), default=20, help="frames per second (default 20)"
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a parameter value the run was simulated with (repeatable): the joint points are "
+        "drawn where that geometry puts them",
     )
     p.set_defaults(func=cmd_animate)
     return parser

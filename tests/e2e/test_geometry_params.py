@@ -165,3 +165,33 @@ def test_frozen_parameters_are_constants_and_param_refuses_them(tmp_path, capsys
     unfrozen = generate(write(tmp_path / "u", PLANAR, "geo_frozen", PLANAR_DEFAULTS), tmp_path)[1]
     text = (unfrozen / "geo_frozen.c").read_text()
     assert text.count("p->") > source.count("p->") and "mcs_sin(p->th0)" in text
+
+
+def test_the_animation_draws_the_geometry_the_run_simulated(tmp_path, capsys):
+    """animate --param: the joint points are placed by the run's geometry (at t = 0 the pivot
+    J1 at the origin and J2 at (L1 sin th0, -L1 cos th0) of the new values), not the defaults."""
+    from mcsgen.cli import main
+    from mcsgen.model import load_model
+    from mcsgen.outputs.animate import body_segments
+    from mcsgen.outputs.plot import read_run
+
+    changed = dict(L1=1.3, th0=0.8)
+    path = write(tmp_path, PLANAR, "geo_planar", PLANAR_DEFAULTS)
+    csv = tmp_path / "run.csv"
+    mcsgen.load(path).build().simulate_to_files(
+        csv, tmp_path / "run.events.json", params=changed, t_end=0.05
+    )
+    model, run = load_model(path), read_run(csv)
+    segments = {b: pts for b, _, pts in body_segments(model, run, 0, model.drawing_at(changed))}
+    j2 = [1.3 * np.sin(0.8), -1.3 * np.cos(0.8)]
+    assert np.allclose(segments["link1"], [[0, 0], j2], rtol=0, atol=1e-12)
+    assert np.allclose(segments["link2"][0], j2, rtol=0, atol=1e-12)
+    at_defaults = {b: pts for b, _, pts in body_segments(model, run, 0)}
+    assert not np.allclose(at_defaults["link1"][0], [0, 0], atol=1e-3)  # the wrong picture
+    gif = tmp_path / "run.gif"
+    argv = ["animate", str(csv), "--model", str(path), "--frames", "3", "--out", str(gif)]
+    assert main(argv + ["--param", "L1=1.3", "--param", "th0=0.8"]) == 0 and gif.exists()
+    capsys.readouterr()
+    assert main(argv + ["--param", "nope=1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--param nope=1" in err

@@ -134,6 +134,7 @@ class Model:
     held: list = field(default_factory=list)
     kind: str = None  # "planar" | "spatial" for mechanisms
     drawing: dict = None  # body -> joint points in body coordinates (for figures)
+    drawing_exprs: dict = None  # the same as expressions of the parameters (drawing_at)
     joints: list = field(default_factory=list)  # [joints.Joint] of a bodies-and-joints model
     switches: list = field(default_factory=list)  # [switches.Switch]
     # [switches.RowGroup]: the joints' locks (joint order), then the switches' explicit rows
@@ -144,6 +145,20 @@ class Model:
     # what the file asked to accept against a default check (e.g. `inertia_check: warn`), one
     # line each naming the file and the field; the command line prints them
     warnings: list = field(default_factory=list)
+
+    def drawing_at(self, params: dict) -> dict:
+        """`drawing` for other parameter values ({name: float}; the rest at their defaults):
+        the joint points of the geometry a run with those values simulated."""
+        if not params:
+            return self.drawing
+        values = {
+            p.symbol: sp.Rational(params[p.name]) if p.name in params else p.exact
+            for p in self.parameters
+        }
+        return {
+            body: [[to_double(sp.sympify(c).xreplace(values)) for c in point] for point in points]
+            for body, points in self.drawing_exprs.items()
+        }
 
     def parameter_values(self) -> dict:
         """{Symbol: exact value}: the parameters at their defaults, and the geometry symbols at
@@ -316,6 +331,7 @@ class _Validator(Reader):
         model.blocks = builder.blocks
         model.kind = builder.kind
         model.drawing = builder.drawing
+        model.drawing_exprs = builder.drawing_exprs
         model.warnings = builder.warnings
         model.frozen_parameters = frozen
         model.geometry = builder.geometry

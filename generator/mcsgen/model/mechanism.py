@@ -93,6 +93,7 @@ class MechanismBuilder:
         self.gravity = None
         self.kind = None  # "spatial" | "planar"
         self.drawing = {}  # body -> joint points (body coordinates, at the default values)
+        self.drawing_exprs = {}  # the same as expressions of the parameters
         # geometric quantities that depend on parameters, each a symbol in the rows (so that
         # derivation sees a constant, as it would a number): [(Symbol, expression of params)]
         self.geometry = []
@@ -378,6 +379,7 @@ class MechanismBuilder:
                 self.drawing.setdefault(body.name, []).append(
                     [to_double(self.value(c)) for c in point]
                 )
+                self.drawing_exprs.setdefault(body.name, []).append(list(point))
             first = len(self.constraints)
             if planar:
                 coordinate = self.planar_joint(name, jtype, b1, b2, p1, p2, spec, where)

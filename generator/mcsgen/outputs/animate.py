@@ -34,11 +34,12 @@ def rotation_quaternion(e):
     return np.array(rotation_from_euler([float(c) for c in e]).tolist(), dtype=float)
 
 
-def body_segments(model, run, i):
+def body_segments(model, run, i, drawing=None):
     """[(body, centre (d), joint points in the world (k x d))] at row i; the ground's points
-    as the body "ground" with centre None."""
+    as the body "ground" with centre None. drawing: the joint points in body coordinates
+    (default: model.drawing, the default parameter values; Model.drawing_at for others)."""
     out = []
-    for body, points in sorted(model.drawing.items()):
+    for body, points in sorted((drawing or model.drawing).items()):
         pts = np.asarray(points, dtype=float).reshape(len(points), -1)
         if body == "ground":
             out.append((body, None, pts))
@@ -66,9 +67,10 @@ def frame_rows(t, frames):
     return np.where(closer, prev, idx)
 
 
-def animate_run(csv_path, model, out=None, frames=100, fps=20):
+def animate_run(csv_path, model, out=None, frames=100, fps=20, params=None):
     """Write the animation of the run in csv_path of `model` (a loaded mechanism model) to out
-    (default: next to the CSV, .gif); returns the path written."""
+    (default: next to the CSV, .gif); returns the path written. params: the parameter values
+    the run was simulated with ({name: float}), so that the joint points drawn are its own."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -87,8 +89,9 @@ def animate_run(csv_path, model, out=None, frames=100, fps=20):
         raise McsError(f"animate: {out}: write a .gif or an .mp4")
     if out.suffix == ".mp4" and not FFMpegWriter.isAvailable():
         raise McsError("animate: an .mp4 needs ffmpeg (apt-get install ffmpeg); a .gif does not")
+    drawing = model.drawing_at(params or {})
     run = read_run(csv_path)
-    if not any(c is not None for _, c, _ in body_segments(model, run, 0)):
+    if not any(c is not None for _, c, _ in body_segments(model, run, 0, drawing)):
         raise McsError(f"animate: {csv_path} is not a run of {model.name} (no body columns)")
     t = run["t"]
     rows = frame_rows(t, min(frames, len(t)) if len(t) > 1 else 1)
@@ -96,7 +99,7 @@ def animate_run(csv_path, model, out=None, frames=100, fps=20):
     # the extent of the whole run, so that the view stays still
     every = np.vstack(
         [np.vstack([p] + ([c] if c is not None else [])) for i in rows for _, c, p in
-         body_segments(model, run, i)]  # fmt: skip
+         body_segments(model, run, i, drawing)]  # fmt: skip
     )
     lo, hi = every.min(axis=0), every.max(axis=0)
     half = 0.55 * max(float((hi - lo).max()), 1e-6)
@@ -126,7 +129,7 @@ def animate_run(csv_path, model, out=None, frames=100, fps=20):
             a.remove()
         artists.clear()
         i = rows[k]
-        for body, centre, pts in body_segments(model, run, i):
+        for body, centre, pts in body_segments(model, run, i, drawing):
             if centre is None:  # the ground's joint points
                 artists.extend(ax.plot(*pts.T, "k^", ms=7))
                 continue
