@@ -515,7 +515,14 @@ def cmd_plot(args):
     elif args.basis:
         written = plot_basis(args.csv, args.basis, args.out, labels=args.label)
     else:
-        written = plot_runs(args.csv, args.out, labels=args.label, momenta=args.momenta)
+        model = None
+        if args.model:
+            from .model import load_model
+
+            model = load_model(model_path(args.model))
+        written = plot_runs(
+            args.csv, args.out, labels=args.label, momenta=args.momenta, model=model
+        )
     for path in written:
         print(path)
     return 0
@@ -775,7 +782,11 @@ def build_parser():
     )
     p.add_argument("--basis", metavar="BODY", help="components of T for BODY's coordinates")
     p.add_argument("--events", metavar="FILE.json", help="draw the motions of an event log")
-    p.add_argument("--model", metavar="MODEL", help="the model of --events (or --columns)")
+    p.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="the model of the runs: draws --events; units of --columns and of the q panels",
+    )
     p.add_argument(
         "--modes", metavar="FILE.json", help="draw a statics/modes result (modes --json/--out)"
     )

@@ -60,3 +60,15 @@ def test_plot_columns_draws_any_columns_with_their_units(tmp_path, cli):
     assert units == ["s", "m", "rad/s", "J", ""]
     proc = cli("plot", csv, "--columns", "x.link1.phi")
     assert proc.returncode == 2 and "no column 'x.link1.phi'" in proc.stderr
+
+
+def test_the_q_panels_carry_units():
+    """q = accumulated T^T-chart coordinates combine the coordinates: their one unit when they
+    share it (the spatial pendulum: m), else the units mixed (the 3R bodies: m, rad)."""
+    from mcsgen.model import load_model
+    from mcsgen.outputs.plot import minimal_unit
+
+    assert minimal_unit(load_model(ROOT / "models" / "spatial_pendulum.yaml")) == "m"
+    assert minimal_unit(load_model(ROOT / "models" / "pendulum_3r.yaml")) == "rad"
+    bodies = load_model(ROOT / "models" / "pendulum_3r_bodies.yaml")
+    assert minimal_unit(bodies) == "mixed: m, rad" and minimal_unit() == "coordinate units"

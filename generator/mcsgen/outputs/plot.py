@@ -54,10 +54,20 @@ def event_times(csv_path):
     return sorted({float(e["t"]) for e in events if "t" in e})
 
 
-def plot_runs(csv_paths, out=None, labels=None, momenta=False):
+def minimal_unit(model=None):
+    """The unit of the minimal coordinates q: T combines the coordinates, so the one unit they
+    all have, else the units it mixes (without the model: "coordinate units")."""
+    if model is None:
+        return "coordinate units"
+    units = sorted({c.unit or "1" for c in model.coordinates})
+    return units[0] if len(units) == 1 else "mixed: " + ", ".join(units)
+
+
+def plot_runs(csv_paths, out=None, labels=None, momenta=False, model=None):
     """q_i and qd_i of several runs side by side, |c| and E - E0; with momenta, the generalized
     momenta P = T'Mv (columns p<i>, `simulate --momenta`; 004 Fig. 4a). Event times (from the
-    event logs next to the CSVs) are marked on every panel."""
+    event logs next to the CSVs) are marked on every panel. model: the runs' model, for the
+    units of q (minimal_unit)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -95,18 +105,23 @@ def plot_runs(csv_paths, out=None, labels=None, momenta=False):
             if pc in run:
                 axes[nrows + 1 + k // 2, k % 2].plot(t, run[pc], label=label, lw=1.2)
     for k, pc in enumerate(p_cols):
-        axes[nrows + 1 + k // 2, k % 2].set_ylabel(f"$P_{{{pc[1:]}}}$")
+        axes[nrows + 1 + k // 2, k % 2].set_ylabel(f"$P_{{{pc[1:]}}}$ [momentum units]")
     if len(p_cols) % 2:
         axes[-1, 1].axis("off")  # an odd number of momenta leaves one panel empty
     times = sorted({te for p in csv_paths for te in event_times(p)})
     for ax in axes.flat:
         for te in times:
             ax.axvline(te, color="0.5", ls="--", lw=0.8)
+    unit = minimal_unit(model)
+    if unit.startswith(("mixed", "coordinate")):
+        rate = f"{unit}, per s"
+    else:
+        rate = "1/s" if unit == "1" else f"{unit}/s"
     for i, (qc, qdc) in enumerate(zip(q_cols, qd_cols)):
-        axes[i, 0].set_ylabel(f"$q_{{{qc[1:]}}}$")
-        axes[i, 1].set_ylabel(f"$\\dot q_{{{qdc[2:]}}}$")
-    axes[nrows, 0].set_ylabel("$|c|_\\infty$")
-    axes[nrows, 1].set_ylabel("$E - E_0$" if has_energy else "(no energy)")
+        axes[i, 0].set_ylabel(f"$q_{{{qc[1:]}}}$ [{unit}]")
+        axes[i, 1].set_ylabel(f"$\\dot q_{{{qdc[2:]}}}$ [{rate}]")
+    axes[nrows, 0].set_ylabel("$|c|_\\infty$ [row units]")
+    axes[nrows, 1].set_ylabel("$E - E_0$ [J]" if has_energy else "(no energy)")
     for ax in axes[-1]:
         ax.set_xlabel("t [s]")
     for ax in axes.flat:
