@@ -16,9 +16,15 @@ from mcsgen.model import load_model
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_FILES = sorted((ROOT / "models").glob("*.yaml"))
 IDS = [p.stem for p in MODEL_FILES]
+# The PUMA 560 (n = 42) takes 33 s to generate and 48 s to evaluate in SymPy, which the suite's
+# 15 minutes cannot spare twice: `make test` compares its generation with the committed bytes in
+# `check-generated` (before pytest), its audit compares its kernels with SymPy's evaluation
+# (test_audit.py) and test_joint_locks.py with finite differences. Every other model runs here.
+LIGHT_FILES = [p for p in MODEL_FILES if p.stem != "puma560_estop"]
+LIGHT_IDS = [p.stem for p in LIGHT_FILES]
 
 
-@pytest.mark.parametrize("path", MODEL_FILES, ids=IDS)
+@pytest.mark.parametrize("path", LIGHT_FILES, ids=LIGHT_IDS)
 def test_generation_is_deterministic_and_committed(path, tmp_path):
     """A fresh generation in this process equals the committed bytes, which another process
     (and machine) wrote: that is determinism across runs (test_same_bytes_whatever_the_process
@@ -75,7 +81,7 @@ def test_generated_c_compiles_in_double_and_float(name, tmp_path):
         assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.parametrize("path", MODEL_FILES, ids=IDS)
+@pytest.mark.parametrize("path", LIGHT_FILES, ids=LIGHT_IDS)
 def test_compiled_kernels_equal_sympy_evaluation(path):
     model = load_model(path)
     d = derive(model)
