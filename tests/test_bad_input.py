@@ -388,3 +388,20 @@ def test_a_bad_command_line(case, tmp_path, capsys, quiet_dirs, pendulum_csv):
     status, err = run(argv, capsys)
     assert time.monotonic() - start < 10
     assert_refused(status, err, [names], watched, before)
+
+
+def test_more_held_initial_velocities_than_coordinates_are_refused(tmp_path, capsys):
+    """A planar body's velocity (2) and angular velocity (1) hold all of its 3 coordinates; a
+    joint rate on top makes 4: refused at generation, before the run-time start meets them."""
+    path = tmp_path / "held_many.yaml"
+    path.write_text(
+        "name: held_many\n"
+        "bodies:\n"
+        "  - {name: b, type: planar, mass: 1, inertia: 1, position: [1, 0],\n"
+        "     velocity: [0, 1], angular_velocity: 1}\n"
+        "joints:\n"
+        "  - {name: J, type: revolute, body1: b, body2: ground, point: [0, 0], rate: 1}\n"
+    )
+    status, err = run(["generate", str(path), "--out", str(tmp_path / "out")], capsys)
+    assert status == 2 and err.count("\n") == 1 and not (tmp_path / "out").exists(), err
+    assert f"{path}: bodies: 4 initial velocity conditions" in err and "at most 3" in err

@@ -93,7 +93,7 @@ class Run:
 
 @dataclass
 class Statics:
-    """A static equilibrium (Solver.statics): SPEC's statics on the analyzer's JSON."""
+    """A static equilibrium (Solver.statics), read from the analyzer's JSON."""
 
     x: np.ndarray  # (n) the equilibrium configuration
     lam: np.ndarray  # (m) the constraint multipliers there
@@ -227,6 +227,8 @@ class Solver:
         """The vibration modes about the equilibrium statics() finds (count: the first count;
         damped: the first-order form with the damping matrix D; use_kc=False: K_c left out), as
         `./mcsgen modes`. If the equilibrium is not found, ok is False and the message says so."""
+        from .analyze import KINDS
+
         result = self._analysis(
             params,
             x,
@@ -238,8 +240,6 @@ class Solver:
             max_iter=max_iter,
             tol=tol,
         )
-        from .analyze import KINDS
-
         n = len(self.mechanism.coordinates)
         statics = _statics(result)
         m = result.get("modes", {"status": -1, "message": statics.message})

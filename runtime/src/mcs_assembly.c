@@ -161,6 +161,16 @@ mcs_status mcs_model_initial_state(const mcs_model *md, const void *params, mcs_
     return (mcs_vec_max_abs(2 * n, xv) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
+/* res (nh) = h - H v for [H | h] (nh x (n + 1), ld nh). */
+static void held_residual(int nh, int n, const mcs_real *H, const mcs_real *v, mcs_real *res)
+{
+    int i;
+    for (i = 0; i < nh; ++i) {
+        res[i] = H[((size_t)n * (size_t)nh) + (size_t)i];
+    }
+    mcs_mat_gemm(0, 0, nh, 1, n, MCS_R(-1.0), H, nh, v, n, MCS_R(1.0), res, nh);
+}
+
 /* The held conditions H v = h at the current state (s->cur, just assembled): v <- v + T z with z
  * the minimum-norm solution of (H T) z = h - H v, so that v stays on A v + c_t = 0 and, v having
  * been the minimum-norm velocity there, becomes the minimum-norm velocity that also holds H v = h
@@ -188,10 +198,7 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
     if (mcs_vec_max_abs(nh * (n + 1), H) < MCS_R(0.0)) {
         return MCS_ERR_NONFINITE;
     }
-    for (i = 0; i < nh; ++i) { /* res = h - H v */
-        res[i] = H[(size_t)n * (size_t)nh + (size_t)i];
-    }
-    mcs_mat_gemm(0, 0, nh, 1, n, MCS_R(-1.0), H, nh, out, n, MCS_R(1.0), res, nh);
+    held_residual(nh, n, H, out, res);
     if (f > 0) {
         mcs_mat_gemm(0, 0, nh, f, n, MCS_R(1.0), H, nh, T, n, MCS_R(0.0), s->w.Z, nh);
         if (mcs_qr_basis(f, nh, s->w.Z, nh, s->opt.rank_tol, s->w.Phi, s->w.MPhi, s->w.ipiv, &rank,
@@ -210,10 +217,7 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
     /* what is left of h - H v: a held condition the constraints contradict */
     scale = MAX2(MCS_R(1.0),
                  mcs_vec_max_abs(nh * (n + 1), H) * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, out)));
-    for (i = 0; i < nh; ++i) {
-        res[i] = H[(size_t)n * (size_t)nh + (size_t)i];
-    }
-    mcs_mat_gemm(0, 0, nh, 1, n, MCS_R(-1.0), H, nh, out, n, MCS_R(1.0), res, nh);
+    held_residual(nh, n, H, out, res);
     tol = MAX2(MCS_R(1e-8), MCS_R(1000.0) * MCS_REAL_EPS) * scale;
     if (!(mcs_vec_max_abs(nh, res) <= tol)) {
         return (mcs_vec_max_abs(nh, res) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_ERR_ASSEMBLY;

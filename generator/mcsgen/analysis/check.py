@@ -300,16 +300,11 @@ def check_model(
 
 def _held_joint_rates(model):
     """[(row of model.held, index among the joints with a coordinate)] of the held joint rates."""
-    index = {}
-    for joint in model.joints:
-        if joint.coordinate is not None:
-            index[joint.name] = len(index)
-    out = []
-    for i, (what, _, _) in enumerate(model.held):
-        name = what[len("joint ") : -len(" rate")] if what.endswith(" rate") else None
-        if what.startswith("joint ") and name in index:
-            out.append((i, index[name]))
-    return out
+    from ..model.mechanism import joint_rate_label
+
+    coordinates = [j.name for j in model.joints if j.coordinate is not None]
+    index = {joint_rate_label(name): k for k, name in enumerate(coordinates)}
+    return [(i, index[what]) for i, (what, _, _) in enumerate(model.held) if what in index]
 
 
 def _extra_forces(model):

@@ -16,7 +16,8 @@ Conventions (paper 003 §2, SPEC §1):
 
 import sympy as sp
 
-from .exact import approx, sign
+from .exact import approx
+from .exact import sign as exact_sign
 
 SPATIAL_COORDS = ("x", "y", "z", "e0", "e1", "e2", "e3")
 PLANAR_COORDS = ("x", "y", "theta")
@@ -73,11 +74,6 @@ def E_matrix(e):
     return sp.Matrix([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
 
 
-def _sign_at(expr, at):
-    """The sign of an exact number, or of an expression of parameters at their values `at`."""
-    return sign(sp.sympify(expr).xreplace(at) if at else expr)
-
-
 def quaternion_from_matrix(R, at=None):
     """Unit quaternion (w, x, y, z) of an exact rotation matrix (3 x 3), w >= 0; exact SymPy
     numbers. The branch is chosen from the exact values (Shepperd's method: the largest of the
@@ -86,8 +82,8 @@ def quaternion_from_matrix(R, at=None):
     R = sp.Matrix(R)
     tr = R[0, 0] + R[1, 1] + R[2, 2]
 
-    def sign(expr):
-        return _sign_at(expr, at)
+    def sign(expr):  # of the exact value, or at the parameters' values
+        return exact_sign(sp.sympify(expr).xreplace(at) if at else expr)
 
     if sign(tr) > 0:
         s = sp.sqrt(tr + 1) * 2

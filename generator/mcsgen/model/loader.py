@@ -344,6 +344,13 @@ class _Validator(Reader):
         model.initial_x = x0
         model.initial_v = [sp.Integer(0)] * len(x0)  # decided by the held conditions
         model.held = [(what, _held_row(row, model.x), value) for what, row, value in builder.held]
+        if len(model.held) > model.n:  # the run-time start (mcs_sim_start) holds at most n
+            self.fail(
+                "bodies",
+                f"{len(model.held)} initial velocity conditions (body velocities, angular "
+                f"velocities, joint rates) for {model.n} coordinates: give at most {model.n} "
+                "(more cannot be independent)",
+            )
         model.x0 = [to_double(a.xreplace(values)) for a in x0]
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
         positions, velocities = joint_namespace(model, params, t)

@@ -6,7 +6,7 @@ parameters: masses, inertias, gravity, forces, drive functions and the geometry 
 and axes, initial poses, distances), so that a parameter's value can change at run time without
 regenerating. Checks and choices (is the axis of zero length, which branch of a quaternion
 formula) are made at the parameters' default values (`value`). A file's `freeze:` list makes
-parameters constants at generation instead (reader.Reader.frozen).
+parameters constants at generation instead (reader.Reader.frozen_values).
 
 Geometry is exact (exact.py): poses, points, axes and frames are exact SymPy expressions, and
 enter the constraint rows as exact rationals or 40-digit Floats, or as geometry symbols that
@@ -36,6 +36,11 @@ from .switches import RowGroup
 # operations (a body point R0^T (P - r0) is L1 sin(a)^2/2 + L1 cos(a)^2/2 before, L1/2 after);
 # larger ones (frames of parameter-dependent axes) are kept as they are.
 SIMPLIFY_OPS = 40
+
+
+def joint_rate_label(joint):
+    """What a joint's held initial rate is called (Model.held, the initial-velocity report)."""
+    return f"joint {joint} rate"
 
 
 BODY_KEYS = {
@@ -607,7 +612,7 @@ class MechanismBuilder:
             self.ctx.fail(f"{where}.rate", "an initial rate needs a revolute or prismatic joint")
         self.held.append(
             (
-                f"joint {name} rate",
+                joint_rate_label(name),
                 self.joint_coordinate(name),
                 self.num(spec["rate"], f"{where}.rate"),
             )
