@@ -184,7 +184,7 @@ bench-compare: deps
 # Installs gcc-arm-none-eabi and libnewlib-arm-none-eabi when missing (about 450 MB).
 firmware: deps
 	@for m in spatial_pendulum pendulum_3r double_four_bar slider_crank; do \
-	  scripts/firmware-size $$m || exit 1; done
+	  scripts/firmware $$m || exit 1; done
 
 clean:
 	rm -rf $(B) out

@@ -180,6 +180,19 @@ MODEL_CASES = [
         "parameters.M.value",
     ),  # fmt: skip
     ("dup-sim-key", "pend", "t_end: 4.0", "t_end: 4.0\n  t_end: 2.0", "simulation.t_end"),
+    # the firmware section (issue 12): the simulation's fields and kernel sets
+    ("fw-not-map", "pend", "parameters:", "firmware: rk4\nparameters:", "firmware"),
+    (
+        "fw-method",
+        "pend",
+        "parameters:",
+        "firmware: {method: euler}\nparameters:",
+        "firmware.method",
+    ),
+    ("fw-h", "pend", "parameters:", "firmware: {h: -1}\nparameters:", "firmware.h"),
+    ("fw-unknown", "pend", "parameters:", "firmware: {flash: 48}\nparameters:", "firmware.flash"),
+    ("fw-kernel", "mech", "parameters:", "firmware: {kernels: [K_c]}\nparameters:", "kernels[0]"),
+    ("fw-kernels-text", "pend", "parameters:", "firmware: {kernels: all}\nparameters:", "kernels"),
     ("forces-count", "pend", 'forces: ["0", "-M*g"]', 'forces: ["0"]', "dynamics.forces"),
     ("forces-text", "pend", 'forces: ["0", "-M*g"]', 'forces: "0"', "dynamics.forces"),
     ("mass-count", "pend", "{diagonal: [M, M]}", "{diagonal: [M]}", "mass_matrix.diagonal"),
@@ -281,6 +294,13 @@ CLI_CASES = [
     ("statics-iter", ["statics", "planar_pendulum", "--max-iter", "0"], "--max-iter"),
     ("modes-count", ["modes", "planar_pendulum", "--count", "0"], "--count"),
     ("generate-missing", ["generate", "{tmp}/nothing.yaml"], "nothing.yaml"),
+    ("kernels-unknown", ["generate", "planar_pendulum", "--kernels", "K_c"], "--kernels"),
+    ("kernels-too-few", ["generate", "double_four_bar", "--kernels", "stiffness"], "predictor"),
+    (
+        "kernels-no-events",
+        ["generate", "pendulum_3r_locking", "--kernels", "predictor"],
+        "transitions",
+    ),
     ("generate-out-proc", ["generate", "planar_pendulum", "--force", "--out", "/proc/x"], "/proc"),
     ("plot-out-proc", ["plot", "{csv}", "--out", "/proc/x.png"], "/proc/x.png"),
     ("plot-missing-csv", ["plot", "{tmp}/none.csv"], "none.csv"),

@@ -18,7 +18,7 @@ def test_makefile_flags_are_the_builders():
 
 
 def test_firmware_script_uses_the_same_warnings_and_every_runtime_source():
-    script = (ROOT / "scripts" / "firmware-size").read_text()
+    script = (ROOT / "scripts" / "firmware").read_text()
     assert " ".join(build.WARNINGS) in script
     assert "runtime/src/*.c" in script and "mcs_linalg_lapack" in script  # all but LAPACK's
 

@@ -10,7 +10,7 @@ from typing import List, Optional, Sequence, Tuple
 from .errors import BuildError
 from .paths import BUILD, GENERATED, MODELS, ROOT, RUNTIME, USER_GENERATED, PathLike
 
-# The compile line's parts. The Makefile (CFLAGS_STRICT, LIBS) and scripts/firmware-size spell the
+# The compile line's parts. The Makefile (CFLAGS_STRICT, LIBS) and scripts/firmware spell the
 # same flags; tests/test_build.py checks that they agree with these.
 WARNINGS = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror"]
 CFLAGS = WARNINGS + ["-O2"]

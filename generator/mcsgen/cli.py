@@ -61,7 +61,13 @@ def cmd_generate(args):
         start = time.monotonic()
         with Spinner(f"generating {path.stem}"):
             try:
-                model, out_dir, written = generate(path, out_root=args.out, force=args.force)
+                model, out_dir, written = generate(
+                    path,
+                    out_root=args.out,
+                    force=args.force,
+                    firmware=args.firmware,
+                    kernels=args.kernels,
+                )
             except OSError as exc:  # the output directory (a model file's errors are McsError)
                 where = exc.filename or args.out or path
                 raise McsError(f"generate: cannot write {where}: {exc.strerror or exc}") from None
@@ -606,6 +612,20 @@ def build_parser():
     )
     g.add_argument("--force", action="store_true", help="regenerate even when up to date")
     g.add_argument("--out", metavar="DIR", help="output root instead of generated/")
+    g.add_argument(
+        "--firmware",
+        action="store_true",
+        help="a firmware build: the file's `firmware:` settings (default RK4, continuation "
+        "none) as the defaults, only the kernels they need (default output root "
+        "build/firmware/generated/)",
+    )
+    g.add_argument(
+        "--kernels",
+        metavar="SETS",
+        help="emit only these kernel sets, comma-separated, besides motion: predictor (A_dot), "
+        "stiffness (K_c, K_f, D), transitions (row groups, switches, events); default all, "
+        "or with --firmware what its settings need",
+    )
     g.add_argument(
         "--no-misra",
         action="store_true",

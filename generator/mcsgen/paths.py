@@ -12,6 +12,7 @@ GENERATED = ROOT / "generated"  # emitted C, committed
 RUNTIME = ROOT / "runtime"  # the C runtime (include/, src/, app/)
 BUILD = ROOT / "build"  # compiled objects, solvers, benchmarks
 USER_GENERATED = BUILD / "generated"  # emitted C of mechanism files outside models/
+FIRMWARE_GENERATED = BUILD / "firmware" / "generated"  # emitted C with a kernel subset
 
 
 def shipped(path: "PathLike") -> bool:

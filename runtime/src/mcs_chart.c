@@ -64,6 +64,9 @@ mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real 
         return MCS_OK;
     }
     if ((s->m > 0) && (s->opt.continuation != MCS_CONT_NONE)) {
+        if ((s->model->nc > 0) && (s->model->A_dot == NULL)) {
+            return MCS_ERR_UNSUPPORTED; /* options changed after mcs_sim_init checked them */
+        }
         mcs_rows_A_dot(s, from->x, from->v, from->t, s->w.A_dot);
     }
     if (mcs_predict_tangent(n, s->m, from->r, from->Q, from->R, from->piv, s->w.A_dot, h,

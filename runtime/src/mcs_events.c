@@ -109,6 +109,9 @@ void mcs_events_detect(mcs_sim *s)
     /* continued basis at t_min, then align the singular null space with it */
     if ((s->opt.continuation != MCS_CONT_OFF) && (s->m > 0) &&
         (s->opt.continuation != MCS_CONT_NONE)) {
+        if ((s->model->nc > 0) && (s->model->A_dot == NULL)) {
+            return; /* no predictor without A_dot: the step's basis update reports it */
+        }
         mcs_rows_A_dot(s, s->prev.x, s->prev.v, s->prev.t, s->w.A_dot);
     }
     if (s->opt.continuation == MCS_CONT_OFF) {

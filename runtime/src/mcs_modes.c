@@ -340,6 +340,10 @@ mcs_status mcs_modes_solve(const mcs_model *md, const void *p, const mcs_modes_o
     if (md->abi_version != MCS_MODEL_ABI_VERSION) {
         return MCS_ERR_MODEL_VERSION;
     }
+    if ((md->K_f == NULL) || (opt->use_kc && (md->nc > 0) && (md->K_c == NULL)) ||
+        (opt->damped && (md->D == NULL))) {
+        return MCS_ERR_UNSUPPORTED; /* generated without the stiffness kernels */
+    }
     n = md->nx;
     m = md->nc;
     if ((work_len < mcs_modes_work_size(md)) || (iwork_len < mcs_modes_iwork_size(md))) {

@@ -171,8 +171,14 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
         return MCS_ERR_MODEL_VERSION;
     }
     if ((model->nx < 1) || (model->nc < 0) || (model->nx > MCS_MAX_DIM) ||
-        (model->nc > MCS_MAX_DIM) || !options_valid(opt, model)) {
+        (model->nc > MCS_MAX_DIM) || !options_valid(opt, model) || !model->c || !model->A ||
+        !model->c_t || !model->gamma || !model->M || !model->f || !model->kinetic) {
         return MCS_ERR_ARGUMENT;
+    }
+    /* the euler and exp predictors need A_dot, which a firmware build may leave out */
+    if ((model->A_dot == NULL) && (model->nc > 0) &&
+        ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP))) {
+        return MCS_ERR_UNSUPPORTED;
     }
     /* room for the model's rows and the locks it may take */
     if (mcs_sim_workspace_size(model->nx, model->nc + opt->max_locks, &need, &ineed) != MCS_OK) {

@@ -342,6 +342,9 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
         ((opt->basis == NULL) != (opt->basis_cols == NULL))) {
         return MCS_ERR_ARGUMENT;
     }
+    if ((md->K_f == NULL) || (opt->use_kc && (md->nc > 0) && (md->K_c == NULL))) {
+        return MCS_ERR_UNSUPPORTED; /* generated without the stiffness kernels */
+    }
     n = md->nx;
     m = md->nc;
     if ((mcs_vec_max_abs(n, x) < MCS_R(0.0)) || !((opt->t - opt->t) == MCS_R(0.0))) {

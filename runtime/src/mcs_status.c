@@ -20,7 +20,8 @@ const char *mcs_status_str(mcs_status status)
     case MCS_ERR_SINGULAR_JACOBIAN:
         return "static Newton matrix singular (no stiffness along a free direction)";
     case MCS_ERR_NO_CONVERGENCE: return "static Newton iteration did not converge";
-    case MCS_ERR_UNSUPPORTED: return "not available with this linear-algebra backend";
+    case MCS_ERR_UNSUPPORTED:
+        return "not available with this linear-algebra backend or model's kernel sets";
     case MCS_ERR_LIMIT: return "step or attempt limit reached (options max_steps, max_attempts)";
     case MCS_NSTATUS:
     default: break;

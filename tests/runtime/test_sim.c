@@ -287,6 +287,41 @@ static void test_start_is_the_files_state_for_the_parameters(void **state)
     assert_int_equal(mcs_model_initial_state(md, NULL, xv), MCS_ERR_ARGUMENT);
 }
 
+/* A firmware build (mcsgen generate --firmware) leaves kernel sets out: without A_dot the euler
+ * and exp predictors are refused with MCS_ERR_UNSUPPORTED (at init, and at the step when the
+ * options change afterwards), and continuation none runs as with every kernel, bit for bit. */
+static void test_a_model_without_the_predictor_kernels(void **state)
+{
+    mcs_model subset = spatial_pendulum_model;
+    mcs_options opt;
+    mcs_sim sim;
+    mcs_real full[3], lean[3];
+    int i;
+    (void)state;
+    subset.A_dot = NULL;
+    mcs_options_default(&opt, &subset);
+    opt.continuation = MCS_CONT_EXP;
+    assert_int_equal(mcs_sim_init(&sim, &subset, subset.default_params, &opt, WORK_ARGS),
+                     MCS_ERR_UNSUPPORTED);
+    opt.continuation = MCS_CONT_EULER;
+    assert_int_equal(mcs_sim_init(&sim, &subset, subset.default_params, &opt, WORK_ARGS),
+                     MCS_ERR_UNSUPPORTED);
+    opt.continuation = MCS_CONT_NONE;
+    assert_int_equal(mcs_sim_init(&sim, &subset, subset.default_params, &opt, WORK_ARGS), MCS_OK);
+    assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);
+    sim.opt.continuation = MCS_CONT_EXP; /* changed behind init's back */
+    assert_int_equal(mcs_sim_step(&sim, 1.0), MCS_ERR_UNSUPPORTED);
+    run_to(&subset, subset.default_params, MCS_METHOD_RK4, MCS_CONT_NONE, 1e-3, 1e-8, 0.5, lean);
+    run_to(&spatial_pendulum_model, spatial_pendulum_model.default_params, MCS_METHOD_RK4,
+           MCS_CONT_NONE, 1e-3, 1e-8, 0.5, full);
+    for (i = 0; i < 3; ++i)
+        assert_true(lean[i] == full[i]);
+    /* the kernels every run needs are not optional */
+    subset.gamma = NULL;
+    assert_int_equal(mcs_sim_init(&sim, &subset, subset.default_params, &opt, WORK_ARGS),
+                     MCS_ERR_ARGUMENT);
+}
+
 static void test_workspace_macros_equal_the_layout(void **state)
 {
     int n, m;
@@ -493,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_assembly_corrects_and_reports),
         cmocka_unit_test(test_redundant_rank_and_motion),
         cmocka_unit_test(test_status_codes),
+        cmocka_unit_test(test_a_model_without_the_predictor_kernels),
         cmocka_unit_test(test_hostile_inputs_get_statuses),
         cmocka_unit_test(test_dense_output_matches_steps),
         cmocka_unit_test(test_accumulated_q_is_the_integral_of_qd),

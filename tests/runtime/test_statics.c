@@ -257,6 +257,41 @@ static void status_codes(void **state)
     assert_true(mcs_statics_work_size(md) > 0 && mcs_modes_iwork_size(md) > 0);
 }
 
+/* A firmware build without the stiffness kernels (mcsgen generate --kernels motion) gets
+ * MCS_ERR_UNSUPPORTED from statics and modes, not a call through NULL. */
+static void without_stiffness_kernels_unsupported(void **state)
+{
+    mcs_model subset = pendulum_kc_model;
+    mcs_statics_options opt;
+    mcs_modes_options mopt;
+    mcs_modes_report mrep;
+    int i;
+    (void)state;
+    mcs_statics_defaults(&opt);
+    mcs_modes_defaults(&mopt);
+    for (i = 0; i < subset.nx; ++i)
+        x[i] = subset.x0[i];
+    lam[0] = lam[1] = 0;
+    subset.K_c = NULL;
+    assert_int_equal(
+        mcs_statics_solve(&subset, subset.default_params, &opt, x, lam, NULL, WORK_ARGS),
+        MCS_ERR_UNSUPPORTED);
+    assert_int_equal(mcs_modes_solve(&subset, subset.default_params, &mopt, x, lam, &mrep, modes,
+                                     shapes, shapes_im, WORK_ARGS),
+                     MCS_ERR_UNSUPPORTED);
+    subset = pendulum_kc_model;
+    subset.K_f = NULL;
+    assert_int_equal(
+        mcs_statics_solve(&subset, subset.default_params, &opt, x, lam, NULL, WORK_ARGS),
+        MCS_ERR_UNSUPPORTED);
+    subset = pendulum_kc_model;
+    subset.D = NULL;
+    mopt.damped = 1;
+    assert_int_equal(mcs_modes_solve(&subset, subset.default_params, &mopt, x, lam, &mrep, modes,
+                                     shapes, shapes_im, WORK_ARGS),
+                     MCS_ERR_UNSUPPORTED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +301,7 @@ int main(void)
         cmocka_unit_test(torsion_pendulum_by_hand),
         cmocka_unit_test(continued_basis_changes_nothing),
         cmocka_unit_test(status_codes),
+        cmocka_unit_test(without_stiffness_kernels_unsupported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@ import sympy as sp
 
 from ..version import __version__
 from ..model import complete_initial_state
+from ..model import kernel_sets
 from ..model.exact import clean
 from ..paths import TEMPLATES, shipped
 from .fingerprint import generator_fingerprint
@@ -125,8 +126,8 @@ def _column_major(mat):
     return [(i + j * rows, mat[i, j]) for j in range(cols) for i in range(rows)]
 
 
-def build_kernels(model, derived):
-    """The kernels of SPEC §5 as dicts the templates print."""
+def build_kernels(model, derived, sets=kernel_sets.ALL):
+    """The kernels of SPEC §5 as dicts the templates print: those of the kernel sets `sets`."""
     n, m = model.n, model.m
     names = symbol_names(model, derived.lam)
     specs = [
@@ -218,6 +219,7 @@ def build_kernels(model, derived):
                 "dG/dt along v",
             ),
         ]
+    specs = [spec for spec in specs if kernel_sets.set_of(spec[0]) in sets]
     # the geometry symbols of a bodies model back to their expressions of the parameters
     geometry = dict(model.geometry)
     kernels = []
@@ -268,7 +270,7 @@ def build_kernels(model, derived):
             )
         )
     for k, e in enumerate(model.events):  # condition events: g(x, v, t), fires when g crosses 0
-        if e.condition is not None:
+        if e.condition is not None and "transitions" in sets:
             scalars.append(
                 _scalar(
                     f"event_{k}", "xvt", e.condition, names, f"condition of event {k}", geometry
@@ -315,10 +317,18 @@ def a_pattern(derived):
     return [(i, j) for j in range(A.shape[1]) for i in range(A.shape[0]) if A[i, j] != 0]
 
 
-def render(model: "Model", derived: "Derived") -> Dict[str, str]:
-    """Return {filename: text} of the generated sources."""
+def render(
+    model: "Model",
+    derived: "Derived",
+    sets: frozenset = kernel_sets.ALL,
+    generate_options: str = "",
+) -> Dict[str, str]:
+    """Return {filename: text} of the generated sources with the kernels of `sets`
+    (model/kernel_sets.py; all of them for generated/, fewer for a firmware build).
+    generate_options: what the banner's regeneration command adds ('--firmware ')."""
     complete_initial_state(model)  # the emitted v0 needs it (a no-op once generate has done it)
-    kernels, scalars = build_kernels(model, derived)
+    kernels, scalars = build_kernels(model, derived, sets)
+    transitions = "transitions" in sets
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         undefined=jinja2.StrictUndefined,
@@ -340,6 +350,17 @@ def render(model: "Model", derived: "Derived") -> Dict[str, str]:
         "source": f"models/{model.path.name}" if shipped(model.path) else _comment_safe(model.path),
         "file_hash": model.file_hash,
         "kernels": kernels,
+        # the descriptor's entries of the kernels a subset may omit
+        "ref": {
+            name: (f"d_{name}" if any(k["name"] == name for k in kernels) else "NULL")
+            for name in ("A_dot", "K_c", "K_f", "D")
+        },
+        "kernel_sets": kernel_sets.label(sets),
+        "generate_options": generate_options,
+        # without the transitions set the descriptor has no row groups, switches or events
+        "row_groups": model.row_groups if transitions else [],
+        "switches": model.switches if transitions else [],
+        "events": model.events if transitions else [],
         "scalars": scalars,
         "has_potential": derived.potential is not None,
         "pattern": a_pattern(derived),
@@ -350,7 +371,7 @@ def render(model: "Model", derived: "Derived") -> Dict[str, str]:
         "c_string": c_string,
         "abi_version": MODEL_ABI_VERSION,
         "joint_coord": JOINT_COORD_ID,
-        "max_group_rows": max([g.nrows for g in model.row_groups] + [1]),
+        "max_group_rows": max([g.nrows for g in model.row_groups if transitions] + [1]),
         "njc": njc,
         "joint_coord_index": joint_coord_index,
         "nheld": derived.held.shape[0],

@@ -17,6 +17,7 @@ from ..errors import ModelError
 from .exact import NotANumber, from_literal, to_double
 from .mechanism import MechanismBuilder
 from .reader import Reader, key_text
+from .kernel_sets import SETS as KERNEL_SETS
 from .switches import read_events, read_switches, row_groups_of_joints
 
 VELOCITY_SUFFIX = "_dot"
@@ -33,6 +34,7 @@ TOP_KEYS = {
     "dynamics",
     "initial",
     "simulation",
+    "firmware",
     "switches",
     "events",
 }
@@ -48,6 +50,7 @@ BODY_TOP_KEYS = {
     "drivers",
     "forces",
     "simulation",
+    "firmware",
     "switches",
     "events",
 }
@@ -112,6 +115,9 @@ class Model:
     x0: list = field(default_factory=list)
     v0: list = field(default_factory=list)
     simulation: dict = field(default_factory=dict)
+    # `firmware:` the settings of a firmware build (the simulation's, method rk4 and continuation
+    # none unless given) and the kernel sets it adds to what they need (model/kernel_sets.py)
+    firmware: dict = field(default_factory=dict)
     file_hash: str = ""
     # Mechanism (bodies) models: per-body Lagrange blocks [(T, V)], derived locally, and what
     # was done to the initial velocities.
@@ -288,6 +294,7 @@ class _Validator(Reader):
         self.dynamics(doc["dynamics"], model, pos_syms, vel_syms)
         self.initial(doc["initial"], model)
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
+        model.firmware = self.firmware(doc.get("firmware", {}) or {}, model.simulation)
         self.switches(doc, model, pos_syms, vel_syms)
         return model
 
@@ -353,6 +360,7 @@ class _Validator(Reader):
             )
         model.x0 = [to_double(a.xreplace(values)) for a in x0]
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
+        model.firmware = self.firmware(doc.get("firmware", {}) or {}, model.simulation)
         positions, velocities = joint_namespace(model, params, t)
         self.switches(doc, model, positions, velocities)
         # the velocities those rates imply are solved at generation (initial.py), not here
@@ -571,23 +579,38 @@ class _Validator(Reader):
         model.switches = read_switches(self, doc.get("switches"), model, positions)
         model.events = read_events(self, doc.get("events"), model.switches, velocities)
 
-    def simulation(self, raw):
-        raw = self.mapping(raw, "simulation")
-        self.unknown_keys(raw, set(SIM_DEFAULTS), "simulation")
-        sim = dict(SIM_DEFAULTS)
+    def simulation(self, raw, where="simulation", base=None):
+        raw = self.mapping(raw, where)
+        self.unknown_keys(raw, set(SIM_DEFAULTS) | ({"kernels"} if base else set()), where)
+        sim = dict(base or SIM_DEFAULTS)
         for key in ("t_end", "h", "rtol", "atol"):
             if key in raw:
-                sim[key] = self.number(raw[key], f"simulation.{key}", positive=True)
+                sim[key] = self.number(raw[key], f"{where}.{key}", positive=True)
         if raw.get("dt_out") is not None:
-            sim["dt_out"] = self.number(raw["dt_out"], "simulation.dt_out", positive=True)
+            sim["dt_out"] = self.number(raw["dt_out"], f"{where}.dt_out", positive=True)
         for key, allowed in (("method", METHODS), ("continuation", CONTINUATIONS)):
             if key in raw:
                 if raw[key] not in allowed:
-                    self.fail(
-                        f"simulation.{key}", f"'{raw[key]}' is not one of {', '.join(allowed)}"
-                    )
+                    self.fail(f"{where}.{key}", f"'{raw[key]}' is not one of {', '.join(allowed)}")
                 sim[key] = raw[key]
         return sim
+
+    def firmware(self, raw, simulation):
+        """`firmware:` the simulation's settings for a firmware build (method rk4, continuation
+        none unless given: the smallest run) and `kernels:` sets to carry beyond what those
+        settings need (statics on the target: [stiffness])."""
+        raw = self.mapping(raw, "firmware")
+        base = dict(simulation, method="rk4", continuation="none")
+        sim = self.simulation(raw, "firmware", base)
+        extra = set()
+        for i, name in enumerate(self.seq(raw.get("kernels", []) or [], "firmware.kernels")):
+            if name not in KERNEL_SETS:
+                self.fail(
+                    f"firmware.kernels[{i}]",
+                    f"'{name}' is not a kernel set ({', '.join(KERNEL_SETS)})",
+                )
+            extra.add(name)
+        return {"simulation": sim, "kernels": frozenset(extra)}
 
 
 def _held_row(row, x):

@@ -19,7 +19,10 @@ typedef enum mcs_status {
     MCS_ERR_NO_DENSE,          /* dense output requested outside the last accepted step */
     MCS_ERR_SINGULAR_JACOBIAN, /* the static Newton matrix (reduced stiffness) is singular */
     MCS_ERR_NO_CONVERGENCE,    /* the static Newton iteration did not converge */
-    MCS_ERR_UNSUPPORTED,       /* not available with this backend (damped modes: LAPACK only) */
+    MCS_ERR_UNSUPPORTED,       /* not available with this backend (damped modes: LAPACK only),
+                                  or the model was generated without the kernels the call
+                                  needs (a firmware build: A_dot for the euler and exp
+                                  predictors, K_c K_f D for statics and modes) */
     MCS_ERR_LIMIT,             /* a bounded loop hit its bound: steps of one mcs_sim_advance
                                   (options.max_steps), attempts of one step (max_attempts) */
     MCS_NSTATUS                /* number of status codes (keep last) */

@@ -1,0 +1,63 @@
+"""Which kernels a generated model carries (issue 12: only what the run needs is linked).
+
+The kernels fall into sets by what uses them in the runtime:
+
+- motion       c, A, c_t, gamma, M, f, the energies, the joints' coordinates and the initial
+               state: every simulation needs them (always emitted)
+- predictor    A_dot: the euler and exp continuation predictors (SPEC §3) and the prediction of
+               the singular-configuration search with them
+- stiffness    K_c, K_f, D: statics and vibration modes (SPEC §8)
+- transitions  the row groups (joint locks, switch rows), switches and events (004)
+
+A host build carries every set (generated/ is always complete). A firmware build (`mcsgen
+generate --firmware`, or `--kernels`) carries motion and the sets its settings need: a
+predictor for euler/exp, transitions when the file has events (they are part of its motion),
+plus whatever the file's `firmware: kernels:` or --kernels add. An omitted kernel is not
+emitted; its descriptor entry is NULL and the runtime answers MCS_ERR_UNSUPPORTED when options
+would need it.
+"""
+
+from typing import Iterable, Tuple
+
+SETS = ("motion", "predictor", "stiffness", "transitions")
+ALL = frozenset(SETS)
+
+# kernel name -> the set it belongs to (the row groups' kernels: "transitions", by prefix)
+KERNEL_SET = {"A_dot": "predictor", "K_c": "stiffness", "K_f": "stiffness", "D": "stiffness"}
+
+
+def set_of(kernel_name: str) -> str:
+    if kernel_name.startswith("group_") or kernel_name.startswith("event_"):
+        return "transitions"
+    return KERNEL_SET.get(kernel_name, "motion")
+
+
+def needed(simulation: dict, has_events: bool) -> frozenset:
+    """The sets a run with these settings needs."""
+    sets = {"motion"}
+    if simulation["continuation"] in ("euler", "exp"):
+        sets.add("predictor")
+    if has_events:
+        sets.add("transitions")
+    return frozenset(sets)
+
+
+def why_needed(name: str, simulation: dict) -> str:
+    if name == "predictor":
+        return f"continuation {simulation['continuation']} needs A_dot (the predictor set)"
+    return "the file's events switch its rows (the transitions set)"
+
+
+def parse(text: str) -> Tuple[frozenset, str]:
+    """A --kernels value 'predictor,stiffness' -> (sets, error or '')."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    for name in names:
+        if name not in SETS:
+            return frozenset(), f"'{name}' is not a kernel set ({', '.join(SETS)})"
+    return frozenset(names) | {"motion"}, ""
+
+
+def label(sets: Iterable[str]) -> str:
+    """The banner's and the header's name of a choice: 'all' or the sets in SETS order."""
+    sets = frozenset(sets)
+    return "all" if sets == ALL else ", ".join(s for s in SETS if s in sets)

@@ -1,0 +1,13 @@
+/* mcs_board.h - what the firmware example needs from the board it runs on (firmware/: QEMU's
+ * mps2-an386 through semihosting, or a host through stdio, for the comparison of the two). */
+#ifndef MCS_BOARD_H
+#define MCS_BOARD_H
+
+#include "mcs/mcs_sim.h"
+
+/* The end of a run: its status and the state sim reached. A board with a console prints them
+ * (firmware/board_report.c); under QEMU and on a host the program then exits, with status 0
+ * when `status` is MCS_OK. A board without one may do nothing and return. */
+void mcs_board_report(mcs_status status, mcs_sim *sim);
+
+#endif /* MCS_BOARD_H */

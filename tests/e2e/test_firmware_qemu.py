@@ -1,0 +1,80 @@
+"""The firmware image on the target instruction set (issue 12): `scripts/firmware` builds each
+model's solver for a Cortex-M4F (float, -Os, portable linear algebra, newlib-nano, no heap, the
+file's `firmware:` settings: RK4, continuation none, 1 s), runs it under QEMU's mps2-an386 board
+(semihosting prints the end state, firmware/board_report.c) and the same program in double on the
+host. The cross toolchain and QEMU are installed by the set-up (scripts/install-deps)."""
+
+import json
+import subprocess
+
+import pytest
+
+from mcsgen.model import load_model
+
+from conftest import ROOT
+
+MODELS = ("slider_crank", "spatial_pendulum", "double_four_bar")
+KIB = 1024
+
+
+@pytest.fixture(scope="module")
+def firmware():
+    for name in MODELS:
+        proc = subprocess.run(
+            [str(ROOT / "scripts" / "firmware"), name], capture_output=True, text=True
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = ROOT / "build" / "firmware"
+    return (
+        json.loads((out / "sizes.json").read_text()),
+        json.loads((out / "runs.json").read_text()),
+    )
+
+
+def coordinate(model, name):
+    names = [c.name for c in load_model(ROOT / "models" / f"{model}.yaml").coordinates]
+    return names.index(name)
+
+
+def test_the_slider_crank_fits_the_flash_and_uses_no_heap(firmware):
+    sizes, _ = firmware
+    s = sizes["slider_crank"]
+    assert s["flash"] <= 48 * KIB, s  # RK4, continuation none: only the motion kernels
+    assert s["heap"] == 0
+    assert s["ram"] == s["data"] + s["bss"] + s["stack"] and 0 < s["stack"] < 4 * KIB
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_the_image_runs_to_the_end_under_qemu(firmware, name):
+    _, runs = firmware
+    qemu, host = runs[name]["qemu"], runs[name]["host"]
+    assert qemu["complete"] and qemu["exit"] == 0, qemu["output"]  # no fault, the report whole
+    assert qemu["status"] == 0 and host["status"] == 0
+    assert qemu["steps"] == host["steps"] == 1000 and qemu["t"] == host["t"] == 1.0
+    assert len(qemu["x"]) == len(host["x"]) == load_model(ROOT / "models" / f"{name}.yaml").n
+    assert qemu["c_norm"] <= 1e-4 and host["c_norm"] <= 1e-12
+
+
+@pytest.mark.parametrize("name", ["slider_crank", "spatial_pendulum"])
+def test_the_float_run_agrees_with_the_double_run(firmware, name):
+    _, runs = firmware
+    qemu, host = runs[name]["qemu"], runs[name]["host"]
+    assert qemu["x_diff_rel"] <= 1e-4
+    if name == "slider_crank":
+        i = coordinate(name, "slider.x")
+        assert abs(qemu["x"][i] - host["x"][i]) <= 1e-4 * abs(host["x"][i])
+
+
+def test_the_double_four_bar_crosses_its_singular_configuration_on_its_branch(firmware):
+    """Both runs locate the all-horizontal configuration (t = 0.714 s) and stay on the
+    parallelogram branch (bar 2 horizontal). The float run's phase after the crossing is off by
+    about 0.02 rad: near the singular configuration the chart's solves lose eps/sigma^2, which
+    float cannot afford (issue 12 notes; the 1e-4 agreement is not met for this model yet)."""
+    _, runs = firmware
+    qemu, host = runs["double_four_bar"]["qemu"], runs["double_four_bar"]["host"]
+    assert qemu["events"] >= 1 and host["events"] == 1
+    bar2 = coordinate("double_four_bar", "bar2.theta")
+    assert abs(qemu["x"][bar2]) < 1e-3 and abs(host["x"][bar2]) < 1e-12
+    bar1 = coordinate("double_four_bar", "bar1.theta")
+    assert abs(host["x"][bar1] - -1.7670744763111155) < 1e-5  # the parallelogram ODE's phi(1 s)
+    assert abs(qemu["x"][bar1] - host["x"][bar1]) < 0.05

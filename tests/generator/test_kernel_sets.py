@@ -1,0 +1,100 @@
+"""Kernel subsets (model/kernel_sets.py, issue 12): which sets a firmware build carries, what the
+emitted C then holds, and when an earlier generation counts as up to date."""
+
+import re
+
+import pytest
+
+from mcsgen.errors import McsError
+from mcsgen.generate import choose_kernel_sets, generate
+from mcsgen.model import complete_initial_state, kernel_sets, load_model
+
+from conftest import ROOT
+
+
+SPATIAL = ROOT / "models" / "spatial_pendulum.yaml"
+
+
+def model(name):
+    return load_model(ROOT / "models" / f"{name}.yaml")
+
+
+def test_a_firmware_build_carries_what_its_settings_need():
+    # RK4, continuation none (the firmware defaults): no predictor, no stiffness, no transitions
+    assert choose_kernel_sets(model("slider_crank"), True, None) == {"motion"}
+    # a file with events switches rows as part of its motion
+    assert choose_kernel_sets(model("pendulum_3r_locking"), True, None) == {
+        "motion",
+        "transitions",
+    }
+    # a host build carries everything
+    assert choose_kernel_sets(model("slider_crank"), False, None) == kernel_sets.ALL
+    # an explicit choice: motion always joins it
+    assert choose_kernel_sets(model("slider_crank"), True, "stiffness") == {"motion", "stiffness"}
+
+
+def test_the_firmware_section_sets_the_run_and_adds_kernel_sets(tmp_path):
+    text = (ROOT / "models" / "spatial_pendulum.yaml").read_text()
+    path = tmp_path / "spatial_pendulum.yaml"
+    path.write_text(
+        re.sub(
+            r"firmware:.*\n(  .*\n)*",
+            "firmware: {continuation: exp, h: 2.0e-3, kernels: [stiffness]}\n",
+            text,
+        )
+    )
+    m = load_model(path)
+    assert m.firmware["simulation"]["continuation"] == "exp"
+    assert m.firmware["simulation"]["method"] == "rk4"  # the firmware default
+    assert m.firmware["simulation"]["h"] == 2e-3
+    assert m.firmware["simulation"]["t_end"] == m.simulation["t_end"]  # the simulation's
+    assert choose_kernel_sets(m, True, None) == {"motion", "predictor", "stiffness"}
+
+
+def test_a_choice_the_settings_cannot_run_is_refused():
+    with pytest.raises(McsError, match="continuation exp needs A_dot"):
+        choose_kernel_sets(model("spatial_pendulum"), False, "stiffness")
+    with pytest.raises(McsError, match="not a kernel set"):
+        choose_kernel_sets(model("spatial_pendulum"), True, "motion,K_c")
+
+
+def test_an_omitted_kernel_is_neither_emitted_nor_in_the_descriptor(tmp_path):
+    _, out, written = generate(
+        ROOT / "models" / "double_four_bar.yaml", out_root=tmp_path, firmware=True
+    )
+    assert written
+    c = (out / "double_four_bar.c").read_text()
+    h = (out / "double_four_bar.h").read_text()
+    for name in ("A_dot", "K_c", "K_f", "D", "group_0_g", "group_0_G_dot"):
+        assert f"double_four_bar_{name}(" not in c + h, name
+    assert "d_c, d_A, d_c_t, d_gamma, NULL, d_M, d_f, NULL, NULL, NULL," in c
+    assert '#define DOUBLE_FOUR_BAR_KERNELS "motion"' in h
+    assert "#define DOUBLE_FOUR_BAR_NGROUPS 0" in h
+    assert " * Kernels: motion." in c and "generate --firmware models/" in c
+    # the joints' locks are gone with their row groups
+    assert all(row.split(", ")[7] == "-1" for row in re.findall(r"\{ \"[A-Z0-9]+\", .*\}", c))
+    # the kernels it keeps are those of the full model, byte for byte
+    full = (ROOT / "generated" / "double_four_bar" / "double_four_bar.c").read_text()
+    body = re.compile(r"\nvoid double_four_bar_(\w+)\(.*?\n\}\n", re.S)
+    kept = {m.group(1): m.group(0) for m in body.finditer(c)}
+    assert {"c", "A", "gamma", "M", "f", "joint_coords"} <= set(kept)
+    for name, text in kept.items():
+        assert text in full, name
+
+
+def test_up_to_date_only_for_the_same_kernel_sets(tmp_path):
+    assert generate(SPATIAL, out_root=tmp_path, firmware=True)[2]
+    assert not generate(SPATIAL, out_root=tmp_path, firmware=True)[2]
+    # the full set into the same place is a different output: written again
+    assert generate(SPATIAL, out_root=tmp_path)[2]
+    assert not generate(SPATIAL, out_root=tmp_path)[2]
+
+
+def test_the_default_place_of_a_subset_is_not_generated(tmp_path, monkeypatch):
+    import mcsgen.generate as gen
+
+    monkeypatch.setattr(gen, "FIRMWARE_GENERATED", tmp_path / "fw")
+    _, out, _ = generate(SPATIAL, firmware=True)
+    assert out == tmp_path / "fw" / "spatial_pendulum"
+    m = complete_initial_state(model("spatial_pendulum"))
+    assert gen.is_up_to_date(m, ROOT / "generated" / "spatial_pendulum")  # untouched, complete
