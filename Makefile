@@ -75,7 +75,7 @@ $(B)/tests-portable/%: tests/runtime/%.c $(PORTABLE_SRC) $(RUNTIME_HDR) $(TEST_M
 	$(CC) $(CFLAGS_STRICT) -O2 -DMCS_LINALG_PORTABLE $(INCLUDES) $(TEST_MODEL_INC) $< \
 	  $(PORTABLE_SRC) $(TEST_MODEL_SRC) -o $@ -lcmocka -lm
 
-C_TESTS := test_basis test_sim test_linalg test_transition test_locks test_statics
+C_TESTS := test_basis test_sim test_memory test_linalg test_transition test_locks test_statics
 
 test-c: deps $(addprefix $(B)/tests/,$(C_TESTS)) $(addprefix $(B)/tests-portable/,$(C_TESTS))
 	@for t in $(C_TESTS); do $(B)/tests/$$t || exit 1; done

@@ -6,7 +6,8 @@
  * (mcs_board.h: under QEMU, firmware/, it prints the state and exits). Built by `make firmware`
  * for a Cortex-M4F (float, -Os, portable linear algebra) and run under QEMU's mps2-an386; checked
  * by `make misra` with the runtime. Compile with -include <name>.h and
- *   -DMCS_APP_NX=<NAME>_NX -DMCS_APP_NC=<NAME>_NC
+ *   -DMCS_APP_NX=<NAME>_NX -DMCS_APP_NC=<NAME>_NC -DMCS_APP_NHELD=<NAME>_NHELD
+ *   -DMCS_APP_MAX_DOF=<NAME>_FIRMWARE_MAX_DOF -DMCS_APP_FEATURES=<NAME>_FIRMWARE_FEATURES
  *   -DMCS_APP_MODEL=<name>_model -DMCS_APP_PARAMS=<name>_default_params */
 #include "mcs/mcs_sim.h"
 #include "mcs_board.h"
@@ -18,20 +19,23 @@ static volatile int firmware_status;
 
 int main(void)
 {
-    static mcs_real work[MCS_SIM_WORK_SIZE(MCS_APP_NX, MCS_APP_NC)];
-    static int iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, MCS_APP_NC)];
+    /* exactly what these options use (mcs_sim_assign), sized at compile time */
+    static mcs_real memory[MCS_SIM_MEMORY_REALS(MCS_APP_NX, MCS_APP_NC, MCS_APP_MAX_DOF,
+                                                MCS_APP_NHELD, MCS_APP_FEATURES)];
     static mcs_sim sim;
-    const size_t work_len = sizeof(work) / sizeof(work[0]);
-    const size_t iwork_len = sizeof(iwork) / sizeof(iwork[0]);
     mcs_options opt;
     mcs_status status;
     long steps = 0;
     long k;
     int i;
     status = mcs_options_default(&opt, &MCS_APP_MODEL);
+    opt.dense_output = 0;
+    opt.max_dof = MCS_APP_MAX_DOF;
+    if ((MCS_APP_FEATURES & MCS_MEM_EVENTS) == 0U) {
+        opt.sing_tol = MCS_R(0.0); /* no singular-configuration search */
+    }
     if (status == MCS_OK) {
-        status = mcs_sim_init(&sim, &MCS_APP_MODEL, &MCS_APP_PARAMS, &opt, work, work_len, iwork,
-                              iwork_len);
+        status = mcs_sim_assign(&sim, &MCS_APP_MODEL, &MCS_APP_PARAMS, &opt, memory, sizeof memory);
     }
     if (status == MCS_OK) {
         status = mcs_sim_start(&sim, MCS_R(0.0), NULL);

@@ -21,7 +21,7 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
     const int kmin = (n < m) ? n : m;
     mcs_real *tau = work;        /* (k) */
     mcs_real *lawork = &work[k]; /* LAPACK work */
-    const size_t lwork_size = MCS_LA_LWORK((size_t)k);
+    const size_t lwork_size = MCS_LINALG_LWORK_QR((size_t)k);
     const int lwork = (int)lwork_size;
     int i;
     int j;
@@ -177,7 +177,9 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
                            mcs_real *Tout, mcs_real *work)
 {
     const int g = (f_old < f_new) ? f_old : f_new;
-    const int k = basis_order(n, 0);
+    /* the blocks are of order f_old, f_new <= n: a simulator sized for few free directions
+     * (options.max_dof) carves only this much */
+    const int k = basis_order((f_old > f_new) ? f_old : f_new, 0);
     const size_t lwork_size = MCS_LA_LWORK((size_t)k);
     if ((n < 1) || (f_old < 0) || (f_new < 0) || (f_old > n) || (f_new > n) || !Tpred || !That ||
         !Tout || !work) {

@@ -38,7 +38,11 @@ mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr)
                         &fr->r, s->w.basis_work);
     s->stats.factorizations++;
     fr->sigma = mcs_frame_ratio(s, fr, fr->r);
-    return (info == 0) ? MCS_OK : MCS_ERR_LINALG;
+    if (info != 0) {
+        return MCS_ERR_LINALG;
+    }
+    /* more free directions than the memory was shaped for (options.max_dof) */
+    return ((s->n - fr->r) > s->f_max) ? MCS_ERR_WORKSPACE : MCS_OK;
 }
 
 /* Load the state (t, x, v) into the probe frame and factor it there. */

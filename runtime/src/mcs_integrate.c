@@ -205,6 +205,9 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
     if (!s || !s->ready || !x || !v) {
         return MCS_ERR_ARGUMENT;
     }
+    if ((q || qd) && (s->probe.Q == NULL)) {
+        return MCS_ERR_UNSUPPORTED; /* assigned without dense_output */
+    }
     st = mcs_dense_state(s, t, x, v);
     if (st != MCS_OK) {
         return st;

@@ -76,7 +76,8 @@ static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
     if ((rows < 1) || (g && ((g->ng < 1) || (rows != g->nrows) || (g->rotation && (g->ng < 4))))) {
         return MCS_ERR_ARGUMENT; /* a group inconsistent with its own counts */
     }
-    if (((m + rows) > (s->model->nc + s->opt.max_locks)) || (k >= s->opt.max_locks) ||
+    if ((s->lock_a == NULL) || ((m + rows) > (s->model->nc + s->opt.max_locks)) ||
+        (k >= s->opt.max_locks) ||
         (((size_t)at + (size_t)nref) >
          (4U * MCS_SIM_K((size_t)n, (size_t)s->model->nc + (size_t)s->opt.max_locks)))) {
         return MCS_ERR_WORKSPACE; /* the workspace was sized for fewer lock rows (max_locks) */

@@ -21,6 +21,9 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     if (m == 0) {
         return MCS_OK;
     }
+    if ((s->probe.Q == NULL) || (s->w.yerr == NULL)) {
+        return MCS_ERR_UNSUPPORTED; /* assigned without dense_output */
+    }
     pr = &s->probe;
     st = mcs_probe_factor(s, t, x, v);
     if (st != MCS_OK) {

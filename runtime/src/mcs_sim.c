@@ -1,113 +1,7 @@
-/* mcs_sim.c - the simulator's state: options, the layout of the caller's workspace, init, and
- * the small queries. The integration itself is in mcs_chart.c, mcs_integrate.c and mcs_step.c
+/* mcs_sim.c - the simulator's state: options and their checks, binding a model to memory
+ * (mcs_memory.c lays the memory out), and the small queries. The integration itself is in mcs_chart.c, mcs_integrate.c and mcs_step.c
  * (mcs_sim_internal.h lists who does what). */
 #include "mcs_sim_internal.h"
-
-/* ---------------------------------------------------------------- workspace carving */
-
-typedef struct carver {
-    mcs_real *w;
-    size_t used;
-    size_t len;
-    int *iw;
-    size_t iused;
-    size_t ilen;
-} carver;
-
-static mcs_real *take(carver *c, size_t k)
-{
-    mcs_real *p = c->w ? (&c->w[c->used]) : NULL;
-    c->used += k;
-    return p;
-}
-
-static int *itake(carver *c, size_t k)
-{
-    int *p = c->iw ? (&c->iw[c->iused]) : NULL;
-    c->iused += k;
-    return p;
-}
-
-static void carve_frame(carver *c, mcs_frame *fr, size_t k)
-{
-    fr->x = take(c, k);
-    fr->v = take(c, k);
-    fr->q = take(c, k);
-    fr->Q = take(c, k * k);
-    fr->R = take(c, k * k);
-    fr->piv = itake(c, k);
-    fr->t = MCS_R(0.0);
-    fr->r = 0;
-    fr->sigma = MCS_R(1.0);
-}
-
-/* Lays out everything; with null arrays it only counts. */
-static void carve_all(carver *c, mcs_sim *s, int n, int m)
-{
-    const size_t k = MCS_SIM_K((size_t)n, (size_t)m);
-    int i;
-    carve_frame(c, &s->cur, k);
-    carve_frame(c, &s->prev, k);
-    carve_frame(c, &s->probe, k);
-    s->w.A = take(c, k * k);
-    s->w.A_dot = take(c, k * k);
-    s->w.M = take(c, k * k);
-    s->w.G = take(c, k * k);
-    s->w.Z = take(c, k * k);
-    s->w.Phi = take(c, k * k);
-    s->w.MPhi = take(c, k * k);
-    s->w.Mred = take(c, k * k);
-    s->w.That = take(c, k * k);
-    s->w.Tpred = take(c, k * k);
-    s->w.c = take(c, k);
-    s->w.c_t = take(c, k);
-    s->w.gamma = take(c, k);
-    s->w.f = take(c, k);
-    s->w.p = take(c, k);
-    s->w.xs = take(c, k);
-    s->w.vs = take(c, k);
-    s->w.tmp2 = take(c, k);
-    s->w.rhs = take(c, k);
-    s->w.tmp = take(c, k);
-    s->w.y0 = take(c, 2U * k);
-    s->w.y1 = take(c, 2U * k);
-    s->w.ys = take(c, 2U * k);
-    s->w.yerr = take(c, 2U * k);
-    for (i = 0; i < 7; ++i) {
-        s->w.k[i] = take(c, 2U * k);
-    }
-    s->event.x = take(c, k);
-    s->event.rdiag = take(c, k);
-    s->event.continued = take(c, k * k);
-    s->event.motions = take(c, k * k);
-    s->w.basis_work = take(c, MCS_BASIS_WORK_SIZE((size_t)n, (size_t)m));
-    s->w.ipiv = itake(c, k);
-    s->lock_key = itake(c, k);
-    s->lock_group = itake(c, k);
-    s->lock_rows = itake(c, k);
-    s->lock_ref_at = itake(c, k);
-    s->lock_ref = take(c, 4U * k);
-    s->lock_a = take(c, k * k);
-    s->lock_g = take(c, k + 3U);
-    s->lock_G = take(c, (k + 3U) * k);
-    s->w.basis_iwork = itake(c, MCS_BASIS_IWORK_SIZE((size_t)n, (size_t)m));
-}
-
-/* The workspace the layout above takes: carve_all in counting mode, so the sizes can never
- * disagree with the layout. The MCS_SIM_*_SIZE macros (for static allocation) are checked equal
- * to these by tests/runtime/test_sim.c. */
-mcs_status mcs_sim_workspace_size(int n, int m, size_t *reals, size_t *ints)
-{
-    carver c = {0, 0, 0, 0, 0, 0};
-    mcs_sim scratch;
-    if ((n < 1) || (m < 0) || (n > MCS_MAX_DIM) || (m > MCS_MAX_DIM) || !reals || !ints) {
-        return MCS_ERR_ARGUMENT;
-    }
-    carve_all(&c, &scratch, n, m);
-    *reals = c.used;
-    *ints = c.iused;
-    return MCS_OK;
-}
 
 mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
 {
@@ -128,6 +22,8 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
     opt->sing_tol = MAX2(MCS_R(1e-6), 1000 * MCS_REAL_EPS);
     opt->chart_tol = MAX2(MCS_R(1e-4), 1000 * MCS_REAL_EPS);
     opt->max_locks = 0;
+    opt->dense_output = 1;
+    opt->max_dof = 0;
     opt->max_steps = 10000000L;
     opt->max_attempts = 100;
     return MCS_OK;
@@ -154,17 +50,14 @@ static int options_valid(const mcs_options *o, const mcs_model *model)
            ((unsigned)o->continuation <= (unsigned)MCS_CONT_OFF) && (o->newton_max_iter >= 1) &&
            (o->newton_max_iter <= 10000) && (o->max_locks >= 0) &&
            (o->max_locks <= (MCS_MAX_DIM - model->nc)) && (o->max_steps >= 1) &&
-           (o->max_attempts >= 1) && (o->max_attempts <= 1000000);
+           (o->max_attempts >= 1) && (o->max_attempts <= 1000000) &&
+           ((o->dense_output == 0) || (o->dense_output == 1)) && (o->max_dof >= 0) &&
+           (o->max_dof <= model->nx);
 }
 
-mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
-                        const mcs_options *opt, mcs_real *work, size_t work_len, int *iwork,
-                        size_t iwork_len)
+mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
 {
-    carver c = {0, 0, 0, 0, 0, 0};
-    size_t need;
-    size_t ineed;
-    if (!s || !model || !params || !opt || !work || !iwork) {
+    if (!model || !opt) {
         return MCS_ERR_ARGUMENT;
     }
     if (model->abi_version != MCS_MODEL_ABI_VERSION) {
@@ -180,23 +73,19 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
         ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP))) {
         return MCS_ERR_UNSUPPORTED;
     }
-    /* room for the model's rows and the locks it may take */
-    if (mcs_sim_workspace_size(model->nx, model->nc + opt->max_locks, &need, &ineed) != MCS_OK) {
-        return MCS_ERR_ARGUMENT;
-    }
-    if ((work_len < need) || (iwork_len < ineed)) {
-        return MCS_ERR_WORKSPACE;
-    }
+    return MCS_OK;
+}
+
+void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const mcs_options *opt,
+                  unsigned features, int f_max)
+{
     s->model = model;
     s->params = params;
     s->opt = *opt;
     s->n = model->nx;
     s->m = model->nc;
-    c.w = work;
-    c.len = work_len;
-    c.iw = iwork;
-    c.ilen = iwork_len;
-    carve_all(&c, s, s->n, s->m + opt->max_locks);
+    s->features = features;
+    s->f_max = f_max;
     s->nlocks = 0;
     s->transitions = 0;
     s->h_last = MCS_R(0.0);
@@ -211,7 +100,6 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
         mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0};
         s->stats = zero;
     }
-    return MCS_OK;
 }
 
 /* ---------------------------------------------------------------- queries */

@@ -1,7 +1,9 @@
 /* mcs_sim_internal.h - what the simulator's modules share (internal: not a public header).
  *
  * The simulator (mcs/mcs_sim.h) is split by job:
- *   mcs_sim.c        options, workspace layout (one carver, which also counts), init, queries
+ *   mcs_sim.c        options and their checks, binding a model to memory, queries
+ *   mcs_memory.c     the memory layout (one carver, which also counts): mcs_sim_init,
+ *                    mcs_sim_memory_size, mcs_sim_assign
  *   mcs_chart.c      factorization of frames, basis continuation, the chart map and its ODE
  *                    (SPEC §2-§4)
  *   mcs_assembly.c   consistent initial state (mcs_sim_set_state)
@@ -28,6 +30,17 @@
 
 #define MAX2(a, b) (((a) > (b)) ? (a) : (b))
 #define MIN2(a, b) (((a) < (b)) ? (a) : (b))
+
+/* ---- mcs_sim.c: what mcs_sim_init and mcs_sim_assign (mcs_memory.c) share ---- */
+
+/* The model and options can be run: MCS_OK, MCS_ERR_ARGUMENT, MCS_ERR_MODEL_VERSION, or
+ * MCS_ERR_UNSUPPORTED (options that need a kernel the model was generated without). */
+mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt);
+
+/* Binds s (its buffers carved) to the model, parameters and options; features: the memory it
+ * has (MCS_MEM_*), f_max: the free directions its buffers hold. No state yet (ready = 0). */
+void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const mcs_options *opt,
+                  unsigned features, int f_max);
 
 /* ---- mcs_rows.c: the m rows in use (every kernel of the rows goes through these;
  * outputs as the model's kernels, with m rows) ---- */

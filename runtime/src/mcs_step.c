@@ -137,6 +137,9 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
     if (!s || !s->ready || !(t_target > s->cur.t)) {
         return MCS_ERR_ARGUMENT;
     }
+    if ((mcs_sim_memory_features(&s->opt) & ~s->features) != 0U) {
+        return MCS_ERR_ARGUMENT; /* options changed to need memory mcs_sim_assign did not give */
+    }
     if (s->opt.method == MCS_METHOD_DOPRI5) {
         return step_dopri5(s, t_target);
     }

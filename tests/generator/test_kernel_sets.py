@@ -49,6 +49,13 @@ def test_the_firmware_section_sets_the_run_and_adds_kernel_sets(tmp_path):
     assert m.firmware["simulation"]["h"] == 2e-3
     assert m.firmware["simulation"]["t_end"] == m.simulation["t_end"]  # the simulation's
     assert choose_kernel_sets(m, True, None) == {"motion", "predictor", "stiffness"}
+    assert (m.firmware["max_dof"], m.firmware["events"]) == (0, True)  # the defaults
+    # the shipped slider-crank sizes its firmware memory for one free direction, no events
+    sc = model("slider_crank")
+    assert (sc.firmware["max_dof"], sc.firmware["events"]) == (1, False)
+    header = (ROOT / "generated" / "slider_crank" / "slider_crank.h").read_text()
+    assert "#define SLIDER_CRANK_FIRMWARE_MAX_DOF 1\n" in header
+    assert "#define SLIDER_CRANK_FIRMWARE_FEATURES 0U\n" in header
 
 
 def test_a_choice_the_settings_cannot_run_is_refused():

@@ -357,6 +357,7 @@ def render(
         },
         "kernel_sets": kernel_sets.label(sets),
         "generate_options": generate_options,
+        "firmware_features": _firmware_features(model.firmware),
         # without the transitions set the descriptor has no row groups, switches or events
         "row_groups": model.row_groups if transitions else [],
         "switches": model.switches if transitions else [],
@@ -381,6 +382,22 @@ def render(
         f"{model.name}.h": env.get_template("model.h.j2").render(ctx),
         f"{model.name}.c": env.get_template("model.c.j2").render(ctx),
     }
+
+
+def _firmware_features(firmware):
+    """The MCS_MEM_* bits (mcs_sim.h) a run with the file's firmware settings uses."""
+    sim = firmware["simulation"]
+    bits = [
+        name
+        for name, on in (
+            ("MCS_MEM_DOPRI5", sim["method"] == "dopri5"),
+            ("MCS_MEM_EULER", sim["continuation"] == "euler"),
+            ("MCS_MEM_EXP", sim["continuation"] == "exp"),
+            ("MCS_MEM_EVENTS", firmware["events"]),
+        )
+        if on
+    ]
+    return "(" + " | ".join(bits) + ")" if bits else "0U"
 
 
 def _comment_safe(path):

@@ -294,7 +294,7 @@ class _Validator(Reader):
         self.dynamics(doc["dynamics"], model, pos_syms, vel_syms)
         self.initial(doc["initial"], model)
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
-        model.firmware = self.firmware(doc.get("firmware", {}) or {}, model.simulation)
+        model.firmware = self.firmware(doc.get("firmware", {}) or {}, model.simulation, model.n)
         self.switches(doc, model, pos_syms, vel_syms)
         return model
 
@@ -360,7 +360,7 @@ class _Validator(Reader):
             )
         model.x0 = [to_double(a.xreplace(values)) for a in x0]
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
-        model.firmware = self.firmware(doc.get("firmware", {}) or {}, model.simulation)
+        model.firmware = self.firmware(doc.get("firmware", {}) or {}, model.simulation, model.n)
         positions, velocities = joint_namespace(model, params, t)
         self.switches(doc, model, positions, velocities)
         # the velocities those rates imply are solved at generation (initial.py), not here
@@ -581,7 +581,8 @@ class _Validator(Reader):
 
     def simulation(self, raw, where="simulation", base=None):
         raw = self.mapping(raw, where)
-        self.unknown_keys(raw, set(SIM_DEFAULTS) | ({"kernels"} if base else set()), where)
+        firmware_keys = {"kernels", "max_dof", "events"} if base else set()
+        self.unknown_keys(raw, set(SIM_DEFAULTS) | firmware_keys, where)
         sim = dict(base or SIM_DEFAULTS)
         for key in ("t_end", "h", "rtol", "atol"):
             if key in raw:
@@ -595,13 +596,21 @@ class _Validator(Reader):
                 sim[key] = raw[key]
         return sim
 
-    def firmware(self, raw, simulation):
+    def firmware(self, raw, simulation, n):
         """`firmware:` the simulation's settings for a firmware build (method rk4, continuation
-        none unless given: the smallest run) and `kernels:` sets to carry beyond what those
-        settings need (statics on the target: [stiffness])."""
+        none unless given: the smallest run), `kernels:` sets to carry beyond what those
+        settings need (statics on the target: [stiffness]), and what sizes its memory:
+        `max_dof` (the most free directions the run meets; 0, the default, is n) and `events`
+        (whether it locates singular configurations; default true)."""
         raw = self.mapping(raw, "firmware")
         base = dict(simulation, method="rk4", continuation="none")
         sim = self.simulation(raw, "firmware", base)
+        max_dof = raw.get("max_dof", 0)
+        if isinstance(max_dof, bool) or not isinstance(max_dof, int) or not 0 <= max_dof <= n:
+            self.fail("firmware.max_dof", f"expected a whole number from 0 to {n}, got {max_dof!r}")
+        events = raw.get("events", True)
+        if not isinstance(events, bool):
+            self.fail("firmware.events", f"expected true or false, got {events!r}")
         extra = set()
         for i, name in enumerate(self.seq(raw.get("kernels", []) or [], "firmware.kernels")):
             if name not in KERNEL_SETS:
@@ -610,7 +619,7 @@ class _Validator(Reader):
                     f"'{name}' is not a kernel set ({', '.join(KERNEL_SETS)})",
                 )
             extra.add(name)
-        return {"simulation": sim, "kernels": frozenset(extra)}
+        return {"simulation": sim, "kernels": frozenset(extra), "max_dof": max_dof, "events": events}
 
 
 def _held_row(row, x):

@@ -21,13 +21,19 @@ typedef enum mcs_continuation {
 } mcs_continuation;
 
 /* Real workspace of mcs_qr_basis / mcs_predict_tangent / mcs_align_basis for n coordinates and
- * m constraints. */
+ * m constraints (each needs less: MCS_BASIS_QR_WORK_SIZE, MCS_BASIS_ALIGN_WORK_SIZE, and 7 n^2
+ * for the exp predictor, n^2 for euler). */
 #define MCS_BASIS_MAX(a, b) (((a) > (b)) ? (a) : (b))
 #define MCS_BASIS_K(n, m) MCS_BASIS_MAX(MCS_BASIS_MAX((n), (m)), 1)
 #define MCS_BASIS_WORK_SIZE(n, m) \
     ((9 * MCS_BASIS_K(n, m) * MCS_BASIS_K(n, m)) + (2 * MCS_BASIS_K(n, m)) + \
      MCS_LINALG_LWORK(MCS_BASIS_K(n, m)))
 #define MCS_BASIS_IWORK_SIZE(n, m) (MCS_BASIS_K(n, m))
+/* What mcs_qr_basis alone needs, and mcs_align_basis for bases of up to f columns. */
+#define MCS_BASIS_QR_WORK_SIZE(n, m) (MCS_BASIS_K(n, m) + MCS_LINALG_LWORK_QR(MCS_BASIS_K(n, m)))
+#define MCS_BASIS_ALIGN_WORK_SIZE(f) \
+    ((4 * MCS_BASIS_K(f, 0) * MCS_BASIS_K(f, 0)) + MCS_BASIS_K(f, 0) + \
+     MCS_LINALG_LWORK(MCS_BASIS_K(f, 0)))
 
 /* Factor A^T P = Q R for A (m x n, lda >= m).
  * Out: Q (n x n, ld n) orthogonal; R (n x m, ld n) with R in its upper triangle; piv (m) the

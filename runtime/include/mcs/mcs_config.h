@@ -70,6 +70,14 @@ typedef double mcs_real;
 /* Real workspace that every linear-algebra call of either backend accepts for matrices of
  * order <= k (LAPACK's blocked routines with block size 64; the portable Jacobi SVD's 3 k^2).
  * Public because the workspace macros of mcs_basis.h and mcs_sim.h are built on it. */
-#define MCS_LINALG_LWORK(k) ((3 * (k) * (k)) + (66 * ((k) + 1)) + (8 * (k)) + 16)
+#define MCS_LINALG_LWORK(k) ((3 * (k) * (k)) + MCS_LINALG_LWORK_QR(k))
+/* The part the QR factorization and the forming of Q need (no SVD): LAPACK's dgeqp3 and dorgqr
+ * with block size 64, or the portable backend's k. (Memory sized with one backend and used
+ * with the other is at worst refused with MCS_ERR_WORKSPACE: mcs_sim_assign checks.) */
+#ifdef MCS_LINALG_PORTABLE
+#define MCS_LINALG_LWORK_QR(k) (k)
+#else
+#define MCS_LINALG_LWORK_QR(k) ((66 * ((k) + 1)) + (8 * (k)) + 16)
+#endif
 
 #endif /* MCS_CONFIG_H */

@@ -30,14 +30,67 @@ typedef enum mcs_method {
     MCS_METHOD_DOPRI5 = 1 /* Dormand-Prince 5(4) with error control and dense output */
 } mcs_method;
 
-/* Workspace (number of mcs_real / int entries) for a model with n coordinates and m constraints,
- * as compile-time constants for static allocation. They equal what mcs_sim_workspace_size counts
- * from the layout itself (a test checks it for many n, m). */
+/* ---- memory: every size a compile-time constant of the model and the options ----
+ *
+ * What a set of options needs beyond the core of every run (RK4, continuation none or off, no
+ * dense output, no event detection, no locks). mcs_sim_memory_features(options) ORs them. */
+#define MCS_MEM_DOPRI5 1U  /* method DOPRI5: seven stages and the error estimate */
+#define MCS_MEM_EULER 2U   /* continuation euler: A_dot */
+#define MCS_MEM_EXP 4U     /* continuation exp: A_dot and the exponential's work */
+#define MCS_MEM_DENSE 8U   /* dense_output: mcs_sim_dense's q and qd, mcs_sim_multipliers */
+#define MCS_MEM_EVENTS 16U /* sing_tol > 0: singular-configuration search and its record */
+#define MCS_MEM_LOCKS 32U  /* max_locks > 0: transitions */
+#define MCS_MEM_ALL 63U
+
+#define MCS_SIM_MAX(a, b) (((a) > (b)) ? (a) : (b))
+#define MCS_SIM_MIN(a, b) (((a) < (b)) ? (a) : (b))
 #define MCS_SIM_K(n, m) MCS_BASIS_K(n, m)
+/* The free directions the buffers hold: f (options.max_dof; 0 = n), or n when dense output,
+ * events or locks may meet more. */
+#define MCS_SIM_F(n, f, feat) \
+    ((((feat) & (MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS)) || ((f) < 1) || ((f) > (n))) \
+         ? (n) \
+         : (f))
+#define MCS_SIM_ON(feat, bits, k) ((((feat) & (bits)) != 0U) ? (k) : 0)
+/* reals of one frame: x, v, q, Q (n x n), R (n x m) */
+#define MCS_SIM_FRAME_(n, m, F) ((2 * (n)) + (F) + ((n) * (n)) + ((n)*MCS_SIM_MAX((m), 1)))
+#define MCS_SIM_BASIS_(n, m, F, feat) \
+    MCS_SIM_MAX( \
+        MCS_SIM_MAX(MCS_BASIS_QR_WORK_SIZE(n, m), MCS_BASIS_ALIGN_WORK_SIZE(F)), \
+        (((feat)&MCS_MEM_EXP) ? (7 * (n) * (n)) : MCS_SIM_ON(feat, MCS_MEM_EULER, (n) * (n))))
+#define MCS_SIM_REALS_(n, m, K, F, held, feat) \
+    (((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1)) * MCS_SIM_FRAME_(n, m, F)) + \
+     ((1 + MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP | MCS_MEM_LOCKS, 1)) * \
+      MCS_SIM_MAX((m), 1) * (n)) + \
+     ((n) * (n)) + \
+     (MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) * MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1)) + \
+     (5 * (n) * (F)) + ((F) * (F)) + (3 * MCS_SIM_MAX((m), 1)) + (3 * (n)) + (4 * (K)) + \
+     (14 * (F)) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DENSE, 2 * (F)) + \
+     MCS_SIM_ON(feat, MCS_MEM_DOPRI5, 6 * (F)) + \
+     MCS_SIM_ON(feat, MCS_MEM_EVENTS, (n) + (K) + (2 * (n) * (n))) + \
+     MCS_SIM_BASIS_(n, m, F, feat) + (4 * (K)) + MCS_SIM_ON(feat, MCS_MEM_LOCKS, (K) * (n)) + \
+     ((K) + 3) + \
+     (((feat)&MCS_MEM_LOCKS) ? (((K) + 3) * (K)) : (MCS_SIM_MAX((held), 1) * ((n) + 1))))
+#define MCS_SIM_INTS_(m, K, feat) \
+    (((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1)) * MCS_SIM_MAX((m), 1)) + (6 * (K)))
+
+/* The block mcs_sim_assign carves, in mcs_real units (declare it `static mcs_real
+ * mem[MCS_SIM_MEMORY_REALS(...)]`, so it is aligned for mcs_real), for a model with n
+ * coordinates, m = nc + options.max_locks rows and `held` held initial velocities (<NAME>_NHELD),
+ * options.max_dof = f (0: n) and the features the options use (mcs_sim_memory_features). Equal
+ * to mcs_sim_memory_size / sizeof(mcs_real) (a test checks it). A generated header gives it per
+ * model: <NAME>_SIM_MEMORY(max_dof, features). */
+#define MCS_SIM_MEMORY_REALS(n, m, f, held, feat) \
+    (MCS_SIM_REALS_(n, m, MCS_SIM_K(n, m), MCS_SIM_F(n, f, feat), held, feat) + \
+     (((MCS_SIM_INTS_(m, MCS_SIM_K(n, m), feat) * sizeof(int)) + sizeof(mcs_real) - 1) / \
+      sizeof(mcs_real)))
+
+/* Workspace (number of mcs_real / int entries) of mcs_sim_init for a model with n coordinates and
+ * m rows (nc + max_locks): every feature, every shape at its largest. They equal what
+ * mcs_sim_workspace_size counts from the layout itself (a test checks it for many n, m). */
 #define MCS_SIM_WORK_SIZE(n, m) \
-    ((20 * MCS_SIM_K(n, m) * MCS_SIM_K(n, m)) + (51 * MCS_SIM_K(n, m)) + 3 + \
-     MCS_BASIS_WORK_SIZE(n, m))
-#define MCS_SIM_IWORK_SIZE(n, m) ((8 * MCS_SIM_K(n, m)) + MCS_BASIS_IWORK_SIZE(n, m))
+    MCS_SIM_REALS_(n, m, MCS_SIM_K(n, m), (n), MCS_SIM_K(n, m) + 2, MCS_MEM_ALL)
+#define MCS_SIM_IWORK_SIZE(n, m) MCS_SIM_INTS_(m, MCS_SIM_K(n, m), MCS_MEM_ALL)
 
 typedef struct mcs_options {
     mcs_method method;
@@ -67,6 +120,13 @@ typedef struct mcs_options {
      * ones included (default 100, 1 .. 10^6). */
     long max_steps;
     int max_attempts;
+    /* Memory (mcs_sim_assign sizes by them; mcs_sim_init has room for everything). dense_output:
+     * 1 (default) keeps what mcs_sim_dense's q and qd and mcs_sim_multipliers need; 0 does not
+     * (they return MCS_ERR_UNSUPPORTED; mcs_sim_dense's x and v still work). max_dof: the most
+     * free directions (n - rank) a run without dense output, events or locks meets; 0 (default)
+     * is n. A factorization with more returns MCS_ERR_WORKSPACE. */
+    int dense_output;
+    int max_dof;
 } mcs_options;
 
 /* The state at one time and the factorization of A(x, t)^T there. */
@@ -131,7 +191,9 @@ typedef struct mcs_sim {
     mcs_real t_grid0; /* RK4: origin of the fixed grid */
     long grid_index;  /* RK4: index of the last grid point reached */
     mcs_stats stats;
-    mcs_event event; /* the last event located */
+    unsigned features; /* the memory it was given: MCS_MEM_* (mcs_sim_init: all) */
+    int f_max;         /* the free directions its buffers hold */
+    mcs_event event;   /* the last event located */
     /* Locks now active (mcs_sim_lock, _lock_row, _lock_group), their rows after the model's nc
      * rows in this order: m = nc + the sum of lock_rows. Sizes with K = MCS_SIM_K(n, nc +
      * max_locks). */
@@ -196,7 +258,24 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model);
  * the MCS_SIM_*_SIZE macros). */
 mcs_status mcs_sim_workspace_size(int n, int m, size_t *reals, size_t *ints);
 
-/* Bind a model, its parameters (kept by pointer) and options to caller-owned workspace. */
+/* What the options need of the memory beyond the core (MCS_MEM_* bits; all for NULL). */
+unsigned mcs_sim_memory_features(const mcs_options *opt);
+
+/* Bytes of the one block mcs_sim_assign carves for this model and these options: only what they
+ * use (R as n x m, no probe frame without dense output or events, 4 RK4 stages, bases of
+ * max_dof columns, ...). 0 when mcs_sim_assign would refuse them. */
+size_t mcs_sim_memory_size(const mcs_model *model, const mcs_options *opt);
+
+/* Bind a model, its parameters (kept by pointer) and options to the caller's block raw of size
+ * bytes, aligned for mcs_real (an mcs_real array: see MCS_SIM_MEMORY_REALS): MCS_ERR_WORKSPACE
+ * when size < mcs_sim_memory_size, nothing written beyond it. The firmware path; options that
+ * need more memory later (another method, events turned on) make mcs_sim_step return
+ * MCS_ERR_ARGUMENT. */
+mcs_status mcs_sim_assign(mcs_sim *sim, const mcs_model *model, const void *params,
+                          const mcs_options *opt, void *raw, size_t size);
+
+/* Bind a model, its parameters (kept by pointer) and options to caller-owned workspace (room for
+ * every option: the convenience path on hosts). */
 mcs_status mcs_sim_init(mcs_sim *sim, const mcs_model *model, const void *params,
                         const mcs_options *opt, mcs_real *work, size_t work_len, int *iwork,
                         size_t iwork_len);

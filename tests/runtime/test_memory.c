@@ -1,0 +1,214 @@
+/* test_memory.c - the caller-sized memory (mcs_memory.c): mcs_sim_memory_size equals the
+ * compile-time macro, exactly that many bytes run (under ASan, the block malloc'ed to the byte)
+ * and one byte fewer is refused, options that use less get less, and a run in assigned memory
+ * equals the same run in mcs_sim_init's workspace bit for bit (a buffer carved too small would
+ * overwrite its neighbour and change the numbers). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mcs/mcs_sim.h"
+#include "planar_pendulum_redundant.h"
+#include "slider_crank.h"
+#include "spatial_pendulum.h"
+
+static mcs_real work[MCS_SIM_WORK_SIZE(SLIDER_CRANK_NX, SLIDER_CRANK_NC + 2)];
+static int iwork[MCS_SIM_IWORK_SIZE(SLIDER_CRANK_NX, SLIDER_CRANK_NC + 2)];
+#define WORK_ARGS work, sizeof work / sizeof *work, iwork, sizeof iwork / sizeof *iwork
+
+/* Options with exactly the features `feat` (EULER and EXP not both). */
+static void options_for(const mcs_model *md, unsigned feat, int max_dof, mcs_options *opt)
+{
+    mcs_options_default(opt, md);
+    opt->method = (feat & MCS_MEM_DOPRI5) ? MCS_METHOD_DOPRI5 : MCS_METHOD_RK4;
+    opt->continuation = (feat & MCS_MEM_EXP)     ? MCS_CONT_EXP
+                        : (feat & MCS_MEM_EULER) ? MCS_CONT_EULER
+                                                 : MCS_CONT_NONE;
+    opt->dense_output = (feat & MCS_MEM_DENSE) ? 1 : 0;
+    opt->sing_tol = (feat & MCS_MEM_EVENTS) ? opt->sing_tol : 0;
+    opt->max_locks = (feat & MCS_MEM_LOCKS) ? 2 : 0;
+    opt->max_dof = max_dof;
+    opt->h = 1e-3;
+    opt->rtol = 1e-9;
+    opt->atol = 1e-11;
+}
+
+static void test_size_equals_the_macro_for_every_feature_set(void **state)
+{
+    mcs_model md = spatial_pendulum_model;
+    unsigned feat;
+    (void)state;
+    for (md.nx = 1; md.nx <= 24; ++md.nx)
+        for (md.nc = 0; md.nc <= 26; md.nc += 1 + (md.nc > 6))
+            for (feat = 0; feat <= MCS_MEM_ALL; ++feat) {
+                const int nx = md.nx, nc = md.nc;
+                int f;
+                if ((feat & MCS_MEM_EULER) && (feat & MCS_MEM_EXP))
+                    continue;
+                for (f = 0; f <= nx; f += 1 + (f > 3)) {
+                    mcs_options opt;
+                    const int m = nc + ((feat & MCS_MEM_LOCKS) ? 2 : 0);
+                    options_for(&md, feat, f, &opt);
+                    assert_int_equal(mcs_sim_memory_features(&opt), feat);
+                    assert_int_equal(mcs_sim_memory_size(&md, &opt),
+                                     MCS_SIM_MEMORY_REALS(nx, m, f, md.nheld, feat) *
+                                         sizeof(mcs_real));
+                }
+            }
+}
+
+/* The end state of a run of t_end in memory assigned from an exact malloc'ed block; returns the
+ * status of the run. */
+static mcs_status run_assigned(const mcs_model *md, const mcs_options *opt, double t_end,
+                               mcs_real *x_end)
+{
+    const size_t size = mcs_sim_memory_size(md, opt);
+    void *raw;
+    mcs_sim sim;
+    mcs_status st;
+    int i;
+    assert_true(size > 0);
+    raw = malloc(size); /* ASan: a byte written past it is an error */
+    assert_non_null(raw);
+    assert_int_equal(mcs_sim_assign(&sim, md, md->default_params, opt, raw, size - 1),
+                     MCS_ERR_WORKSPACE);
+    assert_int_equal(mcs_sim_assign(&sim, md, md->default_params, opt, raw, size), MCS_OK);
+    st = mcs_sim_start(&sim, 0, NULL);
+    if (st == MCS_OK)
+        st = mcs_sim_advance(&sim, t_end);
+    for (i = 0; i < md->nx; ++i)
+        x_end[i] = sim.cur.x[i];
+    free(raw);
+    return st;
+}
+
+static void run_initialized(const mcs_model *md, const mcs_options *opt, double t_end,
+                            mcs_real *x_end)
+{
+    mcs_sim sim;
+    int i;
+    assert_int_equal(mcs_sim_init(&sim, md, md->default_params, opt, WORK_ARGS), MCS_OK);
+    assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);
+    assert_int_equal(mcs_sim_advance(&sim, t_end), MCS_OK);
+    for (i = 0; i < md->nx; ++i)
+        x_end[i] = sim.cur.x[i];
+}
+
+static void same_run(const mcs_model *md, unsigned feat, int max_dof, double t_end)
+{
+    mcs_options opt;
+    mcs_real lean[SLIDER_CRANK_NX], full[SLIDER_CRANK_NX];
+    int i;
+    options_for(md, feat, max_dof, &opt);
+    assert_int_equal(run_assigned(md, &opt, t_end, lean), MCS_OK);
+    run_initialized(md, &opt, t_end, full);
+    for (i = 0; i < md->nx; ++i)
+        assert_true(lean[i] == full[i]);
+}
+
+static void test_assigned_runs_equal_initialized_runs(void **state)
+{
+    (void)state;
+    /* the firmware configuration: RK4, continuation none, one free direction */
+    same_run(&slider_crank_model, 0U, 1, 0.2);
+    same_run(&slider_crank_model, MCS_MEM_EXP, 1, 0.1);
+    same_run(&slider_crank_model, MCS_MEM_DOPRI5 | MCS_MEM_EXP | MCS_MEM_DENSE | MCS_MEM_EVENTS, 0,
+             0.1);
+    same_run(&spatial_pendulum_model, 0U, 2, 1.0);
+    same_run(&spatial_pendulum_model, MCS_MEM_EULER | MCS_MEM_EVENTS, 0, 1.0);
+    same_run(&spatial_pendulum_model, MCS_MEM_DOPRI5 | MCS_MEM_LOCKS, 0, 1.0);
+    /* dependent rows: rank 1 of 2 */
+    same_run(&planar_pendulum_redundant_model, MCS_MEM_DENSE, 1, 1.0);
+}
+
+static void test_options_that_use_less_get_less(void **state)
+{
+    const mcs_model *md = &slider_crank_model;
+    mcs_options lean, opt;
+    size_t reals = 0, ints = 0;
+    (void)state;
+    options_for(md, 0U, 1, &lean);
+    options_for(md, 0U, 0, &opt); /* bases of any size */
+    assert_true(mcs_sim_memory_size(md, &lean) < mcs_sim_memory_size(md, &opt));
+    options_for(md, MCS_MEM_EULER, 1, &opt); /* A_dot */
+    assert_true(mcs_sim_memory_size(md, &lean) < mcs_sim_memory_size(md, &opt));
+    options_for(md, MCS_MEM_DOPRI5, 1, &opt); /* three more stages, the error */
+    assert_true(mcs_sim_memory_size(md, &lean) < mcs_sim_memory_size(md, &opt));
+    options_for(md, MCS_MEM_DENSE, 1, &opt); /* the probe frame */
+    assert_true(mcs_sim_memory_size(md, &lean) < mcs_sim_memory_size(md, &opt));
+    {
+        const size_t dense = mcs_sim_memory_size(md, &opt);
+        options_for(md, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1, &opt); /* and the event record */
+        assert_true(dense < mcs_sim_memory_size(md, &opt));
+    }
+    /* mcs_sim_init's workspace holds the largest of them */
+    options_for(md, MCS_MEM_ALL & ~MCS_MEM_EULER, 0, &opt);
+    assert_int_equal(mcs_sim_workspace_size(md->nx, md->nc + 2, &reals, &ints), MCS_OK);
+    assert_true(mcs_sim_memory_size(md, &opt) <= (reals * sizeof(mcs_real)) + (ints * sizeof(int)));
+    printf("slider-crank memory: RK4 none max_dof 1 %zu B, any dof %zu B, init %zu B\n",
+           mcs_sim_memory_size(md, &lean),
+           (options_for(md, 0U, 0, &opt), mcs_sim_memory_size(md, &opt)),
+           (reals * sizeof(mcs_real)) + (ints * sizeof(int)));
+}
+
+/* What the memory was not given is a status, not an overrun. */
+static void test_what_the_memory_lacks_is_a_status(void **state)
+{
+    const mcs_model *md = &spatial_pendulum_model;
+    static mcs_real block[MCS_SIM_MEMORY_REALS(SPATIAL_PENDULUM_NX, SPATIAL_PENDULUM_NC, 1,
+                                               SPATIAL_PENDULUM_NHELD, 0U)];
+    mcs_options opt;
+    mcs_sim sim;
+    mcs_real x[3], v[3], q[3], qd[3], lambda[1];
+    (void)state;
+    options_for(md, 0U, 1, &opt); /* one free direction: the spherical pendulum has two */
+    assert_int_equal(mcs_sim_assign(&sim, md, md->default_params, &opt, block, sizeof block),
+                     MCS_OK);
+    assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_ERR_WORKSPACE);
+    options_for(md, 0U, 2, &opt);
+    assert_int_equal(mcs_sim_assign(&sim, md, md->default_params, &opt, block, sizeof block),
+                     MCS_ERR_WORKSPACE);
+    {
+        static mcs_real two[MCS_SIM_MEMORY_REALS(SPATIAL_PENDULUM_NX, SPATIAL_PENDULUM_NC, 2,
+                                                 SPATIAL_PENDULUM_NHELD, 0U)];
+        assert_int_equal(mcs_sim_assign(&sim, md, md->default_params, &opt, two, sizeof two),
+                         MCS_OK);
+        assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);
+        assert_int_equal(mcs_sim_advance(&sim, 0.01), MCS_OK);
+        /* x and v of dense output need only the chart; q, qd and the multipliers the probe */
+        assert_int_equal(mcs_sim_dense(&sim, 0.0095, x, v, NULL, NULL), MCS_OK);
+        assert_int_equal(mcs_sim_dense(&sim, 0.0095, x, v, q, qd), MCS_ERR_UNSUPPORTED);
+        assert_int_equal(mcs_sim_multipliers(&sim, sim.cur.t, sim.cur.x, sim.cur.v, lambda),
+                         MCS_ERR_UNSUPPORTED);
+        sim.opt.method = MCS_METHOD_DOPRI5; /* needs stages it was not given */
+        assert_int_equal(mcs_sim_step(&sim, 1.0), MCS_ERR_ARGUMENT);
+        sim.opt.method = MCS_METHOD_RK4;
+        sim.opt.sing_tol = 1e-6; /* needs the probe and the event record */
+        assert_int_equal(mcs_sim_step(&sim, 1.0), MCS_ERR_ARGUMENT);
+        sim.opt.sing_tol = 0;
+        assert_int_equal(mcs_sim_step(&sim, 1.0), MCS_OK);
+        assert_int_equal(mcs_sim_assign(NULL, md, md->default_params, &opt, two, sizeof two),
+                         MCS_ERR_ARGUMENT);
+        assert_int_equal(mcs_sim_assign(&sim, md, md->default_params, &opt, NULL, sizeof two),
+                         MCS_ERR_ARGUMENT);
+        opt.max_dof = 4; /* more than n */
+        assert_int_equal(mcs_sim_memory_size(md, &opt), 0);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_size_equals_the_macro_for_every_feature_set),
+        cmocka_unit_test(test_assigned_runs_equal_initialized_runs),
+        cmocka_unit_test(test_options_that_use_less_get_less),
+        cmocka_unit_test(test_what_the_memory_lacks_is_a_status),
+    };
+    return cmocka_run_group_tests_name("memory", tests, NULL, NULL);
+}
