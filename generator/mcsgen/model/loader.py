@@ -619,7 +619,12 @@ class _Validator(Reader):
                     f"'{name}' is not a kernel set ({', '.join(KERNEL_SETS)})",
                 )
             extra.add(name)
-        return {"simulation": sim, "kernels": frozenset(extra), "max_dof": max_dof, "events": events}
+        return {
+            "simulation": sim,
+            "kernels": frozenset(extra),
+            "max_dof": max_dof,
+            "events": events,
+        }
 
 
 def _held_row(row, x):
