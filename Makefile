@@ -20,7 +20,7 @@ TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
 .PHONY: all deps generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
-        firmware clean fuzz fuzz-deps test-fuzz-replay misra bench-compare c-binaries
+        firmware install clean fuzz fuzz-deps test-fuzz-replay misra bench-compare c-binaries
 
 all: runtime
 
@@ -185,6 +185,12 @@ bench-compare: deps
 firmware: deps
 	@for m in spatial_pendulum pendulum_3r double_four_bar slider_crank; do \
 	  scripts/firmware $$m || exit 1; done
+
+# The runtime's headers and static libraries (double and float, LAPACK and portable), the mcsgen
+# command and the CMake module (cmake/mcsgen.cmake) under PREFIX (README "Firmware").
+PREFIX ?= /usr/local
+install: deps
+	scripts/install "$(PREFIX)"
 
 clean:
 	rm -rf $(B) out

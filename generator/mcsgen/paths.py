@@ -4,13 +4,17 @@ import os
 from pathlib import Path
 from typing import Union
 
-ROOT = Path(__file__).resolve().parents[2]  # the checkout
+ROOT = Path(__file__).resolve().parents[2]  # the checkout, or PREFIX/share/mcsgen installed
 PACKAGE = ROOT / "generator" / "mcsgen"  # this package
 TEMPLATES = ROOT / "templates"  # Jinja2 templates of the generated C
 MODELS = ROOT / "models"  # the shipped mechanism files
-GENERATED = ROOT / "generated"  # emitted C, committed
 RUNTIME = ROOT / "runtime"  # the C runtime (include/, src/, app/)
-BUILD = ROOT / "build"  # compiled objects, solvers, benchmarks
+# compiled objects, solvers, benchmarks: build/ of the checkout, or $MCSGEN_BUILD_DIR (the
+# installed launcher sets it outside the installation, scripts/install)
+BUILD = Path(os.environ.get("MCSGEN_BUILD_DIR") or ROOT / "build")
+# emitted C of the shipped models: committed in generated/ of the checkout (an installation has
+# none: there they are generated into the build directory)
+GENERATED = ROOT / "generated" if (ROOT / "generated").is_dir() else BUILD / "models"
 USER_GENERATED = BUILD / "generated"  # emitted C of mechanism files outside models/
 FIRMWARE_GENERATED = BUILD / "firmware" / "generated"  # emitted C with a kernel subset
 
