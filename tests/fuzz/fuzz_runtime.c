@@ -38,6 +38,8 @@ static const mcs_model *const models[NMODELS] = {&spatial_pendulum_model, &slide
                                                  &double_four_bar_model};
 
 static mcs_real work[MCS_SIM_WORK_SIZE(MAX_NX, MAX_ROWS)];
+/* mcs_sim_assign's block: room for mcs_sim_init's reals and ints (which it never exceeds) */
+static mcs_real block[MCS_SIM_WORK_SIZE(MAX_NX, MAX_ROWS) + MCS_SIM_IWORK_SIZE(MAX_NX, MAX_ROWS)];
 static int iwork[MCS_SIM_IWORK_SIZE(MAX_NX, MAX_ROWS)];
 static mcs_real jwork[MCS_JUMP_WORK_SIZE(MAX_NX, MAX_ROWS, 6)];
 static int jiwork[MCS_JUMP_IWORK_SIZE(MAX_NX, MAX_ROWS, 6)];
@@ -299,6 +301,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mcs_transition tr;
     mcs_real x[MAX_NX], v[MAX_NX], dv[MAX_NX], out[MAX_NX + MAX_ROWS], out2[MAX_NX];
     size_t need, ineed, wl, iwl;
+    unsigned memory;
     mcs_real t0 = 0;
     mcs_status st;
     int op, i, np = md->np;
@@ -312,15 +315,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 params.r[i] = real(&in, params.r[i]);
     wl = sizeof work / sizeof *work;
     iwl = sizeof iwork / sizeof *iwork;
-    if (mcs_sim_workspace_size(n, md->nc + (opt.max_locks > 0 ? opt.max_locks : 0), &need,
-                               &ineed) == MCS_OK &&
-        byte(&in) % 4 == 0) {
+    memory = mcs_sim_workspace_size(n, md->nc + (opt.max_locks > 0 ? opt.max_locks : 0), &need,
+                                    &ineed) == MCS_OK
+                 ? byte(&in)
+                 : 2;
+    if (memory % 4 == 0) {
         wl = need - byte(&in) % 3; /* exactly enough, or just too little */
         iwl = ineed - byte(&in) % 2;
         if (wl > sizeof work / sizeof *work || iwl > sizeof iwork / sizeof *iwork)
             abort(); /* the harness's arrays must hold what it claims: fix MAX_ROWS */
     }
-    st = mcs_sim_init(&sim, md, &params, &opt, work, wl, iwork, iwl);
+    if (memory % 4 == 1) {
+        /* the firmware path: memory sized by the options (dense output, max_dof from the same
+         * byte), placed at the very end of `block` so that ASan sees a byte written past it */
+        size_t bytes;
+        opt.dense_output = (int)((memory >> 2) & 1U);
+        opt.max_dof = (int)((memory >> 3) % (unsigned)(n + 1));
+        bytes = mcs_sim_memory_size(md, &opt);
+        if (bytes > sizeof block || bytes % sizeof(mcs_real) != 0)
+            abort(); /* more than mcs_sim_init's workspace, or not whole reals */
+        st = mcs_sim_assign(&sim, md, &params, &opt, (char *)block + (sizeof block - bytes), bytes);
+        if (bytes == 0 && st == MCS_OK)
+            abort(); /* a size of 0 says the options are refused */
+    } else {
+        st = mcs_sim_init(&sim, md, &params, &opt, work, wl, iwork, iwl);
+    }
     check_status(st);
     if (byte(&in) % 8 == 0) { /* statics and modes from a fuzzed configuration */
         vector(&in, n, md->x0, x);
