@@ -7,7 +7,6 @@ build time and again only when the model changes."""
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
