@@ -19,10 +19,10 @@ int main(void)
         return 1;
     printf("{\"rank_tol\": %.17g, \"sing_tol\": %.17g, \"sing_watch\": %.17g, "
            "\"chart_tol\": %.17g, \"chart_pivot_min\": %.17g, \"newton_tol\": %.17g, "
-           "\"newton_max_iter\": %d, \"h_min\": %.17g, \"eps\": %.17g}\n",
+           "\"newton_max_iter\": %d, \"h_min\": %.17g, \"sing_gap\": %.17g, \"eps\": %.17g}\n",
            (double)o.rank_tol, (double)o.sing_tol, (double)o.sing_watch, (double)o.chart_tol,
            (double)o.chart_pivot_min, (double)o.newton_tol, o.newton_max_iter, (double)o.h_min,
-           (double)MCS_REAL_EPS);
+           (double)o.sing_gap, (double)MCS_REAL_EPS);
     return 0;
 }
 """
@@ -76,12 +76,18 @@ def test_documented_defaults_are_the_runtimes(tmp_path, real):
         else:
             documented = float(opt.default)
         # in float the tolerances never go below a few hundred eps (mcs_options_default)
-        floor = {"rank_tol": 100, "chart_pivot_min": 100, "sing_tol": 1000, "chart_tol": 1000}
+        floor = {
+            "rank_tol": 100,
+            "chart_pivot_min": 100,
+            "sing_tol": 1000,
+            "chart_tol": 1000,
+            "sing_gap": 1e5,
+        }
         if real == "float" and opt.field in floor:
             documented = max(documented, floor[opt.field] * eps)
         assert value == pytest.approx(documented, rel=1e-6), (opt.name, value, documented)
         checked += 1
-    assert checked == 8
+    assert checked == 9
 
 
 def test_cli_takes_every_option():

@@ -148,6 +148,15 @@ OPTIONS = (
         valid="fraction",
     ),
     SimOption(
+        "sing-gap",
+        "real",
+        "RK4: no stage closer to a predicted crossing than where the ratio is G (0: by h only)",
+        "G",
+        default="1e-3",
+        field="sing_gap",
+        valid="fraction",
+    ),
+    SimOption(
         "chart-pivot-min",
         "real",
         "a stage whose LU of A_S U has a pivot ratio below P fails (and is retaken)",

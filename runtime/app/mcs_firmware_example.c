@@ -23,6 +23,8 @@ int main(void)
     static mcs_real memory[MCS_SIM_MEMORY_REALS(MCS_APP_NX, MCS_APP_NC, MCS_APP_MAX_DOF,
                                                 MCS_APP_NHELD, MCS_APP_FEATURES)];
     static mcs_sim sim;
+    static mcs_real tick_x[MCS_APP_NX];
+    static mcs_real tick_v[MCS_APP_NX];
     mcs_options opt;
     mcs_status status;
     long steps = 0;
@@ -43,12 +45,20 @@ int main(void)
         const mcs_real rounded = (MCS_APP_MODEL.t_end / opt.h) + MCS_R(0.5);
         steps = (long)rounded;
     }
+    /* A controller's tick every h: the solver steps on towards t_end (its steps, placed across
+     * a singular configuration, need not end on a tick) and the tick's state comes from the dense
+     * output of the step that covers it. */
     for (k = 1; (k <= steps) && (status == MCS_OK); ++k) {
-        /* the last target is t_end itself, not k h rounded */
-        const mcs_real t_target = (k == steps) ? MCS_APP_MODEL.t_end : ((mcs_real)k * opt.h);
-        status = mcs_sim_advance(&sim, t_target);
+        /* the last tick is t_end itself, not k h rounded */
+        const mcs_real t_tick = (k == steps) ? MCS_APP_MODEL.t_end : ((mcs_real)k * opt.h);
+        while ((status == MCS_OK) && (sim.cur.t < t_tick)) {
+            status = mcs_sim_step(&sim, MCS_APP_MODEL.t_end);
+        }
+        if (status == MCS_OK) {
+            status = mcs_sim_dense(&sim, t_tick, tick_x, tick_v, NULL, NULL);
+        }
         for (i = 0; i < MCS_APP_NX; ++i) {
-            firmware_x[i] = sim.cur.x[i];
+            firmware_x[i] = tick_x[i];
         }
     }
     firmware_status = (int)status;

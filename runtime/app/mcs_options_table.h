@@ -61,6 +61,8 @@ static const sim_option SIM_OPTIONS[] = {
      "search a step for such a minimum when the ratio at one of its ends is below W (default: 0.05)"},
     {"chart-tol", OPT_REAL, (long)offsetof(mcs_options, chart_tol), NULL, "C",
      "retake a step shorter if it would end with the ratio below C (default: 1e-4)"},
+    {"sing-gap", OPT_REAL, (long)offsetof(mcs_options, sing_gap), NULL, "G",
+     "RK4: no stage closer to a predicted crossing than where the ratio is G (0: by h only) (default: 1e-3)"},
     {"chart-pivot-min", OPT_REAL, (long)offsetof(mcs_options, chart_pivot_min), NULL, "P",
      "a stage whose LU of A_S U has a pivot ratio below P fails (and is retaken) (default: 1e-8)"},
     {"newton-tol", OPT_REAL, (long)offsetof(mcs_options, newton_tol), NULL, "N",

@@ -20,6 +20,33 @@ static mcs_real sigma_at(mcs_sim *s, mcs_real t)
     return mcs_frame_ratio(s, &s->probe, s->prev.r);
 }
 
+/* Whether sigma can have a minimum inside the step just accepted (prev.t .. cur.t), from sigma
+ * at its ends and at the start of the step before (sigma ~ rate |t - t*| near a crossing): not
+ * when sigma falls through the step and, extrapolated from the step before, reaches 0 only after
+ * it; not when it rises through both; not when it turned upwards in this step but the step
+ * before, which held the turn too, was searched. Every other case is searched (SPEC §6). */
+static int minimum_possible(const mcs_sim *s)
+{
+    const mcs_real sa = s->prev.sigma;
+    const mcs_real sb = s->cur.sigma;
+    const mcs_real s0 = s->w.sigma_before;
+    const mcs_real dt0 = s->prev.t - s->w.sigma_before_t;
+    if ((s->w.sigma_before_r != s->prev.r) || !(dt0 > MCS_R(0.0))) {
+        return 1; /* nothing to compare with */
+    }
+    if (sb < sa) {
+        /* falling: does the line through the step before reach 0 inside this one (or within
+         * half of it after, for the curvature the line ignores)? */
+        const mcs_real h = s->cur.t - s->prev.t;
+        return !(s0 > sa) ||
+               ((s->prev.t + ((sa * dt0) / (s0 - sa))) < (s->cur.t + (MCS_R(0.5) * h)));
+    }
+    if (sa >= s0) {
+        return 0; /* rising through both steps */
+    }
+    return !s->w.searched; /* the turn lies in this step or the one before */
+}
+
 /* SPEC §6: look for a singular configuration inside the step just accepted (prev.t .. cur.t).
  * When sigma is small at one of its ends, minimize sigma(t) over the step by golden-section
  * search on the dense output; a minimum inside the step and below sing_tol is an event. The new
@@ -46,13 +73,15 @@ void mcs_events_detect(mcs_sim *s)
     int r_s;
     int f_s;
     int kmin;
+    s->w.searched = 0;
     if (!(s->opt.sing_tol > MCS_R(0.0)) || !s->w.dense_ready || (rp == 0) || (s->cur.r != rp)) {
         return;
     }
     ends = MIN2(s->prev.sigma, s->cur.sigma);
-    if (!(ends < s->opt.sing_watch)) {
+    if (!(ends < s->opt.sing_watch) || !minimum_possible(s)) {
         return;
     }
+    s->w.searched = 1;
     c = b - (g * (b - a));
     d = a + (g * (b - a));
     fc = sigma_at(s, c);

@@ -21,6 +21,7 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
     opt->sing_watch = MCS_R(0.05);
     opt->sing_tol = MAX2(MCS_R(1e-6), 1000 * MCS_REAL_EPS);
     opt->chart_tol = MAX2(MCS_R(1e-4), 1000 * MCS_REAL_EPS);
+    opt->sing_gap = MAX2(MCS_R(1e-3), MCS_R(1e5) * MCS_REAL_EPS);
     opt->max_locks = 0;
     opt->dense_output = 1;
     opt->max_dof = 0;
@@ -45,6 +46,7 @@ static int options_valid(const mcs_options *o, const mcs_model *model)
            in_range(o->rank_tol, 0, MCS_R(0.5), 0) && in_range(o->newton_tol, 0, 1, 0) &&
            in_range(o->chart_pivot_min, 0, 1, 1) && in_range(o->sing_watch, 0, 1, 1) &&
            in_range(o->sing_tol, 0, 1, 1) && in_range(o->chart_tol, 0, 1, 1) &&
+           in_range(o->sing_gap, 0, 1, 1) &&
            /* unsigned: one test covers negative values too, whatever type the ABI gives enums */
            ((unsigned)o->method <= (unsigned)MCS_METHOD_DOPRI5) &&
            ((unsigned)o->continuation <= (unsigned)MCS_CONT_OFF) && (o->newton_max_iter >= 1) &&

@@ -34,6 +34,12 @@ static mcs_status finish_step(mcs_sim *s, mcs_real h)
     }
     /* q(t_k+1) = q(t_k) + the chart coordinate at the step's end (w.y1, both methods) */
     mcs_q_carry(s->n - r_old, s->cur.q, s->w.y1, s->n - nf->r, nf->q);
+    s->w.sigma_before_t = s->w.sigma_start_t;
+    s->w.sigma_before = s->w.sigma_start;
+    s->w.sigma_before_r = (s->h_last > MCS_R(0.0)) ? s->w.sigma_start_r : -1;
+    s->w.sigma_start_t = s->cur.t;
+    s->w.sigma_start = s->cur.sigma;
+    s->w.sigma_start_r = s->cur.r;
     tmp = s->cur;
     s->cur = *nf;
     s->prev = tmp;
@@ -56,6 +62,66 @@ static mcs_real retake_factor(const mcs_sim *s)
     return (s->cur.sigma > (MCS_R(3.0) * s->opt.chart_tol)) ? MCS_R(0.45) : MCS_R(3.0);
 }
 
+/* Where the crossing falls in a placed step: RK4's nodes are 0, 1/2, 1 (1/4 is h/4 from each
+ * neighbour); DOPRI5's are 0, 1/5, 3/10, 4/5, 8/9, 1 (0.55 is the middle of its widest gap). */
+#define PLACE_RK4 MCS_R(0.25)
+#define PLACE_DOPRI5 MCS_R(0.55)
+
+/* The time a singular configuration is predicted to be crossed, from sigma at the start and the
+ * end of the last accepted step (sigma(t) ~ rate |t - t*| near a crossing, SPEC §6): 0 when none
+ * is approaching (no previous step, a rank change, sigma not falling, or far from singular). */
+static int predict_crossing(const mcs_sim *s, mcs_real *t_star, mcs_real *rate)
+{
+    const mcs_real dt = s->cur.t - s->w.sigma_start_t;
+    const mcs_real ds = s->w.sigma_start - s->cur.sigma;
+    if (!(s->h_last > MCS_R(0.0)) || (s->w.sigma_start_r != s->cur.r) || (s->cur.r == 0) ||
+        !(s->cur.sigma < s->opt.sing_watch) || !(dt > MCS_R(0.0)) || !(ds > MCS_R(0.0))) {
+        return 0;
+    }
+    *rate = ds / dt;
+    *t_star = s->cur.t + (s->cur.sigma / *rate);
+    return 1;
+}
+
+/* Stage placement near a singular configuration (SPEC §6). A stage close to one computes its
+ * acceleration to about eps / sigma^2 only: the tangent at x is determined to eps / sigma, and the
+ * curvature term divides by sigma again. Stages that happen to land close to the crossing cost
+ * the run its accuracy (the P3 error floor, and worse for smaller steps). So the step that would
+ * come near the predicted crossing t* is replaced by two: one that stops `theta hc` before t*,
+ * then the crossing step of length hc, with t* at the fraction theta of it, between two stages.
+ * hc is the nominal step H, longer when a stage would otherwise be closer to t* than sigma =
+ * sigma_gap (RK4: options.sing_gap; DOPRI5 passes 0, its controller chooses H) or a step end
+ * closer than 3 chart_tol (rule 1). A target the crossing step would pass shortens it to end
+ * there. Returns the step to take: h when nothing is near. */
+static mcs_real place_step(const mcs_sim *s, mcs_real h, mcs_real H, mcs_real theta,
+                           mcs_real sigma_gap, mcs_real t_target)
+{
+    mcs_real t_star;
+    mcs_real rate;
+    mcs_real a;
+    mcs_real hc;
+    mcs_real gap;
+    if (!predict_crossing(s, &t_star, &rate)) {
+        return h;
+    }
+    a = t_star - s->cur.t;
+    hc = MAX2(H, (MCS_R(3.0) * s->opt.chart_tol) / (rate * MIN2(theta, MCS_R(1.0) - theta)));
+    hc = MAX2(hc, sigma_gap / (rate * theta));
+    hc = MIN2(hc, MCS_R(16.0) * H); /* a slow crossing: rules 1-2 handle what is left */
+    if ((t_target > t_star) && ((t_target - t_star) < ((MCS_R(1.0) - theta) * hc))) {
+        hc = (t_target - t_star) / (MCS_R(1.0) - theta); /* the crossing step ends at the target */
+    }
+    gap = theta * hc;
+    if (a <= (MCS_R(1.1) * gap)) {
+        /* the crossing step, from where the previous one stopped (or as near as we already are) */
+        return (a >= (MCS_R(0.5) * gap)) ? (a / theta) : hc;
+    }
+    if (a < (h + gap)) {
+        return a - gap; /* stop short, so that the next step crosses at theta */
+    }
+    return h;
+}
+
 /* Whether a failed step should be retaken shorter (the failures a singular point causes). */
 static int retryable(mcs_status st)
 {
@@ -74,6 +140,7 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
     const mcs_real t = s->cur.t;
     int last_rejected = 0;
     int attempts = 0;
+    int shortened = 0;
     for (;;) {
         mcs_real h = s->h_next;
         mcs_real err = MCS_R(0.0);
@@ -82,6 +149,11 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
         int final = 0;
         if (++attempts > s->opt.max_attempts) {
             return MCS_ERR_LIMIT;
+        }
+        {
+            const mcs_real placed = place_step(s, h, h, PLACE_DOPRI5, MCS_R(0.0), t_target);
+            shortened = placed < h;
+            h = placed;
         }
         if (h >= ((t_target - t) - (MCS_R(1e-12) * MAX2(MCS_R(1.0), mcs_fabs(t))))) {
             h = t_target - t;
@@ -119,14 +191,16 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
             if (st != MCS_OK) {
                 return st;
             }
-            /* keep the controller's step when this one was cut short to hit the target */
-            if (!final || (h * MAX2(fac, MCS_R(0.2)) > s->h_next)) {
+            /* keep the controller's step when this one was cut short to hit the target or to
+             * place the next one across a singular configuration */
+            if ((!final && !shortened) || (h * MAX2(fac, MCS_R(0.2)) > s->h_next)) {
                 s->h_next = h * MAX2(fac, MCS_R(0.2));
             }
             return MCS_OK;
         }
         s->stats.rejected++;
-        s->h_next = h * MAX2(fac, MCS_R(0.2));
+        /* from the shorter of this step and the controller's (a placed step may be longer) */
+        s->h_next = MIN2(h, s->h_next) * MAX2(fac, MCS_R(0.2));
         last_rejected = 1;
     }
 }
@@ -159,7 +233,14 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
             next = s->t_grid0 + ((mcs_real)next_index * h);
         }
         end = next;
-        if (t_target < (next - snap)) {
+        {
+            const mcs_real placed =
+                place_step(s, next - s->cur.t, h, PLACE_RK4, s->opt.sing_gap, t_target);
+            if (placed != (next - s->cur.t)) {
+                end = s->cur.t + placed;
+            }
+        }
+        if (t_target < (end - snap)) {
             end = t_target;
         }
         for (;;) {
@@ -175,14 +256,18 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
             }
             s->stats.detours++;
             s->w.retries++;
-            end = s->cur.t + (MCS_R(0.45) * (end - s->cur.t));
-        }
-        if (end == next) {
-            s->grid_index++;
+            end = s->cur.t + (retake_factor(s) * (end - s->cur.t));
+            if (end > t_target) {
+                end = t_target;
+            }
         }
         s->cur.t = ((end == next) && (t_target >= (next - snap)) && (t_target <= (next + snap)))
                        ? t_target
                        : end;
+        /* the grid points reached (a step placed across a singular point may pass one) */
+        while ((s->t_grid0 + ((mcs_real)(s->grid_index + 1) * h)) <= (s->cur.t + snap)) {
+            s->grid_index++;
+        }
         return MCS_OK;
     }
 }

@@ -54,12 +54,15 @@ def test_the_image_runs_to_the_end_under_qemu(firmware, name):
     qemu, host = runs[name]["qemu"], runs[name]["host"]
     assert qemu["complete"] and qemu["exit"] == 0, qemu["output"]  # no fault, the report whole
     assert qemu["status"] == 0 and host["status"] == 0
-    assert qemu["steps"] == host["steps"] == 1000 and qemu["t"] == host["t"] == 1.0
+    # 1000 ticks of h; the steps placed across a singular configuration (longer in float, where
+    # no stage may come closer to it than sigma = 1e5 eps) change the count a little
+    assert 960 <= qemu["steps"] <= 1003 and 960 <= host["steps"] <= 1003
+    assert qemu["t"] == host["t"] == 1.0
     assert len(qemu["x"]) == len(host["x"]) == load_model(ROOT / "models" / f"{name}.yaml").n
     assert qemu["c_norm"] <= 1e-4 and host["c_norm"] <= 1e-12
 
 
-@pytest.mark.parametrize("name", ["slider_crank", "spatial_pendulum"])
+@pytest.mark.parametrize("name", MODELS)
 def test_the_float_run_agrees_with_the_double_run(firmware, name):
     _, runs = firmware
     qemu, host = runs[name]["qemu"], runs[name]["host"]
@@ -71,9 +74,9 @@ def test_the_float_run_agrees_with_the_double_run(firmware, name):
 
 def test_the_double_four_bar_crosses_its_singular_configuration_on_its_branch(firmware):
     """Both runs locate the all-horizontal configuration (t = 0.714 s) and stay on the
-    parallelogram branch (bar 2 horizontal). The float run's phase after the crossing is off by
-    about 0.02 rad: near the singular configuration the chart's solves lose eps/sigma^2, which
-    float cannot afford (issue 12 notes; the 1e-4 agreement is not met for this model yet)."""
+    parallelogram branch (bar 2 horizontal), in phase: the float run used to lose 0.02 rad at the
+    crossing (a stage near the singular point computes its acceleration to eps / sigma^2 only);
+    with the steps placed across it (no stage closer than sigma = sing_gap) it agrees to 1e-5."""
     _, runs = firmware
     qemu, host = runs["double_four_bar"]["qemu"], runs["double_four_bar"]["host"]
     assert qemu["events"] >= 1 and host["events"] == 1
@@ -81,4 +84,4 @@ def test_the_double_four_bar_crosses_its_singular_configuration_on_its_branch(fi
     assert abs(qemu["x"][bar2]) < 1e-3 and abs(host["x"][bar2]) < 1e-12
     bar1 = coordinate("double_four_bar", "bar1.theta")
     assert abs(host["x"][bar1] - -1.7670744763111155) < 1e-5  # the parallelogram ODE's phi(1 s)
-    assert abs(qemu["x"][bar1] - host["x"][bar1]) < 0.05
+    assert abs(qemu["x"][bar1] - host["x"][bar1]) < 1e-4

@@ -111,6 +111,11 @@ typedef struct mcs_options {
     mcs_real sing_watch; /* default 0.05 */
     mcs_real sing_tol;   /* default 1e-6: also the rank tolerance at the located event */
     mcs_real chart_tol;  /* default 1e-4 */
+    /* RK4 places its steps so that no stage comes closer to a predicted crossing than where
+     * sigma = sing_gap (a stage there loses about eps / sigma^2; SPEC §6); 0 places them only by
+     * the step and chart_tol. Default 1e-3 (float: 1e5 eps = 1.2e-2). DOPRI5 places them by its
+     * controller's step. */
+    mcs_real sing_gap;
     /* Lock rows the workspace has room for (a coordinate or linear lock takes 1, a row group its
      * nrows: up to 6 for a joint): size it for m + max_locks rows (MCS_SIM_WORK_SIZE(n, m +
      * max_locks)). Default 0. */
@@ -245,6 +250,17 @@ typedef struct mcs_sim {
         int retries;         /* consecutive retakes of the current step near a singular point */
         mcs_real g_cond;     /* pivot-ratio condition estimate of the last LU of A_S U */
         mcs_real g_cond_max; /* the largest over the stages of the current DOPRI5 attempt */
+        /* sigma at the start of the last accepted step (valid while h_last > 0): with cur.sigma
+         * it predicts where a singular configuration is crossed (stage placement, SPEC §6) */
+        mcs_real sigma_start_t;
+        mcs_real sigma_start;
+        int sigma_start_r;
+        /* the same at the start of the step before it, and whether that step was searched for
+         * a singular configuration (mcs_events_detect skips steps sigma passes monotonically) */
+        mcs_real sigma_before_t;
+        mcs_real sigma_before;
+        int sigma_before_r;
+        int searched;
     } w;
 } mcs_sim;
 
