@@ -41,6 +41,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
         return MCS_ERR_ARGUMENT;
     }
     s->ready = 0; /* until the state is consistent (this call may fail half-way) */
+    s->w.pred_x = NULL;
     fr = &s->cur;
     fr->t = t;
     for (i = 0; i < n; ++i) {
@@ -113,6 +114,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
         *report = rep;
     }
     s->h_last = MCS_R(0.0);
+    s->w.pred_x = NULL;
     s->h_next = s->opt.h;
     s->t_grid0 = t;
     s->grid_index = 0;

@@ -72,6 +72,63 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
     return (mcs_vec_max_abs(n * n, Q) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
+/* y (n x f) = exp(x) [0; I_f], the last f columns of the exponential of x (n x n, skew), by
+ * Taylor terms x^k [0; I_f] / k! after scaling x by 2^-s to norm <= 1/2 (then 2^s applications;
+ * at most 2^6, else nonzero and the caller uses Padé). The sum stops when a term is below eps / 4
+ * (at most 30 terms; about 7 for a step's h Omega of norm 0.01). work: 2 n f reals. */
+static int expm_skew_action(int n, int f, const mcs_real *x, mcs_real *y, mcs_real *work)
+{
+    mcs_real *term = work;
+    mcs_real *next = &work[n * f];
+    mcs_real norm = MCS_R(0.0);
+    mcs_real scale;
+    int s = 0;
+    int apps = 1;
+    int app;
+    int i;
+    int j;
+    int k;
+    for (j = 0; j < n; ++j) {
+        mcs_real col = MCS_R(0.0);
+        for (i = 0; i < n; ++i) {
+            col += mcs_fabs(x[i + (j * n)]);
+        }
+        if (col > norm) {
+            norm = col;
+        }
+    }
+    if (!((norm - norm) == MCS_R(0.0))) {
+        return -1;
+    }
+    while ((s <= 6) && (mcs_ldexp(norm, -s) > MCS_R(0.5))) {
+        ++s;
+        apps *= 2;
+    }
+    if (s > 6) {
+        return 1;
+    }
+    scale = mcs_ldexp(MCS_R(1.0), -s);
+    for (j = 0; j < f; ++j) {
+        for (i = 0; i < n; ++i) {
+            y[i + (j * n)] = (i == ((n - f) + j)) ? MCS_R(1.0) : MCS_R(0.0);
+        }
+    }
+    for (app = 0; app < apps; ++app) {
+        mcs_mat_copy(n, f, y, n, term, n);
+        for (k = 1; k <= 30; ++k) {
+            mcs_mat_gemm(0, 0, n, f, n, scale / (mcs_real)k, x, n, term, n, 0, next, n);
+            for (i = 0; i < (n * f); ++i) {
+                y[i] += next[i];
+                term[i] = next[i];
+            }
+            if (mcs_vec_max_abs(n * f, term) <= (MCS_REAL_EPS / MCS_R(4.0))) {
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
 mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
                                const int *piv, const mcs_real *A_dot, mcs_real h,
                                mcs_continuation kind, mcs_real *Tpred, mcs_real *work, int *iwork)
@@ -95,19 +152,23 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
     int i;
     int j;
     int l;
-    (void)m;
     if ((kind == MCS_CONT_OFF) || (kind == MCS_CONT_NONE) || (r == 0) || (f == 0)) {
         mcs_mat_copy(n, f, T, n, Tpred, n);
         return MCS_OK;
     }
-    /* J = Q^T A_dot_S^T: column j is Q^T (row piv[j] of A_dot) */
+    /* J = Q^T A_dot_S^T: column j is Q^T (row piv[j] of A_dot), skipping the row's zeros (the
+     * same sums, term for term, as the dense product) */
     for (j = 0; j < r; ++j) {
         for (i = 0; i < n; ++i) {
-            mcs_real s = MCS_R(0.0);
-            for (l = 0; l < n; ++l) {
-                s += Q[l + (i * n)] * A_dot[piv[j] + (l * m)];
+            J[i + (j * n)] = MCS_R(0.0);
+        }
+        for (l = 0; l < n; ++l) {
+            const mcs_real a = A_dot[piv[j] + (l * m)];
+            if (a != MCS_R(0.0)) {
+                for (i = 0; i < n; ++i) {
+                    J[i + (j * n)] += Q[l + (i * n)] * a;
+                }
             }
-            J[i + (j * n)] = s;
         }
     }
     /* J <- J R_ns^-1 (both blocks at once): rows r.. give Omega_s, rows ..r give Omega_L */
@@ -134,11 +195,27 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
             omega[j + (i * n)] = -h * J[i + (j * n)];
         }
     }
-    if (mcs_mat_expm(n, omega, E, scratch, iwork) != 0) {
-        return MCS_ERR_LINALG;
+    /* E[:, r:] = exp(Omega) [0; I_f] (n x f), as the exponential's action on those columns when
+     * few (f n^2 per Taylor term instead of the whole n x n exponential), else Padé */
+    if ((4 * f) <= n) {
+        const int st = expm_skew_action(n, f, omega, E, scratch);
+        if (st < 0) {
+            return MCS_ERR_LINALG;
+        }
+        if (st > 0) { /* too long a rotation for the Taylor terms */
+            if (mcs_mat_expm(n, omega, E, scratch, iwork) != 0) {
+                return MCS_ERR_LINALG;
+            }
+            mcs_mat_copy(n, f, &E[r * n], n, E, n);
+        }
+    } else {
+        if (mcs_mat_expm(n, omega, E, scratch, iwork) != 0) {
+            return MCS_ERR_LINALG;
+        }
+        mcs_mat_copy(n, f, &E[r * n], n, E, n);
     }
     /* T~ = (Q E)[:, r:] = Q E[:, r:] */
-    mcs_mat_gemm(0, 0, n, f, n, 1, Q, n, &E[r * n], n, 0, Tpred, n);
+    mcs_mat_gemm(0, 0, n, f, n, 1, Q, n, E, n, 0, Tpred, n);
     /* an enormous h h|Omega| overflows the exponential: no prediction, not a NaN basis */
     return (mcs_vec_max_abs(n * f, Tpred) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }

@@ -102,29 +102,47 @@ void mcs_chart_start(mcs_sim *s, mcs_real *y0)
     for (i = 0; i < r; ++i) {
         s->w.p[i] = MCS_R(0.0);
     }
+    s->w.pred_x = NULL;
+}
+
+/* out (k x ncol, leading dimension k) = A_S B: rows piv[0..k) of s->w.A (m x n) times B (n x
+ * ncol, leading dimension ldb). A constraint row touches a few coordinates: its zero entries are
+ * skipped, which gives the same sums, term for term in the same order, as the dense product. */
+void mcs_rows_times(mcs_sim *s, const int *piv, int k, const mcs_real *B, int ldb, int ncol,
+                    mcs_real *out)
+{
+    const int n = s->n;
+    const int m = s->m;
+    int i;
+    int j;
+    int l;
+    for (j = 0; j < ncol; ++j) {
+        for (i = 0; i < k; ++i) {
+            out[i + (j * k)] = MCS_R(0.0);
+        }
+    }
+    for (i = 0; i < k; ++i) {
+        const mcs_real *row = &s->w.A[piv[i]];
+        for (l = 0; l < n; ++l) {
+            const mcs_real a = row[l * m];
+            if (a != MCS_R(0.0)) {
+                for (j = 0; j < ncol; ++j) {
+                    out[i + (j * k)] += a * B[l + (j * ldb)];
+                }
+            }
+        }
+    }
 }
 
 /* G = A_S U (r x r) from s->w.A, LU-factored in place; fails on a (nearly) singular factor. */
 static mcs_status factor_G(mcs_sim *s, const mcs_frame *ch)
 {
-    const int n = s->n;
-    const int m = s->m;
     const int r = ch->r;
     mcs_real *G = s->w.G;
     mcs_real pmax = MCS_R(0.0);
     mcs_real pmin;
     int i;
-    int j;
-    int l;
-    for (j = 0; j < r; ++j) {
-        for (i = 0; i < r; ++i) {
-            mcs_real sum = MCS_R(0.0);
-            for (l = 0; l < n; ++l) {
-                sum += s->w.A[ch->piv[i] + (l * m)] * ch->Q[l + (j * n)];
-            }
-            G[i + (j * r)] = sum;
-        }
-    }
+    mcs_rows_times(s, ch->piv, r, ch->Q, s->n, r, G);
     if (mcs_la_lu(r, G, r, s->w.ipiv) < 0) {
         return MCS_ERR_LINALG;
     }
@@ -177,6 +195,17 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     int i;
     int it;
     mcs_status st;
+    if ((s->w.pred_x == ch->x) && (s->w.pred_t == ch->t) && (s->w.pred_r == r) && (r > 0) &&
+        (f > 0)) {
+        /* first-order warm start from the chart's last solution: one Newton iteration fewer */
+        for (i = 0; i < f; ++i) {
+            s->w.tmp[i] = q[i] - s->w.q_last[i];
+        }
+        for (i = 0; i < r; ++i) {
+            p[i] = s->w.p_last[i];
+        }
+        mcs_mat_gemm(0, 0, r, 1, f, 1, s->w.dpdq, r, s->w.tmp, f, 1, p, r);
+    }
     it = 0;
     for (;;) {
         mcs_real dp_norm;
@@ -229,19 +258,22 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     mcs_mat_copy(n, f, T, n, Phi, n);
     if ((r > 0) && (f > 0)) {
         mcs_real *Z = s->w.Z;
-        int j;
-        int l;
-        for (j = 0; j < f; ++j) {
-            for (i = 0; i < r; ++i) {
-                mcs_real sum = MCS_R(0.0);
-                for (l = 0; l < n; ++l) {
-                    sum += s->w.A[ch->piv[i] + (l * m)] * T[l + (j * n)];
-                }
-                Z[i + (j * r)] = sum;
-            }
-        }
+        mcs_rows_times(s, ch->piv, r, T, n, f, Z);
         (void)mcs_la_lu_solve(r, f, s->w.G, r, s->w.ipiv, Z, r);
         mcs_mat_gemm(0, 0, n, f, r, -1, U, n, Z, r, 1, Phi, n);
+        /* dp/dq = -Z, for the next evaluation on this chart */
+        for (i = 0; i < (r * f); ++i) {
+            s->w.dpdq[i] = -Z[i];
+        }
+        for (i = 0; i < f; ++i) {
+            s->w.q_last[i] = q[i];
+        }
+        for (i = 0; i < r; ++i) {
+            s->w.p_last[i] = p[i];
+        }
+        s->w.pred_x = ch->x;
+        s->w.pred_t = ch->t;
+        s->w.pred_r = r;
     }
     /* v = Phi qd - U G^-1 c_S,t */
     mcs_mat_gemm(0, 0, n, 1, f, 1, Phi, n, qd, MAX2(f, 1), 0, v, n);

@@ -43,6 +43,7 @@ static mcs_status refactor_current(mcs_sim *s)
     s->h_last = MCS_R(0.0);
     s->w.dense_ready = 0;
     s->w.retries = 0;
+    s->w.pred_x = NULL;
     s->event_ready = 0;
     s->transitions++;
     return MCS_OK;

@@ -134,6 +134,9 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
     s->event.continued = take_if(c, feat & MCS_MEM_EVENTS, n * n);
     s->event.motions = take_if(c, feat & MCS_MEM_EVENTS, n * n);
     s->w.basis_work = take(c, basis_work_size(l));
+    s->w.dpdq = take(c, r_max * f);
+    s->w.q_last = take(c, f);
+    s->w.p_last = take(c, r_max);
     s->w.ipiv = itake(c, k);
     s->lock_key = itake(c, k);
     s->lock_group = itake(c, k);

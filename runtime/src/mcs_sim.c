@@ -96,6 +96,7 @@ void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const 
     s->grid_index = 0;
     s->w.dense_ready = 0;
     s->w.retries = 0;
+    s->w.pred_x = NULL;
     s->event_ready = 0;
     s->ready = 0;
     {

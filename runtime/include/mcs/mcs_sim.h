@@ -66,6 +66,7 @@ typedef enum mcs_method {
      (MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) * MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1)) + \
      (5 * (n) * (F)) + ((F) * (F)) + (3 * MCS_SIM_MAX((m), 1)) + (3 * (n)) + (4 * (K)) + \
      (14 * (F)) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DENSE, 2 * (F)) + \
+     ((MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) + 1) * (F)) + MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) + \
      MCS_SIM_ON(feat, MCS_MEM_DOPRI5, 6 * (F)) + \
      MCS_SIM_ON(feat, MCS_MEM_EVENTS, (n) + (K) + (2 * (n) * (n))) + \
      MCS_SIM_BASIS_(n, m, F, feat) + (4 * (K)) + MCS_SIM_ON(feat, MCS_MEM_LOCKS, (K) * (n)) + \
@@ -244,6 +245,15 @@ typedef struct mcs_sim {
         mcs_real *That;
         mcs_real *Tpred;
         mcs_real *basis_work;
+        /* The chart's last solution, for the next evaluation's first-order warm start p =
+         * p_last + dpdq (q - q_last): dpdq = dp/dq = -G^-1 A_S T (r x f), valid while pred_x and
+         * pred_t name the same chart and pred_r its rank (mcs_chart_start clears it). */
+        mcs_real *dpdq;
+        mcs_real *q_last;
+        mcs_real *p_last;
+        const mcs_real *pred_x;
+        mcs_real pred_t;
+        int pred_r;
         int *ipiv;
         int *basis_iwork;
         int dense_ready;     /* the last step's data are valid for dense output: 1 DOPRI5, 2 RK4 */
