@@ -279,9 +279,11 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     mcs_mat_gemm(0, 0, n, 1, f, 1, Phi, n, qd, MAX2(f, 1), 0, v, n);
     if (r > 0) {
         mcs_rows_c_t(s, x, t, s->w.c_t);
-        apply_U_Ginv(s, ch, s->w.c_t, s->w.rhs);
-        for (i = 0; i < n; ++i) {
-            v[i] -= s->w.rhs[i];
+        if (mcs_vec_max_abs(m, s->w.c_t) != MCS_R(0.0)) { /* scleronomic rows: nothing to do */
+            apply_U_Ginv(s, ch, s->w.c_t, s->w.rhs);
+            for (i = 0; i < n; ++i) {
+                v[i] -= s->w.rhs[i];
+            }
         }
     }
     return MCS_OK;

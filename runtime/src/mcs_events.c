@@ -87,7 +87,11 @@ void mcs_events_detect(mcs_sim *s)
     fc = sigma_at(s, c);
     fd = sigma_at(s, d);
     for (it = 0; it < 80; ++it) {
-        if (!((b - a) > (MCS_R(1e-13) * MAX2(MCS_R(1.0), mcs_fabs(b))))) {
+        /* down to the resolution of t, or to a point a thousand times closer to the singular
+         * configuration than sing_tol (sigma ~ rate |t - t*|: t is then within about
+         * sing_tol / 1000 / rate of t*, and the rank there is the singular one) */
+        if (!((b - a) > (MCS_R(1e-13) * MAX2(MCS_R(1.0), mcs_fabs(b)))) ||
+            (MIN2(fc, fd) < (MCS_R(1e-3) * s->opt.sing_tol))) {
             break;
         }
         if (fc < fd) {
