@@ -23,8 +23,8 @@ static mcs_real sigma_at(mcs_sim *s, mcs_real t)
 /* Whether sigma can have a minimum inside the step just accepted (prev.t .. cur.t), from sigma
  * at its ends and at the start of the step before (sigma ~ rate |t - t*| near a crossing): not
  * when sigma falls through the step and, extrapolated from the step before, reaches 0 only after
- * it; not when it rises through both; not when it turned upwards in this step but the step
- * before, which held the turn too, was searched. Every other case is searched (SPEC §6). */
+ * it; not when it rises through both; not when it turned upwards in this step but the search
+ * of the step before found the turn inside that one. Every other case is searched (SPEC §6). */
 static int minimum_possible(const mcs_sim *s)
 {
     const mcs_real sa = s->prev.sigma;
@@ -44,7 +44,23 @@ static int minimum_possible(const mcs_sim *s)
     if (sa >= s0) {
         return 0; /* rising through both steps */
     }
-    return !s->w.searched; /* the turn lies in this step or the one before */
+    return !s->w.searched; /* the turn lies in this step, unless the last search found it */
+}
+
+/* The smallest sigma measured so far (a probe where the chart failed returns 0: not one), and
+ * its configuration (sigma_at left it in event.x; kept in event.continued, scratch until an
+ * event is recorded: near the singular point a second evaluation of the chart at the same t can
+ * fail where the first did not, the Newton iteration starting elsewhere). */
+static void keep_best(mcs_sim *s, mcs_real t, mcs_real sigma, mcs_real *t_best, mcs_real *s_best)
+{
+    int i;
+    if ((sigma > MCS_R(0.0)) && (sigma < *s_best)) {
+        *t_best = t;
+        *s_best = sigma;
+        for (i = 0; i < s->n; ++i) {
+            s->event.continued[i] = s->event.x[i];
+        }
+    }
 }
 
 /* SPEC §6: look for a singular configuration inside the step just accepted (prev.t .. cur.t).
@@ -66,6 +82,9 @@ void mcs_events_detect(mcs_sim *s)
     mcs_real fd;
     mcs_real t_min;
     mcs_real s_min;
+    mcs_real t_best = MCS_R(0.0);
+    mcs_real s_best = MCS_R(1.0);
+    int use_best;
     mcs_real ends;
     mcs_event *ev = &s->event;
     int it;
@@ -81,17 +100,19 @@ void mcs_events_detect(mcs_sim *s)
     if (!(ends < s->opt.sing_watch) || !minimum_possible(s)) {
         return;
     }
-    s->w.searched = 1;
     c = b - (g * (b - a));
     d = a + (g * (b - a));
     fc = sigma_at(s, c);
     fd = sigma_at(s, d);
+    keep_best(s, c, fc, &t_best, &s_best);
+    keep_best(s, d, fd, &t_best, &s_best);
     for (it = 0; it < 80; ++it) {
         /* down to the resolution of t, or to a point a thousand times closer to the singular
          * configuration than sing_tol (sigma ~ rate |t - t*|: t is then within about
-         * sing_tol / 1000 / rate of t*, and the rank there is the singular one) */
+         * sing_tol / 1000 / rate of t*, and the rank there is the singular one; a probe where
+         * the chart cannot be evaluated counts 0, which is no measurement) */
         if (!((b - a) > (MCS_R(1e-13) * MAX2(MCS_R(1.0), mcs_fabs(b)))) ||
-            (MIN2(fc, fd) < (MCS_R(1e-3) * s->opt.sing_tol))) {
+            ((MIN2(fc, fd) > MCS_R(0.0)) && (MIN2(fc, fd) < (MCS_R(1e-3) * s->opt.sing_tol)))) {
             break;
         }
         if (fc < fd) {
@@ -100,23 +121,39 @@ void mcs_events_detect(mcs_sim *s)
             fd = fc;
             c = b - (g * (b - a));
             fc = sigma_at(s, c);
+            keep_best(s, c, fc, &t_best, &s_best);
         } else {
             a = c;
             c = d;
             fc = fd;
             d = a + (g * (b - a));
             fd = sigma_at(s, d);
+            keep_best(s, d, fd, &t_best, &s_best);
         }
     }
     t_min = (fc < fd) ? c : d;
+    /* the turn of sigma was inside this step (not at its end, where a monotonic fall leads the
+     * search): the next step, rising, needs no search of its own */
+    s->w.searched = (t_min < (s->cur.t - (MCS_R(1e-3) * (s->cur.t - s->prev.t)))) ? 1 : 0;
     s_min = MIN2(fc, fd);
+    use_best = (s_best < s->opt.sing_tol) && !(s_min > MCS_R(0.0));
+    if (use_best) {
+        /* the search ended where the chart cannot be evaluated (in float a wider band around
+         * the singular point): the closest probe that could is the configuration */
+        t_min = t_best;
+        s_min = s_best;
+        for (i = 0; i < n; ++i) {
+            ev->x[i] = ev->continued[i];
+        }
+    }
     if (!(s_min < s->opt.sing_tol) || !(s_min < (MCS_R(0.5) * ends))) {
         return;
     }
     /* the configuration there: step off the exact point if the chart cannot be evaluated on it */
     {
-        mcs_real dt = MCS_R(1e-12) * MAX2(MCS_R(1.0), mcs_fabs(t_min));
-        for (i = 0; i < 40; ++i) {
+        mcs_real dt =
+            MAX2(MCS_R(1e-12), MCS_R(4.0) * MCS_REAL_EPS) * MAX2(MCS_R(1.0), mcs_fabs(t_min));
+        for (i = 0; (i < 40) && !use_best; ++i) {
             if (mcs_dense_state(s, t_min, ev->x, s->w.tmp2) == MCS_OK) {
                 break;
             }
