@@ -79,7 +79,7 @@ def test_documented_defaults_are_the_runtimes(tmp_path, real):
         floor = {
             "rank_tol": 100,
             "chart_pivot_min": 100,
-            "sing_tol": 1000,
+            "sing_tol": 1e4,
             "chart_tol": 1000,
             "sing_gap": 1e5,
         }

@@ -46,6 +46,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     fr->t = t;
     for (i = 0; i < n; ++i) {
         fr->x[i] = x[i];
+        fr->x_lo[i] = MCS_R(0.0);
         fr->v[i] = v[i];
         fr->q[i] = MCS_R(0.0); /* q(t_0) = 0 (SPEC §4) */
     }

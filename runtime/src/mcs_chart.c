@@ -254,6 +254,21 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
         }
         ++it;
     }
+    if (s->w.want_lo != 0) {
+        /* the step's end: x = x_k + d with d = T q + U p + (x_k's own low part), split exactly
+         * into x and w.x_lo (TwoSum), so that the steps' sum keeps the bits x cannot hold */
+        mcs_real *lo = s->w.x_lo;
+        mcs_mat_gemm(0, 0, n, 1, f, 1, T, n, q, MAX2(f, 1), 0, lo, n);
+        mcs_mat_gemm(0, 0, n, 1, r, 1, U, n, p, MAX2(r, 1), 1, lo, n);
+        for (i = 0; i < n; ++i) {
+            const mcs_real a = ch->x[i];
+            const mcs_real d = lo[i] + ((ch->x_lo != NULL) ? ch->x_lo[i] : MCS_R(0.0));
+            const mcs_real sum = a + d;
+            const mcs_real dd = sum - a;
+            lo[i] = (a - (sum - dd)) + (d - dd);
+            x[i] = sum;
+        }
+    }
     /* Phi = T - U G^-1 (A_S T) */
     mcs_mat_copy(n, f, T, n, Phi, n);
     if ((r > 0) && (f > 0)) {

@@ -52,10 +52,13 @@ mcs_status mcs_rk4_attempt(mcs_sim *s, mcs_real h)
         return st;
     }
     axpy_stage(len, s->w.y0, h, 4, b, k, s->w.y1);
+    s->w.want_lo = 1;
     st = mcs_chart_map(s, &s->cur, s->w.y1, &s->w.y1[f], t + h, s->prev.x, s->prev.v);
+    s->w.want_lo = 0;
     if (st != MCS_OK) {
         return st;
     }
+    mcs_mat_copy(s->n, 1, s->w.x_lo, s->n, s->prev.x_lo, s->n);
     s->prev.t = t + h;
     s->w.dense_ready = 2; /* y0, y1 kept for the Hermite dense output */
     return MCS_OK;
@@ -109,7 +112,9 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     for (j = 1; j < 7; ++j) {
         mcs_real *y = (j == 6) ? s->w.y1 : s->w.ys;
         axpy_stage(len, s->w.y0, h, j, DP_A[j - 1], k, y);
+        s->w.want_lo = (j == 6) ? 1 : 0; /* the last stage's x is the step's end */
         st = mcs_chart_rhs(s, &s->cur, y, t + (DP_C[j] * h), k[j]);
+        s->w.want_lo = 0;
         if (st != MCS_OK) {
             return st;
         }
@@ -117,6 +122,7 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     /* the last stage evaluated the chart at y1: its x, v are the step's end state */
     for (i = 0; i < n; ++i) {
         s->prev.x[i] = s->w.xs[i];
+        s->prev.x_lo[i] = s->w.x_lo[i];
         s->prev.v[i] = s->w.vs[i];
     }
     /* Near a singular configuration the stages cannot be evaluated to better than about

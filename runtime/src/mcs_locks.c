@@ -19,6 +19,7 @@ static mcs_status refactor_current(mcs_sim *s)
     old->t = cur->t;
     for (i = 0; i < n; ++i) {
         old->x[i] = cur->x[i];
+        old->x_lo[i] = cur->x_lo[i];
         old->v[i] = cur->v[i];
     }
     mcs_mat_copy(n, n, cur->Q, n, old->Q, n);

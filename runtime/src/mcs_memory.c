@@ -46,6 +46,7 @@ static mcs_real *take_if(carver *c, unsigned on, size_t k)
 static void carve_frame(carver *c, mcs_frame *fr, const layout *l)
 {
     fr->x = take(c, l->n);
+    fr->x_lo = take(c, l->n);
     fr->v = take(c, l->n);
     fr->q = take(c, l->f);
     fr->Q = take(c, l->n * l->n);
@@ -59,6 +60,7 @@ static void carve_frame(carver *c, mcs_frame *fr, const layout *l)
 static void no_frame(mcs_frame *fr)
 {
     fr->x = NULL;
+    fr->x_lo = NULL;
     fr->v = NULL;
     fr->q = NULL;
     fr->Q = NULL;
@@ -134,6 +136,7 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
     s->event.continued = take_if(c, feat & MCS_MEM_EVENTS, n * n);
     s->event.motions = take_if(c, feat & MCS_MEM_EVENTS, n * n);
     s->w.basis_work = take(c, basis_work_size(l));
+    s->w.x_lo = take(c, n);
     s->w.dpdq = take(c, r_max * f);
     s->w.q_last = take(c, f);
     s->w.p_last = take(c, r_max);

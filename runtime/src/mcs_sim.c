@@ -19,7 +19,7 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
     opt->newton_max_iter = 25;
     opt->chart_pivot_min = MAX2(MCS_R(1e-8), 100 * MCS_REAL_EPS);
     opt->sing_watch = MCS_R(0.05);
-    opt->sing_tol = MAX2(MCS_R(1e-6), 1000 * MCS_REAL_EPS);
+    opt->sing_tol = MAX2(MCS_R(1e-6), MCS_R(1e4) * MCS_REAL_EPS);
     opt->chart_tol = MAX2(MCS_R(1e-4), 1000 * MCS_REAL_EPS);
     opt->sing_gap = MAX2(MCS_R(1e-3), MCS_R(1e5) * MCS_REAL_EPS);
     opt->max_locks = 0;
@@ -97,6 +97,7 @@ void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const 
     s->w.dense_ready = 0;
     s->w.retries = 0;
     s->w.pred_x = NULL;
+    s->w.want_lo = 0;
     s->event_ready = 0;
     s->ready = 0;
     {

@@ -53,7 +53,7 @@ typedef enum mcs_method {
          : (f))
 #define MCS_SIM_ON(feat, bits, k) ((((feat) & (bits)) != 0U) ? (k) : 0)
 /* reals of one frame: x, v, q, Q (n x n), R (n x m) */
-#define MCS_SIM_FRAME_(n, m, F) ((2 * (n)) + (F) + ((n) * (n)) + ((n)*MCS_SIM_MAX((m), 1)))
+#define MCS_SIM_FRAME_(n, m, F) ((3 * (n)) + (F) + ((n) * (n)) + ((n)*MCS_SIM_MAX((m), 1)))
 #define MCS_SIM_BASIS_(n, m, F, feat) \
     MCS_SIM_MAX( \
         MCS_SIM_MAX(MCS_BASIS_QR_WORK_SIZE(n, m), MCS_BASIS_ALIGN_WORK_SIZE(F)), \
@@ -67,7 +67,7 @@ typedef enum mcs_method {
      (5 * (n) * (F)) + ((F) * (F)) + (3 * MCS_SIM_MAX((m), 1)) + (3 * (n)) + (4 * (K)) + \
      (14 * (F)) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DENSE, 2 * (F)) + \
      ((MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) + 1) * (F)) + MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) + \
-     MCS_SIM_ON(feat, MCS_MEM_DOPRI5, 6 * (F)) + \
+     (n) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5, 6 * (F)) + \
      MCS_SIM_ON(feat, MCS_MEM_EVENTS, (n) + (K) + (2 * (n) * (n))) + \
      MCS_SIM_BASIS_(n, m, F, feat) + (4 * (K)) + MCS_SIM_ON(feat, MCS_MEM_LOCKS, (K) * (n)) + \
      ((K) + 3) + \
@@ -110,7 +110,7 @@ typedef struct mcs_options {
      * with sigma below chart_tol is retaken shorter (no chart is centred at a singular point).
      * sing_tol = 0 turns event detection off. */
     mcs_real sing_watch; /* default 0.05 */
-    mcs_real sing_tol;   /* default 1e-6: also the rank tolerance at the located event */
+    mcs_real sing_tol;   /* default 1e-6 (float 1e4 eps): the rank tolerance at the event too */
     mcs_real chart_tol;  /* default 1e-4 */
     /* RK4 places its steps so that no stage comes closer to a predicted crossing than where
      * sigma = sing_gap (a stage there loses about eps / sigma^2; SPEC §6); 0 places them only by
@@ -139,6 +139,8 @@ typedef struct mcs_options {
 typedef struct mcs_frame {
     mcs_real t;
     mcs_real *x;    /* (n) positions */
+    mcs_real *x_lo; /* (n) what the positions hold below x's last bit: x + x_lo is the state, the
+                       steps' sum compensated (in float, 1000 steps lost 1e-4 of |x| without) */
     mcs_real *v;    /* (n) velocities */
     mcs_real *q;    /* (n) accumulated chart coordinate (SPEC §4), the first f = n - r in use */
     mcs_real *Q;    /* (n x n) [U | T]: U = Q[:, :r] constrained, T = Q[:, r:] tangent basis */
@@ -248,6 +250,8 @@ typedef struct mcs_sim {
         /* The chart's last solution, for the next evaluation's first-order warm start p =
          * p_last + dpdq (q - q_last): dpdq = dp/dq = -G^-1 A_S T (r x f), valid while pred_x and
          * pred_t name the same chart and pred_r its rank (mcs_chart_start clears it). */
+        mcs_real *x_lo; /* (n) the chart map's split of its x when want_lo is set */
+        int want_lo;
         mcs_real *dpdq;
         mcs_real *q_last;
         mcs_real *p_last;
@@ -276,8 +280,9 @@ typedef struct mcs_sim {
 
 /* Defaults: the model's simulation settings (method, continuation, h, rtol, atol; model may be
  * NULL), h_min 1e-12, rank_tol 1e-9, newton_tol 500 eps, 25 iterations, chart_pivot_min 1e-8,
- * sing_watch 0.05, sing_tol 1e-6, chart_tol 1e-4 (the tolerances never below a few hundred eps of
- * mcs_real). */
+ * sing_watch 0.05, sing_tol 1e-6, chart_tol 1e-4, sing_gap 1e-3 (the tolerances never below a
+ * few hundred eps of mcs_real; in float sing_tol is 1e4 eps = 1.2e-3, where sigma near a singular
+ * configuration cannot be measured much below 1e-3, and sing_gap 1e5 eps). */
 mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model);
 
 /* Size of the workspace that mcs_sim_init needs: *reals mcs_real and *ints int entries (equal to
