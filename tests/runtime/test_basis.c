@@ -244,6 +244,34 @@ static void test_predictors_agree_to_first_order(void **state)
     }
 }
 
+static void test_exp_predictor_is_the_rotation_on_a_sphere(void **state)
+{
+    /* |x|^2 = 1 at (1, 0, 0) moving along (0, 1, 0): the tangent plane turns about z at unit
+     * rate, so the exp prediction after h is T rotated by Rz(h), exactly, whatever h: the
+     * exponential's action by Taylor terms (h = 1e-3), with scaling (h = 2: 2^2 applications),
+     * and Padé's whole exponential past 2^6 of them (h = 200) */
+    enum { n = 3, m = 1 };
+    static const double hs[3] = {1e-3, 2.0, 200.0};
+    mcs_real A[3] = {2, 0, 0}, Adot[3] = {0, 2, 0}, Q[9], R[3], Te[6];
+    int piv[1], r, k, i, j;
+    (void)state;
+    assert_int_equal(mcs_qr_basis(n, m, A, m, 1e-9, Q, R, piv, &r, work), 0);
+    assert_int_equal(r, 1);
+    for (k = 0; k < 3; ++k) {
+        const double h = hs[k], c = cos(h), sn = sin(h);
+        assert_int_equal(
+            mcs_predict_tangent(n, m, r, Q, R, piv, Adot, h, MCS_CONT_EXP, Te, work, iwork), 0);
+        for (j = 0; j < 2; ++j) {
+            const mcs_real *t = &Q[(r + j) * n];
+            const double want[3] = {c * t[0] - sn * t[1], sn * t[0] + c * t[1], t[2]};
+            for (i = 0; i < 3; ++i)
+                assert_true(fabs(Te[i + j * n] - want[i]) < 1e-14 * (1 + h));
+        }
+        /* to rounding, which the 2^s squarings of a long rotation accumulate */
+        assert_true(orthonormality_error(n, 2, Te) < 1e-15 * (4 + h));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_align_is_optimal),
         cmocka_unit_test(test_align_rank_change_keeps_continued_column),
         cmocka_unit_test(test_predictors_agree_to_first_order),
+        cmocka_unit_test(test_exp_predictor_is_the_rotation_on_a_sphere),
     };
     return cmocka_run_group_tests_name("basis", tests, NULL, NULL);
 }
