@@ -134,10 +134,16 @@ void mcs_events_detect(mcs_sim *s)
     t_min = (fc < fd) ? c : d;
     /* the turn of sigma was inside this step (not at its end, where a monotonic fall leads the
      * search): the next step, rising, needs no search of its own */
-    s->w.searched = (t_min < (s->cur.t - (MCS_R(1e-3) * (s->cur.t - s->prev.t)))) ? 1 : 0;
+    s->w.searched = 0;
+    if (t_min < (s->cur.t - (MCS_R(1e-3) * (s->cur.t - s->prev.t)))) {
+        s->w.searched = 1;
+    }
     s_min = MIN2(fc, fd);
-    use_best = (s_best < s->opt.sing_tol) && !(s_min > MCS_R(0.0));
-    if (use_best) {
+    use_best = 0;
+    if ((s_best < s->opt.sing_tol) && !(s_min > MCS_R(0.0))) {
+        use_best = 1;
+    }
+    if (use_best != 0) {
         /* the search ended where the chart cannot be evaluated (in float a wider band around
          * the singular point): the closest probe that could is the configuration */
         t_min = t_best;
@@ -153,7 +159,7 @@ void mcs_events_detect(mcs_sim *s)
     {
         mcs_real dt =
             MAX2(MCS_R(1e-12), MCS_R(4.0) * MCS_REAL_EPS) * MAX2(MCS_R(1.0), mcs_fabs(t_min));
-        for (i = 0; (i < 40) && !use_best; ++i) {
+        for (i = 0; (i < 40) && (use_best == 0); ++i) {
             if (mcs_dense_state(s, t_min, ev->x, s->w.tmp2) == MCS_OK) {
                 break;
             }

@@ -112,7 +112,10 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     for (j = 1; j < 7; ++j) {
         mcs_real *y = (j == 6) ? s->w.y1 : s->w.ys;
         axpy_stage(len, s->w.y0, h, j, DP_A[j - 1], k, y);
-        s->w.want_lo = (j == 6) ? 1 : 0; /* the last stage's x is the step's end */
+        s->w.want_lo = 0;
+        if (j == 6) {
+            s->w.want_lo = 1; /* the last stage's x is the step's end */
+        }
         st = mcs_chart_rhs(s, &s->cur, y, t + (DP_C[j] * h), k[j]);
         s->w.want_lo = 0;
         if (st != MCS_OK) {

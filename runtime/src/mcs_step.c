@@ -114,7 +114,10 @@ static mcs_real place_step(const mcs_sim *s, mcs_real h, mcs_real H, mcs_real th
     gap = theta * hc;
     if (a <= (MCS_R(1.1) * gap)) {
         /* the crossing step, from where the previous one stopped (or as near as we already are) */
-        return (a >= (MCS_R(0.5) * gap)) ? (a / theta) : hc;
+        if (a >= (MCS_R(0.5) * gap)) {
+            hc = a / theta;
+        }
+        return hc;
     }
     if (a < (h + gap)) {
         return a - gap; /* stop short, so that the next step crosses at theta */
@@ -152,7 +155,10 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
         }
         {
             const mcs_real placed = place_step(s, h, h, PLACE_DOPRI5, MCS_R(0.0), t_target);
-            shortened = placed < h;
+            shortened = 0;
+            if (placed < h) {
+                shortened = 1;
+            }
             h = placed;
         }
         if (h >= ((t_target - t) - (MCS_R(1e-12) * MAX2(MCS_R(1.0), mcs_fabs(t))))) {
@@ -265,8 +271,12 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
                        ? t_target
                        : end;
         /* the grid points reached (a step placed across a singular point may pass one) */
-        while ((s->t_grid0 + ((mcs_real)(s->grid_index + 1) * h)) <= (s->cur.t + snap)) {
-            s->grid_index++;
+        for (;;) {
+            const long following = s->grid_index + 1;
+            if ((s->t_grid0 + ((mcs_real)following * h)) > (s->cur.t + snap)) {
+                break;
+            }
+            s->grid_index = following;
         }
         return MCS_OK;
     }
