@@ -108,8 +108,8 @@ void mcs_chart_start(mcs_sim *s, mcs_real *y0)
 /* out (k x ncol, leading dimension k) = A_S B: rows piv[0..k) of s->w.A (m x n) times B (n x
  * ncol, leading dimension ldb). A constraint row touches a few coordinates: its zero entries are
  * skipped, which gives the same sums, term for term in the same order, as the dense product. */
-void mcs_rows_times(mcs_sim *s, const int *piv, int k, const mcs_real *B, int ldb, int ncol,
-                    mcs_real *out)
+static void rows_times(const mcs_sim *s, const int *piv, int k, const mcs_real *B, int ldb,
+                       int ncol, mcs_real *out)
 {
     const int n = s->n;
     const int m = s->m;
@@ -142,7 +142,7 @@ static mcs_status factor_G(mcs_sim *s, const mcs_frame *ch)
     mcs_real pmax = MCS_R(0.0);
     mcs_real pmin;
     int i;
-    mcs_rows_times(s, ch->piv, r, ch->Q, s->n, r, G);
+    rows_times(s, ch->piv, r, ch->Q, s->n, r, G);
     if (mcs_la_lu(r, G, r, s->w.ipiv) < 0) {
         return MCS_ERR_LINALG;
     }
@@ -198,13 +198,16 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     if ((s->w.pred_x == ch->x) && (s->w.pred_t == ch->t) && (s->w.pred_r == r) && (r > 0) &&
         (f > 0)) {
         /* first-order warm start from the chart's last solution: one Newton iteration fewer */
-        for (i = 0; i < f; ++i) {
-            s->w.tmp[i] = q[i] - s->w.q_last[i];
-        }
+        int j;
         for (i = 0; i < r; ++i) {
             p[i] = s->w.p_last[i];
         }
-        mcs_mat_gemm(0, 0, r, 1, f, 1, s->w.dpdq, r, s->w.tmp, f, 1, p, r);
+        for (j = 0; j < f; ++j) { /* small: plain loops, not a call per product */
+            const mcs_real dq = q[j] - s->w.q_last[j];
+            for (i = 0; i < r; ++i) {
+                p[i] += s->w.dpdq[i + (j * r)] * dq;
+            }
+        }
     }
     it = 0;
     for (;;) {
@@ -258,11 +261,19 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
         /* the step's end: x = x_k + d with d = T q + U p + (x_k's own low part), split exactly
          * into x and w.x_lo (TwoSum), so that the steps' sum keeps the bits x cannot hold */
         mcs_real *lo = s->w.x_lo;
-        mcs_mat_gemm(0, 0, n, 1, f, 1, T, n, q, MAX2(f, 1), 0, lo, n);
-        mcs_mat_gemm(0, 0, n, 1, r, 1, U, n, p, MAX2(r, 1), 1, lo, n);
+        int j;
+        for (i = 0; i < n; ++i) {
+            lo[i] = (ch->x_lo != NULL) ? ch->x_lo[i] : MCS_R(0.0);
+        }
+        for (j = 0; j < n; ++j) { /* d = x_k's low part + [U T] (p, q), Q's columns in turn */
+            const mcs_real c = (j < r) ? p[j] : q[j - r];
+            for (i = 0; i < n; ++i) {
+                lo[i] += ch->Q[i + (j * n)] * c;
+            }
+        }
         for (i = 0; i < n; ++i) {
             const mcs_real a = ch->x[i];
-            const mcs_real d = lo[i] + ((ch->x_lo != NULL) ? ch->x_lo[i] : MCS_R(0.0));
+            const mcs_real d = lo[i];
             const mcs_real sum = a + d;
             const mcs_real dd = sum - a;
             lo[i] = (a - (sum - dd)) + (d - dd);
@@ -273,7 +284,7 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     mcs_mat_copy(n, f, T, n, Phi, n);
     if ((r > 0) && (f > 0)) {
         mcs_real *Z = s->w.Z;
-        mcs_rows_times(s, ch->piv, r, T, n, f, Z);
+        rows_times(s, ch->piv, r, T, n, f, Z);
         (void)mcs_la_lu_solve(r, f, s->w.G, r, s->w.ipiv, Z, r);
         mcs_mat_gemm(0, 0, n, f, r, -1, U, n, Z, r, 1, Phi, n);
         /* dp/dq = -Z, for the next evaluation on this chart */

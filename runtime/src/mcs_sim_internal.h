@@ -76,8 +76,6 @@ mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real 
 /* The accumulated chart coordinate carried to a frame with f_to free directions (SPEC §4):
  * q_to[i] = q_from[i] + dq[i] (dq may be NULL: 0) for i < min(f_from, f_to); entries a rank
  * change adds (f_from <= i < f_to) start at 0. q_to may be q_from. */
-void mcs_rows_times(mcs_sim *s, const int *piv, int k, const mcs_real *B, int ldb, int ncol,
-                    mcs_real *out);
 void mcs_q_carry(int f_from, const mcs_real *q_from, const mcs_real *dq, int f_to, mcs_real *q_to);
 
 /* y0 (2 f) = (0, T^T v) on the chart of s->cur; resets the Newton warm start w.p. */
