@@ -1,7 +1,7 @@
 """make bench: speed of the runtime and of the generator, measured in one run (ratios first).
 
 1. Cost per RK4 step of the traditional QR basis vs. each continuation predictor (exp, euler,
-   none), for the spatial pendulum (n = 3) and a 10-mass point chain (n = 20, m = 10).
+   none), for the spatial pendulum (n = 3) and point chains of 10 and 40 masses (n = 20, 80).
 2. TARGETS.md problems P1 (spatial pendulum, 2 s), P2a (3R pendulum, 2 s) and P3 (double
    four-bar, 10 s, 10 singular crossings): wall time of the integration loop and error of the
    final positions against an independent reference (SciPy's DOP853 at rtol 1e-13 on a separate
@@ -161,7 +161,8 @@ def main():
     gen_root = OUT / "generated"
     results = {"generation_s": {}}
     model_files = sorted((ROOT / "models").glob("*.yaml")) + [
-        ROOT / "bench/models/point_chain_10.yaml"
+        ROOT / "bench/models/point_chain_10.yaml",
+        ROOT / "bench/models/point_chain_40.yaml",
     ]
     for path in model_files:
         best = 1e30
@@ -174,7 +175,11 @@ def main():
     # 1. cost per step, traditional vs continuation, for both linear-algebra backends
     results["per_step"] = []
     for backend in BACKENDS:
-        for name, t_end in (("spatial_pendulum", 2.0), ("point_chain_10", 0.5)):
+        for name, t_end in (
+            ("spatial_pendulum", 2.0),
+            ("point_chain_10", 0.5),
+            ("point_chain_40", 0.1),
+        ):
             exe = build_bench(name, gen_root, backend)
             r = run_json([exe, "per-step", t_end, 1e-3, 7])
             r["backend"] = backend
