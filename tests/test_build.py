@@ -32,3 +32,26 @@ def test_program_command_takes_every_runtime_source(tmp_path):
         sources = {p.name for p in (ROOT / "runtime" / "src").glob("*.c")} - {other}
         assert sources <= {a.rsplit("/", 1)[-1] for a in cmd}
         assert all(f in cmd for f in build.CFLAGS)
+
+
+def test_the_simulator_pins_openblas_to_one_thread(tmp_path, monkeypatch):
+    """Issue 13: an unpinned OpenBLAS made a P1 step 5.6x slower. The Makefile and the launcher
+    set OPENBLAS_NUM_THREADS=1, but a simulator run directly, with the environment asking for
+    more, must still use one thread (app_pin_blas_threads); the portable build has no BLAS."""
+    import json
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS",)}
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    for backend, threads in (("lapack", 1), ("portable", 0)):
+        monkeypatch.setenv("MCS_LINALG", backend)
+        exe = build.build_simulator("spatial_pendulum")
+        out = subprocess.run(
+            [str(exe), "--t-end", "0.01", "--out", str(tmp_path / f"{backend}.csv")],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        assert json.loads(out.stdout)["blas_threads"] == threads, backend

@@ -264,6 +264,7 @@ int main(int argc, char **argv)
     int i, f = 0;
 
     params = DEFAULTS;
+    (void)app_pin_blas_threads(); /* one BLAS thread, as simulate */
     mcs_statics_defaults(&sopt);
     a.tol = sopt.tol;
     parse(argc, argv, &a, md, &params);

@@ -71,3 +71,20 @@ void set_param(const mcs_model *md, void *params, const char *val)
         }
     die("unknown parameter", val);
 }
+
+#if !defined(MCS_LINALG_PORTABLE) && defined(__GNUC__)
+/* OpenBLAS's own controls, resolved at run time if it is the BLAS loaded (weak: NULL otherwise) */
+extern void openblas_set_num_threads(int num_threads) __attribute__((weak));
+extern int openblas_get_num_threads(void) __attribute__((weak));
+#endif
+
+int app_pin_blas_threads(void)
+{
+#if !defined(MCS_LINALG_PORTABLE) && defined(__GNUC__)
+    if (openblas_set_num_threads != NULL && openblas_get_num_threads != NULL) {
+        openblas_set_num_threads(1);
+        return openblas_get_num_threads();
+    }
+#endif
+    return 0;
+}

@@ -23,5 +23,9 @@ double number(const char *text, const char *flag);
 /* --param NAME=VALUE: writes VALUE into the model's parameter struct `params` through
  * md->param_offsets, or dies naming the problem. */
 void set_param(const mcs_model *md, void *params, const char *val);
+/* Pins OpenBLAS, when it is the BLAS linked, to one thread whatever the environment says (an
+ * unpinned OpenBLAS made a P1 step 5.6x slower on these small matrices): returns the threads it
+ * now uses, or 0 for another BLAS or the portable linear algebra. */
+int app_pin_blas_threads(void);
 
 #endif /* MCS_APP_UTIL_H */

@@ -349,6 +349,7 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     int i;
 
     params = DEFAULTS;
+    rs.blas_threads = app_pin_blas_threads();
     if (mcs_options_default(&opt, md) != MCS_OK)
         die("internal: options", NULL);
     opt.max_locks = md->nx; /* the static workspace has room for nx lock rows (MAX_ROWS) */

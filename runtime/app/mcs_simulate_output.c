@@ -430,7 +430,8 @@ void output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
     for (i = rs->rank0; i < md->nc; ++i)
         stream_printf(o, "%s\"%s\"", i > rs->rank0 ? ", " : "", md->constraint_names[rs->piv0[i]]);
     stream_printf(o, "]");
-    stream_printf(o, ", \"max_c_norm\": %.17g, \"wall_s\": %.6f", (double)ri->c_max, rs->wall_s);
+    stream_printf(o, ", \"max_c_norm\": %.17g, \"wall_s\": %.6f, \"blas_threads\": %d",
+                  (double)ri->c_max, rs->wall_s, rs->blas_threads);
     stream_printf(o, ", \"transitions\": [");
     for (i = 0; i < ri->ntransitions; ++i) {
         const mcs_transition *tr = &ri->transitions[i];

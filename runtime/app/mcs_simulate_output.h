@@ -105,6 +105,7 @@ typedef struct run_summary {
     const mcs_options *opt;
     const mcs_assembly *assembly;
     double wall_s;
+    int blas_threads; /* app_pin_blas_threads: 1 with OpenBLAS, 0 without it */
 } run_summary;
 void output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs);
 
