@@ -185,67 +185,55 @@ def main():
             r["backend"] = backend
             results["per_step"].append(r)
 
-    # 2. TARGETS P1, P2a
-    ref1 = reference_spatial_pendulum(2.0)
-    ref2 = reference_pendulum_3r(2.0)
-    results["P1"], results["P2a"] = [], []
-    for backend in BACKENDS:
-        p1 = build_bench("spatial_pendulum", gen_root, backend)
-        for method, h, rtol in (
-            ("rk4", 1e-3, 0),
-            ("rk4", 2e-3, 0),
-            ("dopri5", 1e-3, 1e-9),
-            ("dopri5", 1e-3, 1e-10),
-        ):
-            r = run_json([p1, "run", method, h, rtol or 1e-8, 2.0, 15])
-            r.update(
-                backend=backend,
-                method=method,
-                h=h,
-                rtol=rtol,
-                err=float(np.abs(np.array(r["x"]) - ref1).max()),
-            )
-            results["P1"].append(r)
-        p2 = build_bench("pendulum_3r", gen_root, backend)
-        for method, h, rtol in (
-            ("rk4", 1e-3, 0),
-            ("rk4", 2e-3, 0),
-            ("dopri5", 1e-3, 1e-10),
-            ("dopri5", 1e-3, 1e-11),
-        ):
-            r = run_json([p2, "run", method, h, rtol or 1e-8, 2.0, 15])
-            r.update(
-                backend=backend,
-                method=method,
-                h=h,
-                rtol=rtol,
-                err=float(np.abs(np.array(r["x"]) - ref2).max()),
-            )
-            results["P2a"].append(r)
-
-    # TARGETS P3: double four-bar, 10 s, through 10 singular configurations; error of the final
-    # positions against the parallelogram motion 3 phi'' = 3.5 g sin(phi) (exact on that branch)
-    ref3 = reference_double_four_bar(10.0)
-    results["P3"] = []
-    for backend in BACKENDS:
-        p3 = build_bench("double_four_bar", gen_root, backend)
-        for method, h, rtol in (
-            ("rk4", 1e-3, 0),
-            ("rk4", 2.5e-4, 0),
-            ("dopri5", 1e-3, 1e-9),
-            ("dopri5", 1e-3, 1e-10),
-            ("dopri5", 1e-3, 1e-11),
-            ("dopri5", 1e-3, 5e-12),
-        ):
-            r = run_json([p3, "run", method, h, rtol or 1e-8, 10.0, 3])
-            r.update(
-                backend=backend,
-                method=method,
-                h=h,
-                rtol=rtol,
-                err=float(np.abs(np.array(r["x"]) - ref3).max()),
-            )
-            results["P3"].append(r)
+    # 2. TARGETS P1, P2a (2 s) and P3: double four-bar, 10 s, through 10 singular configurations;
+    # P3's error against the parallelogram motion 3 phi'' = 3.5 g sin(phi) (exact on that branch)
+    targets = (
+        (
+            "P1",
+            "spatial_pendulum",
+            2.0,
+            15,
+            reference_spatial_pendulum(2.0),
+            (("rk4", 1e-3, 0), ("rk4", 2e-3, 0), ("dopri5", 1e-3, 1e-9), ("dopri5", 1e-3, 1e-10)),
+        ),
+        (
+            "P2a",
+            "pendulum_3r",
+            2.0,
+            15,
+            reference_pendulum_3r(2.0),
+            (("rk4", 1e-3, 0), ("rk4", 2e-3, 0), ("dopri5", 1e-3, 1e-10), ("dopri5", 1e-3, 1e-11)),
+        ),
+        (
+            "P3",
+            "double_four_bar",
+            10.0,
+            3,
+            reference_double_four_bar(10.0),
+            (
+                ("rk4", 1e-3, 0),
+                ("rk4", 2.5e-4, 0),
+                ("dopri5", 1e-3, 1e-9),
+                ("dopri5", 1e-3, 1e-10),
+                ("dopri5", 1e-3, 1e-11),
+                ("dopri5", 1e-3, 5e-12),
+            ),
+        ),
+    )
+    for problem, name, t_end, repeats, ref, cases in targets:
+        results[problem] = []
+        for backend in BACKENDS:
+            exe = build_bench(name, gen_root, backend)
+            for method, h, rtol in cases:
+                r = run_json([exe, "run", method, h, rtol or 1e-8, t_end, repeats])
+                r.update(
+                    backend=backend,
+                    method=method,
+                    h=h,
+                    rtol=rtol,
+                    err=float(np.abs(np.array(r["x"]) - ref).max()),
+                )
+                results[problem].append(r)
 
     # TARGETS P2b: the 3R pendulum with joint 2 locked at 0.8 s and joint 3 at 1.3 s (004 §6),
     # 2 s; error against the independent reference, and what one lock costs against one step

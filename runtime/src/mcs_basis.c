@@ -80,7 +80,7 @@ static int expm_skew_action(int n, int f, const mcs_real *x, mcs_real *y, mcs_re
 {
     mcs_real *term = work;
     mcs_real *next = &work[n * f];
-    mcs_real norm = MCS_R(0.0);
+    const mcs_real norm = mcs_mat_norm1(n, x);
     mcs_real scale;
     int s = 0;
     int apps = 1;
@@ -88,16 +88,7 @@ static int expm_skew_action(int n, int f, const mcs_real *x, mcs_real *y, mcs_re
     int i;
     int j;
     int k;
-    for (j = 0; j < n; ++j) {
-        mcs_real col = MCS_R(0.0);
-        for (i = 0; i < n; ++i) {
-            col += mcs_fabs(x[i + (j * n)]);
-        }
-        if (col > norm) {
-            norm = col;
-        }
-    }
-    if (!((norm - norm) == MCS_R(0.0))) {
+    if (norm < MCS_R(0.0)) {
         return -1;
     }
     while ((s <= 6) && (mcs_ldexp(norm, -s) > MCS_R(0.5))) {

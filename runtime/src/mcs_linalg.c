@@ -104,6 +104,26 @@ void mcs_mat_copy(int rows, int cols, const mcs_real *a, int lda, mcs_real *b, i
     }
 }
 
+mcs_real mcs_mat_norm1(int n, const mcs_real *a)
+{
+    mcs_real norm = MCS_R(0.0);
+    int i;
+    int j;
+    for (j = 0; j < n; ++j) {
+        mcs_real col = MCS_R(0.0);
+        for (i = 0; i < n; ++i) {
+            col += mcs_fabs(a[i + (j * n)]);
+        }
+        if (!((col - col) == MCS_R(0.0))) {
+            return -MCS_R(1.0); /* NaN or +-Inf */
+        }
+        if (col > norm) {
+            norm = col;
+        }
+    }
+    return norm;
+}
+
 mcs_real mcs_vec_max_abs(int n, const mcs_real *a)
 {
     mcs_real m = MCS_R(0.0);
@@ -149,24 +169,14 @@ int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipi
     mcs_real *xp = &work[n * n];
     mcs_real *num = &work[2 * n * n];
     mcs_real *den = &work[3 * n * n];
-    mcs_real norm = MCS_R(0.0);
+    const mcs_real norm = mcs_mat_norm1(n, a);
     mcs_real scale = MCS_R(1.0);
     const mcs_real *c = c6;
     int i;
-    int j;
     int k;
     int s = 0;
     int q = 6;
-    for (j = 0; j < n; ++j) {
-        mcs_real col = MCS_R(0.0);
-        for (i = 0; i < n; ++i) {
-            col += mcs_fabs(a[i + (j * n)]);
-        }
-        if (col > norm) {
-            norm = col;
-        }
-    }
-    if (!((norm - norm) == MCS_R(0.0))) {
+    if (norm < MCS_R(0.0)) {
         return -1;
     }
     /* the smallest s with norm / 2^s <= 1/2 (an integer loop counter: MISRA 14.1); exact */

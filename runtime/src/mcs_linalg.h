@@ -66,5 +66,8 @@ mcs_real *mcs_work_next(mcs_real *base, size_t *at, size_t count);
 int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipiv);
 /* Largest absolute entry of a vector (0 for n = 0); -1 when an entry is NaN or Inf. */
 mcs_real mcs_vec_max_abs(int n, const mcs_real *a);
+/* 1-norm (largest column sum of |a_ij|) of a square a (n x n, ld n), the exponentials' scaling;
+ * -1 when a column sum is NaN or Inf. */
+mcs_real mcs_mat_norm1(int n, const mcs_real *a);
 
 #endif /* MCS_LINALG_H */
