@@ -1,6 +1,8 @@
 /* mcs_integrate.c - the integrators on a frozen chart: RK4 and Dormand-Prince 5(4) stages, and
  * dense output inside the last accepted step (DOPRI5's continuous extension, RK4 Hermite). */
 
+#include <string.h>
+
 #include "mcs_sim_internal.h"
 
 static void axpy_stage(int len, const mcs_real *y0, mcs_real h, int nst, const mcs_real *coef,
@@ -89,6 +91,60 @@ static const mcs_real DP_D[7] = {
     MCS_R(701980252875.0) / MCS_R(199316789632.0), MCS_R(-1453857185.0) / MCS_R(822651844.0),
     MCS_R(69997945.0) / MCS_R(29380423.0)};
 
+static uint64_t params_fingerprint(const mcs_sim *s)
+{
+    /* FNV-1a over 8-byte words (then the remaining bytes): a change of one word always changes
+     * it, since each step is a bijection of the running value */
+    const unsigned char *b = (const unsigned char *)s->params;
+    const size_t len = s->model->params_size;
+    const uint64_t prime = 1099511628211ULL;
+    uint64_t fp = 14695981039346656037ULL;
+    size_t i = 0U;
+    while ((i + 8U) <= len) {
+        uint64_t word;
+        (void)memcpy(&word, &b[i], 8U);
+        fp = (fp ^ word) * prime;
+        i += 8U;
+    }
+    while (i < len) {
+        fp = (fp ^ (uint64_t)b[i]) * prime;
+        ++i;
+    }
+    return fp;
+}
+
+/* DOPRI5's first stage from the last step's end (FSAL, see mcs_sim.h): 1 when k[0] was set. */
+static int first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
+{
+    const int n = s->n;
+    const int r = s->cur.r;
+    const int f = n - r;
+    int i;
+    if (!s->w.fsal || (s->w.dense_ready != 1) || (s->w.a_end == NULL) ||
+        !(s->cur.sigma > s->opt.sing_watch) || (params_fingerprint(s) != s->w.fsal_params)) {
+        return 0;
+    }
+    for (i = 0; i < f; ++i) {
+        k0[i] = y0[f + i];
+    }
+    mcs_mat_gemm(1, 0, f, 1, n, 1, &s->cur.Q[r * n], n, s->w.a_end, n, 0, &k0[f], MAX2(f, 1));
+    return 1;
+}
+
+/* a_end = x'' at the last stage just evaluated: Phi q'' + beta (beta = U G^-1 gamma_S, left in
+ * w.Z by mcs_chart_rhs; 0 without rows). */
+static void keep_last_acceleration(mcs_sim *s, const mcs_real *k_last)
+{
+    const int n = s->n;
+    const int r = s->cur.r;
+    const int f = n - r;
+    int i;
+    for (i = 0; i < n; ++i) {
+        s->w.a_end[i] = (r > 0) ? s->w.Z[i] : MCS_R(0.0);
+    }
+    mcs_mat_gemm(0, 0, n, 1, f, 1, s->w.Phi, n, &k_last[f], MAX2(f, 1), 1, s->w.a_end, n);
+}
+
 /* One DOPRI5 attempt of length h on the chart of s->cur; *err is the scaled error norm. */
 mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
 {
@@ -105,10 +161,13 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     int j;
     s->w.g_cond_max = MCS_R(1.0);
     mcs_chart_start(s, s->w.y0);
-    st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0]);
-    if (st != MCS_OK) {
-        return st;
+    if (!first_stage_from_last(s, s->w.y0, k[0])) {
+        st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0]);
+        if (st != MCS_OK) {
+            return st;
+        }
     }
+    s->w.fsal = 0; /* used, or stale: the caller sets it again when this step is accepted */
     for (j = 1; j < 7; ++j) {
         mcs_real *y = (j == 6) ? s->w.y1 : s->w.ys;
         axpy_stage(len, s->w.y0, h, j, DP_A[j - 1], k, y);
@@ -122,7 +181,12 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
             return st;
         }
     }
-    /* the last stage evaluated the chart at y1: its x, v are the step's end state */
+    /* the last stage evaluated the chart at y1: its x, v are the step's end state, and its
+     * acceleration the next step's first stage */
+    if (s->w.a_end != NULL) {
+        keep_last_acceleration(s, k[6]);
+        s->w.fsal_params = params_fingerprint(s);
+    }
     for (i = 0; i < n; ++i) {
         s->prev.x[i] = s->w.xs[i];
         s->prev.x_lo[i] = s->w.x_lo[i];

@@ -43,6 +43,7 @@ static mcs_status refactor_current(mcs_sim *s)
     /* the last step's dense output and any pending event belong to the old constraints */
     s->h_last = MCS_R(0.0);
     s->w.dense_ready = 0;
+    s->w.fsal = 0;
     s->w.retries = 0;
     s->w.pred_x = NULL;
     s->event_ready = 0;

@@ -131,6 +131,7 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
     for (i = 0; i < 7; ++i) {
         s->w.k[i] = take_if(c, (i < 4) ? 1U : (feat & MCS_MEM_DOPRI5), 2U * f);
     }
+    s->w.a_end = take_if(c, feat & MCS_MEM_DOPRI5, n);
     s->event.x = take_if(c, feat & MCS_MEM_EVENTS, n);
     s->event.rdiag = take_if(c, feat & MCS_MEM_EVENTS, k);
     s->event.continued = take_if(c, feat & MCS_MEM_EVENTS, n * n);

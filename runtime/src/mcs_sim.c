@@ -95,6 +95,7 @@ void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const 
     s->t_grid0 = MCS_R(0.0);
     s->grid_index = 0;
     s->w.dense_ready = 0;
+    s->w.fsal = 0;
     s->w.retries = 0;
     s->w.pred_x = NULL;
     s->w.want_lo = 0;

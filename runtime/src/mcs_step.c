@@ -197,6 +197,7 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
             if (st != MCS_OK) {
                 return st;
             }
+            s->w.fsal = (s->w.a_end != NULL) ? 1 : 0; /* the next step's first stage is ready */
             /* keep the controller's step when this one was cut short to hit the target or to
              * place the next one across a singular configuration */
             if ((!final && !shortened) || (h * MAX2(fac, MCS_R(0.2)) > s->h_next)) {

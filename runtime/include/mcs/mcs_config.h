@@ -38,6 +38,7 @@ typedef float mcs_real;
 #define mcs_floor floorf
 #define mcs_ldexp ldexpf
 #define MCS_REAL_EPS 1.1920929e-07f
+#define MCS_REAL_MIN 1.17549435e-38f /* smallest normal: 1/x does not overflow from it on */
 #else
 typedef double mcs_real;
 #define MCS_R(lit) lit
@@ -59,6 +60,7 @@ typedef double mcs_real;
 #define mcs_floor floor
 #define mcs_ldexp ldexp
 #define MCS_REAL_EPS 2.220446049250313e-16
+#define MCS_REAL_MIN 2.2250738585072014e-308 /* smallest normal: 1/x does not overflow */
 #endif
 
 #define MCS_VERSION_STRING "0.1.0"

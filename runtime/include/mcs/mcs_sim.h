@@ -19,6 +19,8 @@
 #ifndef MCS_SIM_H
 #define MCS_SIM_H
 
+#include <stdint.h>
+
 #include "mcs_basis.h"
 #include "mcs_config.h"
 #include "mcs_model.h"
@@ -67,7 +69,7 @@ typedef enum mcs_method {
      (5 * (n) * (F)) + ((F) * (F)) + (3 * MCS_SIM_MAX((m), 1)) + (3 * (n)) + (4 * (K)) + \
      (14 * (F)) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DENSE, 2 * (F)) + \
      ((MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) + 1) * (F)) + MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) + \
-     (n) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5, 6 * (F)) + \
+     (n) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5, (6 * (F)) + (n)) + \
      MCS_SIM_ON(feat, MCS_MEM_EVENTS, (n) + (K) + (2 * (n) * (n))) + \
      MCS_SIM_BASIS_(n, m, F, feat) + (4 * (K)) + MCS_SIM_ON(feat, MCS_MEM_LOCKS, (K) * (n)) + \
      ((K) + 3) + \
@@ -258,6 +260,16 @@ typedef struct mcs_sim {
         const mcs_real *pred_x;
         mcs_real pred_t;
         int pred_r;
+        /* DOPRI5's first stage is its last (FSAL): a_end (n) is the acceleration at the end of
+         * the last accepted step, from its last stage, and the next step's first stage is
+         * q'' = T^T a_end (SPEC §4: on any chart at x, q'' = T^T x'') instead of a chart
+         * evaluation. Used while fsal is set, the state is still that step's end (dense_ready
+         * = 1: set_state and locks clear it), the parameters' fingerprint fsal_params is the
+         * same (a change of any one 8-byte word of the struct always changes it) and sigma is
+         * above sing_watch (near a singular configuration every stage is evaluated). */
+        mcs_real *a_end;
+        int fsal;
+        uint64_t fsal_params;
         int *ipiv;
         int *basis_iwork;
         int dense_ready;     /* the last step's data are valid for dense output: 1 DOPRI5, 2 RK4 */
