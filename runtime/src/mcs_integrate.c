@@ -1,8 +1,6 @@
 /* mcs_integrate.c - the integrators on a frozen chart: RK4 and Dormand-Prince 5(4) stages, and
  * dense output inside the last accepted step (DOPRI5's continuous extension, RK4 Hermite). */
 
-#include <string.h>
-
 #include "mcs_sim_internal.h"
 
 static void axpy_stage(int len, const mcs_real *y0, mcs_real h, int nst, const mcs_real *coef,
@@ -93,16 +91,19 @@ static const mcs_real DP_D[7] = {
 
 static uint64_t params_fingerprint(const mcs_sim *s)
 {
-    /* FNV-1a over 8-byte words (then the remaining bytes): a change of one word always changes
-     * it, since each step is a bijection of the running value */
+    /* FNV-1a over the struct's 8-byte words (little-endian), then its last bytes: a change of
+     * one word always changes it, since each step is a bijection of the running value */
     const unsigned char *b = (const unsigned char *)s->params;
     const size_t len = s->model->params_size;
     const uint64_t prime = 1099511628211ULL;
     uint64_t fp = 14695981039346656037ULL;
     size_t i = 0U;
     while ((i + 8U) <= len) {
-        uint64_t word;
-        (void)memcpy(&word, &b[i], 8U);
+        uint64_t word = 0U;
+        size_t j;
+        for (j = 8U; j > 0U; --j) {
+            word = (word << 8U) | (uint64_t)b[(i + j) - 1U];
+        }
         fp = (fp ^ word) * prime;
         i += 8U;
     }

@@ -25,9 +25,8 @@ static mcs_real column_norm(int len, const mcs_real *x)
     mcs_real scale = MCS_R(0.0);
     mcs_real ssq = MCS_R(0.0);
     int i;
-    /* The plain sum of squares when it neither overflows nor underflows: entries too small to
-     * square then weigh less than eps against it. It is 7 % of P3's time otherwise (the pivoted
-     * QR takes every remaining column's norm at every reflector). */
+    /* The plain sum of squares unless it over- or underflows (an entry too small to square then
+     * weighs < eps): the scaled sum took 7 % of P3 (every column's norm, every reflector). */
     for (i = 0; i < len; ++i) {
         ssq += x[i] * x[i];
     }
@@ -206,19 +205,12 @@ int mcs_la_lu(int n, mcs_real *a, int lda, int *ipiv)
             }
             continue;
         }
-        {
-            /* one division per column, as LAPACK's dgetf2 (the reciprocal's extra rounding is
-             * within its accuracy; a division per entry cost P3 a fifth of its LU time) */
+        { /* a reciprocal per column (as dgetf2), not a division per entry: P3 -4 % */
             const mcs_real pivot = a[k + (k * lda)];
-            if (mcs_fabs(pivot) >= MCS_REAL_MIN) {
-                const mcs_real inv = MCS_R(1.0) / pivot;
-                for (i = k + 1; i < n; ++i) {
-                    a[i + (k * lda)] *= inv;
-                }
-            } else {
-                for (i = k + 1; i < n; ++i) {
-                    a[i + (k * lda)] /= pivot;
-                }
+            const mcs_real inv = MCS_R(1.0) / pivot; /* Inf below MCS_REAL_MIN: divide then */
+            for (i = k + 1; i < n; ++i) {
+                a[i + (k * lda)] = (mcs_fabs(pivot) >= MCS_REAL_MIN) ? (a[i + (k * lda)] * inv)
+                                                                     : (a[i + (k * lda)] / pivot);
             }
         }
         for (j = k + 1; j < n; ++j) {
@@ -254,14 +246,9 @@ int mcs_la_lu_solve(int n, int nrhs, const mcs_real *lu, int lda, const int *ipi
             }
         }
         for (j = n - 1; j >= 0; --j) { /* U x = y */
-            /* the reciprocal does not wait for x: the division leaves the chain of dependent
-             * updates (a division per entry on it was a sixth of P3's time in this routine) */
+            /* the reciprocal does not wait for x: the division leaves the dependency chain */
             const mcs_real d = lu[j + (j * lda)];
-            if (mcs_fabs(d) >= MCS_REAL_MIN) {
-                x[j] *= MCS_R(1.0) / d;
-            } else {
-                x[j] /= d;
-            }
+            x[j] = (mcs_fabs(d) >= MCS_REAL_MIN) ? (x[j] * (MCS_R(1.0) / d)) : (x[j] / d);
             for (i = 0; i < j; ++i) {
                 x[i] -= lu[i + (j * lda)] * x[j];
             }

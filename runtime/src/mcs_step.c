@@ -197,7 +197,9 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
             if (st != MCS_OK) {
                 return st;
             }
-            s->w.fsal = (s->w.a_end != NULL) ? 1 : 0; /* the next step's first stage is ready */
+            if (s->w.a_end != NULL) {
+                s->w.fsal = 1; /* the next step's first stage is ready (mcs_integrate.c) */
+            }
             /* keep the controller's step when this one was cut short to hit the target or to
              * place the next one across a singular configuration */
             if ((!final && !shortened) || (h * MAX2(fac, MCS_R(0.2)) > s->h_next)) {

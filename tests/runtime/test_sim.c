@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "mcs/mcs_sim.h"
+#include "mcs_sim_internal.h" /* mcs_chart_rhs: a fresh first stage to compare with */
 #include "pendulum_3r.h"
 #include "planar_pendulum_redundant.h"
 #include "spatial_pendulum.h"
@@ -360,6 +361,54 @@ static void test_queries_return_status(void **state)
     assert_int_equal(mcs_sim_dense(&sim, 0, x, v, NULL, NULL), MCS_ERR_NO_DENSE);
 }
 
+/* DOPRI5 takes each step's first stage from the last one of the step before (FSAL, mcs_sim.h):
+ * q'' = T^T x'' on the new chart. It must equal a fresh evaluation of the chart's ODE there, use
+ * fewer evaluations than 7 per attempt, and not survive a change of the parameters between steps
+ * (a relative change of 1e-9 in g is far below what error control would notice). */
+static void test_dopri5_first_stage_is_the_last_one(void **state)
+{
+    const mcs_model *md = &spatial_pendulum_model;
+    spatial_pendulum_params p = spatial_pendulum_default_params;
+    mcs_sim sim;
+    mcs_options opt;
+    mcs_real y0[4], k0[4];
+    double worst = 0;
+    int step;
+    (void)state;
+    mcs_options_default(&opt, md);
+    opt.method = MCS_METHOD_DOPRI5;
+    opt.rtol = 1e-10;
+    opt.atol = 1e-12;
+    assert_int_equal(mcs_sim_init(&sim, md, &p, &opt, WORK_ARGS), MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    for (step = 0; step < 40; ++step) {
+        const int f = sim.n - sim.cur.r;
+        const long evaluations = sim.stats.evaluations;
+        const long rejected = sim.stats.rejected;
+        mcs_frame end;
+        int i;
+        if (step == 30) {
+            p.g *= 1 + 1e-9; /* between steps, as a caller may */
+        }
+        assert_int_equal(mcs_sim_step(&sim, 1.0), MCS_OK);
+        assert_true(sim.stats.rejected == rejected); /* (a rejection evaluates its stages anew) */
+        /* six evaluations, but seven after set_state (step 0) and after the change of g */
+        assert_int_equal(sim.stats.evaluations - evaluations, (step == 0 || step == 30) ? 7 : 6);
+        /* the stage the step used against a fresh evaluation on its chart (now sim.prev) */
+        end = sim.cur;
+        sim.cur = sim.prev; /* mcs_chart_start works on cur */
+        mcs_chart_start(&sim, y0);
+        assert_int_equal(mcs_chart_rhs(&sim, &sim.cur, y0, sim.cur.t, k0), MCS_OK);
+        sim.cur = end; /* the step's end again, the next step's first stage still kept */
+        for (i = 0; i < 2 * f; ++i) {
+            const double d = fabs(k0[i] - sim.w.k[0][i]) / (1 + fabs(k0[i]));
+            worst = d > worst ? d : worst;
+        }
+    }
+    print_message("FSAL first stage vs fresh evaluation: %.2e relative\n", worst);
+    assert_true(worst < 1e-12);
+}
+
 static void test_dense_output_matches_steps(void **state)
 {
     /* DOPRI5 dense output at t inside a step agrees with a run stopped exactly there */
@@ -531,6 +580,7 @@ int main(void)
         cmocka_unit_test(test_a_model_without_the_predictor_kernels),
         cmocka_unit_test(test_hostile_inputs_get_statuses),
         cmocka_unit_test(test_dense_output_matches_steps),
+        cmocka_unit_test(test_dopri5_first_stage_is_the_last_one),
         cmocka_unit_test(test_accumulated_q_is_the_integral_of_qd),
         cmocka_unit_test(test_start_is_the_files_state_for_the_parameters),
         cmocka_unit_test(test_workspace_macros_equal_the_layout),
