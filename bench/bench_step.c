@@ -28,6 +28,13 @@ static int liwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, LROWS)];
 static mcs_real jwork[MCS_JUMP_WORK_SIZE(MCS_APP_NX, LROWS, 6)];
 static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, LROWS, 6)];
 
+static mcs_method method_named(const char *name)
+{
+    return !strcmp(name, "dop853")   ? MCS_METHOD_DOP853
+           : !strcmp(name, "dopri5") ? MCS_METHOD_DOPRI5
+                                     : MCS_METHOD_RK4;
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -149,7 +156,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc == 7 && !strcmp(argv[1], "run")) {
-        const mcs_method method = strcmp(argv[2], "dopri5") ? MCS_METHOD_RK4 : MCS_METHOD_DOPRI5;
+        const mcs_method method = method_named(argv[2]);
         const double h = atof(argv[3]), rtol = atof(argv[4]), t_end = atof(argv[5]);
         const int repeats = atoi(argv[6]);
         double best = 1e30;
@@ -167,7 +174,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc >= 9 && !strcmp(argv[1], "locks")) {
-        const mcs_method method = strcmp(argv[2], "dopri5") ? MCS_METHOD_RK4 : MCS_METHOD_DOPRI5;
+        const mcs_method method = method_named(argv[2]);
         const double h = atof(argv[3]), rtol = atof(argv[4]), t_end = atof(argv[5]);
         const int repeats = atoi(argv[6]), nlocks = argc - 8;
         const mcs_jump_method jm = strcmp(argv[7], "naive") ? MCS_JUMP_MINIMAL : MCS_JUMP_NAIVE;

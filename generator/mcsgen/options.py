@@ -31,19 +31,24 @@ OPTIONS = (
     SimOption(
         "h",
         "real",
-        "RK4 step; DOPRI5 first step [s]",
+        "RK4 step; DOPRI5 and DOP853 first step [s]",
         "H",
         default="model",
         field="h",
         valid="positive",
     ),
     SimOption(
-        "method", "choice", "integrator", choices=("rk4", "dopri5"), default="model", field="method"
+        "method",
+        "choice",
+        "integrator",
+        choices=("rk4", "dopri5", "dop853"),
+        default="model",
+        field="method",
     ),
     SimOption(
         "rtol",
         "real",
-        "DOPRI5 relative tolerance",
+        "DOPRI5 and DOP853 relative tolerance",
         "R",
         default="model",
         field="rtol",
@@ -52,7 +57,7 @@ OPTIONS = (
     SimOption(
         "atol",
         "real",
-        "DOPRI5 absolute tolerance (in the units of the coordinates and their rates)",
+        "DOPRI5 and DOP853 absolute tolerance (in the units of the coordinates and their rates)",
         "A",
         default="model",
         field="atol",
@@ -186,7 +191,7 @@ OPTIONS = (
     SimOption(
         "h-min",
         "real",
-        "DOPRI5: smallest step before the run stops [s]",
+        "DOPRI5 and DOP853: smallest step before the run stops [s]",
         "HMIN",
         default="1e-12",
         field="h_min",

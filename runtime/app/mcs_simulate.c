@@ -227,7 +227,7 @@ static int fire_conditions(mcs_sim *sim, run_info *ri, app_args *app, const mcs_
     mcs_stats keep;
     if (k < 0)
         return 0;
-    if (dt_out > 0 && opt->method == MCS_METHOD_DOPRI5)
+    if (dt_out > 0 && opt->method != MCS_METHOD_RK4)
         while (*st == MCS_OK && (mcs_real)*k_out * dt_out < t_e)
             *st = record_dense(sim, ri, (mcs_real)(*k_out)++ * dt_out);
     if (*st == MCS_OK)

@@ -393,7 +393,7 @@ static void json_string(app_stream *o, const char *s)
 
 void output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
 {
-    static const char *const method_names[] = {"rk4", "dopri5"};
+    static const char *const method_names[] = {"rk4", "dopri5", "dop853"};
     static const char *const cont_names[] = {"exp", "euler", "none", "off"};
     const mcs_model *md = ri->model;
     const mcs_options *opt = rs->opt;

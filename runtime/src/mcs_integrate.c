@@ -89,7 +89,7 @@ static const mcs_real DP_D[7] = {
     MCS_R(701980252875.0) / MCS_R(199316789632.0), MCS_R(-1453857185.0) / MCS_R(822651844.0),
     MCS_R(69997945.0) / MCS_R(29380423.0)};
 
-static uint64_t params_fingerprint(const mcs_sim *s)
+uint64_t mcs_params_fingerprint(const mcs_sim *s)
 {
     /* FNV-1a over the struct's 8-byte words (little-endian), then its last bytes: a change of
      * one word always changes it, since each step is a bijection of the running value */
@@ -114,15 +114,15 @@ static uint64_t params_fingerprint(const mcs_sim *s)
     return fp;
 }
 
-/* DOPRI5's first stage from the last step's end (FSAL, see mcs_sim.h): 1 when k[0] was set. */
-static int first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
+int mcs_first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
 {
     const int n = s->n;
     const int r = s->cur.r;
     const int f = n - r;
     int i;
-    if (!s->w.fsal || (s->w.dense_ready != 1) || (s->w.a_end == NULL) ||
-        !(s->cur.sigma > s->opt.sing_watch) || (params_fingerprint(s) != s->w.fsal_params)) {
+    if (!s->w.fsal || ((s->w.dense_ready != 1) && (s->w.dense_ready != 3)) ||
+        (s->w.a_end == NULL) || !(s->cur.sigma > s->opt.sing_watch) ||
+        (mcs_params_fingerprint(s) != s->w.fsal_params)) {
         return 0;
     }
     for (i = 0; i < f; ++i) {
@@ -132,9 +132,7 @@ static int first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
     return 1;
 }
 
-/* a_end = x'' at the last stage just evaluated: Phi q'' + beta (beta = U G^-1 gamma_S, left in
- * w.Z by mcs_chart_rhs; 0 without rows). */
-static void keep_last_acceleration(mcs_sim *s, const mcs_real *k_last)
+void mcs_keep_last_acceleration(mcs_sim *s, const mcs_real *k_last)
 {
     const int n = s->n;
     const int r = s->cur.r;
@@ -162,7 +160,7 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     int j;
     s->w.g_cond_max = MCS_R(1.0);
     mcs_chart_start(s, s->w.y0);
-    if (!first_stage_from_last(s, s->w.y0, k[0])) {
+    if (!mcs_first_stage_from_last(s, s->w.y0, k[0])) {
         st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0]);
         if (st != MCS_OK) {
             return st;
@@ -185,8 +183,8 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     /* the last stage evaluated the chart at y1: its x, v are the step's end state, and its
      * acceleration the next step's first stage */
     if (s->w.a_end != NULL) {
-        keep_last_acceleration(s, k[6]);
-        s->w.fsal_params = params_fingerprint(s);
+        mcs_keep_last_acceleration(s, k[6]);
+        s->w.fsal_params = mcs_params_fingerprint(s);
     }
     for (i = 0; i < n; ++i) {
         s->prev.x[i] = s->w.xs[i];
@@ -252,6 +250,12 @@ mcs_status mcs_dense_state(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v)
             const mcs_real v1 = s->w.y1[f + i];
             y[i] = (h00 * q0) + (h10 * h * v0) + (h01 * q1) + (h11 * h * v1);
             y[f + i] = (((d00 * q0) + (d01 * q1)) / h) + (d10 * v0) + (d11 * v1);
+        }
+    }
+    if (s->w.dense_ready == 3) {
+        const mcs_status st = mcs_dop853_dense(s, th, y);
+        if (st != MCS_OK) {
+            return st;
         }
     }
     for (i = 0; (i < len) && (s->w.dense_ready == 1); ++i) {

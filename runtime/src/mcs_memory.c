@@ -127,11 +127,13 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
     s->w.y0 = take(c, 2U * f);
     s->w.y1 = take(c, 2U * f);
     s->w.ys = take(c, 2U * f);
-    s->w.yerr = take_if(c, feat & (MCS_MEM_DOPRI5 | MCS_MEM_DENSE), 2U * f);
-    for (i = 0; i < 7; ++i) {
-        s->w.k[i] = take_if(c, (i < 4) ? 1U : (feat & MCS_MEM_DOPRI5), 2U * f);
+    s->w.yerr = take_if(c, feat & (MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE), 2U * f);
+    for (i = 0; i < 16; ++i) { /* RK4's 4 stages, DOPRI5's 7, DOP853's 16 */
+        const unsigned adaptive = feat & (MCS_MEM_DOPRI5 | MCS_MEM_DOP853);
+        s->w.k[i] =
+            take_if(c, (i < 4) ? 1U : ((i < 7) ? adaptive : (feat & MCS_MEM_DOP853)), 2U * f);
     }
-    s->w.a_end = take_if(c, feat & MCS_MEM_DOPRI5, n);
+    s->w.a_end = take_if(c, feat & (MCS_MEM_DOPRI5 | MCS_MEM_DOP853), n);
     s->event.x = take_if(c, feat & MCS_MEM_EVENTS, n);
     s->event.rdiag = take_if(c, feat & MCS_MEM_EVENTS, k);
     s->event.continued = take_if(c, feat & MCS_MEM_EVENTS, n * n);
@@ -203,6 +205,7 @@ unsigned mcs_sim_memory_features(const mcs_options *opt)
         return MCS_MEM_ALL;
     }
     f |= (opt->method == MCS_METHOD_DOPRI5) ? MCS_MEM_DOPRI5 : 0U;
+    f |= (opt->method == MCS_METHOD_DOP853) ? MCS_MEM_DOP853 : 0U;
     f |= (opt->continuation == MCS_CONT_EULER) ? MCS_MEM_EULER : 0U;
     f |= (opt->continuation == MCS_CONT_EXP) ? MCS_MEM_EXP : 0U;
     f |= (opt->dense_output != 0) ? MCS_MEM_DENSE : 0U;

@@ -48,7 +48,7 @@ static int options_valid(const mcs_options *o, const mcs_model *model)
            in_range(o->sing_tol, 0, 1, 1) && in_range(o->chart_tol, 0, 1, 1) &&
            in_range(o->sing_gap, 0, 1, 1) &&
            /* unsigned: one test covers negative values too, whatever type the ABI gives enums */
-           ((unsigned)o->method <= (unsigned)MCS_METHOD_DOPRI5) &&
+           ((unsigned)o->method <= (unsigned)MCS_METHOD_DOP853) &&
            ((unsigned)o->continuation <= (unsigned)MCS_CONT_OFF) && (o->newton_max_iter >= 1) &&
            (o->newton_max_iter <= 10000) && (o->max_locks >= 0) &&
            (o->max_locks <= (MCS_MAX_DIM - model->nc)) && (o->max_steps >= 1) &&

@@ -108,6 +108,20 @@ mcs_status mcs_rk4_attempt(mcs_sim *s, mcs_real h);
 /* One DOPRI5 attempt of length h on the chart of s->cur: the end state in s->prev (x, v; the
  * caller sets t), *err the scaled error norm; w.y0, w.y1, w.k kept for dense output. */
 mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err);
+/* The same for DOP853 (mcs_dop853.c): when *err <= 1 also the end state in s->prev (x, x_lo, v)
+ * and its FSAL stage k[12]; the step is then accepted by the caller (dense_ready = 3). */
+mcs_status mcs_dop853_attempt(mcs_sim *s, mcs_real h, mcs_real *err);
+/* y (2f) = DOP853's dense output at the fraction th of the last accepted step, on its chart
+ * (s->prev): evaluates the three dense stages first if this step has not yet. Writes w.k[13..15]
+ * and what mcs_chart_rhs writes. */
+mcs_status mcs_dop853_dense(mcs_sim *s, mcs_real th, mcs_real *y);
+/* FSAL (mcs_sim.h, w.a_end): k0 (2f) = the first stage on the chart of s->cur from the last
+ * step's end acceleration when it may be used (returns 1), else 0; a_end from the stage k_last
+ * just evaluated by mcs_chart_rhs (its Phi and beta still in w.Phi and w.Z); the fingerprint of
+ * the parameters. */
+int mcs_first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0);
+void mcs_keep_last_acceleration(mcs_sim *s, const mcs_real *k_last);
+uint64_t mcs_params_fingerprint(const mcs_sim *s);
 
 /* The state at t inside the last accepted step (prev.t <= t <= cur.t) from the dense output on
  * the chart of s->prev. Writes w.ys and the chart scratch; x, v must not be chart scratch. */

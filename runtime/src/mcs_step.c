@@ -63,9 +63,12 @@ static mcs_real retake_factor(const mcs_sim *s)
 }
 
 /* Where the crossing falls in a placed step: RK4's nodes are 0, 1/2, 1 (1/4 is h/4 from each
- * neighbour); DOPRI5's are 0, 1/5, 3/10, 4/5, 8/9, 1 (0.55 is the middle of its widest gap). */
+ * neighbour); DOPRI5's are 0, 1/5, 3/10, 4/5, 8/9, 1 (0.55 is the middle of its widest gap);
+ * DOP853's widest gap is 1/3 .. 0.6 (the dense stages 0.1, 0.2, 0.78 are evaluated only for
+ * output). */
 #define PLACE_RK4 MCS_R(0.25)
 #define PLACE_DOPRI5 MCS_R(0.55)
+#define PLACE_DOP853 MCS_R(0.4667)
 
 /* The time a singular configuration is predicted to be crossed, from sigma at the start and the
  * end of the last accepted step (sigma(t) ~ rate |t - t*| near a crossing, SPEC §6): 0 when none
@@ -138,12 +141,18 @@ static mcs_status step_rk4(mcs_sim *s, mcs_real h)
     return (st != MCS_OK) ? st : finish_step(s, h);
 }
 
-static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
+/* DOPRI5 and DOP853: error control (the step factor 0.9 err^(-1/q), q = 5 and 8, within 0.2 ..
+ * 5), retakes of failed stages, acceptance. */
+static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
 {
     const mcs_real t = s->cur.t;
+    int dop853 = 0;
     int last_rejected = 0;
     int attempts = 0;
     int shortened = 0;
+    if (s->opt.method == MCS_METHOD_DOP853) {
+        dop853 = 1;
+    }
     for (;;) {
         mcs_real h = s->h_next;
         mcs_real err = MCS_R(0.0);
@@ -154,7 +163,8 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
             return MCS_ERR_LIMIT;
         }
         {
-            const mcs_real placed = place_step(s, h, h, PLACE_DOPRI5, MCS_R(0.0), t_target);
+            const mcs_real placed = place_step(s, h, h, (dop853 != 0) ? PLACE_DOP853 : PLACE_DOPRI5,
+                                               MCS_R(0.0), t_target);
             shortened = 0;
             if (placed < h) {
                 shortened = 1;
@@ -169,7 +179,7 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
         if (!(h >= s->opt.h_min) || !((t + h) > t)) {
             return MCS_ERR_STEP_TOO_SMALL;
         }
-        st = mcs_dopri5_attempt(s, h, &err);
+        st = (dop853 != 0) ? mcs_dop853_attempt(s, h, &err) : mcs_dopri5_attempt(s, h, &err);
         if (retryable(st) != 0) {
             /* a failed stage rejects the step; it is retaken on the same chart, shorter, or
              * longer when the chart itself is close to the singular point */
@@ -181,11 +191,16 @@ static mcs_status step_dopri5(mcs_sim *s, mcs_real t_target)
         if (st != MCS_OK) {
             return st;
         }
-        fac = (err > MCS_R(0.0)) ? (MCS_R(0.9) * mcs_pow(err, MCS_R(-0.2))) : MCS_R(5.0);
+        fac = (err > MCS_R(0.0))
+                  ? (MCS_R(0.9) * mcs_pow(err, (dop853 != 0) ? MCS_R(-0.125) : MCS_R(-0.2)))
+                  : MCS_R(5.0);
         if (err <= MCS_R(1.0)) {
             fac = MIN2(fac, (last_rejected != 0) ? MCS_R(1.0) : MCS_R(5.0));
             s->prev.t = final ? t_target : (t + h);
             s->w.dense_ready = 1;
+            if (dop853 != 0) {
+                s->w.dense_ready = 3;
+            }
             st = finish_step(s, s->prev.t - t);
             if (st == MCS_ERR_SINGULAR_CHART) { /* rule 1: never end a step at a singular point */
                 s->stats.detours++;
@@ -223,8 +238,8 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
     if ((mcs_sim_memory_features(&s->opt) & ~s->features) != 0U) {
         return MCS_ERR_ARGUMENT; /* options changed to need memory mcs_sim_assign did not give */
     }
-    if (s->opt.method == MCS_METHOD_DOPRI5) {
-        return step_dopri5(s, t_target);
+    if (s->opt.method != MCS_METHOD_RK4) {
+        return step_adaptive(s, t_target);
     }
     {
         /* RK4 on the grid t_grid0 + k h; a step towards an off-grid target is shortened and the

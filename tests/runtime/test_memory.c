@@ -26,7 +26,9 @@ static int iwork[MCS_SIM_IWORK_SIZE(SLIDER_CRANK_NX, SLIDER_CRANK_NC + 2)];
 static void options_for(const mcs_model *md, unsigned feat, int max_dof, mcs_options *opt)
 {
     mcs_options_default(opt, md);
-    opt->method = (feat & MCS_MEM_DOPRI5) ? MCS_METHOD_DOPRI5 : MCS_METHOD_RK4;
+    opt->method = (feat & MCS_MEM_DOP853)   ? MCS_METHOD_DOP853
+                  : (feat & MCS_MEM_DOPRI5) ? MCS_METHOD_DOPRI5
+                                            : MCS_METHOD_RK4;
     opt->continuation = (feat & MCS_MEM_EXP)     ? MCS_CONT_EXP
                         : (feat & MCS_MEM_EULER) ? MCS_CONT_EULER
                                                  : MCS_CONT_NONE;
@@ -49,6 +51,8 @@ static void test_size_equals_the_macro_for_every_feature_set(void **state)
             for (feat = 0; feat <= MCS_MEM_ALL; ++feat) {
                 const int nx = md.nx, nc = md.nc;
                 int f;
+                if ((feat & MCS_MEM_DOPRI5) && (feat & MCS_MEM_DOP853))
+                    continue; /* one method at a time */
                 if ((feat & MCS_MEM_EULER) && (feat & MCS_MEM_EXP))
                     continue;
                 for (f = 0; f <= nx; f += 1 + (f > 3)) {
@@ -123,6 +127,7 @@ static void test_assigned_runs_equal_initialized_runs(void **state)
     same_run(&spatial_pendulum_model, 0U, 2, 1.0);
     same_run(&spatial_pendulum_model, MCS_MEM_EULER | MCS_MEM_EVENTS, 0, 1.0);
     same_run(&spatial_pendulum_model, MCS_MEM_DOPRI5 | MCS_MEM_LOCKS, 0, 1.0);
+    same_run(&spatial_pendulum_model, MCS_MEM_DOP853 | MCS_MEM_DENSE | MCS_MEM_EVENTS, 0, 1.0);
     /* dependent rows: rank 1 of 2 */
     same_run(&planar_pendulum_redundant_model, MCS_MEM_DENSE, 1, 1.0);
 }
@@ -140,6 +145,11 @@ static void test_options_that_use_less_get_less(void **state)
     assert_true(mcs_sim_memory_size(md, &lean) < mcs_sim_memory_size(md, &opt));
     options_for(md, MCS_MEM_DOPRI5, 1, &opt); /* three more stages, the error */
     assert_true(mcs_sim_memory_size(md, &lean) < mcs_sim_memory_size(md, &opt));
+    {
+        const size_t dopri5 = mcs_sim_memory_size(md, &opt);
+        options_for(md, MCS_MEM_DOP853, 1, &opt); /* nine more */
+        assert_true(dopri5 < mcs_sim_memory_size(md, &opt));
+    }
     options_for(md, MCS_MEM_DENSE, 1, &opt); /* the probe frame */
     assert_true(mcs_sim_memory_size(md, &lean) < mcs_sim_memory_size(md, &opt));
     {

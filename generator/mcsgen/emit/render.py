@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # for the hints only
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
 MODEL_ABI_VERSION = 6
 # Values of mcs_method, mcs_continuation and mcs_joint_coordinate (runtime/include/mcs/).
-METHOD_ID = {"rk4": 0, "dopri5": 1}
+METHOD_ID = {"rk4": 0, "dopri5": 1, "dop853": 2}
 CONT_ID = {"exp": 0, "euler": 1, "none": 2, "off": 3}
 JOINT_COORD_ID = {
     "": "MCS_JOINT_COORD_NONE",
@@ -391,6 +391,7 @@ def _firmware_features(firmware):
         name
         for name, on in (
             ("MCS_MEM_DOPRI5", sim["method"] == "dopri5"),
+            ("MCS_MEM_DOP853", sim["method"] == "dop853"),
             ("MCS_MEM_EULER", sim["continuation"] == "euler"),
             ("MCS_MEM_EXP", sim["continuation"] == "exp"),
             ("MCS_MEM_EVENTS", firmware["events"]),

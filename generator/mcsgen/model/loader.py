@@ -69,7 +69,7 @@ SIM_DEFAULTS = {
     "atol": 1e-12,
     "dt_out": None,
 }
-METHODS = ("rk4", "dopri5")
+METHODS = ("rk4", "dopri5", "dop853")
 CONTINUATIONS = ("exp", "euler", "none", "off")
 
 

@@ -28,8 +28,10 @@
 #include "mcs_transition.h"
 
 typedef enum mcs_method {
-    MCS_METHOD_RK4 = 0,   /* classic fixed-step Runge-Kutta 4 (firmware default) */
-    MCS_METHOD_DOPRI5 = 1 /* Dormand-Prince 5(4) with error control and dense output */
+    MCS_METHOD_RK4 = 0,    /* classic fixed-step Runge-Kutta 4 (firmware default) */
+    MCS_METHOD_DOPRI5 = 1, /* Dormand-Prince 5(4) with error control and dense output */
+    MCS_METHOD_DOP853 = 2  /* Dormand-Prince 8(5,3) (Hairer's DOP853), dense output of order 7:
+                              the fewest evaluations at tight tolerances */
 } mcs_method;
 
 /* ---- memory: every size a compile-time constant of the model and the options ----
@@ -42,7 +44,8 @@ typedef enum mcs_method {
 #define MCS_MEM_DENSE 8U   /* dense_output: mcs_sim_dense's q and qd, mcs_sim_multipliers */
 #define MCS_MEM_EVENTS 16U /* sing_tol > 0: singular-configuration search and its record */
 #define MCS_MEM_LOCKS 32U  /* max_locks > 0: transitions */
-#define MCS_MEM_ALL 63U
+#define MCS_MEM_DOP853 64U /* method DOP853: sixteen stages (twelve, the end and three dense) */
+#define MCS_MEM_ALL 127U
 
 #define MCS_SIM_MAX(a, b) (((a) > (b)) ? (a) : (b))
 #define MCS_SIM_MIN(a, b) (((a) < (b)) ? (a) : (b))
@@ -67,9 +70,10 @@ typedef enum mcs_method {
      ((n) * (n)) + \
      (MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) * MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1)) + \
      (5 * (n) * (F)) + ((F) * (F)) + (3 * MCS_SIM_MAX((m), 1)) + (3 * (n)) + (4 * (K)) + \
-     (14 * (F)) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DENSE, 2 * (F)) + \
+     (14 * (F)) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE, 2 * (F)) + \
      ((MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) + 1) * (F)) + MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) + \
-     (n) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5, (6 * (F)) + (n)) + \
+     (n) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853, (6 * (F)) + (n)) + \
+     MCS_SIM_ON(feat, MCS_MEM_DOP853, 18 * (F)) + \
      MCS_SIM_ON(feat, MCS_MEM_EVENTS, (n) + (K) + (2 * (n) * (n))) + \
      MCS_SIM_BASIS_(n, m, F, feat) + (4 * (K)) + MCS_SIM_ON(feat, MCS_MEM_LOCKS, (K) * (n)) + \
      ((K) + 3) + \
@@ -98,10 +102,10 @@ typedef enum mcs_method {
 typedef struct mcs_options {
     mcs_method method;
     mcs_continuation continuation;
-    mcs_real h; /* RK4 step; DOPRI5 first step */
+    mcs_real h; /* RK4 step; DOPRI5 and DOP853 first step */
     mcs_real rtol;
     mcs_real atol;            /* DOPRI5 error tolerances */
-    mcs_real h_min;           /* DOPRI5: smallest step before MCS_ERR_STEP_TOO_SMALL */
+    mcs_real h_min;           /* DOPRI5, DOP853: smallest step before MCS_ERR_STEP_TOO_SMALL */
     mcs_real rank_tol;        /* tau_rank: |R_ii| > rank_tol |R_11| counts towards the rank */
     mcs_real newton_tol;      /* chart Newton: stop when |dp|_inf <= newton_tol max(1, |x|_inf) */
     int newton_max_iter;      /* chart Newton iterations before MCS_ERR_NEWTON */
@@ -245,7 +249,7 @@ typedef struct mcs_sim {
         mcs_real *y1;
         mcs_real *ys;
         mcs_real *yerr;
-        mcs_real *k[7];
+        mcs_real *k[16]; /* stages: RK4 4, DOPRI5 7, DOP853 16 */
         mcs_real *That;
         mcs_real *Tpred;
         mcs_real *basis_work;
@@ -260,7 +264,7 @@ typedef struct mcs_sim {
         const mcs_real *pred_x;
         mcs_real pred_t;
         int pred_r;
-        /* DOPRI5's first stage is its last (FSAL): a_end (n) is the acceleration at the end of
+        /* DOPRI5's and DOP853's first stage is the last one's (FSAL): a_end (n) is the acceleration at the end of
          * the last accepted step, from its last stage, and the next step's first stage is
          * q'' = T^T a_end (SPEC §4: on any chart at x, q'' = T^T x'') instead of a chart
          * evaluation. Used while fsal is set, the state is still that step's end (dense_ready
@@ -272,7 +276,9 @@ typedef struct mcs_sim {
         uint64_t fsal_params;
         int *ipiv;
         int *basis_iwork;
-        int dense_ready;     /* the last step's data are valid for dense output: 1 DOPRI5, 2 RK4 */
+        int dense_ready; /* the last step's data are valid for dense output: 1 DOPRI5, 2 RK4,
+                            3 DOP853 (its three dense stages evaluated once dense_extra) */
+        int dense_extra;
         int retries;         /* consecutive retakes of the current step near a singular point */
         mcs_real g_cond;     /* pivot-ratio condition estimate of the last LU of A_S U */
         mcs_real g_cond_max; /* the largest over the stages of the current DOPRI5 attempt */
