@@ -3,7 +3,8 @@
 1. Cost per RK4 step of the traditional QR basis vs. each continuation predictor (exp, euler,
    none), for the spatial pendulum (n = 3) and point chains of 10 and 40 masses (n = 20, 80).
 2. TARGETS.md problems P1 (spatial pendulum, 2 s), P2a (3R pendulum, 2 s) and P3 (double
-   four-bar, 10 s, 10 singular crossings): wall time of the integration loop and error of the
+   four-bar, 10 s, 10 singular crossings) with RK4, DOPRI5 and DOP853: wall time of the
+   integration loop and error of the
    final positions against an independent reference (SciPy's DOP853 at rtol 1e-13 on a separate
    formulation; for P3 the exact parallelogram motion).
 3. Generation time per model, and of a chain of N = 5, 10, 20, 40 spatial bodies joined by
@@ -194,7 +195,14 @@ def main():
             2.0,
             15,
             reference_spatial_pendulum(2.0),
-            (("rk4", 1e-3, 0), ("rk4", 2e-3, 0), ("dopri5", 1e-3, 1e-9), ("dopri5", 1e-3, 1e-10)),
+            (
+                ("rk4", 1e-3, 0),
+                ("rk4", 2e-3, 0),
+                ("dopri5", 1e-3, 1e-9),
+                ("dopri5", 1e-3, 1e-10),
+                ("dop853", 1e-3, 1e-8),
+                ("dop853", 1e-3, 1e-9),
+            ),
         ),
         (
             "P2a",
@@ -202,7 +210,13 @@ def main():
             2.0,
             15,
             reference_pendulum_3r(2.0),
-            (("rk4", 1e-3, 0), ("rk4", 2e-3, 0), ("dopri5", 1e-3, 1e-10), ("dopri5", 1e-3, 1e-11)),
+            (
+                ("rk4", 1e-3, 0),
+                ("rk4", 2e-3, 0),
+                ("dopri5", 1e-3, 1e-10),
+                ("dopri5", 1e-3, 1e-11),
+                ("dop853", 1e-3, 1e-10),
+            ),
         ),
         (
             "P3",
@@ -217,6 +231,10 @@ def main():
                 ("dopri5", 1e-3, 1e-10),
                 ("dopri5", 1e-3, 1e-11),
                 ("dopri5", 1e-3, 5e-12),
+                ("dop853", 1e-3, 1e-8),
+                ("dop853", 1e-3, 1e-9),
+                ("dop853", 1e-3, 1e-10),
+                ("dop853", 1e-3, 1e-11),
             ),
         ),
     )

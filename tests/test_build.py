@@ -55,3 +55,52 @@ def test_the_simulator_pins_openblas_to_one_thread(tmp_path, monkeypatch):
             check=True,
         )
         assert json.loads(out.stdout)["blas_threads"] == threads, backend
+
+
+def test_a_runtime_without_dop853_refuses_it(tmp_path):
+    """mcs_config.h's MCS_WITH_DOP853 = 0 (the firmware build when its settings use RK4 or
+    DOPRI5) leaves DOP853 out: init with it is MCS_ERR_UNSUPPORTED, so is a step after the options
+    were switched to it, and DOPRI5 still runs."""
+    import subprocess
+
+    main = tmp_path / "main.c"
+    main.write_text(
+        """
+#include <stdio.h>
+#include "mcs/mcs_sim.h"
+static mcs_real work[MCS_SIM_WORK_SIZE(SPATIAL_PENDULUM_NX, SPATIAL_PENDULUM_NC)];
+static int iwork[MCS_SIM_IWORK_SIZE(SPATIAL_PENDULUM_NX, SPATIAL_PENDULUM_NC)];
+int main(void)
+{
+    mcs_sim sim;
+    mcs_options opt;
+    const mcs_model *md = &spatial_pendulum_model;
+    int init853, step5, step853;
+    mcs_options_default(&opt, md);
+    opt.method = MCS_METHOD_DOP853;
+    init853 = mcs_sim_init(&sim, md, md->default_params, &opt, work, sizeof work / sizeof *work,
+                           iwork, sizeof iwork / sizeof *iwork);
+    opt.method = MCS_METHOD_DOPRI5;
+    if (mcs_sim_init(&sim, md, md->default_params, &opt, work, sizeof work / sizeof *work, iwork,
+                     sizeof iwork / sizeof *iwork) != MCS_OK || mcs_sim_start(&sim, 0, NULL))
+        return 2;
+    step5 = mcs_sim_step(&sim, 1.0);
+    sim.opt.method = MCS_METHOD_DOP853;
+    step853 = mcs_sim_step(&sim, 1.0);
+    printf("%d %d %d\\n", init853 == MCS_ERR_UNSUPPORTED, step5 == MCS_OK,
+           step853 == MCS_ERR_UNSUPPORTED);
+    return 0;
+}
+"""
+    )
+    exe = tmp_path / "no853"
+    gdir = build.GENERATED / "spatial_pendulum"
+    sources = [main, gdir / "spatial_pendulum.c"] + build.runtime_sources("portable")
+    subprocess.run(
+        [build.compiler(), *build.CFLAGS, "-DMCS_LINALG_PORTABLE", "-DMCS_WITH_DOP853=0"]
+        + [f"-I{build.RUNTIME / 'include'}", f"-I{build.RUNTIME / 'src'}", f"-I{gdir}"]
+        + ["-include", "spatial_pendulum.h", *map(str, sources), "-o", str(exe), "-lm"],
+        check=True,
+    )
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["1", "1", "1"], out

@@ -252,12 +252,14 @@ mcs_status mcs_dense_state(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v)
             y[f + i] = (((d00 * q0) + (d01 * q1)) / h) + (d10 * v0) + (d11 * v1);
         }
     }
+#if MCS_WITH_DOP853
     if (s->w.dense_ready == 3) {
         const mcs_status st = mcs_dop853_dense(s, th, y);
         if (st != MCS_OK) {
             return st;
         }
     }
+#endif
     for (i = 0; (i < len) && (s->w.dense_ready == 1); ++i) {
         const mcs_real y0 = s->w.y0[i];
         const mcs_real dy = s->w.y1[i] - y0;

@@ -128,7 +128,7 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
     s->w.y1 = take(c, 2U * f);
     s->w.ys = take(c, 2U * f);
     s->w.yerr = take_if(c, feat & (MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE), 2U * f);
-    for (i = 0; i < 16; ++i) { /* RK4's 4 stages, DOPRI5's 7, DOP853's 16 */
+    for (i = 0; i < MCS_SIM_STAGES; ++i) { /* RK4's 4 stages, DOPRI5's 7, DOP853's 16 */
         const unsigned adaptive = feat & (MCS_MEM_DOPRI5 | MCS_MEM_DOP853);
         s->w.k[i] =
             take_if(c, (i < 4) ? 1U : ((i < 7) ? adaptive : (feat & MCS_MEM_DOP853)), 2U * f);

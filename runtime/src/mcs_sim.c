@@ -75,6 +75,11 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
         ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP))) {
         return MCS_ERR_UNSUPPORTED;
     }
+#if !MCS_WITH_DOP853
+    if (opt->method == MCS_METHOD_DOP853) {
+        return MCS_ERR_UNSUPPORTED; /* compiled without it (mcs_config.h) */
+    }
+#endif
     return MCS_OK;
 }
 

@@ -151,6 +151,9 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
     int attempts = 0;
     int shortened = 0;
     if (s->opt.method == MCS_METHOD_DOP853) {
+#if !MCS_WITH_DOP853
+        return MCS_ERR_UNSUPPORTED; /* options changed after mcs_sim_check */
+#endif
         dop853 = 1;
     }
     for (;;) {
@@ -179,7 +182,11 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
         if (!(h >= s->opt.h_min) || !((t + h) > t)) {
             return MCS_ERR_STEP_TOO_SMALL;
         }
+#if MCS_WITH_DOP853
         st = (dop853 != 0) ? mcs_dop853_attempt(s, h, &err) : mcs_dopri5_attempt(s, h, &err);
+#else
+        st = mcs_dopri5_attempt(s, h, &err); /* mcs_sim_check refuses DOP853 */
+#endif
         if (retryable(st) != 0) {
             /* a failed stage rejects the step; it is retaken on the same chart, shorter, or
              * longer when the chart itself is close to the singular point */

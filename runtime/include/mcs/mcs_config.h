@@ -65,6 +65,13 @@ typedef double mcs_real;
 
 #define MCS_VERSION_STRING "0.1.0"
 
+/* DOP853 compiled in (1, the default) or left out (0: its stages and tables, about 3 KiB of
+ * flash, are not linked, and options asking for it get MCS_ERR_UNSUPPORTED), as the firmware
+ * build does when its settings use another method (scripts/firmware). */
+#ifndef MCS_WITH_DOP853
+#define MCS_WITH_DOP853 1
+#endif
+
 /* The largest number of coordinates, and of constraint rows plus lock rows, the runtime takes:
  * the workspace sizes of this order still fit an int (calls beyond it get MCS_ERR_ARGUMENT). */
 #define MCS_MAX_DIM 4096

@@ -47,6 +47,12 @@ typedef enum mcs_method {
 #define MCS_MEM_DOP853 64U /* method DOP853: sixteen stages (twelve, the end and three dense) */
 #define MCS_MEM_ALL 127U
 
+/* The stage buffers an mcs_sim holds pointers to (DOP853's 16 when it is compiled in). */
+#if MCS_WITH_DOP853
+#define MCS_SIM_STAGES 16
+#else
+#define MCS_SIM_STAGES 7
+#endif
 #define MCS_SIM_MAX(a, b) (((a) > (b)) ? (a) : (b))
 #define MCS_SIM_MIN(a, b) (((a) < (b)) ? (a) : (b))
 #define MCS_SIM_K(n, m) MCS_BASIS_K(n, m)
@@ -249,7 +255,7 @@ typedef struct mcs_sim {
         mcs_real *y1;
         mcs_real *ys;
         mcs_real *yerr;
-        mcs_real *k[16]; /* stages: RK4 4, DOPRI5 7, DOP853 16 */
+        mcs_real *k[MCS_SIM_STAGES]; /* stages: RK4 4, DOPRI5 7, DOP853 16 */
         mcs_real *That;
         mcs_real *Tpred;
         mcs_real *basis_work;
