@@ -254,13 +254,14 @@ def test_p3_error_falls_with_the_tolerance(tmp_path, p3_reference):
     assert fine <= 3e-9 and fine < coarse / 30, (coarse, fine)
 
 
-def test_p3_dop853_error_falls_with_the_tolerance(tmp_path, p3_reference):
-    """DOP853 through P3's ten crossings in about a third of DOPRI5's evaluations: the error falls
-    with rtol (measured at rtol 1e-10 / 1e-11: portable backend 3.9e-9 / 2.6e-10, LAPACK 2.4e-8 /
-    2.8e-9; the rounding at the crossings decides the rest, and it differs by backend)."""
+def test_p3_dop853_reaches_1e_9_and_falls_with_the_tolerance(tmp_path, p3_reference):
+    """Issue 13's P3 target, err <= 1e-9: DOP853 at rtol 1e-11 (measured 1.1e-10 portable,
+    1.8e-10 LAPACK), 10x below its error at rtol 1e-10. Its steps near the crossings are
+    DOPRI5's: with DOP853 across them the error was 2.6e-10 or 2.8e-9 by backend, and did not
+    fall below rtol 1e-11."""
     coarse = p3_error(tmp_path, p3_reference, method="dop853", rtol=1e-10, atol=1e-12)
     fine = p3_error(tmp_path, p3_reference, method="dop853", rtol=1e-11, atol=1e-13)
-    assert fine <= 3e-9 and fine < coarse / 5, (coarse, fine)
+    assert fine <= 1e-9 and fine < coarse / 5, (coarse, fine)
 
 
 @pytest.mark.parametrize("h", [1e-3, 2.5e-4])
