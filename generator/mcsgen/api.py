@@ -3,7 +3,7 @@ in-process and get NumPy arrays, without CSV files.
 
     import mcsgen
     model = mcsgen.load("models/slider_crank.yaml")      # or a shipped model's name
-    solver = model.build(backend="portable")             # "lapack" (default) or "portable"
+    solver = model.build(backend="portable")             # "lapack" or "portable" (default: by size)
     run = solver.simulate(t_end=5, method="dopri5", params={"g": 9.0})
     run.t, run.x, run.q, run.energy, run.events
 
@@ -155,14 +155,15 @@ class Mechanism:
 
     def build(self, backend: Optional[str] = None) -> "Solver":
         """Generate (when not up to date) and compile the in-process solver. backend: "lapack"
-        or "portable" (default: $MCS_LINALG, else lapack)."""
-        from .build import build_simulator_library, linalg_backend
+        or "portable" (default: $MCS_LINALG, else by size: portable below
+        build.PORTABLE_BELOW coordinates, LAPACK from there on)."""
+        from .build import build_simulator_library, simulator_backend
         from .generate import generate
 
-        backend = backend or linalg_backend()
-        if backend not in ("lapack", "portable"):
+        if backend not in (None, "lapack", "portable"):
             raise McsError(f"build: backend must be 'lapack' or 'portable', not '{backend}'")
         generate(self.path)
+        backend = backend or simulator_backend(self.name)
         return Solver(self, build_simulator_library(self.name, backend), backend)
 
 

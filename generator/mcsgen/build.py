@@ -17,12 +17,40 @@ CFLAGS = WARNINGS + ["-O2"]
 LIBS = ["-llapacke", "-llapack", "-lblas", "-lm"]
 
 
-def linalg_backend() -> str:
-    """'lapack' (default) or 'portable' (self-contained, as on firmware), from MCS_LINALG."""
-    backend = os.environ.get("MCS_LINALG", "lapack")
+# The simulator's backend by model size: below this many coordinates the portable backend's small
+# loops beat LAPACK's calls, from it on LAPACK's blocked kernels win. One RK4 step, both backends
+# in one run (README "Runtime (C99)"), portable's time over LAPACK's: point chains n = 20 0.85,
+# n = 40 1.17, n = 60 1.40, n = 80 1.42; the slider-crank (n = 21) 0.91, the PUMA 560 (n = 42)
+# 1.28; P1 (n = 3) and P3 (n = 15) 0.4 and 0.7.
+PORTABLE_BELOW = 28
+
+
+def linalg_backend(nx: Optional[int] = None) -> str:
+    """'lapack' or 'portable' (self-contained, as on firmware): $MCS_LINALG when it names one;
+    else ('auto' or unset) 'portable' for a simulator of fewer than PORTABLE_BELOW coordinates
+    and 'lapack' otherwise, and when nx is not given (statics and modes: damped modes need
+    LAPACK)."""
+    backend = os.environ.get("MCS_LINALG", "auto") or "auto"
+    if backend == "auto":
+        return "portable" if (nx is not None and nx < PORTABLE_BELOW) else "lapack"
     if backend not in ("lapack", "portable"):
-        raise BuildError(f"MCS_LINALG must be 'lapack' or 'portable', not '{backend}'")
+        raise BuildError(f"MCS_LINALG must be 'lapack', 'portable' or 'auto', not '{backend}'")
     return backend
+
+
+def model_nx(name: str, gdir: Optional[PathLike] = None) -> int:
+    """The number of coordinates of a generated model, from its header (<NAME>_NX)."""
+    gdir = Path(gdir) if gdir else model_dir(name)
+    key = f"#define {name.upper()}_NX "
+    for line in (gdir / f"{name}.h").read_text().splitlines():
+        if line.startswith(key):
+            return int(line[len(key) :].split()[0])
+    raise BuildError(f"{gdir / (name + '.h')}: no {name.upper()}_NX (regenerate the model)")
+
+
+def simulator_backend(name: str, gdir: Optional[PathLike] = None) -> str:
+    """The backend the simulator of a generated model is built with (linalg_backend by size)."""
+    return linalg_backend(model_nx(name, gdir))
 
 
 def runtime_sources(backend: Optional[str] = None) -> List[Path]:
@@ -177,9 +205,12 @@ def _simulator_inputs(name: str, backend: Optional[str] = None) -> List[Path]:
 
 def build_simulator(name: str, extra_flags: Sequence[str] = ()) -> Path:
     """The simulate driver linked with one generated model; returns the executable's path."""
-    target = BUILD / name / f"simulate_{name}_{linalg_backend()}"
-    cmd = program_command(name, simulator_sources(), target, extra_flags=extra_flags)
-    return _cached(target, _simulator_inputs(name), cmd, f"compiling the simulator of {name}")
+    backend = simulator_backend(name)
+    target = BUILD / name / f"simulate_{name}_{backend}"
+    cmd = program_command(name, simulator_sources(), target, backend, extra_flags=extra_flags)
+    return _cached(
+        target, _simulator_inputs(name, backend), cmd, f"compiling the simulator of {name}"
+    )
 
 
 def build_simulator_library(name: str, backend: Optional[str] = None) -> Path:
@@ -187,7 +218,7 @@ def build_simulator_library(name: str, backend: Optional[str] = None) -> Path:
     the same sources and flags as the executable, plus -DMCS_APP_LIBRARY (mcs_simulate_run in
     place of main), position-independent, and bound to its own symbols (-Bsymbolic), so that
     the libraries of several models load side by side."""
-    backend = backend or linalg_backend()
+    backend = backend or simulator_backend(name)
     target = BUILD / name / f"libsimulate_{name}_{backend}.so"
     cmd = program_command(
         name,

@@ -335,11 +335,12 @@ def cmd_simulate(args):
         out = ROOT / "out" / f"{model.name}.csv"
     events = Path(args.events) if args.events else Path(out).with_suffix(".events.json")
     from .api import Mechanism, Solver
-    from .build import build_simulator_library, linalg_backend
+    from .build import build_simulator_library, simulator_backend
 
+    backend = simulator_backend(model.name)
     with Spinner(f"compiling {model.name}"):
-        library = build_simulator_library(model.name)
-    solver = Solver(Mechanism(model, model_path(args.model)), library, linalg_backend())
+        library = build_simulator_library(model.name, backend)
+    solver = Solver(Mechanism(model, model_path(args.model)), library, backend)
     with _output_directory(Path(out).parent):
         summary = solver.simulate_to_files(
             Path(out), events, progress=sys.stderr.isatty(), **options
