@@ -3,6 +3,8 @@ Makefile and the firmware script, which cannot import Python before the set-up h
 same flags and take the runtime sources by pattern. These tests keep them in agreement."""
 import re
 
+import pytest
+
 from mcsgen import build
 from mcsgen.paths import ROOT
 
@@ -104,3 +106,28 @@ int main(void)
     )
     out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["1", "1", "1"], out
+
+
+def test_the_simulator_backend_follows_the_model_size(monkeypatch):
+    """Issue 13: the portable backend below build.PORTABLE_BELOW coordinates (the measured
+    crossover), LAPACK from there on and for statics/modes; MCS_LINALG overrides; a bad value is
+    an error."""
+    from mcsgen.errors import BuildError
+
+    monkeypatch.delenv("MCS_LINALG", raising=False)
+    assert build.PORTABLE_BELOW == 28
+    assert build.linalg_backend(27) == "portable" and build.linalg_backend(28) == "lapack"
+    assert build.linalg_backend() == "lapack"
+    assert build.model_nx("spatial_pendulum") == 3
+    assert build.simulator_backend("spatial_pendulum") == "portable"  # n = 3
+    assert build.simulator_backend("slider_crank") == "portable"  # n = 21
+    assert build.simulator_backend("puma560_estop") == "lapack"  # n = 42
+    monkeypatch.setenv("MCS_LINALG", "auto")
+    assert build.simulator_backend("spatial_pendulum") == "portable"
+    for forced in ("lapack", "portable"):
+        monkeypatch.setenv("MCS_LINALG", forced)
+        assert build.simulator_backend("spatial_pendulum") == forced
+        assert build.simulator_backend("puma560_estop") == forced
+    monkeypatch.setenv("MCS_LINALG", "blas")
+    with pytest.raises(BuildError, match="MCS_LINALG must be"):
+        build.simulator_backend("spatial_pendulum")
