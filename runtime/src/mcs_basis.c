@@ -223,12 +223,15 @@ static int polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
 {
     int it;
     int i;
+    int j;
     for (it = 0; it < 12; ++it) {
         mcs_real delta = MCS_R(0.0);
         mcs_mat_gemm(1, 0, k, k, k, 1, x, k, x, k, 0, y, k); /* y = X^T X */
-        for (i = 0; i < (k * k); ++i) {
-            const mcs_real d = mcs_fabs(y[i] - ((i % (k + 1)) == 0));
-            delta = (d > delta) ? d : delta;
+        for (j = 0; j < k; ++j) { /* |X^T X - I| (no index arithmetic per entry: P1 -5 %) */
+            for (i = 0; i < k; ++i) {
+                const mcs_real d = mcs_fabs(y[i + (j * k)] - ((i == j) ? MCS_R(1.0) : MCS_R(0.0)));
+                delta = (d > delta) ? d : delta;
+            }
         }
         if (!(delta < MCS_R(0.3))) {
             return -1;
@@ -236,8 +239,11 @@ static int polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
         if (delta <= (MCS_R(4.0) * MCS_REAL_EPS * k)) {
             return 0;
         }
-        for (i = 0; i < (k * k); ++i) {
-            y[i] = (((i % (k + 1)) == 0) ? MCS_R(1.5) : MCS_R(0.0)) - (MCS_R(0.5) * y[i]);
+        for (i = 0; i < (k * k); ++i) { /* y = (3 I - X^T X) / 2 */
+            y[i] *= -MCS_R(0.5);
+        }
+        for (i = 0; i < k; ++i) {
+            y[i * (k + 1)] += MCS_R(1.5);
         }
         mcs_mat_gemm(0, 0, k, k, k, 1, x, k, y, k, 0, z, k);
         mcs_mat_copy(k, k, z, k, x, k);

@@ -37,7 +37,30 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
             }
         } else if (!tb) { /* c_ij += alpha a_i . b_j: dot products of columns */
             const mcs_real *bj = &b[j * ldb];
-            for (i = 0; i < rows; ++i) {
+            /* four dot products at a time: four independent chains of additions instead of one
+             * (each sum still runs over k in order, so the results are the same bits) */
+            for (i = 0; (i + 3) < rows; i += 4) {
+                const mcs_real *a0 = &a[i * lda];
+                const mcs_real *a1 = &a[(i + 1) * lda];
+                const mcs_real *a2 = &a[(i + 2) * lda];
+                const mcs_real *a3 = &a[(i + 3) * lda];
+                mcs_real s0 = MCS_R(0.0);
+                mcs_real s1 = MCS_R(0.0);
+                mcs_real s2 = MCS_R(0.0);
+                mcs_real s3 = MCS_R(0.0);
+                for (k = 0; k < inner; ++k) {
+                    const mcs_real bk = bj[k];
+                    s0 += a0[k] * bk;
+                    s1 += a1[k] * bk;
+                    s2 += a2[k] * bk;
+                    s3 += a3[k] * bk;
+                }
+                cj[i] += alpha * s0;
+                cj[i + 1] += alpha * s1;
+                cj[i + 2] += alpha * s2;
+                cj[i + 3] += alpha * s3;
+            }
+            for (; i < rows; ++i) {
                 const mcs_real *ai = &a[i * lda];
                 mcs_real sum = MCS_R(0.0);
                 for (k = 0; k < inner; ++k) {

@@ -31,7 +31,8 @@ typedef enum mcs_method {
     MCS_METHOD_RK4 = 0,    /* classic fixed-step Runge-Kutta 4 (firmware default) */
     MCS_METHOD_DOPRI5 = 1, /* Dormand-Prince 5(4) with error control and dense output */
     MCS_METHOD_DOP853 = 2  /* Dormand-Prince 8(5,3) (Hairer's DOP853), dense output of order 7:
-                              the fewest evaluations at tight tolerances */
+                              the fewest evaluations at tight tolerances; its steps near a
+                              singular configuration are DOPRI5's (README "Integrators") */
 } mcs_method;
 
 /* ---- memory: every size a compile-time constant of the model and the options ----
