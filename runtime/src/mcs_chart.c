@@ -329,6 +329,51 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     return MCS_OK;
 }
 
+/* out (n x ncol, ld n) = alpha M B + beta out (beta 0 or 1), M = s->w.M, B (n x ncol, ld n).
+ * A mass matrix is made of small blocks (a body's, a point's): each column of M is nonzero only
+ * over a short range of rows, found by scanning it, and only that range enters the product. The
+ * sums are mcs_mat_gemm's, term for term in the same order (the zeros outside the range left
+ * out). Below n = 16 the scan costs what it saves: the dense product. The 43-body anchor chain
+ * (n = 301, blocks of 7): M Phi 7.2M multiply-adds -> 0.17M. */
+static void mass_times(const mcs_sim *s, int ncol, mcs_real alpha, const mcs_real *B, mcs_real beta,
+                       mcs_real *out)
+{
+    const int n = s->n;
+    int i;
+    int j;
+    int k;
+    if (n < 16) {
+        mcs_mat_gemm(0, 0, n, ncol, n, alpha, s->w.M, n, B, n, beta, out, n);
+        return;
+    }
+    if (beta == MCS_R(0.0)) {
+        for (i = 0; i < (n * ncol); ++i) {
+            out[i] = MCS_R(0.0);
+        }
+    }
+    for (k = 0; k < n; ++k) {
+        const mcs_real *mk = &s->w.M[k * n];
+        int lo = 0;
+        int hi = n - 1;
+        while ((lo < n) && (mk[lo] == MCS_R(0.0))) {
+            ++lo;
+        }
+        if (lo < n) {
+            while (mk[hi] == MCS_R(0.0)) {
+                --hi;
+            }
+            for (j = 0; j < ncol; ++j) {
+                const mcs_real bkj = alpha * B[k + (j * n)];
+                if (bkj != MCS_R(0.0)) {
+                    for (i = lo; i <= hi; ++i) {
+                        out[i + (j * n)] += mk[i] * bkj;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* ydot = (qd, qdd) at y = (q, qd): (Phi^T M Phi) qdd = Phi^T (f - M beta), beta = U G^-1 gamma_S. */
 mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
                          mcs_real *ydot)
@@ -355,9 +400,9 @@ mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
         /* rhs = f - M beta */
         mcs_rows_gamma(s, x, v, t, s->w.gamma);
         apply_U_Ginv(s, ch, s->w.gamma, s->w.Z /* n scratch, Z is free after mcs_chart_map */);
-        mcs_mat_gemm(0, 0, n, 1, n, -1, s->w.M, n, s->w.Z, n, 1, rhs, n);
+        mass_times(s, 1, -MCS_R(1.0), s->w.Z, MCS_R(1.0), rhs);
     }
-    mcs_mat_gemm(0, 0, n, f, n, 1, s->w.M, n, s->w.Phi, n, 0, s->w.MPhi, n);
+    mass_times(s, f, MCS_R(1.0), s->w.Phi, MCS_R(0.0), s->w.MPhi);
     mcs_mat_gemm(1, 0, f, f, n, 1, s->w.Phi, n, s->w.MPhi, n, 0, s->w.Mred, MAX2(f, 1));
     for (i = 0; i < f; ++i) {
         ydot[i] = y[f + i];

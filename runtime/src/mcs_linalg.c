@@ -11,6 +11,14 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
     if ((rows <= 0) || (cols <= 0)) {
         return; /* nothing to write (and a, b may be NULL: no pointer arithmetic on them) */
     }
+#ifndef MCS_LINALG_PORTABLE
+    /* large products to the BLAS (small ones stay here: a call costs more than they do, and
+     * the models below n = 28 run on the portable backend anyway) */
+    if ((inner > 0) && (((double)rows * (double)cols * (double)inner) >= MCS_LA_GEMM_MIN)) {
+        (void)mcs_la_gemm(ta, tb, rows, cols, inner, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+#endif
     for (j = 0; j < cols; ++j) {
         mcs_real *cj = &c[j * ldc];
         if (beta == MCS_R(0.0)) {
@@ -85,6 +93,12 @@ void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_
     int i;
     int j;
     int l;
+#ifndef MCS_LINALG_PORTABLE
+    if (((double)rows * (double)k * (double)k) >= (2.0 * MCS_LA_GEMM_MIN)) {
+        mcs_la_trsm_right_upper(rows, k, r, ldr, b, ldb); /* the predictor's J R^-1, large */
+        return;
+    }
+#endif
     for (i = 0; i < rows; ++i) {
         for (j = 0; j < k; ++j) {
             mcs_real s = b[i + (j * ldb)];

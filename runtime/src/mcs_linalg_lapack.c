@@ -1,6 +1,7 @@
 /* mcs_linalg_lapack.c - the mcs_la_* interface on LAPACKE's _work routines (no allocation:
  * the _work variants with LAPACK_COL_MAJOR pass straight through to LAPACK). */
 #ifndef MCS_LINALG_PORTABLE
+#include <cblas.h>
 #include <lapacke.h>
 
 #include "mcs_linalg.h"
@@ -13,6 +14,8 @@
 #define mcs_lapacke_orgqr LAPACKE_sorgqr_work
 #define mcs_lapacke_potrf LAPACKE_spotrf_work
 #define mcs_lapacke_potrs LAPACKE_spotrs_work
+#define mcs_cblas_gemm cblas_sgemm
+#define mcs_cblas_trsm cblas_strsm
 #else
 #define mcs_lapacke_geqp3 LAPACKE_dgeqp3_work
 #define mcs_lapacke_gesvd LAPACKE_dgesvd_work
@@ -21,7 +24,24 @@
 #define mcs_lapacke_orgqr LAPACKE_dorgqr_work
 #define mcs_lapacke_potrf LAPACKE_dpotrf_work
 #define mcs_lapacke_potrs LAPACKE_dpotrs_work
+#define mcs_cblas_gemm cblas_dgemm
+#define mcs_cblas_trsm cblas_dtrsm
 #endif
+
+int mcs_la_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha, const mcs_real *a,
+                int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc)
+{
+    mcs_cblas_gemm(CblasColMajor, (ta != 0) ? CblasTrans : CblasNoTrans,
+                   (tb != 0) ? CblasTrans : CblasNoTrans, rows, cols, inner, alpha, a, lda, b, ldb,
+                   beta, c, ldc);
+    return 0;
+}
+
+void mcs_la_trsm_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb)
+{
+    mcs_cblas_trsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, rows, k,
+                   MCS_R(1.0), r, ldr, b, ldb);
+}
 
 /* Sizes here are tiny (model dimensions); lapack_int is int in the LP64 build. */
 int mcs_la_qr_pivoted(int rows, int cols, mcs_real *a, int lda, int *jpvt, mcs_real *tau,

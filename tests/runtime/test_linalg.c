@@ -71,6 +71,39 @@ static void test_gemm_all_transposes(void **state)
         }
 }
 
+/* Products large enough for the LAPACK backend to hand them to the BLAS (MCS_LA_GEMM_MIN
+ * multiply-adds; the portable backend keeps its loops): the same results, every transpose, with
+ * alpha and beta; and the large triangular solve (cblas_?trsm there). */
+#define L 48
+static void test_large_products_and_solves(void **state)
+{
+    static mcs_real a[L * L], b[L * L], c[L * L], ref[L * L], r[L * L], x[L * L];
+    const double tol = sizeof(mcs_real) == sizeof(float) ? 2e-4 : 1e-12;
+    int ta, tb, i, j;
+    (void)state;
+    assert_true((double)L * L * L >= MCS_LA_GEMM_MIN);
+    fill(L, L, 11, a);
+    fill(L, L, 12, b);
+    for (ta = 0; ta < 2; ++ta)
+        for (tb = 0; tb < 2; ++tb) {
+            naive_mul(ta, tb, L, L, L, a, L, b, L, ref, L);
+            fill(L, L, 13, c);
+            mcs_mat_gemm(ta, tb, L, L, L, 1, a, L, b, L, 0, c, L);
+            assert_true(max_diff(L, L, c, L, ref, L) < tol);
+            mcs_mat_gemm(ta, tb, L, L, L, 2, a, L, b, L, -1, c, L);
+            assert_true(max_diff(L, L, c, L, ref, L) < tol);
+        }
+    fill(L, L, 14, r);
+    for (j = 0; j < L; ++j)
+        for (i = 0; i < L; ++i)
+            r[i + j * L] = i > j ? 0 : (i == j ? 4 + r[i + j * L] : r[i + j * L] / 4);
+    assert_true((double)L * L * L >= 2 * MCS_LA_GEMM_MIN);
+    mcs_mat_copy(L, L, b, L, x, L);
+    mcs_mat_solve_right_upper(L, L, r, L, x, L); /* x R = b */
+    naive_mul(0, 0, L, L, L, x, L, r, L, ref, L);
+    assert_true(max_diff(L, L, ref, L, b, L) < tol);
+}
+
 static void test_pivoted_qr_reconstructs(void **state)
 {
     mcs_real a[N * 5], r[N * 5], q[N * N], tau[N], qr[N * N];
@@ -215,6 +248,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm_all_transposes),
+        cmocka_unit_test(test_large_products_and_solves),
         cmocka_unit_test(test_pivoted_qr_reconstructs),
         cmocka_unit_test(test_lu_and_cholesky_solve),
         cmocka_unit_test(test_svd_reconstructs),
