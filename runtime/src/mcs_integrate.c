@@ -230,11 +230,18 @@ static void dense_warm_start(mcs_sim *s, mcs_real th, mcs_real *xs)
     const mcs_real h01 = (MCS_R(3.0) - (MCS_R(2.0) * th)) * th * th;
     const mcs_real h11 = (th - MCS_R(1.0)) * th * th;
     int i;
+    int l;
     for (i = 0; i < n; ++i) { /* x~ - x_k (h00 + h01 = 1) */
         xs[i] = (h01 * (s->cur.x[i] - s->prev.x[i])) + (h10 * h * s->prev.v[i]) +
                 (h11 * h * s->cur.v[i]);
     }
-    mcs_mat_gemm(1, 0, r, 1, n, 1, s->prev.Q, n, xs, n, 0, s->w.p, MAX2(r, 1));
+    for (i = 0; i < r; ++i) { /* p = U^T (x~ - x_k): a loop, not a call (firmware stack) */
+        mcs_real sum = MCS_R(0.0);
+        for (l = 0; l < n; ++l) {
+            sum += s->prev.Q[l + (i * n)] * xs[l];
+        }
+        s->w.p[i] = sum;
+    }
     s->w.pred_x = NULL; /* not the chart map's own first-order start from its last solution: the
                            event search leaves it at the singular point, where it is useless */
 }
