@@ -137,7 +137,7 @@ static void options(input *in, mcs_options *opt, const mcs_model *md)
     const unsigned mask = low | (high << 8);
     mcs_options_default(opt, md);
     if (mask & 1)
-        opt->method = (mcs_method)((int)byte(in) % 4 - 1);
+        opt->method = (mcs_method)((int)byte(in) % 5 - 1); /* -1 and 3: not a method */
     if (mask & 2)
         opt->continuation = (mcs_continuation)((int)byte(in) % 6 - 1);
     if (mask & 4)
