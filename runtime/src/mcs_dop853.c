@@ -228,17 +228,11 @@ mcs_status mcs_dop853_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     const mcs_real xscale = mcs_vec_max_abs(n, s->cur.x);
     mcs_real **k = s->w.k;
     mcs_status st;
-    int i;
     int j;
-    s->w.g_cond_max = MCS_R(1.0);
-    mcs_chart_start(s, s->w.y0);
-    if (!mcs_first_stage_from_last(s, s->w.y0, k[0])) {
-        st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0]);
-        if (st != MCS_OK) {
-            return st;
-        }
+    st = mcs_adaptive_first_stage(s);
+    if (st != MCS_OK) {
+        return st;
     }
-    s->w.fsal = 0; /* used, or stale: the caller sets it again when this step is accepted */
     for (j = 1; j < STAGES; ++j) {
         stage_point(s, len, h, j - 1, s->w.ys);
         st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + (C[j] * h), k[j]);
@@ -262,13 +256,7 @@ mcs_status mcs_dop853_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     if (st != MCS_OK) {
         return st;
     }
-    mcs_keep_last_acceleration(s, k[STAGES]);
-    s->w.fsal_params = mcs_params_fingerprint(s);
-    for (i = 0; i < n; ++i) {
-        s->prev.x[i] = s->w.xs[i];
-        s->prev.x_lo[i] = s->w.x_lo[i];
-        s->prev.v[i] = s->w.vs[i];
-    }
+    mcs_adaptive_end(s, k[STAGES]);
     s->w.dense_extra = 0;
     return MCS_OK;
 }

@@ -89,7 +89,7 @@ static const mcs_real DP_D[7] = {
     MCS_R(701980252875.0) / MCS_R(199316789632.0), MCS_R(-1453857185.0) / MCS_R(822651844.0),
     MCS_R(69997945.0) / MCS_R(29380423.0)};
 
-uint64_t mcs_params_fingerprint(const mcs_sim *s)
+static uint64_t params_fingerprint(const mcs_sim *s)
 {
     /* FNV-1a over the struct's 8-byte words (little-endian), then its last bytes: a change of
      * one word always changes it, since each step is a bijection of the running value */
@@ -114,7 +114,9 @@ uint64_t mcs_params_fingerprint(const mcs_sim *s)
     return fp;
 }
 
-int mcs_first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
+/* k0 (2f) = the first stage on the chart of s->cur from the last step's end acceleration, when
+ * it may be used (FSAL, mcs_sim.h: returns 1), else 0. */
+static int first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
 {
     const int n = s->n;
     const int r = s->cur.r;
@@ -122,7 +124,7 @@ int mcs_first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
     int i;
     if (!s->w.fsal || ((s->w.dense_ready != 1) && (s->w.dense_ready != 3)) ||
         (s->w.a_end == NULL) || !(s->cur.sigma > s->opt.sing_watch) ||
-        (mcs_params_fingerprint(s) != s->w.fsal_params)) {
+        (params_fingerprint(s) != s->w.fsal_params)) {
         return 0;
     }
     for (i = 0; i < f; ++i) {
@@ -132,7 +134,9 @@ int mcs_first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
     return 1;
 }
 
-void mcs_keep_last_acceleration(mcs_sim *s, const mcs_real *k_last)
+/* a_end = x'' at the last stage just evaluated: Phi q'' + beta (beta = U G^-1 gamma_S, left in
+ * w.Z by mcs_chart_rhs; 0 without rows). */
+static void keep_last_acceleration(mcs_sim *s, const mcs_real *k_last)
 {
     const int n = s->n;
     const int r = s->cur.r;
@@ -142,6 +146,32 @@ void mcs_keep_last_acceleration(mcs_sim *s, const mcs_real *k_last)
         s->w.a_end[i] = (r > 0) ? s->w.Z[i] : MCS_R(0.0);
     }
     mcs_mat_gemm(0, 0, n, 1, f, 1, s->w.Phi, n, &k_last[f], MAX2(f, 1), 1, s->w.a_end, n);
+}
+
+mcs_status mcs_adaptive_first_stage(mcs_sim *s)
+{
+    mcs_status st = MCS_OK;
+    s->w.g_cond_max = MCS_R(1.0);
+    mcs_chart_start(s, s->w.y0);
+    if (!first_stage_from_last(s, s->w.y0, s->w.k[0])) {
+        st = mcs_chart_rhs(s, &s->cur, s->w.y0, s->cur.t, s->w.k[0]);
+    }
+    s->w.fsal = 0; /* used, or stale: the caller sets it again when this step is accepted */
+    return st;
+}
+
+void mcs_adaptive_end(mcs_sim *s, const mcs_real *k_last)
+{
+    int i;
+    if (s->w.a_end != NULL) {
+        keep_last_acceleration(s, k_last);
+        s->w.fsal_params = params_fingerprint(s);
+    }
+    for (i = 0; i < s->n; ++i) {
+        s->prev.x[i] = s->w.xs[i];
+        s->prev.x_lo[i] = s->w.x_lo[i];
+        s->prev.v[i] = s->w.vs[i];
+    }
 }
 
 /* One DOPRI5 attempt of length h on the chart of s->cur; *err is the scaled error norm. */
@@ -158,15 +188,10 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     mcs_status st;
     int i;
     int j;
-    s->w.g_cond_max = MCS_R(1.0);
-    mcs_chart_start(s, s->w.y0);
-    if (!mcs_first_stage_from_last(s, s->w.y0, k[0])) {
-        st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0]);
-        if (st != MCS_OK) {
-            return st;
-        }
+    st = mcs_adaptive_first_stage(s);
+    if (st != MCS_OK) {
+        return st;
     }
-    s->w.fsal = 0; /* used, or stale: the caller sets it again when this step is accepted */
     for (j = 1; j < 7; ++j) {
         mcs_real *y = (j == 6) ? s->w.y1 : s->w.ys;
         axpy_stage(len, s->w.y0, h, j, DP_A[j - 1], k, y);
@@ -182,15 +207,7 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     }
     /* the last stage evaluated the chart at y1: its x, v are the step's end state, and its
      * acceleration the next step's first stage */
-    if (s->w.a_end != NULL) {
-        mcs_keep_last_acceleration(s, k[6]);
-        s->w.fsal_params = mcs_params_fingerprint(s);
-    }
-    for (i = 0; i < n; ++i) {
-        s->prev.x[i] = s->w.xs[i];
-        s->prev.x_lo[i] = s->w.x_lo[i];
-        s->prev.v[i] = s->w.vs[i];
-    }
+    mcs_adaptive_end(s, k[6]);
     /* Near a singular configuration the stages cannot be evaluated to better than about
      * eps cond(A_S U): the relative tolerance is not allowed below that, or error control would
      * creep towards the singular point with ever shorter steps. */

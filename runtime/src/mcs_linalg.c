@@ -15,7 +15,7 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
     /* large products to the BLAS (small ones stay here: a call costs more than they do, and
      * the models below n = 28 run on the portable backend anyway) */
     if ((inner > 0) && (((double)rows * (double)cols * (double)inner) >= MCS_LA_GEMM_MIN)) {
-        (void)mcs_la_gemm(ta, tb, rows, cols, inner, alpha, a, lda, b, ldb, beta, c, ldc);
+        mcs_la_gemm(ta, tb, rows, cols, inner, alpha, a, lda, b, ldb, beta, c, ldc);
         return;
     }
 #endif

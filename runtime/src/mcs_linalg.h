@@ -49,10 +49,10 @@ int mcs_la_gen_eig(int n, mcs_real *a, int lda, mcs_real *b, int ldb, mcs_real *
 
 /* LAPACK backend only: c = alpha op(a) op(b) + beta c by the BLAS (cblas_?gemm), which
  * mcs_mat_gemm hands the products of at least MCS_LA_GEMM_MIN multiply-adds (the large models':
- * the 43-body anchor chain's M Phi is 301 x 301 x 80). Returns 0. */
+ * the 43-body anchor chain's U Z is 301 x 80 x 221). */
 #define MCS_LA_GEMM_MIN 32768.0
-int mcs_la_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha, const mcs_real *a,
-                int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc);
+void mcs_la_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha, const mcs_real *a,
+                 int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc);
 
 /* LAPACK backend only: b (rows x k) <- b R^-1, R upper triangular (cblas_?trsm). */
 void mcs_la_trsm_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb);

@@ -28,13 +28,12 @@
 #define mcs_cblas_trsm cblas_dtrsm
 #endif
 
-int mcs_la_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha, const mcs_real *a,
-                int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc)
+void mcs_la_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha, const mcs_real *a,
+                 int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc)
 {
     mcs_cblas_gemm(CblasColMajor, (ta != 0) ? CblasTrans : CblasNoTrans,
                    (tb != 0) ? CblasTrans : CblasNoTrans, rows, cols, inner, alpha, a, lda, b, ldb,
                    beta, c, ldc);
-    return 0;
 }
 
 void mcs_la_trsm_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb)

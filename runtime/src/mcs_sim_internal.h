@@ -115,13 +115,14 @@ mcs_status mcs_dop853_attempt(mcs_sim *s, mcs_real h, mcs_real *err);
  * (s->prev): evaluates the three dense stages first if this step has not yet. Writes w.k[13..15]
  * and what mcs_chart_rhs writes. */
 mcs_status mcs_dop853_dense(mcs_sim *s, mcs_real th, mcs_real *y);
-/* FSAL (mcs_sim.h, w.a_end): k0 (2f) = the first stage on the chart of s->cur from the last
- * step's end acceleration when it may be used (returns 1), else 0; a_end from the stage k_last
- * just evaluated by mcs_chart_rhs (its Phi and beta still in w.Phi and w.Z); the fingerprint of
- * the parameters. */
-int mcs_first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0);
-void mcs_keep_last_acceleration(mcs_sim *s, const mcs_real *k_last);
-uint64_t mcs_params_fingerprint(const mcs_sim *s);
+/* What DOPRI5's and DOP853's attempts share. The first stage: w.y0 = (0, T^T v) on the chart of
+ * s->cur and w.k[0] from the last step's end acceleration when it may be used (FSAL, mcs_sim.h;
+ * it uses the state, sigma and a fingerprint of the parameters), else evaluated; resets
+ * w.g_cond_max. The end, once its stage k_last (2f) has been evaluated at the step's end (its Phi
+ * and beta still in w.Phi and w.Z): w.a_end for the next step's first stage, and the end state
+ * (w.xs, w.x_lo, w.vs) into s->prev. */
+mcs_status mcs_adaptive_first_stage(mcs_sim *s);
+void mcs_adaptive_end(mcs_sim *s, const mcs_real *k_last);
 
 /* The state at t inside the last accepted step (prev.t <= t <= cur.t) from the dense output on
  * the chart of s->prev. Writes w.ys and the chart scratch; x, v must not be chart scratch. */
