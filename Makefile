@@ -14,7 +14,7 @@ RUNTIME_SRC := $(filter-out runtime/src/mcs_linalg_portable.c,$(sort $(wildcard 
 PORTABLE_SRC := $(filter-out runtime/src/mcs_linalg_lapack.c,$(sort $(wildcard runtime/src/*.c)))
 RUNTIME_HDR := $(wildcard runtime/include/mcs/*.h runtime/src/*.h)
 TEST_MODELS := spatial_pendulum pendulum_3r planar_pendulum_redundant pendulum_3r_bodies slider_crank \
-	pendulum_kc pendulum_torsion
+	pendulum_kc pendulum_torsion double_four_bar modified_triple_four_bar
 TEST_MODEL_SRC := $(foreach m,$(TEST_MODELS),generated/$(m)/$(m).c)
 TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
@@ -75,7 +75,8 @@ $(B)/tests-portable/%: tests/runtime/%.c $(PORTABLE_SRC) $(RUNTIME_HDR) $(TEST_M
 	$(CC) $(CFLAGS_STRICT) -O2 -DMCS_LINALG_PORTABLE $(INCLUDES) $(TEST_MODEL_INC) $< \
 	  $(PORTABLE_SRC) $(TEST_MODEL_SRC) -o $@ -lcmocka -lm
 
-C_TESTS := test_basis test_sim test_memory test_linalg test_transition test_locks test_statics
+C_TESTS := test_basis test_sim test_memory test_linalg test_transition test_locks test_statics \
+	test_compact
 
 test-c: deps $(addprefix $(B)/tests/,$(C_TESTS)) $(addprefix $(B)/tests-portable/,$(C_TESTS))
 	@for t in $(C_TESTS); do $(B)/tests/$$t || exit 1; done

@@ -7,6 +7,7 @@
  * for a Cortex-M4F (float, -Os, portable linear algebra) and run under QEMU's mps2-an386; checked
  * by `make misra` with the runtime. Compile with -include <name>.h and
  *   -DMCS_APP_NX=<NAME>_NX -DMCS_APP_NC=<NAME>_NC -DMCS_APP_NHELD=<NAME>_NHELD
+ *   -DMCS_APP_A_NNZ=<NAME>_A_NNZ -DMCS_APP_M_NNZ=<NAME>_M_NNZ
  *   -DMCS_APP_MAX_DOF=<NAME>_FIRMWARE_MAX_DOF -DMCS_APP_FEATURES=<NAME>_FIRMWARE_FEATURES
  *   -DMCS_APP_MODEL=<name>_model -DMCS_APP_PARAMS=<name>_default_params */
 #include "mcs/mcs_sim.h"
@@ -20,8 +21,9 @@ static volatile int firmware_status;
 int main(void)
 {
     /* exactly what these options use (mcs_sim_assign), sized at compile time */
-    static mcs_real memory[MCS_SIM_MEMORY_REALS(MCS_APP_NX, MCS_APP_NC, MCS_APP_MAX_DOF,
-                                                MCS_APP_NHELD, MCS_APP_FEATURES)];
+    static mcs_real
+        memory[MCS_SIM_MEMORY_REALS(MCS_APP_NX, MCS_APP_NC, MCS_APP_A_NNZ, MCS_APP_M_NNZ,
+                                    MCS_APP_MAX_DOF, MCS_APP_NHELD, MCS_APP_FEATURES)];
     static mcs_sim sim;
     static mcs_real tick_x[MCS_APP_NX];
     static mcs_real tick_v[MCS_APP_NX];
@@ -36,6 +38,9 @@ int main(void)
     if ((MCS_APP_FEATURES & MCS_MEM_EVENTS) == 0U) {
         opt.sing_tol = MCS_R(0.0); /* no singular-configuration search */
     }
+    if ((MCS_APP_FEATURES & MCS_MEM_COMPACT) != 0U) {
+        opt.compact = 1; /* the compact simulator (mcs_sim.h) */
+    }
     if (status == MCS_OK) {
         status = mcs_sim_assign(&sim, &MCS_APP_MODEL, &MCS_APP_PARAMS, &opt, memory, sizeof memory);
     }
@@ -46,8 +51,8 @@ int main(void)
         steps = (long)rounded;
     }
     /* A controller's tick every h: the solver steps on towards t_end (its steps, placed across
-     * a singular configuration, need not end on a tick) and the tick's state comes from the dense
-     * output of the step that covers it. */
+     * a singular configuration, need not end on a tick) and the tick's state is the step's end
+     * when one ends on it, else the dense output of the step that covers it. */
     for (k = 1; (k <= steps) && (status == MCS_OK); ++k) {
         /* the last tick is t_end itself, not k h rounded */
         const mcs_real t_tick = (k == steps) ? MCS_APP_MODEL.t_end : ((mcs_real)k * opt.h);
@@ -56,11 +61,17 @@ int main(void)
         }
         /* At a singular configuration itself the chart cannot be evaluated (in float, within
          * a few microseconds of it): that tick keeps the last reading, the run goes on. */
-        if ((status == MCS_OK) &&
-            (mcs_sim_dense(&sim, t_tick, tick_x, tick_v, NULL, NULL) == MCS_OK)) {
+        if ((status == MCS_OK) && (sim.cur.t == t_tick)) {
+            for (i = 0; i < MCS_APP_NX; ++i) {
+                firmware_x[i] = sim.cur.x[i];
+            }
+        } else if ((status == MCS_OK) &&
+                   (mcs_sim_dense(&sim, t_tick, tick_x, tick_v, NULL, NULL) == MCS_OK)) {
             for (i = 0; i < MCS_APP_NX; ++i) {
                 firmware_x[i] = tick_x[i];
             }
+        } else {
+            /* no reading at this tick */
         }
     }
     firmware_status = (int)status;

@@ -22,6 +22,12 @@ static void min_norm_correction(mcs_sim *s, const mcs_frame *fr, const mcs_real 
         s->w.tmp[i] = -b[fr->piv[i]];
     }
     mcs_mat_solve_upper_transposed(r, fr->R, n, s->w.tmp);
+#if MCS_WITH_COMPACT
+    if (s->opt.compact != 0) {
+        mcs_compact_U(s, fr, s->w.tmp, out);
+        return;
+    }
+#endif
     mcs_mat_gemm(0, 0, n, 1, r, 1, fr->Q, n, s->w.tmp, MAX2(r, 1), 0, out, n);
 }
 
@@ -90,7 +96,14 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     if ((s->m > 0) && (fr->r > 0)) {
         /* velocities: v <- v - U R_ns^-T (A_S v + c_S,t) */
         mcs_rows_c_t(s, fr->x, t, s->w.c_t);
-        mcs_mat_gemm(0, 0, s->m, 1, n, 1, s->w.A, s->m, fr->v, n, 0, s->w.gamma, s->m);
+#if MCS_WITH_COMPACT
+        if (s->opt.compact != 0) {
+            mcs_compact_A_times(s, fr->v, s->w.gamma); /* w.A: A's nonzeros at x */
+        } else
+#endif
+        {
+            mcs_mat_gemm(0, 0, s->m, 1, n, 1, s->w.A, s->m, fr->v, n, 0, s->w.gamma, s->m);
+        }
         for (i = 0; i < s->m; ++i) {
             s->w.gamma[i] += s->w.c_t[i];
         }
@@ -104,6 +117,11 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     if ((mcs_vec_max_abs(n, fr->x) < MCS_R(0.0)) || (mcs_vec_max_abs(n, fr->v) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
     }
+#if MCS_WITH_COMPACT
+    if (s->opt.compact != 0) {
+        mcs_compact_form_T(s, fr, fr->T); /* the basis starts as T^ (a full frame has it) */
+    }
+#endif
     for (i = 0; i < n; ++i) {
         dx2 += (fr->x[i] - x[i]) * (fr->x[i] - x[i]);
         dv2 += (fr->v[i] - v[i]) * (fr->v[i] - v[i]);
@@ -187,7 +205,7 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
     const int nh = md->nheld;
     const mcs_frame *fr = &s->cur;
     const int f = n - fr->r;
-    const mcs_real *T = &fr->Q[(size_t)fr->r * (size_t)n];
+    const mcs_real *T = fr->T;
     mcs_real *H = s->lock_G; /* (nh x (n + 1)) [H | h], ld nh: (K + 3) K reals hold it */
     mcs_real *res = s->w.tmp;
     mcs_real *y = s->w.tmp2;
@@ -233,7 +251,7 @@ mcs_status mcs_sim_start(mcs_sim *s, mcs_real t, mcs_assembly *report)
 {
     const mcs_model *md;
     mcs_real *xv;
-    mcs_real *held;
+    mcs_real *held_v;
     mcs_assembly rep;
     mcs_real dv2 = MCS_R(0.0);
     mcs_status st;
@@ -250,8 +268,8 @@ mcs_status mcs_sim_start(mcs_sim *s, mcs_real t, mcs_assembly *report)
     if ((md->nheld < 0) || (md->nheld > n) || ((md->nheld > 0) && (md->held == NULL))) {
         return MCS_ERR_ARGUMENT;
     }
-    xv = s->w.y0; /* (2 n) [x0; v0] of the parameters: set_state does not touch y0 or y1 */
-    held = s->w.y1;
+    xv = s->w.start;  /* (2 n) [x0; v0] of the parameters: set_state does not touch it */
+    held_v = s->w.xs; /* (n) nor this, nor hold_velocities but as its output */
     st = mcs_model_initial_state(md, s->params, xv);
     if (st == MCS_OK) {
         st = mcs_sim_set_state(s, t, xv, &xv[n], &rep);
@@ -262,13 +280,14 @@ mcs_status mcs_sim_start(mcs_sim *s, mcs_real t, mcs_assembly *report)
         }
         return st;
     }
-    st = hold_velocities(s, t, &held[n]);
-    for (i = 0; (st == MCS_OK) && (i < n); ++i) {
-        held[i] = s->cur.x[i];
-        dv2 += (held[n + i] - xv[n + i]) * (held[n + i] - xv[n + i]);
+    st = hold_velocities(s, t, held_v);
+    for (i = 0; (st == MCS_OK) && (i < n); ++i) { /* [x0; v0] <- the state with v held */
+        dv2 += (held_v[i] - xv[n + i]) * (held_v[i] - xv[n + i]);
+        xv[i] = s->cur.x[i];
+        xv[n + i] = held_v[i];
     }
     if (st == MCS_OK) {
-        st = mcs_sim_set_state(s, t, held, &held[n], NULL); /* factors the state as it stands */
+        st = mcs_sim_set_state(s, t, xv, &xv[n], NULL); /* factors the state as it stands */
     }
     if ((st == MCS_OK) && (report != NULL)) {
         rep.dv_norm = mcs_sqrt(dv2);

@@ -14,6 +14,17 @@ static int basis_order(int n, int m)
     return k;
 }
 
+int mcs_qr_rank(int rows, int kmin, const mcs_real *R, int ldr, mcs_real rank_tol)
+{
+    const mcs_real r11 = (kmin > 0) ? mcs_fabs(R[0]) : MCS_R(0.0);
+    int r = 0;
+    (void)rows;
+    while ((r < kmin) && (r11 > MCS_R(0.0)) && (mcs_fabs(R[r + (r * ldr)]) > (rank_tol * r11))) {
+        ++r;
+    }
+    return r;
+}
+
 mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_tol, mcs_real *Q,
                         mcs_real *R, int *piv, int *rank, mcs_real *work)
 {
@@ -48,16 +59,7 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
     if ((mcs_vec_max_abs(n * m, R) < MCS_R(0.0)) || (mcs_vec_max_abs(kmin, tau) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE; /* entries near the range of mcs_real overflow in the norms */
     }
-    if (kmin > 0) {
-        const mcs_real r11 = mcs_fabs(R[0]);
-        for (i = 0; i < kmin; ++i) {
-            if ((r11 > MCS_R(0.0)) && (mcs_fabs(R[i + (i * n)]) > (rank_tol * r11))) {
-                ++r;
-            } else {
-                break;
-            }
-        }
-    }
+    r = mcs_qr_rank(n, kmin, R, n, rank_tol);
     /* Q <- reflectors, then the full orthogonal factor */
     for (j = 0; j < n; ++j) {
         for (i = 0; i < n; ++i) {
@@ -72,6 +74,40 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
     return (mcs_vec_max_abs(n * n, Q) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
+#if MCS_WITH_PREDICTORS
+static mcs_status predict_rotated(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
+                                  const int *piv, const mcs_real *A_dot, mcs_real h,
+                                  mcs_continuation kind, mcs_real *Tpred, mcs_real *work,
+                                  int *iwork);
+#endif
+
+mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
+                               const int *piv, const mcs_real *A_dot, mcs_real h,
+                               mcs_continuation kind, mcs_real *Tpred, mcs_real *work, int *iwork)
+{
+    const int f = n - r;
+    const mcs_real *T = &Q[r * n];
+    if ((n < 1) || (m < 0) || (r < 0) || (r > n) || (r > m) || !Q || !Tpred || !work || !iwork ||
+        ((unsigned)kind > (unsigned)MCS_CONT_OFF) ||
+        ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0) && (!R || !piv || !A_dot))) {
+        return MCS_ERR_ARGUMENT;
+    }
+    if ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0) &&
+        (!((h - h) == MCS_R(0.0)) || (mcs_vec_max_abs(m * n, A_dot) < MCS_R(0.0)))) {
+        return MCS_ERR_NONFINITE;
+    }
+    if ((kind == MCS_CONT_OFF) || (kind == MCS_CONT_NONE) || (r == 0) || (f == 0)) {
+        mcs_mat_copy(n, f, T, n, Tpred, n);
+        return MCS_OK;
+    }
+#if MCS_WITH_PREDICTORS
+    return predict_rotated(n, m, r, Q, R, piv, A_dot, h, kind, Tpred, work, iwork);
+#else
+    return MCS_ERR_UNSUPPORTED; /* left out of this build (mcs_config.h) */
+#endif
+}
+
+#if MCS_WITH_PREDICTORS
 /* y (n x f) = exp(x) [0; I_f], the last f columns of the exponential of x (n x n, skew), by
  * Taylor terms x^k [0; I_f] / k! after scaling x by 2^-s to norm <= 1/2 (then 2^s applications;
  * at most 2^6, else nonzero and the caller uses Padé). The sum stops when a term is below eps / 4
@@ -125,56 +161,12 @@ static int expm_skew_action(int n, int f, const mcs_real *x, mcs_real *y, mcs_re
     return 0;
 }
 
-mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
-                               const int *piv, const mcs_real *A_dot, mcs_real h,
-                               mcs_continuation kind, mcs_real *Tpred, mcs_real *work, int *iwork)
+int mcs_predict_exp_action(int n, int r, const mcs_real *J, mcs_real h, mcs_real *omega,
+                           mcs_real *E, mcs_real *scratch, int *iwork)
 {
     const int f = n - r;
-    const mcs_real *U = Q;
-    const mcs_real *T = &Q[r * n];
-    if ((n < 1) || (m < 0) || (r < 0) || (r > n) || (r > m) || !Q || !Tpred || !work || !iwork ||
-        ((unsigned)kind > (unsigned)MCS_CONT_OFF) ||
-        ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0) && (!R || !piv || !A_dot))) {
-        return MCS_ERR_ARGUMENT;
-    }
-    if ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0) &&
-        (!((h - h) == MCS_R(0.0)) || (mcs_vec_max_abs(m * n, A_dot) < MCS_R(0.0)))) {
-        return MCS_ERR_NONFINITE;
-    }
-    mcs_real *J = work;                   /* (n x r) Q^T A_dot_S^T */
-    mcs_real *omega = &work[n * n];       /* (n x n) */
-    mcs_real *E = &work[2 * n * n];       /* (n x n) */
-    mcs_real *scratch = &work[3 * n * n]; /* 4 n*n for expm */
     int i;
     int j;
-    int l;
-    if ((kind == MCS_CONT_OFF) || (kind == MCS_CONT_NONE) || (r == 0) || (f == 0)) {
-        mcs_mat_copy(n, f, T, n, Tpred, n);
-        return MCS_OK;
-    }
-    /* J = Q^T A_dot_S^T: column j is Q^T (row piv[j] of A_dot), skipping the row's zeros (the
-     * same sums, term for term, as the dense product) */
-    for (j = 0; j < r; ++j) {
-        for (i = 0; i < n; ++i) {
-            J[i + (j * n)] = MCS_R(0.0);
-        }
-        for (l = 0; l < n; ++l) {
-            const mcs_real a = A_dot[piv[j] + (l * m)];
-            if (a != MCS_R(0.0)) {
-                for (i = 0; i < n; ++i) {
-                    J[i + (j * n)] += Q[l + (i * n)] * a;
-                }
-            }
-        }
-    }
-    /* J <- J R_ns^-1 (both blocks at once): rows r.. give Omega_s, rows ..r give Omega_L */
-    mcs_mat_solve_right_upper(n, r, R, n, J, n);
-    if (kind == MCS_CONT_EULER) {
-        /* T~ = T - h U Omega_s^T */
-        mcs_mat_copy(n, f, T, n, Tpred, n);
-        mcs_mat_gemm(0, 1, n, f, r, -h, U, n, &J[r], n, 1, Tpred, n);
-        return (mcs_vec_max_abs(n * f, Tpred) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
-    }
     /* Omega = [[Omega_ns, -Omega_s^T], [Omega_s, 0]] scaled by h */
     for (j = 0; j < n; ++j) {
         for (i = 0; i < n; ++i) {
@@ -200,20 +192,66 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
          * against 4.0k instructions) */
         const int st = (n >= 6) ? expm_skew_action(n, f, omega, E, scratch) : 1;
         if (st < 0) {
-            return MCS_ERR_LINALG;
+            return -1;
         }
         if (st > 0) {
             if (mcs_mat_expm(n, omega, E, scratch, iwork) != 0) {
-                return MCS_ERR_LINALG;
+                return -1;
             }
             mcs_mat_copy(n, f, &E[r * n], n, E, n);
         }
+    }
+    return 0;
+}
+
+/* mcs_predict_tangent's euler and exp predictors (r > 0, f > 0). */
+static mcs_status predict_rotated(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
+                                  const int *piv, const mcs_real *A_dot, mcs_real h,
+                                  mcs_continuation kind, mcs_real *Tpred, mcs_real *work,
+                                  int *iwork)
+{
+    const int f = n - r;
+    const mcs_real *U = Q;
+    const mcs_real *T = &Q[r * n];
+    mcs_real *J = work;                   /* (n x r) Q^T A_dot_S^T */
+    mcs_real *omega = &work[n * n];       /* (n x n) */
+    mcs_real *E = &work[2 * n * n];       /* (n x n) */
+    mcs_real *scratch = &work[3 * n * n]; /* 4 n*n for expm */
+    int i;
+    int j;
+    int l;
+    /* J = Q^T A_dot_S^T: column j is Q^T (row piv[j] of A_dot), skipping the row's zeros (the
+     * same sums, term for term, as the dense product) */
+    for (j = 0; j < r; ++j) {
+        for (i = 0; i < n; ++i) {
+            J[i + (j * n)] = MCS_R(0.0);
+        }
+        for (l = 0; l < n; ++l) {
+            const mcs_real a = A_dot[piv[j] + (l * m)];
+            if (a != MCS_R(0.0)) {
+                for (i = 0; i < n; ++i) {
+                    J[i + (j * n)] += Q[l + (i * n)] * a;
+                }
+            }
+        }
+    }
+    /* J <- J R_ns^-1 (both blocks at once): rows r.. give Omega_s, rows ..r give Omega_L */
+    mcs_mat_solve_right_upper(n, r, R, n, J, n);
+    if (kind == MCS_CONT_EULER) {
+        /* T~ = T - h U Omega_s^T */
+        mcs_mat_copy(n, f, T, n, Tpred, n);
+        mcs_mat_gemm(0, 1, n, f, r, -h, U, n, &J[r], n, 1, Tpred, n);
+        return (mcs_vec_max_abs(n * f, Tpred) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
+    }
+    if (mcs_predict_exp_action(n, r, J, h, omega, E, scratch, iwork) != 0) {
+        return MCS_ERR_LINALG;
     }
     /* T~ = (Q E)[:, r:] = Q E[:, r:] */
     mcs_mat_gemm(0, 0, n, f, n, 1, Q, n, E, n, 0, Tpred, n);
     /* an enormous h h|Omega| overflows the exponential: no prediction, not a NaN basis */
     return (mcs_vec_max_abs(n * f, Tpred) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }
+#endif
 
 /* Orthogonal polar factor of a square x (k x k) in place by the Newton-Schulz iteration
  * X <- X (3 I - X^T X) / 2, which converges quadratically when X is near orthogonal, as C is

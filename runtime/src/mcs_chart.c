@@ -27,8 +27,13 @@ mcs_real mcs_frame_ratio(const mcs_sim *s, const mcs_frame *fr, int r)
     return mcs_fabs(fr->R[(r - 1) + ((r - 1) * s->n)]) / r00;
 }
 
-/* A(x, t)^T P = Q R into fr (Q = the fresh Q^). */
-mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr)
+/* ---------------------------------------------------------------- the default simulator
+ * (options.compact = 0): explicit n x n Q, the chart Newton with an LU of G = A_S U at every
+ * iteration; mcs_compact.c is the compact one. MCS_WITH_DEFAULT_CHART = 0 leaves this out. */
+#if MCS_WITH_DEFAULT_CHART
+
+/* mcs_frame_factor of the default simulator: the explicit Q. */
+static mcs_status default_factor(mcs_sim *s, mcs_frame *fr)
 {
     int info;
     if (s->m > 0) {
@@ -37,6 +42,7 @@ mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr)
     info = mcs_qr_basis(s->n, s->m, s->w.A, MAX2(s->m, 1), s->opt.rank_tol, fr->Q, fr->R, fr->piv,
                         &fr->r, s->w.basis_work);
     s->stats.factorizations++;
+    fr->T = &fr->Q[fr->r * s->n];
     fr->sigma = mcs_frame_ratio(s, fr, fr->r);
     if (info != 0) {
         return MCS_ERR_LINALG;
@@ -45,25 +51,10 @@ mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr)
     return ((s->n - fr->r) > s->f_max) ? MCS_ERR_WORKSPACE : MCS_OK;
 }
 
-/* Load the state (t, x, v) into the probe frame and factor it there. */
-mcs_status mcs_probe_factor(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v)
-{
-    int i;
-    s->probe.t = t;
-    for (i = 0; i < s->n; ++i) {
-        s->probe.x[i] = x[i];
-        s->probe.v[i] = v[i];
-    }
-    return mcs_frame_factor(s, &s->probe);
-}
-
-/* fr has been factored (Q = [U^ T^]); replace its T by the basis continued from the chart `from`
- * over h (SPEC §3). */
-mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real h, mcs_frame *to)
+/* mcs_frame_predict of the default simulator. */
+static mcs_status default_predict(mcs_sim *s, const mcs_frame *from, mcs_real h)
 {
     const int n = s->n;
-    const int f_old = n - from->r;
-    const int f_new = n - to->r;
     if (s->opt.continuation == MCS_CONT_OFF) {
         return MCS_OK;
     }
@@ -78,31 +69,22 @@ mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real 
                             s->w.basis_iwork) != MCS_OK) {
         return MCS_ERR_LINALG;
     }
-    mcs_mat_copy(n, f_new, &to->Q[to->r * n], n, s->w.That, n);
-    if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, &to->Q[to->r * n],
-                        s->w.basis_work) != MCS_OK) {
-        return MCS_ERR_LINALG;
-    }
     return MCS_OK;
 }
 
-/* ---------------------------------------------------------------- the chart (SPEC §4) */
-
-/* y0 = (0, T^T v_k) on the chart of s->cur; resets the Newton warm start. */
-void mcs_chart_start(mcs_sim *s, mcs_real *y0)
+/* mcs_frame_align of the default simulator (T^ is in place: Q[:, r:]). */
+static mcs_status default_align(mcs_sim *s, int f_old, mcs_frame *to)
 {
     const int n = s->n;
-    const int r = s->cur.r;
-    const int f = n - r;
-    int i;
-    for (i = 0; i < f; ++i) {
-        y0[i] = MCS_R(0.0);
+    const int f_new = n - to->r;
+    if (s->opt.continuation == MCS_CONT_OFF) {
+        return MCS_OK;
     }
-    mcs_mat_gemm(1, 0, f, 1, n, 1, &s->cur.Q[r * n], n, s->cur.v, n, 0, &y0[f], MAX2(f, 1));
-    for (i = 0; i < r; ++i) {
-        s->w.p[i] = MCS_R(0.0);
+    mcs_mat_copy(n, f_new, to->T, n, s->w.That, n);
+    if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, to->T, s->w.basis_work) != MCS_OK) {
+        return MCS_ERR_LINALG;
     }
-    s->w.pred_x = NULL;
+    return MCS_OK;
 }
 
 /* out (k x ncol, leading dimension k) = A_S B: rows piv[0..k) of s->w.A (m x n) times B (n x
@@ -193,15 +175,15 @@ static void apply_U_Ginv(mcs_sim *s, const mcs_frame *ch, const mcs_real *b, mcs
 /* Position and velocity of the chart at (q, qd, t): x = x_k + T q + U p with c_S(x, t) = 0 by
  * Newton on p (warm-started from s->w.p), Phi = (I - U G^-1 A_S) T, v = Phi qd - U G^-1 c_S,t.
  * Leaves A, the LU of G and Phi at x in the scratch for the dynamics. */
-mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *qd,
-                         mcs_real t, mcs_real *x, mcs_real *v)
+static mcs_status default_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q,
+                              const mcs_real *qd, mcs_real t, mcs_real *x, mcs_real *v)
 {
     const int n = s->n;
     const int m = s->m;
     const int r = ch->r;
     const int f = n - r;
     const mcs_real *U = ch->Q;
-    const mcs_real *T = &ch->Q[r * n];
+    const mcs_real *T = ch->T;
     mcs_real *p = s->w.p;
     mcs_real *Phi = s->w.Phi;
     const mcs_real tol = s->opt.newton_tol * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, ch->x));
@@ -209,20 +191,7 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     int i;
     int it;
     mcs_status st;
-    if ((s->w.pred_x == ch->x) && (s->w.pred_t == ch->t) && (s->w.pred_r == r) && (r > 0) &&
-        (f > 0)) {
-        /* first-order warm start from the chart's last solution (P3: 12 % fewer iterations) */
-        int j;
-        for (i = 0; i < r; ++i) {
-            p[i] = s->w.p_last[i];
-        }
-        for (j = 0; j < f; ++j) { /* small: plain loops, not a call per product */
-            const mcs_real dq = q[j] - s->w.q_last[j];
-            for (i = 0; i < r; ++i) {
-                p[i] += s->w.dpdq[i + (j * r)] * dq;
-            }
-        }
-    }
+    mcs_chart_warm_start(s, ch, q);
     it = 0;
     for (;;) {
         mcs_real dp_norm;
@@ -301,19 +270,7 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
         rows_times(s, ch->piv, r, T, n, f, Z);
         (void)mcs_la_lu_solve(r, f, s->w.G, r, s->w.ipiv, Z, r);
         mcs_mat_gemm(0, 0, n, f, r, -1, U, n, Z, r, 1, Phi, n);
-        /* dp/dq = -Z, for the next evaluation on this chart */
-        for (i = 0; i < (r * f); ++i) {
-            s->w.dpdq[i] = -Z[i];
-        }
-        for (i = 0; i < f; ++i) {
-            s->w.q_last[i] = q[i];
-        }
-        for (i = 0; i < r; ++i) {
-            s->w.p_last[i] = p[i];
-        }
-        s->w.pred_x = ch->x;
-        s->w.pred_t = ch->t;
-        s->w.pred_r = r;
+        mcs_chart_keep_warm_start(s, ch, q, Z);
     }
     /* v = Phi qd - U G^-1 c_S,t */
     mcs_mat_gemm(0, 0, n, 1, f, 1, Phi, n, qd, MAX2(f, 1), 0, v, n);
@@ -374,9 +331,10 @@ static void mass_times(const mcs_sim *s, int ncol, mcs_real alpha, const mcs_rea
     }
 }
 
-/* ydot = (qd, qdd) at y = (q, qd): (Phi^T M Phi) qdd = Phi^T (f - M beta), beta = U G^-1 gamma_S. */
-mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
-                         mcs_real *ydot)
+/* mcs_chart_rhs of the default simulator: (Phi^T M Phi) qdd = Phi^T (f - M beta), beta =
+ * U G^-1 gamma_S. */
+static mcs_status default_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
+                              mcs_real *ydot)
 {
     const int n = s->n;
     const int r = ch->r;
@@ -386,7 +344,6 @@ mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
     mcs_real *rhs = s->w.rhs;
     mcs_status st;
     int i;
-    s->stats.evaluations++;
     st = mcs_chart_map(s, ch, y, &y[f], t, x, v);
     if (st != MCS_OK) {
         return st;
@@ -403,11 +360,182 @@ mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
         mass_times(s, 1, -MCS_R(1.0), s->w.Z, MCS_R(1.0), rhs);
     }
     mass_times(s, f, MCS_R(1.0), s->w.Phi, MCS_R(0.0), s->w.MPhi);
+    return mcs_chart_reduced_solve(s, f, y, ydot);
+}
+
+#endif /* MCS_WITH_DEFAULT_CHART */
+
+/* A(x, t)^T P = Q R into fr (Q = the fresh Q^). */
+mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr)
+{
+#if MCS_WITH_DEFAULT_CHART
+    if (s->opt.compact == 0) {
+        return default_factor(s, fr);
+    }
+#endif
+#if MCS_WITH_COMPACT
+    return mcs_compact_factor(s, fr);
+#else
+    return MCS_ERR_UNSUPPORTED; /* compact left out: mcs_sim_check refuses it */
+#endif
+}
+
+/* Load the state (t, x, v) into the probe frame and factor it there. */
+mcs_status mcs_probe_factor(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v)
+{
+    int i;
+    s->probe.t = t;
+    for (i = 0; i < s->n; ++i) {
+        s->probe.x[i] = x[i];
+        s->probe.v[i] = v[i];
+    }
+    return mcs_frame_factor(s, &s->probe);
+}
+
+/* The tangent basis predicted from the chart `from` over h into w.Tpred (n x f, f = n - from->r;
+ * SPEC §3.1-4). */
+mcs_status mcs_frame_predict(mcs_sim *s, const mcs_frame *from, mcs_real h)
+{
+#if MCS_WITH_DEFAULT_CHART
+    if (s->opt.compact == 0) {
+        return default_predict(s, from, h);
+    }
+#endif
+#if MCS_WITH_COMPACT
+    return mcs_compact_predict(s, from, h);
+#else
+    return MCS_ERR_UNSUPPORTED; /* compact left out: mcs_sim_check refuses it */
+#endif
+}
+
+/* `to` has been factored (Q = [U^ T^]): its T becomes T^ aligned with the prediction w.Tpred of
+ * f_old columns (SPEC §3.6-7). */
+mcs_status mcs_frame_align(mcs_sim *s, int f_old, mcs_frame *to)
+{
+#if MCS_WITH_DEFAULT_CHART
+    if (s->opt.compact == 0) {
+        return default_align(s, f_old, to);
+    }
+#endif
+#if MCS_WITH_COMPACT
+    return mcs_compact_align(s, f_old, to);
+#else
+    return MCS_ERR_UNSUPPORTED; /* compact left out: mcs_sim_check refuses it */
+#endif
+}
+
+/* fr has been factored (Q = [U^ T^]); replace its T by the basis continued from the chart `from`
+ * over h (SPEC §3). */
+mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real h, mcs_frame *to)
+{
+    const mcs_status st = mcs_frame_predict(s, from, h);
+    return (st != MCS_OK) ? st : mcs_frame_align(s, s->n - from->r, to);
+}
+
+/* ---------------------------------------------------------------- the chart (SPEC §4) */
+
+/* y0 = (0, T^T v_k) on the chart of s->cur; resets the Newton warm start. */
+void mcs_chart_start(mcs_sim *s, mcs_real *y0)
+{
+    const int n = s->n;
+    const int r = s->cur.r;
+    const int f = n - r;
+    int i;
+    for (i = 0; i < f; ++i) {
+        y0[i] = MCS_R(0.0);
+    }
+    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.T, n, s->cur.v, n, 0, &y0[f], MAX2(f, 1));
+    for (i = 0; i < r; ++i) {
+        s->w.p[i] = MCS_R(0.0);
+    }
+    s->w.pred_x = NULL;
+}
+
+void mcs_chart_warm_start(mcs_sim *s, const mcs_frame *ch, const mcs_real *q)
+{
+    const int r = ch->r;
+    const int f = s->n - r;
+    mcs_real *p = s->w.p;
+    int i;
+    int j;
+    if ((s->w.pred_x == ch->x) && (s->w.pred_t == ch->t) && (s->w.pred_r == r) && (r > 0) &&
+        (f > 0)) {
+        /* first-order warm start from the chart's last solution (P3: 12 % fewer iterations) */
+        for (i = 0; i < r; ++i) {
+            p[i] = s->w.p_last[i];
+        }
+        for (j = 0; j < f; ++j) { /* small: plain loops, not a call per product */
+            const mcs_real dq = q[j] - s->w.q_last[j];
+            for (i = 0; i < r; ++i) {
+                p[i] += s->w.dpdq[i + (j * r)] * dq;
+            }
+        }
+    }
+}
+
+void mcs_chart_keep_warm_start(mcs_sim *s, const mcs_frame *ch, const mcs_real *q,
+                               const mcs_real *Z)
+{
+    const int r = ch->r;
+    const int f = s->n - r;
+    int i;
+    /* dp/dq = -Z, for the next evaluation on this chart */
+    for (i = 0; i < (r * f); ++i) {
+        s->w.dpdq[i] = -Z[i];
+    }
+    for (i = 0; i < f; ++i) {
+        s->w.q_last[i] = q[i];
+    }
+    for (i = 0; i < r; ++i) {
+        s->w.p_last[i] = s->w.p[i];
+    }
+    s->w.pred_x = ch->x;
+    s->w.pred_t = ch->t;
+    s->w.pred_r = r;
+}
+
+/* Position and velocity of the chart at (q, qd, t) (mcs_sim_internal.h). */
+mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *qd,
+                         mcs_real t, mcs_real *x, mcs_real *v)
+{
+#if MCS_WITH_DEFAULT_CHART
+    if (s->opt.compact == 0) {
+        return default_map(s, ch, q, qd, t, x, v);
+    }
+#endif
+#if MCS_WITH_COMPACT
+    return mcs_compact_map(s, ch, q, qd, t, x, v);
+#else
+    return MCS_ERR_UNSUPPORTED; /* compact left out: mcs_sim_check refuses it */
+#endif
+}
+
+/* ydot = (qd, qdd) at y = (q, qd) on the chart (SPEC §4, Maggi-Kane). */
+mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
+                         mcs_real *ydot)
+{
+    s->stats.evaluations++;
+#if MCS_WITH_DEFAULT_CHART
+    if (s->opt.compact == 0) {
+        return default_rhs(s, ch, y, t, ydot);
+    }
+#endif
+#if MCS_WITH_COMPACT
+    return mcs_compact_rhs(s, ch, y, t, ydot);
+#else
+    return MCS_ERR_UNSUPPORTED; /* compact left out: mcs_sim_check refuses it */
+#endif
+}
+
+mcs_status mcs_chart_reduced_solve(mcs_sim *s, int f, const mcs_real *y, mcs_real *ydot)
+{
+    const int n = s->n;
+    int i;
     mcs_mat_gemm(1, 0, f, f, n, 1, s->w.Phi, n, s->w.MPhi, n, 0, s->w.Mred, MAX2(f, 1));
     for (i = 0; i < f; ++i) {
         ydot[i] = y[f + i];
     }
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->w.Phi, n, rhs, n, 0, &ydot[f], MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, s->w.Phi, n, s->w.rhs, n, 0, &ydot[f], MAX2(f, 1));
     if (mcs_la_cholesky(f, s->w.Mred, MAX2(f, 1)) != 0) {
         return MCS_ERR_MASS_NOT_PD;
     }

@@ -4,6 +4,7 @@
 
 #include "mcs_sim_internal.h"
 
+#if MCS_WITH_EVENTS
 /* sigma at time t inside the last step, measured at the chart's rank: the dense state's
  * |R_{rp-1}| / |R_0| with rp = prev.r (0 when the chart cannot be evaluated there, which happens
  * only at a singular point). Leaves x in s->event.x and the factorization in s->probe. */
@@ -191,7 +192,7 @@ void mcs_events_detect(mcs_sim *s)
         mcs_rows_A_dot(s, s->prev.x, s->prev.v, s->prev.t, s->w.A_dot);
     }
     if (s->opt.continuation == MCS_CONT_OFF) {
-        mcs_mat_copy(n, f_old, &s->prev.Q[rp * n], n, s->w.Tpred, n);
+        mcs_mat_copy(n, f_old, s->prev.T, n, s->w.Tpred, n);
     } else if (mcs_predict_tangent(n, s->m, rp, s->prev.Q, s->prev.R, s->prev.piv, s->w.A_dot,
                                    t_min - s->prev.t, s->opt.continuation, s->w.Tpred,
                                    s->w.basis_work, s->w.basis_iwork) != MCS_OK) {
@@ -223,4 +224,11 @@ void mcs_events_detect(mcs_sim *s)
     s->event_ready = 1;
     s->stats.events++;
     s->probe.r = r_s; /* the probe now holds the singular factorization */
+    s->probe.T = &s->probe.Q[r_s * n];
 }
+#else
+void mcs_events_detect(mcs_sim *s)
+{
+    (void)s; /* left out of this build (mcs_config.h): sing_tol is 0 (mcs_sim_check) */
+}
+#endif

@@ -130,7 +130,7 @@ static int first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
     for (i = 0; i < f; ++i) {
         k0[i] = y0[f + i];
     }
-    mcs_mat_gemm(1, 0, f, 1, n, 1, &s->cur.Q[r * n], n, s->w.a_end, n, 0, &k0[f], MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.T, n, s->w.a_end, n, 0, &k0[f], MAX2(f, 1));
     return 1;
 }
 
@@ -252,7 +252,19 @@ static void dense_warm_start(mcs_sim *s, mcs_real th, mcs_real *xs)
         xs[i] = (h01 * (s->cur.x[i] - s->prev.x[i])) + (h10 * h * s->prev.v[i]) +
                 (h11 * h * s->cur.v[i]);
     }
-    for (i = 0; i < r; ++i) { /* p = U^T (x~ - x_k): a loop, not a call (firmware stack) */
+#if MCS_WITH_COMPACT
+    if (s->opt.compact != 0) { /* U^T applies the reflectors of the chart's factorization */
+        const mcs_status ok = mcs_compact_ensure(s, &s->prev);
+        if (ok == MCS_OK) {
+            mcs_compact_Ut(s, &s->prev, xs);
+        }
+        for (i = 0; i < r; ++i) {
+            s->w.p[i] = (ok == MCS_OK) ? xs[i] : MCS_R(0.0);
+        }
+    }
+#endif
+    for (i = 0; (i < r) && (s->opt.compact == 0); ++i) { /* p = U^T (x~ - x_k): a loop, not a
+                                                            call (firmware stack) */
         mcs_real sum = MCS_R(0.0);
         for (l = 0; l < n; ++l) {
             sum += s->prev.Q[l + (i * n)] * xs[l];
@@ -330,8 +342,8 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
     if (!s || !s->ready || !x || !v) {
         return MCS_ERR_ARGUMENT;
     }
-    if ((q || qd) && (s->probe.Q == NULL)) {
-        return MCS_ERR_UNSUPPORTED; /* assigned without dense_output */
+    if ((q || qd) && ((s->probe.Q == NULL) || (s->opt.compact != 0))) {
+        return MCS_ERR_UNSUPPORTED; /* assigned without dense_output, or compact */
     }
     st = mcs_dense_state(s, t, x, v);
     if (st != MCS_OK) {
@@ -358,7 +370,7 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
             mcs_q_carry(n - s->prev.r, q, NULL, n - pr->r, q);
         }
         if (qd != NULL) {
-            mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, &pr->Q[pr->r * n], n, v, n, 0, qd, n);
+            mcs_mat_gemm(1, 0, n - pr->r, 1, n, 1, pr->T, n, v, n, 0, qd, n);
         }
     }
     return MCS_OK;

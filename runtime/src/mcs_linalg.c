@@ -123,6 +123,27 @@ void mcs_mat_solve_upper_transposed(int k, const mcs_real *r, int ldr, mcs_real 
     }
 }
 
+void mcs_qr_apply(int rows, int k, const mcs_real *a, int lda, const mcs_real *tau, int trans,
+                  mcs_real *y)
+{
+    int step;
+    for (step = 0; step < k; ++step) {
+        /* Q^T y = H_{k-1} ... H_0 y: H_0 first; Q y = H_0 ... H_{k-1} y: H_{k-1} first */
+        const int j = (trans != 0) ? step : ((k - 1) - step);
+        const mcs_real *vj = &a[j * lda];
+        mcs_real dot = y[j];
+        int i;
+        for (i = j + 1; i < rows; ++i) {
+            dot += vj[i] * y[i];
+        }
+        dot *= tau[j];
+        y[j] -= dot;
+        for (i = j + 1; i < rows; ++i) {
+            y[i] -= vj[i] * dot;
+        }
+    }
+}
+
 mcs_real *mcs_work_next(mcs_real *base, size_t *at, size_t count)
 {
     mcs_real *block = &base[*at];

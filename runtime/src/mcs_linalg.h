@@ -57,6 +57,15 @@ void mcs_la_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha, 
 /* LAPACK backend only: b (rows x k) <- b R^-1, R upper triangular (cblas_?trsm). */
 void mcs_la_trsm_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb);
 
+/* --- tangent-basis pieces the default and the compact simulator share (mcs_basis.c) --- */
+/* The rank of a pivoted QR's R (ld ldr): the leading |R_ii| > rank_tol |R_00|, i < kmin. */
+int mcs_qr_rank(int rows, int kmin, const mcs_real *R, int ldr, mcs_real rank_tol);
+/* E (n x f, f = n - r) = exp(h Omega)[:, r:] for the skew Omega that J (n x r, ld n: Q^T A_dot_S^T
+ * R_ns^-1) defines (SPEC §3.2-4). omega: n x n, E: n x n (the result in its first f columns),
+ * scratch: 4 n x n, iwork: n. Nonzero when the exponential fails. */
+int mcs_predict_exp_action(int n, int r, const mcs_real *J, mcs_real h, mcs_real *omega,
+                           mcs_real *E, mcs_real *scratch, int *iwork);
+
 /* --- helpers shared by both backends (mcs_linalg.c) --- */
 /* c (rows x cols) = alpha op(a) op(b) + beta c, op = transpose when ta/tb is nonzero;
  * inner is the shared dimension. beta = 0 ignores the old contents of c. */
@@ -66,6 +75,12 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
 void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb);
 /* Solve R^T y = b in place for one vector (R k x k upper triangular). */
 void mcs_mat_solve_upper_transposed(int k, const mcs_real *r, int ldr, mcs_real *b);
+/* y (rows) <- Q y (trans 0) or Q^T y (trans 1), Q = H_0 H_1 ... H_{k-1} the orthogonal factor of
+ * mcs_la_qr_pivoted kept as its reflectors: H_j = I - tau_j v_j v_j^T with v_j = (0 .. 0, 1,
+ * a[j+1 .., j]) (a: rows x k, the reflectors below the diagonal, lda). 2 rows k - k^2 flops: the
+ * compact simulator's U p and U^T y without an n x n Q. */
+void mcs_qr_apply(int rows, int k, const mcs_real *a, int lda, const mcs_real *tau, int trans,
+                  mcs_real *y);
 /* Copy a (rows x cols) into b. */
 void mcs_mat_copy(int rows, int cols, const mcs_real *a, int lda, mcs_real *b, int ldb);
 /* The next `count` reals of the workspace `base` from offset *at, which moves past them: how

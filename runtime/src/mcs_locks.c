@@ -5,6 +5,7 @@
  * basis aligned with the one before (SPEC §3.7), so the projected coordinates stay continuous. */
 #include "mcs_sim_internal.h"
 
+#if MCS_WITH_LOCKS
 /* cur has a new row set: keep the old frame in prev (free between steps), factor cur again and
  * align its basis with the old one (no predictor: nothing moves at a transition). */
 static mcs_status refactor_current(mcs_sim *s)
@@ -24,6 +25,7 @@ static mcs_status refactor_current(mcs_sim *s)
     }
     mcs_mat_copy(n, n, cur->Q, n, old->Q, n);
     old->r = cur->r;
+    old->T = &old->Q[old->r * n];
     old->sigma = cur->sigma;
     st = mcs_frame_factor(s, cur);
     if (st != MCS_OK) {
@@ -33,10 +35,10 @@ static mcs_status refactor_current(mcs_sim *s)
     f_new = n - cur->r;
     mcs_q_carry(f_old, cur->q, NULL, f_new, cur->q); /* nothing moves: q carries on */
     if (s->opt.continuation != MCS_CONT_OFF) {
-        mcs_mat_copy(n, f_old, &old->Q[old->r * n], n, s->w.Tpred, n);
-        mcs_mat_copy(n, f_new, &cur->Q[cur->r * n], n, s->w.That, n);
-        if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, &cur->Q[cur->r * n],
-                            s->w.basis_work) != MCS_OK) {
+        mcs_mat_copy(n, f_old, old->T, n, s->w.Tpred, n);
+        mcs_mat_copy(n, f_new, cur->T, n, s->w.That, n);
+        if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, cur->T, s->w.basis_work) !=
+            MCS_OK) {
             return MCS_ERR_LINALG;
         }
     }
@@ -76,6 +78,9 @@ static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
     mcs_transition rep;
     mcs_status st;
     int i;
+    if (s->opt.compact != 0) {
+        return MCS_ERR_UNSUPPORTED; /* a compact simulator takes no locks (mcs_sim.h) */
+    }
     if ((rows < 1) || (g && ((g->ng < 1) || (rows != g->nrows) || (g->rotation && (g->ng < 4))))) {
         return MCS_ERR_ARGUMENT; /* a group inconsistent with its own counts */
     }
@@ -120,9 +125,9 @@ static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
     if (m > 0) {
         mcs_rows_A(s, s->cur.x, s->cur.t, s->w.A);
     }
-    st = mcs_jump(method, n, s->w.M, m, (m > 0) ? s->w.A : NULL, f, &s->cur.Q[s->cur.r * n], rows,
-                  J2, s->cur.v, NULL, s->opt.rank_tol, dv, lambda, &rep.jump, jwork, jwork_len,
-                  jiwork, jiwork_len);
+    st = mcs_jump(method, n, s->w.M, m, (m > 0) ? s->w.A : NULL, f, s->cur.T, rows, J2, s->cur.v,
+                  NULL, s->opt.rank_tol, dv, lambda, &rep.jump, jwork, jwork_len, jiwork,
+                  jiwork_len);
     if (st != MCS_OK) {
         return st;
     }
@@ -247,26 +252,100 @@ mcs_status mcs_sim_unlock(mcs_sim *s, int key, mcs_transition *report)
     return MCS_OK;
 }
 
+#else
+/* left out of this build (mcs_config.h): every lock and unlock is refused */
+mcs_status mcs_sim_lock_row(mcs_sim *s, int key, const mcs_real *a, mcs_jump_method method,
+                            mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
+                            size_t jiwork_len, mcs_transition *report)
+{
+    (void)s;
+    (void)key;
+    (void)a;
+    (void)method;
+    (void)dv;
+    (void)jwork;
+    (void)jwork_len;
+    (void)jiwork;
+    (void)jiwork_len;
+    (void)report;
+    return MCS_ERR_UNSUPPORTED;
+}
+
+mcs_status mcs_sim_lock_group(mcs_sim *s, int key, int group, mcs_jump_method method, mcs_real *dv,
+                              mcs_real *jwork, size_t jwork_len, int *jiwork, size_t jiwork_len,
+                              mcs_transition *report)
+{
+    (void)s;
+    (void)key;
+    (void)group;
+    (void)method;
+    (void)dv;
+    (void)jwork;
+    (void)jwork_len;
+    (void)jiwork;
+    (void)jiwork_len;
+    (void)report;
+    return MCS_ERR_UNSUPPORTED;
+}
+
+mcs_status mcs_sim_lock(mcs_sim *s, int j, mcs_jump_method method, mcs_real *dv, mcs_real *jwork,
+                        size_t jwork_len, int *jiwork, size_t jiwork_len, mcs_transition *report)
+{
+    (void)s;
+    (void)j;
+    (void)method;
+    (void)dv;
+    (void)jwork;
+    (void)jwork_len;
+    (void)jiwork;
+    (void)jiwork_len;
+    (void)report;
+    return MCS_ERR_UNSUPPORTED;
+}
+
+mcs_status mcs_sim_unlock(mcs_sim *s, int key, mcs_transition *report)
+{
+    (void)s;
+    (void)key;
+    (void)report;
+    return MCS_ERR_UNSUPPORTED;
+}
+#endif
+
+/* P (f) = T^T M(x, t) v for a basis T (n x f). Writes w.M and w.rhs. */
+static mcs_status momenta(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
+                          const mcs_real *T, int f, mcs_real *P)
+{
+    const int n = s->n;
+#if MCS_WITH_COMPACT
+    if (s->opt.compact != 0) { /* M as its nonzeros: w.M has no room for the dense one */
+        const mcs_status st = mcs_compact_mass_times(s, x, t, v, s->w.rhs);
+        if (st != MCS_OK) {
+            return st;
+        }
+    } else
+#endif
+    {
+        s->model->M(x, t, s->params, s->w.M);
+        mcs_mat_gemm(0, 0, n, 1, n, 1, s->w.M, n, v, n, 0, s->w.rhs, n);
+    }
+    mcs_mat_gemm(1, 0, f, 1, n, 1, T, n, s->w.rhs, n, 0, P, MAX2(f, 1));
+    return (mcs_vec_max_abs(f, P) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
+}
+
 mcs_status mcs_sim_momenta_at(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
                               const mcs_real *Q, int r, mcs_real *P)
 {
-    int n;
-    int f;
     if (!s || !x || !v || !Q || !P || (r < 0) || (r > s->n)) {
         return MCS_ERR_ARGUMENT;
     }
-    n = s->n;
-    f = n - r;
-    s->model->M(x, t, s->params, s->w.M);
-    mcs_mat_gemm(0, 0, n, 1, n, 1, s->w.M, n, v, n, 0, s->w.rhs, n);
-    mcs_mat_gemm(1, 0, f, 1, n, 1, &Q[r * n], n, s->w.rhs, n, 0, P, MAX2(f, 1));
-    return (mcs_vec_max_abs(f, P) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
+    return momenta(s, t, x, v, &Q[r * s->n], s->n - r, P);
 }
 
 mcs_status mcs_sim_momenta(mcs_sim *s, const mcs_real *v, mcs_real *P)
 {
-    if (!s || !s->ready) {
+    if (!s || !s->ready || !v || !P) {
         return MCS_ERR_ARGUMENT;
     }
-    return mcs_sim_momenta_at(s, s->cur.t, s->cur.x, v, s->cur.Q, s->cur.r, P);
+    return momenta(s, s->cur.t, s->cur.x, v, s->cur.T, s->n - s->cur.r, P);
 }

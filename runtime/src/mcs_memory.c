@@ -20,6 +20,8 @@ typedef struct layout {
     size_t k; /* max(n, m, 1) */
     size_t f; /* 1 <= f_max <= n */
     size_t held;
+    size_t a_nnz; /* the compact layout's A and M as their nonzeros */
+    size_t m_nnz;
     unsigned features;
 } layout;
 
@@ -43,6 +45,12 @@ static mcs_real *take_if(carver *c, unsigned on, size_t k)
     return (on != 0U) ? take(c, k) : NULL;
 }
 
+/* min(n, m), at least 1: the reflectors of a factorization, the largest rank */
+static size_t kmin_of(const layout *l)
+{
+    return MAX2(MIN2(l->n, l->m), 1U);
+}
+
 static void carve_frame(carver *c, mcs_frame *fr, const layout *l)
 {
     fr->x = take(c, l->n);
@@ -50,11 +58,46 @@ static void carve_frame(carver *c, mcs_frame *fr, const layout *l)
     fr->v = take(c, l->n);
     fr->q = take(c, l->f);
     fr->Q = take(c, l->n * l->n);
+    fr->T = fr->Q; /* &Q[r n] once factored (a compact simulator: its own, here) */
     fr->R = take(c, l->n * MAX2(l->m, 1U));
+    fr->tau = take(c, kmin_of(l));
     fr->piv = itake(c, MAX2(l->m, 1U));
     fr->t = MCS_R(0.0);
     fr->r = 0;
     fr->sigma = MCS_R(1.0);
+}
+
+/* The compact layout's frames: each its x, x_lo, v, q and T (n x f_max), one factorization
+ * (R with the reflectors, tau, pivots) for both. */
+static void carve_compact_frames(carver *c, mcs_sim *s, const layout *l)
+{
+    mcs_frame *frames[2];
+    mcs_real *R;
+    mcs_real *tau;
+    int *piv;
+    int i;
+    frames[0] = &s->cur;
+    frames[1] = &s->prev;
+    for (i = 0; i < 2; ++i) {
+        mcs_frame *fr = frames[i];
+        fr->x = take(c, l->n);
+        fr->x_lo = take(c, l->n);
+        fr->v = take(c, l->n);
+        fr->q = take(c, l->f);
+        fr->Q = NULL;
+        fr->T = take(c, l->n * l->f);
+        fr->t = MCS_R(0.0);
+        fr->r = 0;
+        fr->sigma = MCS_R(1.0);
+    }
+    R = take(c, l->n * MAX2(l->m, 1U));
+    tau = take(c, kmin_of(l));
+    piv = itake(c, MAX2(l->m, 1U));
+    for (i = 0; i < 2; ++i) {
+        frames[i]->R = R;
+        frames[i]->tau = tau;
+        frames[i]->piv = piv;
+    }
 }
 
 static void no_frame(mcs_frame *fr)
@@ -64,7 +107,9 @@ static void no_frame(mcs_frame *fr)
     fr->v = NULL;
     fr->q = NULL;
     fr->Q = NULL;
+    fr->T = NULL;
     fr->R = NULL;
+    fr->tau = NULL;
     fr->piv = NULL;
     fr->t = MCS_R(0.0);
     fr->r = 0;
@@ -90,25 +135,36 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
     const unsigned feat = l->features;
     const unsigned probe = feat & (MCS_MEM_DENSE | MCS_MEM_EVENTS);
     const unsigned locks = feat & MCS_MEM_LOCKS;
+    const unsigned predictor = feat & (MCS_MEM_EULER | MCS_MEM_EXP);
     const size_t n = l->n;
     const size_t k = l->k;
     const size_t f = l->f;
     const size_t mr = MAX2(l->m, 1U);
-    const size_t r_max = MAX2(MIN2(n, l->m), 1U);
+    const size_t r_max = kmin_of(l);
     int i;
-    carve_frame(c, &s->cur, l);
-    carve_frame(c, &s->prev, l);
-    if (probe != 0U) {
-        carve_frame(c, &s->probe, l);
-    } else {
+    if ((feat & MCS_MEM_COMPACT) != 0U) {
+        /* no probe (no dense q, qd, events or locks), A and M as nonzeros, no G */
+        carve_compact_frames(c, s, l);
         no_frame(&s->probe);
+        s->w.A = take(c, MAX2(l->a_nnz, 1U));
+        s->w.A_dot = take_if(c, predictor, MAX2(l->a_nnz, 1U));
+        s->w.M = take(c, MAX2(l->m_nnz, 1U));
+        s->w.G = NULL;
+    } else {
+        carve_frame(c, &s->cur, l);
+        carve_frame(c, &s->prev, l);
+        if (probe != 0U) {
+            carve_frame(c, &s->probe, l);
+        } else {
+            no_frame(&s->probe);
+        }
+        s->w.A = take(c, mr * n);
+        /* A_dot: the predictors' input, and a lock's scratch (mcs_locks.c) */
+        s->w.A_dot = take_if(c, predictor | locks, mr * n);
+        s->w.M = take(c, n * n);
+        s->w.G = take(c, r_max * r_max); /* the LU of A_S U; the multipliers' r x r matrix */
     }
-    s->w.A = take(c, mr * n);
-    /* A_dot: the predictors' input, and a lock's scratch (mcs_locks.c) */
-    s->w.A_dot = take_if(c, feat & (MCS_MEM_EULER | MCS_MEM_EXP | MCS_MEM_LOCKS), mr * n);
-    s->w.M = take(c, n * n);
-    s->w.G = take(c, r_max * r_max); /* the LU of A_S U; the multipliers' r x r normal matrix */
-    s->w.Z = take(c, n * f);         /* G^-1 A_S T (r x f); n scratch; H T of the assembly */
+    s->w.Z = take(c, n * f); /* G^-1 A_S T (r x f); n scratch; H T of the assembly */
     s->w.Phi = take(c, n * f);
     s->w.MPhi = take(c, n * f);
     s->w.Mred = take(c, f * f);
@@ -140,17 +196,20 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
     s->event.motions = take_if(c, feat & MCS_MEM_EVENTS, n * n);
     s->w.basis_work = take(c, basis_work_size(l));
     s->w.x_lo = take(c, n);
+    s->w.xq = take(c, n);
+    s->w.start = take(c, 2U * n);
     s->w.dpdq = take(c, r_max * f);
     s->w.q_last = take(c, f);
     s->w.p_last = take(c, r_max);
-    s->w.ipiv = itake(c, k);
-    s->lock_key = itake(c, k);
-    s->lock_group = itake(c, k);
-    s->lock_rows = itake(c, k);
-    s->lock_ref_at = itake(c, k);
-    s->lock_ref = take(c, 4U * k);
+    /* G's LU pivots, and the held velocities' QR pivots (nheld) */
+    s->w.ipiv = itake(c, ((feat & MCS_MEM_COMPACT) != 0U) ? MAX2(l->held, 1U) : k);
+    s->lock_key = (locks != 0U) ? itake(c, k) : NULL;
+    s->lock_group = (locks != 0U) ? itake(c, k) : NULL;
+    s->lock_rows = (locks != 0U) ? itake(c, k) : NULL;
+    s->lock_ref_at = (locks != 0U) ? itake(c, k) : NULL;
+    s->lock_ref = take_if(c, locks, 4U * k);
     s->lock_a = take_if(c, locks, k * n);
-    s->lock_g = take(c, k + 3U);
+    s->lock_g = take_if(c, locks, k + 3U);
     /* a group lock's G, or the held initial velocities [H | h] (nheld x (n + 1)) */
     s->lock_G = take(c, (locks != 0U) ? ((k + 3U) * k) : (MAX2(l->held, 1U) * (n + 1U)));
     s->w.basis_iwork = itake(c, k);
@@ -166,6 +225,8 @@ static layout layout_of(const mcs_model *model, const mcs_options *opt, unsigned
     l.k = MCS_SIM_K((size_t)l.n, (size_t)l.m);
     l.f = max_dof(model, opt, features);
     l.held = (size_t)MAX2(model->nheld, 0);
+    l.a_nnz = (size_t)MAX2(model->a_nnz, 0);
+    l.m_nnz = (size_t)MAX2(model->m_nnz, 0);
     l.features = features;
     return l;
 }
@@ -179,6 +240,8 @@ static layout full_layout(int n, int m)
     l.k = MCS_SIM_K((size_t)l.n, (size_t)l.m);
     l.f = l.n;
     l.held = l.k + 2U; /* (k + 3) k >= (held) (n + 1) for any held <= n */
+    l.a_nnz = 0U;      /* the default layout: A and M dense (room for a compact run too) */
+    l.m_nnz = 0U;
     l.features = MCS_MEM_ALL;
     return l;
 }
@@ -211,6 +274,7 @@ unsigned mcs_sim_memory_features(const mcs_options *opt)
     f |= (opt->dense_output != 0) ? MCS_MEM_DENSE : 0U;
     f |= (opt->sing_tol > MCS_R(0.0)) ? MCS_MEM_EVENTS : 0U;
     f |= (opt->max_locks > 0) ? MCS_MEM_LOCKS : 0U;
+    f |= (opt->compact != 0) ? MCS_MEM_COMPACT : 0U;
     return f;
 }
 

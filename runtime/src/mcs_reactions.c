@@ -21,8 +21,8 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     if (m == 0) {
         return MCS_OK;
     }
-    if ((s->probe.Q == NULL) || (s->w.yerr == NULL)) {
-        return MCS_ERR_UNSUPPORTED; /* assigned without dense_output */
+    if ((s->probe.Q == NULL) || (s->w.yerr == NULL) || (s->opt.compact != 0)) {
+        return MCS_ERR_UNSUPPORTED; /* assigned without dense_output, or compact */
     }
     pr = &s->probe;
     st = mcs_probe_factor(s, t, x, v);
@@ -37,7 +37,7 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     for (i = 0; i < f; ++i) {
         y[i] = MCS_R(0.0);
     }
-    mcs_mat_gemm(1, 0, f, 1, n, 1, &pr->Q[r * n], n, v, n, 0, &y[f], MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, pr->T, n, v, n, 0, &y[f], MAX2(f, 1));
     for (i = 0; i < r; ++i) {
         s->w.p[i] = MCS_R(0.0);
     }

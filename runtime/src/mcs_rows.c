@@ -9,19 +9,6 @@
 /* What a group kernel evaluates. */
 typedef enum { ROWS_C, ROWS_A, ROWS_GAMMA, ROWS_A_DOT } rows_kind;
 
-/* The weights w (4) of the rotation row `axis` (0 x, 1 y, 2 z) over g[0..3] = rho(x), with
- * rho_ref = r: Im(rho conj(r))_axis = w . rho, and 0 at rho = r. */
-static void rotation_weights(int axis, const mcs_real *r, mcs_real *w)
-{
-    if (axis == 0) {
-        w[0] = -r[1], w[1] = r[0], w[2] = r[3], w[3] = -r[2];
-    } else if (axis == 1) {
-        w[0] = -r[2], w[1] = -r[3], w[2] = r[0], w[3] = r[1];
-    } else {
-        w[0] = -r[3], w[1] = r[2], w[2] = -r[1], w[3] = r[0];
-    }
-}
-
 int mcs_group_rows(const mcs_row_group *g)
 {
     /* the group's own rows, with the 4 quaternion rows replaced by one per locked axis */
@@ -36,6 +23,21 @@ int mcs_group_rows(const mcs_row_group *g)
         }
     }
     return rows;
+}
+
+#if MCS_WITH_LOCKS
+
+/* The weights w (4) of the rotation row `axis` (0 x, 1 y, 2 z) over g[0..3] = rho(x), with
+ * rho_ref = r: Im(rho conj(r))_axis = w . rho, and 0 at rho = r. */
+static void rotation_weights(int axis, const mcs_real *r, mcs_real *w)
+{
+    if (axis == 0) {
+        w[0] = -r[1], w[1] = r[0], w[2] = r[3], w[3] = -r[2];
+    } else if (axis == 1) {
+        w[0] = -r[2], w[1] = -r[3], w[2] = r[0], w[3] = r[1];
+    } else {
+        w[0] = -r[3], w[1] = r[2], w[2] = -r[1], w[3] = r[0];
+    }
 }
 
 /* 1 for the kinds that are matrices (A, A_dot), 0 for vectors */
@@ -128,11 +130,14 @@ void mcs_lock_rows_A(const mcs_sim *s, int k, const mcs_real *x, mcs_real t, mcs
     lock_rows(s, k, ROWS_A, x, NULL, t, out, 0, ld);
 }
 
+#endif
+
 /* The model's kernel wrote a (nc x cols) matrix with leading dimension nc into out: spread it to
  * leading dimension m (in place, last entry first) and fill the lock rows. */
 static void with_locks(const mcs_sim *s, rows_kind kind, const mcs_real *x, const mcs_real *v,
                        mcs_real t, int cols, mcs_real *out)
 {
+#if MCS_WITH_LOCKS
     const int nc = s->model->nc;
     const int m = s->m;
     int i;
@@ -150,6 +155,15 @@ static void with_locks(const mcs_sim *s, rows_kind kind, const mcs_real *x, cons
         lock_rows(s, k, kind, x, v, t, out, row, m);
         row += s->lock_rows[k];
     }
+#else
+    (void)s; /* no locks in this build (mcs_config.h): the model's rows are all of them */
+    (void)kind;
+    (void)x;
+    (void)v;
+    (void)t;
+    (void)cols;
+    (void)out;
+#endif
 }
 
 void mcs_rows_c(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out)

@@ -25,6 +25,7 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
     opt->max_locks = 0;
     opt->dense_output = 1;
     opt->max_dof = 0;
+    opt->compact = 0;
     opt->max_steps = 10000000L;
     opt->max_attempts = 100;
     return MCS_OK;
@@ -54,7 +55,7 @@ static int options_valid(const mcs_options *o, const mcs_model *model)
            (o->max_locks <= (MCS_MAX_DIM - model->nc)) && (o->max_steps >= 1) &&
            (o->max_attempts >= 1) && (o->max_attempts <= 1000000) &&
            ((o->dense_output == 0) || (o->dense_output == 1)) && (o->max_dof >= 0) &&
-           (o->max_dof <= model->nx);
+           (o->max_dof <= model->nx) && ((o->compact == 0) || (o->compact == 1));
 }
 
 mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
@@ -75,12 +76,44 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
         ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP))) {
         return MCS_ERR_UNSUPPORTED;
     }
-#if !MCS_WITH_DOP853
-    if (opt->method == MCS_METHOD_DOP853) {
-        return MCS_ERR_UNSUPPORTED; /* compiled without it (mcs_config.h) */
+    if (opt->compact != 0) {
+        /* its nonzero kernels; no probe frame, events or locks (mcs_sim.h) */
+        if (!model->A_nz || !model->M_nz || ((model->nc > 0) && !model->a_rows) || !model->m_rows ||
+            (model->a_nnz < 0) || (model->m_nnz < 1)) {
+            return MCS_ERR_ARGUMENT;
+        }
+        if ((opt->dense_output != 0) || (opt->sing_tol > MCS_R(0.0)) || (opt->max_locks > 0) ||
+            ((model->nc > 0) && (model->A_dot_nz == NULL) &&
+             ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP)))) {
+            return MCS_ERR_UNSUPPORTED;
+        }
     }
+    return mcs_sim_compiled_in(opt);
+}
+
+mcs_status mcs_sim_compiled_in(const mcs_options *opt)
+{
+    int out = 0; /* an option needs a part the build left out (mcs_config.h) */
+#if !MCS_WITH_DOP853
+    out |= (opt->method == MCS_METHOD_DOP853) ? 1 : 0;
 #endif
-    return MCS_OK;
+#if !MCS_WITH_EVENTS
+    out |= (opt->sing_tol > MCS_R(0.0)) ? 1 : 0;
+#endif
+#if !MCS_WITH_LOCKS
+    out |= (opt->max_locks > 0) ? 1 : 0;
+#endif
+#if !MCS_WITH_PREDICTORS
+    out |= ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP)) ? 1 : 0;
+#endif
+#if !MCS_WITH_DEFAULT_CHART
+    out |= (opt->compact == 0) ? 1 : 0;
+#endif
+#if !MCS_WITH_COMPACT
+    out |= (opt->compact != 0) ? 1 : 0;
+#endif
+    (void)opt;
+    return (out != 0) ? MCS_ERR_UNSUPPORTED : MCS_OK;
 }
 
 void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const mcs_options *opt,
@@ -126,7 +159,7 @@ mcs_status mcs_sim_minimal(const mcs_sim *s, mcs_real *q, mcs_real *qd)
     r = s->cur.r;
     f = n - r;
     mcs_q_carry(f, s->cur.q, NULL, f, q);
-    mcs_mat_gemm(1, 0, f, 1, n, 1, &s->cur.Q[r * n], n, s->cur.v, n, 0, qd, MAX2(f, 1));
+    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.T, n, s->cur.v, n, 0, qd, MAX2(f, 1));
     return MCS_OK;
 }
 

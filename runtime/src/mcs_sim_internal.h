@@ -6,6 +6,8 @@
  *                    mcs_sim_memory_size, mcs_sim_assign
  *   mcs_chart.c      factorization of frames, basis continuation, the chart map and its ODE
  *                    (SPEC §2-§4)
+ *   mcs_compact.c    the same for a compact simulator (options.compact): Householder frames,
+ *                    chord Newton and refinement instead of G's LU, sparse A and M
  *   mcs_assembly.c   consistent initial state (mcs_sim_set_state)
  *   mcs_integrate.c  RK4 and DOPRI5 stages on the frozen chart of s->cur, and dense output
  *   mcs_step.c       the step policy: RK4 grid, DOPRI5 control, retakes near singular points,
@@ -36,6 +38,9 @@
 /* The model and options can be run: MCS_OK, MCS_ERR_ARGUMENT, MCS_ERR_MODEL_VERSION, or
  * MCS_ERR_UNSUPPORTED (options that need a kernel the model was generated without). */
 mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt);
+/* MCS_ERR_UNSUPPORTED when the options need a part this build left out (mcs_config.h's
+ * MCS_WITH_*), else MCS_OK. */
+mcs_status mcs_sim_compiled_in(const mcs_options *opt);
 
 /* Binds s (its buffers carved) to the model, parameters and options; features: the memory it
  * has (MCS_MEM_*), f_max: the free directions its buffers hold. No state yet (ready = 0). */
@@ -70,8 +75,15 @@ mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr);
 mcs_status mcs_probe_factor(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v);
 
 /* `to` has been factored (Q = [U^ T^]); replaces its T by the basis continued from the chart
- * `from` over h (SPEC §3). Writes w.A_dot, w.Tpred, w.That, w.basis_work, w.basis_iwork. */
+ * `from` over h (SPEC §3): mcs_frame_predict, then mcs_frame_align. Writes w.A_dot, w.Tpred,
+ * w.That, w.basis_work, w.basis_iwork. */
 mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real h, mcs_frame *to);
+/* The tangent basis predicted from the chart `from` over h, into w.Tpred (n x (n - from->r)):
+ * SPEC §3.1-4 (nothing for continuation off). Writes w.A_dot, w.basis_work, w.basis_iwork. */
+mcs_status mcs_frame_predict(mcs_sim *s, const mcs_frame *from, mcs_real h);
+/* `to`, just factored: its T becomes T^ aligned with the prediction in w.Tpred (f_old columns;
+ * SPEC §3.6-7; T^ itself for continuation off). Writes w.That, w.basis_work. */
+mcs_status mcs_frame_align(mcs_sim *s, int f_old, mcs_frame *to);
 
 /* The accumulated chart coordinate carried to a frame with f_to free directions (SPEC §4):
  * q_to[i] = q_from[i] + dq[i] (dq may be NULL: 0) for i < min(f_from, f_to); entries a rank
@@ -93,6 +105,42 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
  * w.rhs = f - M U G^-1 gamma_S and w.MPhi = M Phi. */
 mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
                          mcs_real *ydot);
+
+/* What mcs_chart_map and mcs_compact_map share. The first-order warm start of the chart Newton
+ * (w.p = p_last + dpdq (q - q_last), when the last solution was on this chart); keeping this
+ * solution for the next one (dpdq = -Z, Z (r x f) = G^-1 A_S T, and q, w.p); and the reduced
+ * solve ydot = (qd, (Phi^T M Phi)^-1 Phi^T rhs) from w.Phi, w.MPhi = M Phi and w.rhs, which
+ * writes w.Mred. */
+void mcs_chart_warm_start(mcs_sim *s, const mcs_frame *ch, const mcs_real *q);
+void mcs_chart_keep_warm_start(mcs_sim *s, const mcs_frame *ch, const mcs_real *q,
+                               const mcs_real *Z);
+mcs_status mcs_chart_reduced_solve(mcs_sim *s, int f, const mcs_real *y, mcs_real *ydot);
+
+/* ---- mcs_compact.c: a compact simulator's frames and chart (the mcs_chart.c functions call
+ * these when options.compact is set; the same contracts unless said) ---- */
+
+/* A^T P = Q R at the frame, kept as reflectors in fr->R, fr->tau (not T, which stays the
+ * frame's own); the shared storage now holds fr (w.qr_x). Writes w.A = A's nonzeros at fr->x. */
+mcs_status mcs_compact_factor(mcs_sim *s, mcs_frame *fr);
+/* The factorization of fr in its storage: computed again when the frames share one and the
+ * other frame's holds it (w.A and w.basis_work are written then). */
+mcs_status mcs_compact_ensure(mcs_sim *s, const mcs_frame *fr);
+/* out (n) = U p (p: r = fr->r entries); y (n) <- Q^T y, whose first r entries are U^T y;
+ * T (n x f) = the traditional basis Q[:, r:] of fr. */
+void mcs_compact_U(const mcs_sim *s, const mcs_frame *fr, const mcs_real *p, mcs_real *out);
+void mcs_compact_Ut(const mcs_sim *s, const mcs_frame *fr, mcs_real *y);
+void mcs_compact_form_T(const mcs_sim *s, const mcs_frame *fr, mcs_real *T);
+mcs_status mcs_compact_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *qd,
+                           mcs_real t, mcs_real *x, mcs_real *v);
+mcs_status mcs_compact_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
+                           mcs_real *ydot);
+mcs_status mcs_compact_predict(mcs_sim *s, const mcs_frame *from, mcs_real h);
+mcs_status mcs_compact_align(mcs_sim *s, int f_old, mcs_frame *to);
+/* out (m) = A u from A's nonzeros in w.A. */
+void mcs_compact_A_times(const mcs_sim *s, const mcs_real *u, mcs_real *out);
+/* out (n) = M(x, t) v from M's nonzeros (writes w.M). */
+mcs_status mcs_compact_mass_times(mcs_sim *s, const mcs_real *x, mcs_real t, const mcs_real *v,
+                                  mcs_real *out);
 
 /* ---- mcs_assembly.c ---- */
 

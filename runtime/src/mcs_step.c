@@ -20,6 +20,12 @@ static mcs_status finish_step(mcs_sim *s, mcs_real h)
         (mcs_vec_max_abs(s->n, nf->v) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
     }
+    /* the prediction first: it reads the chart's factorization, which the frames of a compact
+     * simulator share with the new one */
+    st = mcs_frame_predict(s, &s->cur, h);
+    if (st != MCS_OK) {
+        return st;
+    }
     st = mcs_frame_factor(s, nf);
     if (st != MCS_OK) {
         return st;
@@ -28,7 +34,7 @@ static mcs_status finish_step(mcs_sim *s, mcs_real h)
         ((nf->r < r_old) || (mcs_frame_ratio(s, nf, r_old) < s->opt.chart_tol))) {
         return MCS_ERR_SINGULAR_CHART;
     }
-    st = mcs_frame_continue_basis(s, &s->cur, h, nf);
+    st = mcs_frame_align(s, s->n - r_old, nf);
     if (st != MCS_OK) {
         return st;
     }
@@ -171,10 +177,7 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
     int attempts = 0;
     int shortened = 0;
     if (s->opt.method == MCS_METHOD_DOP853) {
-#if !MCS_WITH_DOP853
-        return MCS_ERR_UNSUPPORTED; /* options changed after mcs_sim_check */
-#endif
-        dop853 = 1;
+        dop853 = 1; /* compiled in: mcs_sim_step checked */
     }
     for (;;) {
         mcs_real h = s->h_next;
@@ -267,8 +270,18 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
     if (!s || !s->ready || !(t_target > s->cur.t)) {
         return MCS_ERR_ARGUMENT;
     }
-    if ((mcs_sim_memory_features(&s->opt) & ~s->features) != 0U) {
-        return MCS_ERR_ARGUMENT; /* options changed to need memory mcs_sim_assign did not give */
+    {
+        /* options changed to need memory mcs_sim_assign did not give (a compact run fits in
+         * any layout; a compact layout holds only a compact run) */
+        const unsigned need = mcs_sim_memory_features(&s->opt);
+        if (((need & ~s->features & ~MCS_MEM_COMPACT) != 0U) ||
+            (((s->features & MCS_MEM_COMPACT) != 0U) && ((need & MCS_MEM_COMPACT) == 0U))) {
+            return MCS_ERR_ARGUMENT;
+        }
+        if (((s->opt.compact != 0) && (s->opt.sing_tol > MCS_R(0.0))) ||
+            (mcs_sim_compiled_in(&s->opt) != MCS_OK)) {
+            return MCS_ERR_UNSUPPORTED; /* options changed after mcs_sim_check */
+        }
     }
     if (s->opt.method != MCS_METHOD_RK4) {
         return step_adaptive(s, t_target);

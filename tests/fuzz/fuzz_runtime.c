@@ -176,6 +176,20 @@ static void options(input *in, mcs_options *opt, const mcs_model *md)
         opt->newton_max_iter = 50;
 }
 
+/* A quarter of the runs are compact simulators (bit 6 of the memory byte): most with the options
+ * it needs, some (bit 7) with the options as they came, which it refuses or runs. */
+static void compact_options(unsigned memory, mcs_options *opt)
+{
+    if (((memory >> 6) & 1U) == 0U)
+        return;
+    opt->compact = 1;
+    if (((memory >> 7) & 1U) == 0U) {
+        opt->dense_output = 0;
+        opt->sing_tol = 0;
+        opt->max_locks = 0;
+    }
+}
+
 static void vector(input *in, int n, const mcs_real *base, mcs_real *out)
 {
     const unsigned how = byte(in) % 4;
@@ -331,6 +345,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t bytes;
         opt.dense_output = (int)((memory >> 2) & 1U);
         opt.max_dof = (int)((memory >> 3) % (unsigned)(n + 1));
+        compact_options(memory, &opt);
         bytes = mcs_sim_memory_size(md, &opt);
         if (bytes > sizeof block || bytes % sizeof(mcs_real) != 0)
             abort(); /* more than mcs_sim_init's workspace, or not whole reals */
@@ -338,6 +353,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (bytes == 0 && st == MCS_OK)
             abort(); /* a size of 0 says the options are refused */
     } else {
+        compact_options(memory, &opt);
         st = mcs_sim_init(&sim, md, &params, &opt, work, wl, iwork, iwl);
     }
     check_status(st);

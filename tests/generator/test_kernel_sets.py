@@ -49,13 +49,17 @@ def test_the_firmware_section_sets_the_run_and_adds_kernel_sets(tmp_path):
     assert m.firmware["simulation"]["h"] == 2e-3
     assert m.firmware["simulation"]["t_end"] == m.simulation["t_end"]  # the simulation's
     assert choose_kernel_sets(m, True, None) == {"motion", "predictor", "stiffness"}
-    assert (m.firmware["max_dof"], m.firmware["events"]) == (0, True)  # the defaults
-    # the shipped slider-crank sizes its firmware memory for one free direction, no events
+    assert (m.firmware["max_dof"], m.firmware["events"], m.firmware["compact"]) == (0, True, False)
+    # the shipped slider-crank: one free direction, no events, the compact simulator
     sc = model("slider_crank")
-    assert (sc.firmware["max_dof"], sc.firmware["events"]) == (1, False)
+    assert (sc.firmware["max_dof"], sc.firmware["events"], sc.firmware["compact"]) == (
+        1,
+        False,
+        True,
+    )
     header = (ROOT / "generated" / "slider_crank" / "slider_crank.h").read_text()
     assert "#define SLIDER_CRANK_FIRMWARE_MAX_DOF 1\n" in header
-    assert "#define SLIDER_CRANK_FIRMWARE_FEATURES 0U\n" in header
+    assert "#define SLIDER_CRANK_FIRMWARE_FEATURES (MCS_MEM_COMPACT)\n" in header
 
 
 def test_a_choice_the_settings_cannot_run_is_refused():

@@ -79,7 +79,7 @@ forces:
 
 # rules the generated C may deviate (misra/deviations.txt, generated/*): a printer or template
 # change that needs another one must say so here
-GENERATED_DEVIATIONS = {"2.5", "8.7", "11.5"}
+GENERATED_DEVIATIONS = {"2.5", "8.7", "8.9", "11.5"}
 
 
 def test_the_test_models_cover_every_joint_type_and_force_element():

@@ -36,6 +36,7 @@ static void options_for(const mcs_model *md, unsigned feat, int max_dof, mcs_opt
     opt->sing_tol = (feat & MCS_MEM_EVENTS) ? opt->sing_tol : 0;
     opt->max_locks = (feat & MCS_MEM_LOCKS) ? 2 : 0;
     opt->max_dof = max_dof;
+    opt->compact = (feat & MCS_MEM_COMPACT) ? 1 : 0;
     opt->h = 1e-3;
     opt->rtol = 1e-9;
     opt->atol = 1e-11;
@@ -48,21 +49,29 @@ static void test_size_equals_the_macro_for_every_feature_set(void **state)
     (void)state;
     for (md.nx = 1; md.nx <= 24; ++md.nx)
         for (md.nc = 0; md.nc <= 26; md.nc += 1 + (md.nc > 6))
-            for (feat = 0; feat <= MCS_MEM_ALL; ++feat) {
+            for (feat = 0; feat <= (MCS_MEM_ALL | MCS_MEM_COMPACT); ++feat) {
                 const int nx = md.nx, nc = md.nc;
                 int f;
                 if ((feat & MCS_MEM_DOPRI5) && (feat & MCS_MEM_DOP853))
                     continue; /* one method at a time */
                 if ((feat & MCS_MEM_EULER) && (feat & MCS_MEM_EXP))
                     continue;
+                if ((feat & MCS_MEM_COMPACT) &&
+                    (feat & (MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS))) {
+                    mcs_options opt;
+                    options_for(&md, feat, 0, &opt);
+                    assert_int_equal(mcs_sim_memory_size(&md, &opt), 0); /* unsupported */
+                    continue;
+                }
                 for (f = 0; f <= nx; f += 1 + (f > 3)) {
                     mcs_options opt;
                     const int m = nc + ((feat & MCS_MEM_LOCKS) ? 2 : 0);
                     options_for(&md, feat, f, &opt);
                     assert_int_equal(mcs_sim_memory_features(&opt), feat);
-                    assert_int_equal(mcs_sim_memory_size(&md, &opt),
-                                     MCS_SIM_MEMORY_REALS(nx, m, f, md.nheld, feat) *
-                                         sizeof(mcs_real));
+                    assert_int_equal(
+                        mcs_sim_memory_size(&md, &opt),
+                        MCS_SIM_MEMORY_REALS(nx, m, md.a_nnz, md.m_nnz, f, md.nheld, feat) *
+                            sizeof(mcs_real));
                 }
             }
 }
@@ -171,8 +180,7 @@ static void test_options_that_use_less_get_less(void **state)
 static void test_what_the_memory_lacks_is_a_status(void **state)
 {
     const mcs_model *md = &spatial_pendulum_model;
-    static mcs_real block[MCS_SIM_MEMORY_REALS(SPATIAL_PENDULUM_NX, SPATIAL_PENDULUM_NC, 1,
-                                               SPATIAL_PENDULUM_NHELD, 0U)];
+    static mcs_real block[SPATIAL_PENDULUM_SIM_MEMORY(1, 0U)];
     mcs_options opt;
     mcs_sim sim;
     mcs_real x[3], v[3], q[3], qd[3], lambda[1];
@@ -185,8 +193,7 @@ static void test_what_the_memory_lacks_is_a_status(void **state)
     assert_int_equal(mcs_sim_assign(&sim, md, md->default_params, &opt, block, sizeof block),
                      MCS_ERR_WORKSPACE);
     {
-        static mcs_real two[MCS_SIM_MEMORY_REALS(SPATIAL_PENDULUM_NX, SPATIAL_PENDULUM_NC, 2,
-                                                 SPATIAL_PENDULUM_NHELD, 0U)];
+        static mcs_real two[SPATIAL_PENDULUM_SIM_MEMORY(2, 0U)];
         assert_int_equal(mcs_sim_assign(&sim, md, md->default_params, &opt, two, sizeof two),
                          MCS_OK);
         assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);

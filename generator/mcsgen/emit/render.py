@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 6
+MODEL_ABI_VERSION = 7
 # Values of mcs_method, mcs_continuation and mcs_joint_coordinate (runtime/include/mcs/).
 METHOD_ID = {"rk4": 0, "dopri5": 1, "dop853": 2}
 CONT_ID = {"exp": 0, "euler": 1, "none": 2, "off": 3}
@@ -127,13 +127,29 @@ def _column_major(mat):
 
 
 def build_kernels(model, derived, sets=kernel_sets.ALL):
-    """The kernels of SPEC §5 as dicts the templates print: those of the kernel sets `sets`."""
+    """The kernels of SPEC §5 as dicts the templates print: those of the kernel sets `sets`.
+
+    A, A_dot and M are emitted as their nonzeros (A_nz, A_dot_nz in A's pattern, M_nz in M's):
+    the runtime's sparse products and a firmware's memory use those; the dense A, A_dot and M
+    are views that spread them (dense_views)."""
     n, m = model.n, model.m
     names = symbol_names(model, derived.lam)
+    a_pat, m_pat = a_pattern(derived), m_pattern(derived)
+    outside = [(i, j) for i, j in _pattern(derived.A_dot) if clean(derived.A[i, j]) == 0]
+    if outside:  # A_dot = dA/dt along v: a structural zero of A stays one
+        raise AssertionError(f"A_dot has nonzeros outside A's pattern: {outside[:4]}")
     specs = [
         # name, kind (xt | xwt), w name, output length, entries, shape comment, what
         ("c", "xt", None, m, _column_major(derived.c), f"({m} x 1)", "constraints c(x, t)"),
-        ("A", "xt", None, m * n, _column_major(derived.A), f"({m} x {n})", "Jacobian dc/dx"),
+        (
+            "A_nz",
+            "xt",
+            None,
+            len(a_pat),
+            _in_pattern(derived.A, a_pat),
+            f"({len(a_pat)} x 1)",
+            "the nonzeros of dc/dx, column by column (the descriptor's a_rows, a_cols)",
+        ),
         ("c_t", "xt", None, m, _column_major(derived.c_t), f"({m} x 1)", "dc/dt"),
         (
             "gamma",
@@ -144,8 +160,24 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
             f"({m} x 1)",
             "A xdd = gamma(x, v, t)",
         ),
-        ("A_dot", "xwt", "v", m * n, _column_major(derived.A_dot), f"({m} x {n})", "dA/dt along v"),
-        ("M", "xt", None, n * n, _column_major(derived.M), f"({n} x {n})", "mass matrix"),
+        (
+            "A_dot_nz",
+            "xwt",
+            "v",
+            len(a_pat),
+            _in_pattern(derived.A_dot, a_pat),
+            f"({len(a_pat)} x 1)",
+            "dA/dt along v at A's nonzeros (a_rows, a_cols)",
+        ),
+        (
+            "M_nz",
+            "xt",
+            None,
+            len(m_pat),
+            _in_pattern(derived.M, m_pat),
+            f"({len(m_pat)} x 1)",
+            "the nonzeros of the mass matrix, column by column (m_rows, m_cols)",
+        ),
         (
             "f",
             "xwt",
@@ -312,9 +344,58 @@ def _uses(code, arg):
     return re.search(rf"(?<![A-Za-z0-9_]){arg}\[", code) is not None
 
 
+def _pattern(mat):
+    """(row, column) of the entries of mat that are not exactly zero, column by column (the
+    predicate of the kernels' own zero test, _nonzero)."""
+    rows, cols = mat.shape
+    return [(i, j) for j in range(cols) for i in range(rows) if clean(mat[i, j]) != 0]
+
+
 def a_pattern(derived):
-    A = derived.A
-    return [(i, j) for j in range(A.shape[1]) for i in range(A.shape[0]) if A[i, j] != 0]
+    return _pattern(derived.A)
+
+
+def m_pattern(derived):
+    return _pattern(derived.M)
+
+
+def _in_pattern(mat, pattern):
+    """Kernel entries (k, mat[i, j]) for the k-th (i, j) of pattern."""
+    return [(k, mat[i, j]) for k, (i, j) in enumerate(pattern)]
+
+
+# The dense kernels that are views of sparse ones: name -> (its nonzeros' kernel, pattern tables,
+# the pattern's rows as a C expression, what)
+DENSE_VIEWS = {
+    "A": ("A_nz", "a", "NC", "Jacobian dc/dx"),
+    "A_dot": ("A_dot_nz", "a", "NC", "dA/dt along v"),
+    "M": ("M_nz", "m", "NX", "mass matrix"),
+}
+
+
+def dense_views(model, kernels):
+    """The dense A, A_dot and M for the templates: each calls its nonzeros' kernel and spreads
+    them in place (one helper of the generated file), when that kernel is emitted."""
+    emitted = {k["name"]: k for k in kernels}
+    views = []
+    for name, (nz, tables, rows, what) in DENSE_VIEWS.items():
+        if nz not in emitted:
+            continue
+        ld = model.m if rows == "NC" else model.n
+        views.append(
+            {
+                "name": name,
+                "nz": nz,
+                "kind": emitted[nz]["kind"],
+                "w": emitted[nz]["w"],
+                "tables": tables,
+                "ld": ld,
+                "shape": f"({ld} x {model.n})",
+                "what": what,
+                "descriptor": True,
+            }
+        )
+    return views
 
 
 def render(
@@ -328,6 +409,7 @@ def render(
     generate_options: what the banner's regeneration command adds ('--firmware ')."""
     complete_initial_state(model)  # the emitted v0 needs it (a no-op once generate has done it)
     kernels, scalars = build_kernels(model, derived, sets)
+    views = dense_views(model, kernels)
     transitions = "transitions" in sets
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -352,9 +434,10 @@ def render(
         "kernels": kernels,
         # the descriptor's entries of the kernels a subset may omit
         "ref": {
-            name: (f"d_{name}" if any(k["name"] == name for k in kernels) else "NULL")
-            for name in ("A_dot", "K_c", "K_f", "D")
+            name: (f"d_{name}" if any(k["name"] == name for k in kernels + views) else "NULL")
+            for name in ("A_dot", "A_dot_nz", "K_c", "K_f", "D")
         },
+        "views": views,
         "kernel_sets": kernel_sets.label(sets),
         "generate_options": generate_options,
         "firmware_features": _firmware_features(model.firmware),
@@ -365,6 +448,7 @@ def render(
         "scalars": scalars,
         "has_potential": derived.potential is not None,
         "pattern": a_pattern(derived),
+        "m_pattern": m_pattern(derived),
         "real": McsCodePrinter({}).value,
         "sim": sim,
         "method_id": METHOD_ID[sim["method"]],
@@ -395,6 +479,7 @@ def _firmware_features(firmware):
             ("MCS_MEM_EULER", sim["continuation"] == "euler"),
             ("MCS_MEM_EXP", sim["continuation"] == "exp"),
             ("MCS_MEM_EVENTS", firmware["events"]),
+            ("MCS_MEM_COMPACT", firmware["compact"]),
         )
         if on
     ]

@@ -23,7 +23,13 @@ SETS = ("motion", "predictor", "stiffness", "transitions")
 ALL = frozenset(SETS)
 
 # kernel name -> the set it belongs to (the row groups' kernels: "transitions", by prefix)
-KERNEL_SET = {"A_dot": "predictor", "K_c": "stiffness", "K_f": "stiffness", "D": "stiffness"}
+KERNEL_SET = {
+    "A_dot": "predictor",
+    "A_dot_nz": "predictor",
+    "K_c": "stiffness",
+    "K_f": "stiffness",
+    "D": "stiffness",
+}
 
 
 def set_of(kernel_name: str) -> str:

@@ -581,7 +581,7 @@ class _Validator(Reader):
 
     def simulation(self, raw, where="simulation", base=None):
         raw = self.mapping(raw, where)
-        firmware_keys = {"kernels", "max_dof", "events"} if base else set()
+        firmware_keys = {"kernels", "max_dof", "events", "compact"} if base else set()
         self.unknown_keys(raw, set(SIM_DEFAULTS) | firmware_keys, where)
         sim = dict(base or SIM_DEFAULTS)
         for key in ("t_end", "h", "rtol", "atol"):
@@ -600,8 +600,10 @@ class _Validator(Reader):
         """`firmware:` the simulation's settings for a firmware build (method rk4, continuation
         none unless given: the smallest run), `kernels:` sets to carry beyond what those
         settings need (statics on the target: [stiffness]), and what sizes its memory:
-        `max_dof` (the most free directions the run meets; 0, the default, is n) and `events`
-        (whether it locates singular configurations; default true)."""
+        `max_dof` (the most free directions the run meets; 0, the default, is n), `events`
+        (whether it locates singular configurations; default true) and `compact` (the compact
+        simulator, options.compact: a fraction of the memory, no events, no singular
+        crossings; default false)."""
         raw = self.mapping(raw, "firmware")
         base = dict(simulation, method="rk4", continuation="none")
         sim = self.simulation(raw, "firmware", base)
@@ -611,6 +613,14 @@ class _Validator(Reader):
         events = raw.get("events", True)
         if not isinstance(events, bool):
             self.fail("firmware.events", f"expected true or false, got {events!r}")
+        compact = raw.get("compact", False)
+        if not isinstance(compact, bool):
+            self.fail("firmware.compact", f"expected true or false, got {compact!r}")
+        if compact and events:
+            self.fail(
+                "firmware.compact",
+                "a compact simulator locates no singular configurations: set events: false",
+            )
         extra = set()
         for i, name in enumerate(self.seq(raw.get("kernels", []) or [], "firmware.kernels")):
             if name not in KERNEL_SETS:
@@ -624,6 +634,7 @@ class _Validator(Reader):
             "kernels": frozenset(extra),
             "max_dof": max_dof,
             "events": events,
+            "compact": compact,
         }
 
 

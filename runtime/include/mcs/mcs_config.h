@@ -65,11 +65,36 @@ typedef double mcs_real;
 
 #define MCS_VERSION_STRING "0.1.0"
 
-/* DOP853 compiled in (1, the default) or left out (0: its stages and tables, about 3 KiB of
- * flash, are not linked, and options asking for it get MCS_ERR_UNSUPPORTED), as the firmware
- * build does when its settings use another method (scripts/firmware). */
+/* Parts of the runtime a firmware build may leave out: 1 (the default) compiles a part in, 0
+ * leaves it out (not linked; options that need it get MCS_ERR_UNSUPPORTED from mcs_sim_init,
+ * mcs_sim_assign and mcs_sim_step, and its entry points return it). scripts/firmware sets each
+ * from the mechanism file's firmware: settings (README "Firmware").
+ *   MCS_WITH_DOP853         the DOP853 integrator (options.method), about 3 KiB of flash
+ *   MCS_WITH_EVENTS         the singular-configuration search (options.sing_tol > 0)
+ *   MCS_WITH_LOCKS          locks and unlocks (options.max_locks > 0, mcs_sim_lock, ...)
+ *   MCS_WITH_PREDICTORS     the euler and exp continuation predictors (options.continuation)
+ *   MCS_WITH_DEFAULT_CHART  the default simulator (options.compact = 0)
+ *   MCS_WITH_COMPACT        the compact simulator (options.compact = 1); one of the two at least */
 #ifndef MCS_WITH_DOP853
 #define MCS_WITH_DOP853 1
+#endif
+#ifndef MCS_WITH_EVENTS
+#define MCS_WITH_EVENTS 1
+#endif
+#ifndef MCS_WITH_LOCKS
+#define MCS_WITH_LOCKS 1
+#endif
+#ifndef MCS_WITH_PREDICTORS
+#define MCS_WITH_PREDICTORS 1
+#endif
+#ifndef MCS_WITH_DEFAULT_CHART
+#define MCS_WITH_DEFAULT_CHART 1
+#endif
+#ifndef MCS_WITH_COMPACT
+#define MCS_WITH_COMPACT 1
+#endif
+#if (MCS_WITH_DEFAULT_CHART == 0) && (MCS_WITH_COMPACT == 0)
+#error "mcs_config.h: MCS_WITH_DEFAULT_CHART and MCS_WITH_COMPACT are both 0: no simulator left"
 #endif
 
 /* The largest number of coordinates, and of constraint rows plus lock rows, the runtime takes:

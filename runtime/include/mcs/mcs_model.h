@@ -12,9 +12,9 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 6
+#define MCS_MODEL_ABI_VERSION 7
 
-/* Kernel of (x, t):       c (nc), A (nc x nx), c_t (nc), M (nx x nx). */
+/* Kernel of (x, t): c (nc), A (nc x nx), c_t (nc), M (nx x nx), A_nz (a_nnz), M_nz (m_nnz). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
 /* Kernel of (x, w, t): w is v for gamma, A_dot, f, K_f, D and the multipliers lambda (nc) for K_c. */
 typedef void (*mcs_kernel_xwt)(const mcs_real *x, const mcs_real *w, mcs_real t, const void *params,
@@ -99,7 +99,11 @@ typedef struct mcs_model {
     const size_t *param_offsets;         /* (np) byte offset of each mcs_real member, or NULL */
     int a_nnz;                           /* structural nonzeros of A */
     const int *a_rows;                   /* (a_nnz) row of each nonzero, or NULL */
-    const int *a_cols;                   /* (a_nnz) column of each nonzero, or NULL */
+    const int *a_cols;                   /* (a_nnz) column of each nonzero, or NULL; the
+                                            nonzeros column by column, rows ascending */
+    int m_nnz;                           /* structural nonzeros of M */
+    const int *m_rows;                   /* (m_nnz) row of each nonzero, or NULL */
+    const int *m_cols;                   /* (m_nnz) column of each, or NULL (column by column) */
     const mcs_real *x0;                  /* (nx) initial positions from the mechanism file */
     const mcs_real *v0;                  /* (nx) initial velocities */
     /* Default simulation settings from the mechanism file. */
@@ -111,16 +115,21 @@ typedef struct mcs_model {
     int method;       /* an mcs_method */
     int continuation; /* an mcs_continuation */
     /* Kernels (SPEC §1). */
-    mcs_kernel_xt c;         /* (nc)      c(x, t) */
-    mcs_kernel_xt A;         /* (nc x nx) dc/dx */
-    mcs_kernel_xt c_t;       /* (nc)      dc/dt */
-    mcs_kernel_xwt gamma;    /* (nc)      A xdd = gamma(x, v, t) */
-    mcs_kernel_xwt A_dot;    /* (nc x nx) dA/dt along v */
-    mcs_kernel_xt M;         /* (nx x nx) mass matrix */
-    mcs_kernel_xwt f;        /* (nx)      applied minus quadratic-velocity forces */
-    mcs_kernel_xwt K_c;      /* (nx x nx) d(A^T lambda)/dx, w = lambda */
-    mcs_kernel_xwt K_f;      /* (nx x nx) -df/dx */
-    mcs_kernel_xwt D;        /* (nx x nx) -df/dv */
+    mcs_kernel_xt c;      /* (nc)      c(x, t) */
+    mcs_kernel_xt A;      /* (nc x nx) dc/dx */
+    mcs_kernel_xt c_t;    /* (nc)      dc/dt */
+    mcs_kernel_xwt gamma; /* (nc)      A xdd = gamma(x, v, t) */
+    mcs_kernel_xwt A_dot; /* (nc x nx) dA/dt along v */
+    mcs_kernel_xt M;      /* (nx x nx) mass matrix */
+    mcs_kernel_xwt f;     /* (nx)      applied minus quadratic-velocity forces */
+    mcs_kernel_xwt K_c;   /* (nx x nx) d(A^T lambda)/dx, w = lambda */
+    mcs_kernel_xwt K_f;   /* (nx x nx) -df/dx */
+    mcs_kernel_xwt D;     /* (nx x nx) -df/dv */
+    /* The same matrices as their nonzeros in pattern order (A, A_dot and M above spread these):
+     * what the compact simulator (options.compact) and sparse products use. */
+    mcs_kernel_xt A_nz;      /* (a_nnz)   A at (a_rows[k], a_cols[k]) */
+    mcs_kernel_xwt A_dot_nz; /* (a_nnz)   A_dot in A's pattern (NULL when A_dot is) */
+    mcs_kernel_xt M_nz;      /* (m_nnz)   M at (m_rows[k], m_cols[k]) */
     mcs_scalar_xvt kinetic;  /* T(x, v, t): the model's, or 1/2 v^T M v */
     mcs_scalar_xt potential; /* V(x, t), or NULL when the model defines no energy */
     /* Joints of a bodies-and-joints model (nj = 0 for a model given by coordinates). */

@@ -47,6 +47,9 @@ typedef enum mcs_method {
 #define MCS_MEM_LOCKS 32U  /* max_locks > 0: transitions */
 #define MCS_MEM_DOP853 64U /* method DOP853: sixteen stages (twelve, the end and three dense) */
 #define MCS_MEM_ALL 127U
+/* options.compact: the compact layout (less: no n x n Q, no r x r G, A and M as nonzeros, one
+ * factorization for both frames); not part of MCS_MEM_ALL, which mcs_sim_init's room covers */
+#define MCS_MEM_COMPACT 128U
 
 /* The stage buffers an mcs_sim holds pointers to (DOP853's 16 when it is compiled in). */
 #if MCS_WITH_DOP853
@@ -64,47 +67,68 @@ typedef enum mcs_method {
          ? (n) \
          : (f))
 #define MCS_SIM_ON(feat, bits, k) ((((feat) & (bits)) != 0U) ? (k) : 0)
-/* reals of one frame: x, v, q, Q (n x n), R (n x m) */
-#define MCS_SIM_FRAME_(n, m, F) ((3 * (n)) + (F) + ((n) * (n)) + ((n)*MCS_SIM_MAX((m), 1)))
+/* max(min(n, m), 1): the largest rank, the reflectors of a factorization */
+#define MCS_SIM_KMIN_(n, m) MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1)
+/* reals of one frame: x, x_lo, v, q, Q (n x n), R (n x m), tau */
+#define MCS_SIM_FRAME_(n, m, F) \
+    ((3 * (n)) + (F) + ((n) * (n)) + ((n)*MCS_SIM_MAX((m), 1)) + MCS_SIM_KMIN_(n, m))
+/* the frames and the matrices A, A_dot, M, G: a compact layout's two frames (x, x_lo, v, q,
+ * T (n x f)) share one factorization (R, tau) and keep A, A_dot and M as their nonzeros */
+#define MCS_SIM_FRAMES_(n, m, an, mn, F, feat) \
+    (((feat)&MCS_MEM_COMPACT) \
+         ? ((2 * ((3 * (n)) + (F) + ((n) * (F)))) + ((n)*MCS_SIM_MAX((m), 1)) + \
+            MCS_SIM_KMIN_(n, m) + MCS_SIM_MAX((an), 1) + \
+            MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP, MCS_SIM_MAX((an), 1)) + \
+            MCS_SIM_MAX((mn), 1)) \
+         : (((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1)) * \
+             MCS_SIM_FRAME_(n, m, F)) + \
+            ((1 + MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP | MCS_MEM_LOCKS, 1)) * \
+             MCS_SIM_MAX((m), 1) * (n)) + \
+            ((n) * (n)) + (MCS_SIM_KMIN_(n, m) * MCS_SIM_KMIN_(n, m))))
 #define MCS_SIM_BASIS_(n, m, F, feat) \
     MCS_SIM_MAX( \
         MCS_SIM_MAX(MCS_BASIS_QR_WORK_SIZE(n, m), MCS_BASIS_ALIGN_WORK_SIZE(F)), \
         (((feat)&MCS_MEM_EXP) ? (7 * (n) * (n)) : MCS_SIM_ON(feat, MCS_MEM_EULER, (n) * (n))))
-#define MCS_SIM_REALS_(n, m, K, F, held, feat) \
-    (((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1)) * MCS_SIM_FRAME_(n, m, F)) + \
-     ((1 + MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP | MCS_MEM_LOCKS, 1)) * \
-      MCS_SIM_MAX((m), 1) * (n)) + \
-     ((n) * (n)) + \
-     (MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) * MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1)) + \
-     (5 * (n) * (F)) + ((F) * (F)) + (3 * MCS_SIM_MAX((m), 1)) + (3 * (n)) + (4 * (K)) + \
-     (14 * (F)) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE, 2 * (F)) + \
-     ((MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) + 1) * (F)) + MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1) + \
-     (n) + MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853, (6 * (F)) + (n)) + \
+/* ... then the chart's buffers (Z, Phi, MPhi, Mred, That, Tpred; c, c_t, gamma, f, p, xs, vs,
+ * tmp2, rhs, tmp), the stages, the event record, the basis work, x_lo, xq, start, the warm
+ * start, the locks' and the held velocities' buffers (mcs_memory.c, in this order) */
+#define MCS_SIM_REALS_(n, m, an, mn, K, F, held, feat) \
+    (MCS_SIM_FRAMES_(n, m, an, mn, F, feat) + (5 * (n) * (F)) + ((F) * (F)) + \
+     (3 * MCS_SIM_MAX((m), 1)) + (3 * (n)) + (4 * (K)) + (14 * (F)) + \
+     MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE, 2 * (F)) + \
+     MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853, (6 * (F)) + (n)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOP853, 18 * (F)) + \
      MCS_SIM_ON(feat, MCS_MEM_EVENTS, (n) + (K) + (2 * (n) * (n))) + \
-     MCS_SIM_BASIS_(n, m, F, feat) + (4 * (K)) + MCS_SIM_ON(feat, MCS_MEM_LOCKS, (K) * (n)) + \
-     ((K) + 3) + \
+     MCS_SIM_BASIS_(n, m, F, feat) + (4 * (n)) + ((MCS_SIM_KMIN_(n, m) + 1) * (F)) + \
+     MCS_SIM_KMIN_(n, m) + MCS_SIM_ON(feat, MCS_MEM_LOCKS, (4 * (K)) + ((K) * (n)) + (K) + 3) + \
      (((feat)&MCS_MEM_LOCKS) ? (((K) + 3) * (K)) : (MCS_SIM_MAX((held), 1) * ((n) + 1))))
-#define MCS_SIM_INTS_(m, K, feat) \
-    (((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1)) * MCS_SIM_MAX((m), 1)) + (6 * (K)))
+/* ints: the pivots (one set for a compact layout's frames), G's LU or the held velocities' QR,
+ * the locks' bookkeeping, the basis routines' */
+#define MCS_SIM_INTS_(m, K, held, feat) \
+    ((((feat)&MCS_MEM_COMPACT) \
+          ? MCS_SIM_MAX((m), 1) \
+          : ((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1)) * MCS_SIM_MAX((m), 1))) + \
+     (((feat)&MCS_MEM_COMPACT) ? MCS_SIM_MAX((held), 1) : (K)) + \
+     MCS_SIM_ON(feat, MCS_MEM_LOCKS, 4 * (K)) + (K))
 
 /* The block mcs_sim_assign carves, in mcs_real units (declare it `static mcs_real
  * mem[MCS_SIM_MEMORY_REALS(...)]`, so it is aligned for mcs_real), for a model with n
- * coordinates, m = nc + options.max_locks rows and `held` held initial velocities (<NAME>_NHELD),
+ * coordinates, m = nc + options.max_locks rows, a_nnz and m_nnz nonzeros in A and M (the compact
+ * layout's; <NAME>_A_NNZ, <NAME>_M_NNZ), `held` held initial velocities (<NAME>_NHELD),
  * options.max_dof = f (0: n) and the features the options use (mcs_sim_memory_features). Equal
  * to mcs_sim_memory_size / sizeof(mcs_real) (a test checks it). A generated header gives it per
  * model: <NAME>_SIM_MEMORY(max_dof, features). */
-#define MCS_SIM_MEMORY_REALS(n, m, f, held, feat) \
-    (MCS_SIM_REALS_(n, m, MCS_SIM_K(n, m), MCS_SIM_F(n, f, feat), held, feat) + \
-     (((MCS_SIM_INTS_(m, MCS_SIM_K(n, m), feat) * sizeof(int)) + sizeof(mcs_real) - 1) / \
+#define MCS_SIM_MEMORY_REALS(n, m, a_nnz, m_nnz, f, held, feat) \
+    (MCS_SIM_REALS_(n, m, a_nnz, m_nnz, MCS_SIM_K(n, m), MCS_SIM_F(n, f, feat), held, feat) + \
+     (((MCS_SIM_INTS_(m, MCS_SIM_K(n, m), held, feat) * sizeof(int)) + sizeof(mcs_real) - 1) / \
       sizeof(mcs_real)))
 
 /* Workspace (number of mcs_real / int entries) of mcs_sim_init for a model with n coordinates and
  * m rows (nc + max_locks): every feature, every shape at its largest. They equal what
  * mcs_sim_workspace_size counts from the layout itself (a test checks it for many n, m). */
 #define MCS_SIM_WORK_SIZE(n, m) \
-    MCS_SIM_REALS_(n, m, MCS_SIM_K(n, m), (n), MCS_SIM_K(n, m) + 2, MCS_MEM_ALL)
-#define MCS_SIM_IWORK_SIZE(n, m) MCS_SIM_INTS_(m, MCS_SIM_K(n, m), MCS_MEM_ALL)
+    MCS_SIM_REALS_(n, m, 0, 0, MCS_SIM_K(n, m), (n), MCS_SIM_K(n, m) + 2, MCS_MEM_ALL)
+#define MCS_SIM_IWORK_SIZE(n, m) MCS_SIM_INTS_(m, MCS_SIM_K(n, m), 0, MCS_MEM_ALL)
 
 typedef struct mcs_options {
     mcs_method method;
@@ -146,6 +170,13 @@ typedef struct mcs_options {
      * is n. A factorization with more returns MCS_ERR_WORKSPACE. */
     int dense_output;
     int max_dof;
+    /* 1: the compact simulator (README "Firmware"), for memory-bound targets: factorizations kept
+     * as Householder reflectors (no n x n Q; both frames share one in mcs_sim_assign's layout),
+     * a chord Newton and refinement on the chart's own factor instead of an LU of A_S U at every
+     * iteration (no r x r G), A and M as their nonzeros. The same motion to round-off; slower
+     * near singular configurations (a stage whose refinement stops converging is retaken). Needs
+     * dense_output 0, sing_tol 0 and max_locks 0 (else MCS_ERR_UNSUPPORTED). Default 0. */
+    int compact;
 } mcs_options;
 
 /* The state at one time and the factorization of A(x, t)^T there. */
@@ -156,8 +187,13 @@ typedef struct mcs_frame {
                        steps' sum compensated (in float, 1000 steps lost 1e-4 of |x| without) */
     mcs_real *v;    /* (n) velocities */
     mcs_real *q;    /* (n) accumulated chart coordinate (SPEC §4), the first f = n - r in use */
-    mcs_real *Q;    /* (n x n) [U | T]: U = Q[:, :r] constrained, T = Q[:, r:] tangent basis */
-    mcs_real *R;    /* (n x m, ld n) R of A^T P = Q R in the upper triangle */
+    mcs_real *Q;    /* (n x n) [U | T]: U = Q[:, :r] constrained, T = Q[:, r:] tangent basis;
+                       NULL in a compact simulator (options.compact), which keeps Q as the
+                       reflectors below R */
+    mcs_real *T;    /* (n x f) the tangent basis: &Q[r n], or a compact simulator's own */
+    mcs_real *R;    /* (n x m, ld n) R of A^T P = Q R in the upper triangle (compact: the
+                       reflectors below it, mcs_la_qr_pivoted's layout) */
+    mcs_real *tau;  /* (min(n, m)) the reflectors' scalars (compact simulators only) */
     int *piv;       /* (m) pivot order; piv[0..r-1] is the independent row set S */
     int r;          /* rank of A */
     mcs_real sigma; /* smallest retained |R_ii| / |R_11| (1 when r = 0) */
@@ -263,7 +299,12 @@ typedef struct mcs_sim {
         /* The chart's last solution, for the next evaluation's first-order warm start p =
          * p_last + dpdq (q - q_last): dpdq = dp/dq = -G^-1 A_S T (r x f), valid while pred_x and
          * pred_t name the same chart and pred_r its rank (mcs_chart_start clears it). */
-        mcs_real *x_lo; /* (n) the chart map's split of its x when want_lo is set */
+        mcs_real *x_lo;  /* (n) the chart map's split of its x when want_lo is set */
+        mcs_real *xq;    /* (n) the compact chart's x_k + T q */
+        mcs_real *start; /* (2 n) mcs_sim_start's [x0; v0] of the parameters */
+        /* a compact simulator: the x of the frame whose factorization the storage the frames
+         * share holds (NULL: none) */
+        const mcs_real *qr_x;
         int want_lo;
         mcs_real *dpdq;
         mcs_real *q_last;
