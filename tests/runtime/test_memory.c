@@ -141,6 +141,55 @@ static void test_assigned_runs_equal_initialized_runs(void **state)
     same_run(&planar_pendulum_redundant_model, MCS_MEM_DENSE, 1, 1.0);
 }
 
+/* The file's state as a run-time function of the parameters (what a model with free geometry
+ * has): the slider-crank's own x0, and v0 = 0 where its held crank rate decides it (all) */
+static void initial_of_the_file(const mcs_real *x, mcs_real t, const void *p, mcs_real *out)
+{
+    int i;
+    (void)x, (void)t, (void)p;
+    for (i = 0; i < SLIDER_CRANK_NX; ++i) {
+        out[i] = slider_crank_model.x0[i];
+        out[SLIDER_CRANK_NX + i] = 0;
+    }
+}
+
+/* mcs_sim_start with parameters other than the defaults builds [x0; v0] (2 n) and the held
+ * velocities in scratch of its own: in a layout for one free direction it used y0 and y1
+ * (2 f each), overran them, and the held velocities overwrote the initial ones before the
+ * report's dv was measured against them. */
+static void test_start_with_parameters_in_a_small_layout(void **state)
+{
+    mcs_model md = slider_crank_model;
+    slider_crank_params p = slider_crank_default_params;
+    mcs_options opt;
+    mcs_sim a, b;
+    mcs_assembly ra, rb;
+    size_t size;
+    void *raw;
+    int i;
+    (void)state;
+    md.initial = initial_of_the_file;
+    p.g = 9.80; /* not the default: the run-time construction */
+    for (i = 0; i < 2; ++i) {
+        options_for(&md, i ? MCS_MEM_COMPACT : 0U, 1, &opt);
+        size = mcs_sim_memory_size(&md, &opt);
+        raw = malloc(size);
+        assert_non_null(raw);
+        assert_int_equal(mcs_sim_assign(&a, &md, &p, &opt, raw, size), MCS_OK);
+        assert_int_equal(mcs_sim_init(&b, &md, &p, &opt, WORK_ARGS), MCS_OK);
+        assert_int_equal(mcs_sim_start(&a, 0, &ra), MCS_OK);
+        assert_int_equal(mcs_sim_start(&b, 0, &rb), MCS_OK);
+        assert_true(ra.dv_norm == rb.dv_norm && ra.dx_norm == rb.dx_norm);
+        assert_true(rb.dv_norm > 0.1); /* the held crank rate changes the file's velocities */
+        assert_memory_equal(a.cur.x, b.cur.x, md.nx * sizeof(mcs_real));
+        assert_memory_equal(a.cur.v, b.cur.v, md.nx * sizeof(mcs_real));
+        assert_int_equal(mcs_sim_advance(&a, 0.05), MCS_OK);
+        assert_int_equal(mcs_sim_advance(&b, 0.05), MCS_OK);
+        assert_memory_equal(a.cur.x, b.cur.x, md.nx * sizeof(mcs_real));
+        free(raw);
+    }
+}
+
 static void test_options_that_use_less_get_less(void **state)
 {
     const mcs_model *md = &slider_crank_model;
@@ -225,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_size_equals_the_macro_for_every_feature_set),
         cmocka_unit_test(test_assigned_runs_equal_initialized_runs),
         cmocka_unit_test(test_options_that_use_less_get_less),
+        cmocka_unit_test(test_start_with_parameters_in_a_small_layout),
         cmocka_unit_test(test_what_the_memory_lacks_is_a_status),
     };
     return cmocka_run_group_tests_name("memory", tests, NULL, NULL);
