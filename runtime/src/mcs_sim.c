@@ -1,5 +1,6 @@
 /* mcs_sim.c - the simulator's state: options and their checks, binding a model to memory
- * (mcs_memory.c lays the memory out), and the small queries. The integration itself is in mcs_chart.c, mcs_integrate.c and mcs_step.c
+ * (mcs_memory.c lays the memory out), and the small queries. The integration itself is in
+ * mcs_frame.c, mcs_chart.c, mcs_integrate.c and mcs_step.c
  * (mcs_sim_internal.h lists who does what). */
 #include "mcs_sim_internal.h"
 

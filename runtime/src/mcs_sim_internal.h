@@ -4,10 +4,11 @@
  *   mcs_sim.c        options and their checks, binding a model to memory, queries
  *   mcs_memory.c     the memory layout (one carver, which also counts): mcs_sim_init,
  *                    mcs_sim_memory_size, mcs_sim_assign
- *   mcs_chart.c      factorization of frames, basis continuation, the chart map and its ODE
- *                    (SPEC §2-§4)
+ *   mcs_frame.c      factorization of frames, basis continuation (SPEC §2-§3)
+ *   mcs_chart.c      the chart map and its ODE (SPEC §4)
  *   mcs_compact.c    the same for a compact simulator (options.compact): Householder frames,
- *                    chord Newton and refinement instead of G's LU, sparse A and M
+ *                    one factorization for both, sparse A and M
+ *   mcs_compact_chart.c  its chart: chord Newton and refinement instead of G's LU
  *   mcs_assembly.c   consistent initial state (mcs_sim_set_state)
  *   mcs_integrate.c  RK4 and DOPRI5 stages on the frozen chart of s->cur, and dense output
  *   mcs_step.c       the step policy: RK4 grid, DOPRI5 control, retakes near singular points,
@@ -62,7 +63,7 @@ void mcs_rows_A_dot(const mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_
 int mcs_group_rows(const mcs_row_group *g);
 void mcs_lock_rows_A(const mcs_sim *s, int k, const mcs_real *x, mcs_real t, mcs_real *out, int ld);
 
-/* ---- mcs_chart.c ---- */
+/* ---- mcs_frame.c and mcs_chart.c ---- */
 
 /* |R_{r-1, r-1}| / |R_00| of a factored frame (1 when r = 0): how far from losing rank r. */
 mcs_real mcs_frame_ratio(const mcs_sim *s, const mcs_frame *fr, int r);
@@ -116,7 +117,7 @@ void mcs_chart_keep_warm_start(mcs_sim *s, const mcs_frame *ch, const mcs_real *
                                const mcs_real *Z);
 mcs_status mcs_chart_reduced_solve(mcs_sim *s, int f, const mcs_real *y, mcs_real *ydot);
 
-/* ---- mcs_compact.c: a compact simulator's frames and chart (the mcs_chart.c functions call
+/* ---- mcs_compact.c, mcs_compact_chart.c: a compact simulator's frames and chart (the mcs_frame.c and mcs_chart.c functions call
  * these when options.compact is set; the same contracts unless said) ---- */
 
 /* A^T P = Q R at the frame, kept as reflectors in fr->R, fr->tau (not T, which stays the
@@ -136,8 +137,12 @@ mcs_status mcs_compact_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, m
                            mcs_real *ydot);
 mcs_status mcs_compact_predict(mcs_sim *s, const mcs_frame *from, mcs_real h);
 mcs_status mcs_compact_align(mcs_sim *s, int f_old, mcs_frame *to);
-/* out (m) = A u from A's nonzeros in w.A. */
+/* out (m) = A u from A's nonzeros in w.A; out (n x ncol, ld n) = alpha M B + beta out (beta 0
+ * or 1) from M's nonzeros in w.M; min(n, m): the reflectors of a factorization. */
 void mcs_compact_A_times(const mcs_sim *s, const mcs_real *u, mcs_real *out);
+void mcs_compact_M_times(const mcs_sim *s, int ncol, mcs_real alpha, const mcs_real *B,
+                         mcs_real beta, mcs_real *out);
+int mcs_compact_kmin(const mcs_sim *s);
 /* out (n) = M(x, t) v from M's nonzeros (writes w.M). */
 mcs_status mcs_compact_mass_times(mcs_sim *s, const mcs_real *x, mcs_real t, const mcs_real *v,
                                   mcs_real *out);
