@@ -9,45 +9,47 @@
  * iteration; mcs_compact.c is the compact one. MCS_WITH_DEFAULT_CHART = 0 leaves this out. */
 #if MCS_WITH_DEFAULT_CHART
 
-/* out (k x ncol, leading dimension k) = A_S B: rows piv[0..k) of s->w.A (m x n) times B (n x
- * ncol, leading dimension ldb). A constraint row touches a few coordinates: from n = 8 on, its
- * zero entries are skipped, which gives the same sums, term for term in the same order, as the
- * dense product the smaller models use (there the skipping's branches cost more than they save:
- * P1's step 1.41 -> 1.57 us). */
+/* out (k x ncol, leading dimension k) = A_S B: rows piv[0..k) of the rows' Jacobian (the model's
+ * from its nonzeros in w.A_nz, a lock's from w.A's rows nc..; mcs_rows_A_sparse) times B (n x
+ * ncol, leading dimension ldb). Each row's nonzeros in turn, columns ascending: the sums of the
+ * dense product, term for term in the same order, less its zero terms. */
 static void rows_times(const mcs_sim *s, const int *piv, int k, const mcs_real *B, int ldb,
                        int ncol, mcs_real *out)
 {
+    const mcs_model *md = s->model;
     const int n = s->n;
     const int m = s->m;
     int i;
     int j;
     int l;
-    if (n < 8) {
-        for (j = 0; j < ncol; ++j) {
-            for (i = 0; i < k; ++i) {
-                mcs_real sum = MCS_R(0.0);
-                for (l = 0; l < n; ++l) {
-                    sum += s->w.A[piv[i] + (l * m)] * B[l + (j * ldb)];
-                }
-                out[i + (j * k)] = sum;
-            }
-        }
-        return;
-    }
     for (j = 0; j < ncol; ++j) {
         for (i = 0; i < k; ++i) {
             out[i + (j * k)] = MCS_R(0.0);
         }
     }
     for (i = 0; i < k; ++i) {
-        const mcs_real *row = &s->w.A[piv[i]];
-        for (l = 0; l < n; ++l) {
-            const mcs_real a = row[l * m];
-            if (a != MCS_R(0.0)) {
+        const int row = piv[i];
+        if ((row < md->nc) && (md->a_row_start != NULL)) {
+            int p;
+            for (p = md->a_row_start[row]; p < md->a_row_start[row + 1]; ++p) {
+                const int at = md->a_row_nz[p];
+                const mcs_real a = s->w.A_nz[at];
+                const mcs_real *bl = &B[md->a_cols[at]];
                 for (j = 0; j < ncol; ++j) {
-                    out[i + (j * k)] += a * B[l + (j * ldb)];
+                    out[i + (j * k)] += a * bl[j * ldb];
                 }
             }
+        } else if (row >= md->nc) { /* a lock's row */
+            for (l = 0; l < n; ++l) {
+                const mcs_real a = s->w.A[row + (l * m)];
+                if (a != MCS_R(0.0)) {
+                    for (j = 0; j < ncol; ++j) {
+                        out[i + (j * k)] += a * B[l + (j * ldb)];
+                    }
+                }
+            }
+        } else {
+            /* a model row without nonzeros: 0 */
         }
     }
 }
@@ -125,7 +127,7 @@ static mcs_status default_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q
         if (m == 0) {
             break;
         }
-        mcs_rows_A(s, x, t, s->w.A);
+        mcs_rows_A_sparse(s, x, t, s->w.A_nz, s->w.A);
         if (r == 0) {
             break;
         }
@@ -208,47 +210,27 @@ static mcs_status default_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q
     return MCS_OK;
 }
 
-/* out (n x ncol, ld n) = alpha M B + beta out (beta 0 or 1), M = s->w.M, B (n x ncol, ld n).
- * A mass matrix is made of small blocks (a body's, a point's): each column of M is nonzero only
- * over a short range of rows, found by scanning it, and only that range enters the product. The
- * sums are mcs_mat_gemm's, term for term in the same order (the zeros outside the range left
- * out). Below n = 16 the scan costs what it saves: the dense product. The 43-body anchor chain
- * (n = 301, blocks of 7): M Phi 7.2M multiply-adds -> 0.17M. */
+/* out (n x ncol, ld n) = alpha M B + beta out (beta 0 or 1), M's nonzeros in w.M (M_nz, column
+ * by column): each output entry sums over M's columns in order, as the dense product does, less
+ * its zero terms. */
 static void mass_times(const mcs_sim *s, int ncol, mcs_real alpha, const mcs_real *B, mcs_real beta,
                        mcs_real *out)
 {
+    const mcs_model *md = s->model;
     const int n = s->n;
     int i;
     int j;
     int k;
-    if (n < 16) {
-        mcs_mat_gemm(0, 0, n, ncol, n, alpha, s->w.M, n, B, n, beta, out, n);
-        return;
-    }
     if (beta == MCS_R(0.0)) {
         for (i = 0; i < (n * ncol); ++i) {
             out[i] = MCS_R(0.0);
         }
     }
-    for (k = 0; k < n; ++k) {
-        const mcs_real *mk = &s->w.M[k * n];
-        int lo = 0;
-        int hi = n - 1;
-        while ((lo < n) && (mk[lo] == MCS_R(0.0))) {
-            ++lo;
-        }
-        if (lo < n) {
-            while (mk[hi] == MCS_R(0.0)) {
-                --hi;
-            }
-            for (j = 0; j < ncol; ++j) {
-                const mcs_real bkj = alpha * B[k + (j * n)];
-                if (bkj != MCS_R(0.0)) {
-                    for (i = lo; i <= hi; ++i) {
-                        out[i + (j * n)] += mk[i] * bkj;
-                    }
-                }
-            }
+    for (j = 0; j < ncol; ++j) {
+        mcs_real *oj = &out[j * n];
+        const mcs_real *bj = &B[j * n];
+        for (k = 0; k < md->m_nnz; ++k) {
+            oj[md->m_rows[k]] += s->w.M[k] * (alpha * bj[md->m_cols[k]]);
         }
     }
 }
@@ -270,7 +252,7 @@ static mcs_status default_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y
     if (st != MCS_OK) {
         return st;
     }
-    s->model->M(x, t, s->params, s->w.M);
+    s->model->M_nz(x, t, s->params, s->w.M);
     s->model->f(x, v, t, s->params, s->w.f);
     for (i = 0; i < n; ++i) {
         rhs[i] = s->w.f[i];

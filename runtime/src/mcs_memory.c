@@ -147,6 +147,7 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
         carve_compact_frames(c, s, l);
         no_frame(&s->probe);
         s->w.A = take(c, MAX2(l->a_nnz, 1U));
+        s->w.A_nz = NULL; /* the nonzeros are in w.A */
         s->w.A_dot = take_if(c, predictor, MAX2(l->a_nnz, 1U));
         s->w.M = take(c, MAX2(l->m_nnz, 1U));
         s->w.G = NULL;
@@ -159,6 +160,7 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
             no_frame(&s->probe);
         }
         s->w.A = take(c, mr * n);
+        s->w.A_nz = take(c, MAX2(l->a_nnz, 1U)); /* the chart's A (the locks' rows in w.A) */
         /* A_dot: the predictors' input, and a lock's scratch (mcs_locks.c) */
         s->w.A_dot = take_if(c, predictor | locks, mr * n);
         s->w.M = take(c, n * n);
@@ -239,8 +241,8 @@ static layout full_layout(int n, int m)
     l.m = (size_t)m;
     l.k = MCS_SIM_K((size_t)l.n, (size_t)l.m);
     l.f = l.n;
-    l.held = l.k + 2U; /* (k + 3) k >= (held) (n + 1) for any held <= n */
-    l.a_nnz = 0U;      /* the default layout: A and M dense (room for a compact run too) */
+    l.held = l.k + 2U;   /* (k + 3) k >= (held) (n + 1) for any held <= n */
+    l.a_nnz = l.n * l.m; /* any model's nonzeros (room for a compact run too) */
     l.m_nnz = 0U;
     l.features = MCS_MEM_ALL;
     return l;

@@ -182,6 +182,25 @@ void mcs_rows_A(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out)
     with_locks(s, ROWS_A, x, NULL, t, s->n, out);
 }
 
+void mcs_rows_A_sparse(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *nz, mcs_real *out)
+{
+#if MCS_WITH_LOCKS
+    int k;
+    int row = s->model->nc;
+#endif
+    if (s->model->nc > 0) {
+        s->model->A_nz(x, t, s->params, nz);
+    }
+#if MCS_WITH_LOCKS
+    for (k = 0; k < s->nlocks; ++k) {
+        lock_rows(s, k, ROWS_A, x, NULL, t, out, row, s->m);
+        row += s->lock_rows[k];
+    }
+#else
+    (void)out;
+#endif
+}
+
 void mcs_rows_c_t(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *out)
 {
     int i;

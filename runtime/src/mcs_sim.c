@@ -69,8 +69,12 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
     }
     if ((model->nx < 1) || (model->nc < 0) || (model->nx > MCS_MAX_DIM) ||
         (model->nc > MCS_MAX_DIM) || !options_valid(opt, model) || !model->c || !model->A ||
-        !model->c_t || !model->gamma || !model->M || !model->f || !model->kinetic) {
-        return MCS_ERR_ARGUMENT;
+        !model->c_t || !model->gamma || !model->M || !model->f || !model->kinetic || !model->A_nz ||
+        !model->M_nz || (model->a_nnz < 0) || (model->m_nnz < 1) || !model->m_rows ||
+        !model->m_cols ||
+        ((model->a_nnz > 0) &&
+         (!model->a_rows || !model->a_cols || !model->a_row_start || !model->a_row_nz))) {
+        return MCS_ERR_ARGUMENT; /* the kernels and patterns every run uses */
     }
     /* the euler and exp predictors need A_dot, which a firmware build may leave out */
     if ((model->A_dot == NULL) && (model->nc > 0) &&
@@ -78,11 +82,7 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
         return MCS_ERR_UNSUPPORTED;
     }
     if (opt->compact != 0) {
-        /* its nonzero kernels; no probe frame, events or locks (mcs_sim.h) */
-        if (!model->A_nz || !model->M_nz || ((model->nc > 0) && !model->a_rows) || !model->m_rows ||
-            (model->a_nnz < 0) || (model->m_nnz < 1)) {
-            return MCS_ERR_ARGUMENT;
-        }
+        /* no probe frame, events or locks (mcs_sim.h) */
         if ((opt->dense_output != 0) || (opt->sing_tol > MCS_R(0.0)) || (opt->max_locks > 0) ||
             ((model->nc > 0) && (model->A_dot_nz == NULL) &&
              ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP)))) {

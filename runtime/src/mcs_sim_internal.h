@@ -58,6 +58,10 @@ void mcs_rows_gamma(const mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_
                     mcs_real *out);
 void mcs_rows_A_dot(const mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t,
                     mcs_real *out);
+/* A at (x, t) for sparse products: the model's nonzeros into nz (a_nnz, A_nz's order), the
+ * locks' rows into rows nc.. of out (m x n; its first nc rows are not written). */
+void mcs_rows_A_sparse(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real *nz,
+                       mcs_real *out);
 /* The rows of a row group (mcs_group_rows(g) of them), and the A rows of lock k (also one not yet
  * counted in s->nlocks) into out with leading dimension ld. Writes s->lock_g, s->lock_G. */
 int mcs_group_rows(const mcs_row_group *g);

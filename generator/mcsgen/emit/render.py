@@ -359,6 +359,18 @@ def m_pattern(derived):
     return _pattern(derived.M)
 
 
+def _rows_of(pattern, m):
+    """A's pattern row by row (the runtime's sparse products with rows of A): row_start (m + 1)
+    and row_nz, the index in `pattern` of each nonzero, rows in turn, columns ascending."""
+    order = sorted(range(len(pattern)), key=lambda k: (pattern[k][0], pattern[k][1]))
+    start = [0] * (m + 1)
+    for i, _ in pattern:
+        start[i + 1] += 1
+    for i in range(m):
+        start[i + 1] += start[i]
+    return {"row_start": start, "row_nz": order}
+
+
 def _in_pattern(mat, pattern):
     """Kernel entries (k, mat[i, j]) for the k-th (i, j) of pattern."""
     return [(k, mat[i, j]) for k, (i, j) in enumerate(pattern)]
@@ -449,6 +461,7 @@ def render(
         "has_potential": derived.potential is not None,
         "pattern": a_pattern(derived),
         "m_pattern": m_pattern(derived),
+        **_rows_of(a_pattern(derived), model.m),
         "real": McsCodePrinter({}).value,
         "sim": sim,
         "method_id": METHOD_ID[sim["method"]],

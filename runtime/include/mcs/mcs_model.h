@@ -101,6 +101,9 @@ typedef struct mcs_model {
     const int *a_rows;                   /* (a_nnz) row of each nonzero, or NULL */
     const int *a_cols;                   /* (a_nnz) column of each nonzero, or NULL; the
                                             nonzeros column by column, rows ascending */
+    const int *a_row_start;              /* (nc + 1) the same row by row: row i's nonzeros are */
+    const int *a_row_nz;                 /* a_row_nz[k] for a_row_start[i] <= k < a_row_start[i +
+                                            1] (indices into a_rows, a_cols), columns ascending */
     int m_nnz;                           /* structural nonzeros of M */
     const int *m_rows;                   /* (m_nnz) row of each nonzero, or NULL */
     const int *m_cols;                   /* (m_nnz) column of each, or NULL (column by column) */

@@ -72,8 +72,8 @@ typedef enum mcs_method {
 /* reals of one frame: x, x_lo, v, q, Q (n x n), R (n x m), tau */
 #define MCS_SIM_FRAME_(n, m, F) \
     ((3 * (n)) + (F) + ((n) * (n)) + ((n)*MCS_SIM_MAX((m), 1)) + MCS_SIM_KMIN_(n, m))
-/* the frames and the matrices A, A_dot, M, G: a compact layout's two frames (x, x_lo, v, q,
- * T (n x f)) share one factorization (R, tau) and keep A, A_dot and M as their nonzeros */
+/* the frames and the matrices A, A_nz, A_dot, M, G: a compact layout's two frames (x, x_lo, v,
+ * q, T (n x f)) share one factorization (R, tau) and keep A, A_dot and M as their nonzeros */
 #define MCS_SIM_FRAMES_(n, m, an, mn, F, feat) \
     (((feat)&MCS_MEM_COMPACT) \
          ? ((2 * ((3 * (n)) + (F) + ((n) * (F)))) + ((n)*MCS_SIM_MAX((m), 1)) + \
@@ -84,7 +84,7 @@ typedef enum mcs_method {
              MCS_SIM_FRAME_(n, m, F)) + \
             ((1 + MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP | MCS_MEM_LOCKS, 1)) * \
              MCS_SIM_MAX((m), 1) * (n)) + \
-            ((n) * (n)) + (MCS_SIM_KMIN_(n, m) * MCS_SIM_KMIN_(n, m))))
+            MCS_SIM_MAX((an), 1) + ((n) * (n)) + (MCS_SIM_KMIN_(n, m) * MCS_SIM_KMIN_(n, m))))
 #define MCS_SIM_BASIS_(n, m, F, feat) \
     MCS_SIM_MAX( \
         MCS_SIM_MAX(MCS_BASIS_QR_WORK_SIZE(n, m), MCS_BASIS_ALIGN_WORK_SIZE(F)), \
@@ -127,7 +127,7 @@ typedef enum mcs_method {
  * m rows (nc + max_locks): every feature, every shape at its largest. They equal what
  * mcs_sim_workspace_size counts from the layout itself (a test checks it for many n, m). */
 #define MCS_SIM_WORK_SIZE(n, m) \
-    MCS_SIM_REALS_(n, m, 0, 0, MCS_SIM_K(n, m), (n), MCS_SIM_K(n, m) + 2, MCS_MEM_ALL)
+    MCS_SIM_REALS_(n, m, (n) * (m), 0, MCS_SIM_K(n, m), (n), MCS_SIM_K(n, m) + 2, MCS_MEM_ALL)
 #define MCS_SIM_IWORK_SIZE(n, m) MCS_SIM_INTS_(m, MCS_SIM_K(n, m), 0, MCS_MEM_ALL)
 
 typedef struct mcs_options {
@@ -271,6 +271,7 @@ typedef struct mcs_sim {
     /* Internal scratch, carved from the caller's work array by mcs_sim_init. */
     struct mcs_sim_scratch {
         mcs_real *A;
+        mcs_real *A_nz; /* (a_nnz) the default chart's A at a stage as its nonzeros */
         mcs_real *A_dot;
         mcs_real *c;
         mcs_real *c_t;
