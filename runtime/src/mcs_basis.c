@@ -144,8 +144,14 @@ static int expm_skew_action(int n, int f, const mcs_real *x, mcs_real *y, mcs_re
         mcs_mat_copy(n, f, y, n, term, n);
         for (k = 1; k <= 30; ++k) {
             const mcs_real alpha = scale / (mcs_real)k;
+            const int r = n - f;
             mcs_real big = MCS_R(0.0);
-            mcs_mat_gemm(0, 0, n, f, n, alpha, x, n, term, n, 0, next, n);
+            /* next = alpha x term by blocks, x's (f x f) block being 0 (Omega's): the top rows
+             * sum over x's first r columns, then its last f (the full product's order), the
+             * bottom rows over its first r only (where the full product adds exact zeros) */
+            mcs_mat_gemm(0, 0, r, f, r, alpha, x, n, term, n, 0, next, n);
+            mcs_mat_gemm(0, 0, r, f, f, alpha, &x[r * n], n, &term[r], n, 1, next, n);
+            mcs_mat_gemm(0, 0, f, f, r, alpha, &x[r], n, term, n, 0, &next[r], n);
             for (i = 0; i < (n * f); ++i) {
                 y[i] += next[i];
                 term[i] = next[i];
@@ -217,26 +223,28 @@ static mcs_status predict_rotated(int n, int m, int r, const mcs_real *Q, const 
     mcs_real *omega = &work[n * n];       /* (n x n) */
     mcs_real *E = &work[2 * n * n];       /* (n x n) */
     mcs_real *scratch = &work[3 * n * n]; /* 4 n*n for expm */
+    /* euler needs only J's rows r.. (T^T A_dot_S^T: Omega_s), exp all of them */
+    const int first = (kind == MCS_CONT_EULER) ? r : 0;
     int i;
     int j;
     int l;
     /* J = Q^T A_dot_S^T: column j is Q^T (row piv[j] of A_dot), skipping the row's zeros (the
      * same sums, term for term, as the dense product) */
     for (j = 0; j < r; ++j) {
-        for (i = 0; i < n; ++i) {
+        for (i = first; i < n; ++i) {
             J[i + (j * n)] = MCS_R(0.0);
         }
         for (l = 0; l < n; ++l) {
             const mcs_real a = A_dot[piv[j] + (l * m)];
             if (a != MCS_R(0.0)) {
-                for (i = 0; i < n; ++i) {
+                for (i = first; i < n; ++i) {
                     J[i + (j * n)] += Q[l + (i * n)] * a;
                 }
             }
         }
     }
     /* J <- J R_ns^-1 (both blocks at once): rows r.. give Omega_s, rows ..r give Omega_L */
-    mcs_mat_solve_right_upper(n, r, R, n, J, n);
+    mcs_mat_solve_right_upper(n - first, r, R, n, &J[first], n);
     if (kind == MCS_CONT_EULER) {
         /* T~ = T - h U Omega_s^T */
         mcs_mat_copy(n, f, T, n, Tpred, n);
@@ -285,6 +293,12 @@ static int polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
         }
         mcs_mat_gemm(0, 0, k, k, k, 1, x, k, y, k, 0, z, k);
         mcs_mat_copy(k, k, z, k, x, k);
+        /* quadratic convergence: the update leaves |X^T X - I| at about delta^2, far below the
+         * tolerance once delta^2 <= eps k, so the check that would stop there is not made (a
+         * product of order k saved; the same X as with it) */
+        if ((delta * delta) <= (MCS_REAL_EPS * k)) {
+            return 0;
+        }
     }
     return -1;
 }

@@ -1,6 +1,134 @@
 /* mcs_linalg.c - small dense loops shared by the linear-algebra backends. */
 #include "mcs_linalg.h"
 
+/* c_j..c_j+3 (rows each, ld ldc) += a (rows x inner, ld lda) times the four columns b0..b3 of
+ * op(B) (entry k of column t at b[t stride_c + k stride_k]), scaled by alpha: two rows at a time,
+ * eight sums in registers, each entry's sum over k in order (the axpy's). A k whose four
+ * multipliers are all 0 is skipped (a sparse B), as the axpy skips a zero multiplier. */
+static void axpy4(int rows, int inner, mcs_real alpha, const mcs_real *a, int lda,
+                  const mcs_real *b, int stride_k, int stride_c, mcs_real *c, int ldc)
+{
+    mcs_real *c0 = c;
+    mcs_real *c1 = &c[ldc];
+    mcs_real *c2 = &c[2 * ldc];
+    mcs_real *c3 = &c[3 * ldc];
+    int i;
+    int k;
+    for (i = 0; (i + 1) < rows; i += 2) {
+        mcs_real s00 = c0[i];
+        mcs_real s01 = c1[i];
+        mcs_real s02 = c2[i];
+        mcs_real s03 = c3[i];
+        mcs_real s10 = c0[i + 1];
+        mcs_real s11 = c1[i + 1];
+        mcs_real s12 = c2[i + 1];
+        mcs_real s13 = c3[i + 1];
+        for (k = 0; k < inner; ++k) {
+            const mcs_real *bk = &b[k * stride_k];
+            const mcs_real b0 = alpha * bk[0];
+            const mcs_real b1 = alpha * bk[stride_c];
+            const mcs_real b2 = alpha * bk[2 * stride_c];
+            const mcs_real b3 = alpha * bk[3 * stride_c];
+            const mcs_real a0 = a[i + (k * lda)];
+            const mcs_real a1 = a[(i + 1) + (k * lda)];
+            if ((b0 == MCS_R(0.0)) && (b1 == MCS_R(0.0)) && (b2 == MCS_R(0.0)) &&
+                (b3 == MCS_R(0.0))) {
+                continue;
+            }
+            s00 += a0 * b0;
+            s01 += a0 * b1;
+            s02 += a0 * b2;
+            s03 += a0 * b3;
+            s10 += a1 * b0;
+            s11 += a1 * b1;
+            s12 += a1 * b2;
+            s13 += a1 * b3;
+        }
+        c0[i] = s00;
+        c1[i] = s01;
+        c2[i] = s02;
+        c3[i] = s03;
+        c0[i + 1] = s10;
+        c1[i + 1] = s11;
+        c2[i + 1] = s12;
+        c3[i + 1] = s13;
+    }
+    for (; i < rows; ++i) {
+        mcs_real s0 = c0[i];
+        mcs_real s1 = c1[i];
+        mcs_real s2 = c2[i];
+        mcs_real s3 = c3[i];
+        for (k = 0; k < inner; ++k) {
+            const mcs_real *bk = &b[k * stride_k];
+            const mcs_real b0 = alpha * bk[0];
+            const mcs_real b1 = alpha * bk[stride_c];
+            const mcs_real b2 = alpha * bk[2 * stride_c];
+            const mcs_real b3 = alpha * bk[3 * stride_c];
+            const mcs_real a0 = a[i + (k * lda)];
+            if ((b0 == MCS_R(0.0)) && (b1 == MCS_R(0.0)) && (b2 == MCS_R(0.0)) &&
+                (b3 == MCS_R(0.0))) {
+                continue;
+            }
+            s0 += a0 * b0;
+            s1 += a0 * b1;
+            s2 += a0 * b2;
+            s3 += a0 * b3;
+        }
+        c0[i] = s0;
+        c1[i] = s1;
+        c2[i] = s2;
+        c3[i] = s3;
+    }
+}
+
+/* mcs_mat_gemm of a tiny product (rows cols inner <= 64: the small models' and the bases' of a
+ * few free directions): each entry in one pass, its sum over k in the order of the general
+ * loops below and alpha where they apply it (so the same bits), without their set-up. */
+static void gemm_tiny(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
+                      const mcs_real *a, int lda, const mcs_real *b, int ldb, mcs_real beta,
+                      mcs_real *c, int ldc)
+{
+    /* op(b)_kj = b[k bk + j bj] */
+    const int bk = tb ? ldb : 1;
+    const int bj = tb ? 1 : ldb;
+    /* a_ik (ta 0) or a_ki (ta 1) = a[i ai + k ak] */
+    const int ai = ta ? lda : 1;
+    const int ak = ta ? 1 : lda;
+    int i;
+    int j;
+    int k;
+    for (j = 0; j < cols; ++j) {
+        const mcs_real *b_j = &b[j * bj];
+        mcs_real *c_j = &c[j * ldc];
+        for (i = 0; i < rows; ++i) {
+            const mcs_real *a_i = &a[i * ai];
+            mcs_real acc = MCS_R(0.0);
+            if (beta == MCS_R(1.0)) {
+                acc = c_j[i];
+            } else if (beta != MCS_R(0.0)) {
+                acc = c_j[i] * beta;
+            } else {
+                /* beta = 0: the old contents ignored */
+            }
+            if (!ta) { /* the axpy form: alpha with each multiplier, zero ones skipped */
+                for (k = 0; k < inner; ++k) {
+                    const mcs_real bkj = alpha * b_j[k * bk];
+                    if (bkj != MCS_R(0.0)) {
+                        acc += a_i[k * ak] * bkj;
+                    }
+                }
+            } else { /* the dot form: alpha with the sum */
+                mcs_real sum = MCS_R(0.0);
+                for (k = 0; k < inner; ++k) {
+                    sum += a_i[k * ak] * b_j[k * bk];
+                }
+                acc += alpha * sum;
+            }
+            c_j[i] = acc;
+        }
+    }
+}
+
 void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha, const mcs_real *a,
                   int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc)
 {
@@ -10,6 +138,10 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
     int k;
     if ((rows <= 0) || (cols <= 0)) {
         return; /* nothing to write (and a, b may be NULL: no pointer arithmetic on them) */
+    }
+    if ((rows * cols * inner) <= 64) {
+        gemm_tiny(ta, tb, rows, cols, inner, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
     }
 #ifndef MCS_LINALG_PORTABLE
     /* large products to the BLAS (small ones stay here: a call costs more than they do, and
@@ -32,6 +164,20 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
         } else {
             /* beta = 1: c_j stays */
         }
+    }
+    j = 0;
+    if (!ta && (rows <= 32)) {
+        /* c_j += alpha sum_k a_k op(b)_kj, four columns at a time (axpy4): the small products,
+         * whose columns of a stay in the cache while its rows are walked */
+        const int stride_k = tb ? ldb : 1; /* op(b)_kj = b[j stride_c + k stride_k] */
+        const int stride_c = tb ? 1 : ldb;
+        for (; (j + 3) < cols; j += 4) {
+            axpy4(rows, inner, alpha, a, lda, &b[j * stride_c], stride_k, stride_c, &c[j * ldc],
+                  ldc);
+        }
+    }
+    for (; j < cols; ++j) {
+        mcs_real *cj = &c[j * ldc];
         if (!ta) { /* c_j += alpha sum_k a_k op(b)_kj: axpy of columns of a */
             for (k = 0; k < inner; ++k) {
                 const mcs_real bkj = alpha * (tb ? b[j + (k * ldb)] : b[k + (j * ldb)]);
