@@ -208,9 +208,8 @@ def check_all(model_dirs, runtime=True, deviations=None, workers=2):
             upper = FIRMWARE_MODEL.upper()
             defines = [f"-DMCS_APP_MODEL={FIRMWARE_MODEL}_model",
                        f"-DMCS_APP_PARAMS={FIRMWARE_MODEL}_default_params",
-                       f"-DMCS_APP_NX={upper}_NX", f"-DMCS_APP_NC={upper}_NC",
-                       f"-DMCS_APP_NHELD={upper}_NHELD",
-                       f"-DMCS_APP_A_NNZ={upper}_A_NNZ", f"-DMCS_APP_M_NNZ={upper}_M_NNZ",
+                       f"-DMCS_APP_NX={upper}_NX",
+                       f"-DMCS_APP_SIM_MEMORY={upper}_SIM_MEMORY",
                        f"-DMCS_APP_MAX_DOF={upper}_FIRMWARE_MAX_DOF",
                        f"-DMCS_APP_FEATURES={upper}_FIRMWARE_FEATURES",
                        f"--include={model_dir / (FIRMWARE_MODEL + '.h')}"]  # fmt: skip

@@ -6,8 +6,7 @@
  * (mcs_board.h: under QEMU, firmware/, it prints the state and exits). Built by `make firmware`
  * for a Cortex-M4F (float, -Os, portable linear algebra) and run under QEMU's mps2-an386; checked
  * by `make misra` with the runtime. Compile with -include <name>.h and
- *   -DMCS_APP_NX=<NAME>_NX -DMCS_APP_NC=<NAME>_NC -DMCS_APP_NHELD=<NAME>_NHELD
- *   -DMCS_APP_A_NNZ=<NAME>_A_NNZ -DMCS_APP_M_NNZ=<NAME>_M_NNZ
+ *   -DMCS_APP_NX=<NAME>_NX -DMCS_APP_SIM_MEMORY=<NAME>_SIM_MEMORY
  *   -DMCS_APP_MAX_DOF=<NAME>_FIRMWARE_MAX_DOF -DMCS_APP_FEATURES=<NAME>_FIRMWARE_FEATURES
  *   -DMCS_APP_MODEL=<name>_model -DMCS_APP_PARAMS=<name>_default_params */
 #include "mcs/mcs_sim.h"
@@ -21,9 +20,7 @@ static volatile int firmware_status;
 int main(void)
 {
     /* exactly what these options use (mcs_sim_assign), sized at compile time */
-    static mcs_real
-        memory[MCS_SIM_MEMORY_REALS(MCS_APP_NX, MCS_APP_NC, MCS_APP_A_NNZ, MCS_APP_M_NNZ,
-                                    MCS_APP_MAX_DOF, MCS_APP_NHELD, MCS_APP_FEATURES)];
+    static mcs_real memory[MCS_APP_SIM_MEMORY(MCS_APP_MAX_DOF, MCS_APP_FEATURES)];
     static mcs_sim sim;
     static mcs_real tick_x[MCS_APP_NX];
     static mcs_real tick_v[MCS_APP_NX];

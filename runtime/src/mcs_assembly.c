@@ -18,6 +18,10 @@ static void min_norm_correction(mcs_sim *s, const mcs_frame *fr, const mcs_real 
     const int n = s->n;
     const int r = fr->r;
     int i;
+    if (s->opt.banded != 0) {
+        mcs_banded_min_norm(s, fr, b, out);
+        return;
+    }
     for (i = 0; i < r; ++i) {
         s->w.tmp[i] = -b[fr->piv[i]];
     }
@@ -96,12 +100,9 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     if ((s->m > 0) && (fr->r > 0)) {
         /* velocities: v <- v - U R_ns^-T (A_S v + c_S,t) */
         mcs_rows_c_t(s, fr->x, t, s->w.c_t);
-#if MCS_WITH_COMPACT
-        if (s->opt.compact != 0) {
+        if ((s->opt.compact != 0) || (s->opt.banded != 0)) {
             mcs_compact_A_times(s, fr->v, s->w.gamma); /* w.A: A's nonzeros at x */
-        } else
-#endif
-        {
+        } else {
             mcs_mat_gemm(0, 0, s->m, 1, n, 1, s->w.A, s->m, fr->v, n, 0, s->w.gamma, s->m);
         }
         for (i = 0; i < s->m; ++i) {
@@ -122,6 +123,9 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
         mcs_compact_form_T(s, fr, fr->T); /* the basis starts as T^ (a full frame has it) */
     }
 #endif
+    if ((s->opt.banded != 0) && (s->opt.continuation != MCS_CONT_OFF)) {
+        mcs_banded_form_T(s, fr, fr->T); /* the basis to continue starts as T^ */
+    }
     for (i = 0; i < n; ++i) {
         dx2 += (fr->x[i] - x[i]) * (fr->x[i] - x[i]);
         dv2 += (fr->v[i] - v[i]) * (fr->v[i] - v[i]);
@@ -206,6 +210,8 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
     const mcs_frame *fr = &s->cur;
     const int f = n - fr->r;
     const mcs_real *T = fr->T;
+    /* the banded simulator's traditional basis is implicit: products with it by rows */
+    const int implicit = ((s->opt.banded != 0) && (s->opt.continuation == MCS_CONT_OFF)) ? 1 : 0;
     mcs_real *H = s->lock_G; /* (nh x (n + 1)) [H | h], ld nh: (K + 3) K reals hold it */
     mcs_real *res = s->w.tmp;
     mcs_real *y = s->w.tmp2;
@@ -221,8 +227,24 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
         return MCS_ERR_NONFINITE;
     }
     held_residual(nh, n, H, out, res);
-    if (f > 0) {
+    if ((f > 0) && (implicit != 0)) { /* H T row by row: T^T (row i of H) */
+        int j;
+        int l;
+        for (i = 0; i < nh; ++i) {
+            for (l = 0; l < n; ++l) {
+                s->w.bx[l] = H[i + (l * nh)];
+            }
+            mcs_frame_Tt(s, fr, s->w.bx, s->w.bq);
+            for (j = 0; j < f; ++j) {
+                s->w.Z[i + (j * nh)] = s->w.bq[j];
+            }
+        }
+    } else if (f > 0) {
         mcs_mat_gemm(0, 0, nh, f, n, MCS_R(1.0), H, nh, T, n, MCS_R(0.0), s->w.Z, nh);
+    } else {
+        /* no free direction: nothing to hold by */
+    }
+    if (f > 0) {
         if (mcs_qr_basis(f, nh, s->w.Z, nh, s->opt.rank_tol, s->w.Phi, s->w.MPhi, s->w.ipiv, &rank,
                          s->w.basis_work) != MCS_OK) {
             return MCS_ERR_LINALG;
@@ -234,7 +256,14 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
         }
         mcs_mat_solve_upper_transposed(rank, s->w.MPhi, f, y);
         mcs_mat_gemm(0, 0, f, 1, rank, MCS_R(1.0), s->w.Phi, f, y, rank, MCS_R(0.0), s->w.Z, f);
-        mcs_mat_gemm(0, 0, n, 1, f, MCS_R(1.0), T, n, s->w.Z, f, MCS_R(1.0), out, n);
+        if (implicit != 0) {
+            mcs_banded_T(s, fr, s->w.Z, s->w.bx);
+            for (i = 0; i < n; ++i) {
+                out[i] += s->w.bx[i];
+            }
+        } else {
+            mcs_mat_gemm(0, 0, n, 1, f, MCS_R(1.0), T, n, s->w.Z, f, MCS_R(1.0), out, n);
+        }
     }
     /* what is left of h - H v: a held condition the constraints contradict */
     scale = MAX2(MCS_R(1.0),

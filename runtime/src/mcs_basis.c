@@ -265,7 +265,7 @@ static mcs_status predict_rotated(int n, int m, int r, const mcs_real *Q, const 
  * X <- X (3 I - X^T X) / 2, which converges quadratically when X is near orthogonal, as C is
  * between consecutive steps (the predictor leaves it orthogonal to O(h^2) or better). y, z: k x k
  * scratch. Returns nonzero when x is too far from orthogonal for it (the caller uses the SVD). */
-static int polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
+int mcs_polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
 {
     int it;
     int i;
@@ -331,7 +331,7 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
         return MCS_OK;
     }
     mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);
-    if ((f_old == f_new) && (polar_newton_schulz(g, C, W, Vt) == 0)) {
+    if ((f_old == f_new) && (mcs_polar_newton_schulz(g, C, W, Vt) == 0)) {
         /* Tout = That Up^T with Up = W V^T the orthogonal polar factor of C (now in C) */
         mcs_mat_gemm(0, 1, n, g, g, 1, That, n, C, g, 0, Tout, n);
         return MCS_OK;

@@ -281,7 +281,7 @@ void mcs_chart_start(mcs_sim *s, mcs_real *y0)
     for (i = 0; i < f; ++i) {
         y0[i] = MCS_R(0.0);
     }
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.T, n, s->cur.v, n, 0, &y0[f], MAX2(f, 1));
+    mcs_frame_Tt(s, &s->cur, s->cur.v, &y0[f]);
     for (i = 0; i < r; ++i) {
         s->w.p[i] = MCS_R(0.0);
     }
@@ -335,6 +335,9 @@ void mcs_chart_keep_warm_start(mcs_sim *s, const mcs_frame *ch, const mcs_real *
 mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *qd,
                          mcs_real t, mcs_real *x, mcs_real *v)
 {
+    if (s->opt.banded != 0) {
+        return mcs_banded_map(s, ch, q, qd, t, x, v);
+    }
 #if MCS_WITH_DEFAULT_CHART
     if (s->opt.compact == 0) {
         return default_map(s, ch, q, qd, t, x, v);
@@ -352,6 +355,9 @@ mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
                          mcs_real *ydot)
 {
     s->stats.evaluations++;
+    if (s->opt.banded != 0) {
+        return mcs_banded_rhs(s, ch, y, t, ydot);
+    }
 #if MCS_WITH_DEFAULT_CHART
     if (s->opt.compact == 0) {
         return default_rhs(s, ch, y, t, ydot);

@@ -26,6 +26,9 @@ mcs_real mcs_frame_ratio(const mcs_sim *s, const mcs_frame *fr, int r)
     if ((r <= 0) || (s->m == 0) || !(r00 > MCS_R(0.0))) {
         return 1;
     }
+    if (s->opt.banded != 0) {
+        return fr->sigma; /* its R is banded (m x w), r = m: mcs_banded_factor's estimate */
+    }
     return mcs_fabs(fr->R[(r - 1) + ((r - 1) * s->n)]) / r00;
 }
 
@@ -89,6 +92,9 @@ static mcs_status default_align(mcs_sim *s, int f_old, mcs_frame *to)
 /* A(x, t)^T P = Q R into fr (Q = the fresh Q^). */
 mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr)
 {
+    if (s->opt.banded != 0) {
+        return mcs_banded_factor(s, fr);
+    }
 #if MCS_WITH_DEFAULT_CHART
     if (s->opt.compact == 0) {
         return default_factor(s, fr);
@@ -117,6 +123,9 @@ mcs_status mcs_probe_factor(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs
  * SPEC §3.1-4). */
 mcs_status mcs_frame_predict(mcs_sim *s, const mcs_frame *from, mcs_real h)
 {
+    if (s->opt.banded != 0) {
+        return mcs_banded_predict(s, from, h);
+    }
 #if MCS_WITH_DEFAULT_CHART
     if (s->opt.compact == 0) {
         return default_predict(s, from, h);
@@ -133,6 +142,9 @@ mcs_status mcs_frame_predict(mcs_sim *s, const mcs_frame *from, mcs_real h)
  * f_old columns (SPEC §3.6-7). */
 mcs_status mcs_frame_align(mcs_sim *s, int f_old, mcs_frame *to)
 {
+    if (s->opt.banded != 0) {
+        return mcs_banded_align(s, f_old, to);
+    }
 #if MCS_WITH_DEFAULT_CHART
     if (s->opt.compact == 0) {
         return default_align(s, f_old, to);
@@ -151,4 +163,15 @@ mcs_status mcs_frame_continue_basis(mcs_sim *s, const mcs_frame *from, mcs_real 
 {
     const mcs_status st = mcs_frame_predict(s, from, h);
     return (st != MCS_OK) ? st : mcs_frame_align(s, s->n - from->r, to);
+}
+
+void mcs_frame_Tt(mcs_sim *s, const mcs_frame *fr, const mcs_real *y, mcs_real *out)
+{
+    const int n = s->n;
+    const int f = n - fr->r;
+    if (s->opt.banded != 0) {
+        mcs_banded_Tt(s, fr, y, out);
+        return;
+    }
+    mcs_mat_gemm(1, 0, f, 1, n, 1, fr->T, n, y, n, 0, out, MAX2(f, 1));
 }

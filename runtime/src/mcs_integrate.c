@@ -118,9 +118,7 @@ static uint64_t params_fingerprint(const mcs_sim *s)
  * it may be used (FSAL, mcs_sim.h: returns 1), else 0. */
 static int first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
 {
-    const int n = s->n;
-    const int r = s->cur.r;
-    const int f = n - r;
+    const int f = s->n - s->cur.r;
     int i;
     if (!s->w.fsal || ((s->w.dense_ready != 1) && (s->w.dense_ready != 3)) ||
         (s->w.a_end == NULL) || !(s->cur.sigma > s->opt.sing_watch) ||
@@ -130,7 +128,7 @@ static int first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
     for (i = 0; i < f; ++i) {
         k0[i] = y0[f + i];
     }
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.T, n, s->w.a_end, n, 0, &k0[f], MAX2(f, 1));
+    mcs_frame_Tt(s, &s->cur, s->w.a_end, &k0[f]);
     return 1;
 }
 
@@ -142,6 +140,10 @@ static void keep_last_acceleration(mcs_sim *s, const mcs_real *k_last)
     const int r = s->cur.r;
     const int f = n - r;
     int i;
+    if (s->opt.banded != 0) { /* its rhs leaves x'' itself in w.Z */
+        mcs_mat_copy(n, 1, s->w.Z, n, s->w.a_end, n);
+        return;
+    }
     for (i = 0; i < n; ++i) {
         s->w.a_end[i] = (r > 0) ? s->w.Z[i] : MCS_R(0.0);
     }
@@ -252,6 +254,9 @@ static void dense_warm_start(mcs_sim *s, mcs_real th, mcs_real *xs)
         xs[i] = (h01 * (s->cur.x[i] - s->prev.x[i])) + (h10 * h * s->prev.v[i]) +
                 (h11 * h * s->cur.v[i]);
     }
+    if (s->opt.banded != 0) { /* U^T applies the chart's rotations */
+        mcs_banded_Ut(s, &s->prev, xs, s->w.p);
+    }
 #if MCS_WITH_COMPACT
     if (s->opt.compact != 0) { /* U^T applies the reflectors of the chart's factorization */
         const mcs_status ok = mcs_compact_ensure(s, &s->prev);
@@ -263,7 +268,7 @@ static void dense_warm_start(mcs_sim *s, mcs_real th, mcs_real *xs)
         }
     }
 #endif
-    for (i = 0; (i < r) && (s->opt.compact == 0); ++i) { /* p = U^T (x~ - x_k): a loop, not a
+    for (i = 0; (i < r) && (s->opt.compact == 0) && (s->opt.banded == 0); ++i) { /* p = U^T (x~ - x_k): a loop, not a
                                                             call (firmware stack) */
         mcs_real sum = MCS_R(0.0);
         for (l = 0; l < n; ++l) {

@@ -66,6 +66,10 @@ int mcs_qr_rank(int rows, int kmin, const mcs_real *R, int ldr, mcs_real rank_to
 int mcs_predict_exp_action(int n, int r, const mcs_real *J, mcs_real h, mcs_real *omega,
                            mcs_real *E, mcs_real *scratch, int *iwork);
 
+/* Orthogonal polar factor of x (k x k) in place by Newton-Schulz (y, z: k x k scratch); nonzero
+ * when x is too far from orthogonal for it. */
+int mcs_polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z);
+
 /* --- helpers shared by both backends (mcs_linalg.c) --- */
 /* c (rows x cols) = alpha op(a) op(b) + beta c, op = transpose when ta/tb is nonzero;
  * inner is the shared dimension. beta = 0 ignores the old contents of c. */

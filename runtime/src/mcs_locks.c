@@ -318,7 +318,7 @@ static mcs_status momenta(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_r
 {
     const int n = s->n;
 #if MCS_WITH_COMPACT
-    if (s->opt.compact != 0) { /* M as its nonzeros: w.M has no room for the dense one */
+    if ((s->opt.compact != 0) || (s->opt.banded != 0)) { /* M as its nonzeros: w.M is small */
         const mcs_status st = mcs_compact_mass_times(s, x, t, v, s->w.rhs);
         if (st != MCS_OK) {
             return st;
@@ -346,6 +346,14 @@ mcs_status mcs_sim_momenta(mcs_sim *s, const mcs_real *v, mcs_real *P)
 {
     if (!s || !s->ready || !v || !P) {
         return MCS_ERR_ARGUMENT;
+    }
+    if (s->opt.banded != 0) { /* M as its nonzeros, T^T through the frame (maybe implicit) */
+        const mcs_status st = mcs_compact_mass_times(s, s->cur.x, s->cur.t, v, s->w.rhs);
+        if (st != MCS_OK) {
+            return st;
+        }
+        mcs_frame_Tt(s, &s->cur, s->w.rhs, P);
+        return (mcs_vec_max_abs(s->n - s->cur.r, P) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
     }
     return momenta(s, s->cur.t, s->cur.x, v, s->cur.T, s->n - s->cur.r, P);
 }

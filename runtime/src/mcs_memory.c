@@ -20,8 +20,11 @@ typedef struct layout {
     size_t k; /* max(n, m, 1) */
     size_t f; /* 1 <= f_max <= n */
     size_t held;
-    size_t a_nnz; /* the compact layout's A and M as their nonzeros */
+    size_t a_nnz; /* the compact and banded layouts' A and M as their nonzeros */
     size_t m_nnz;
+    size_t bw;   /* the banded layout's: R's band, the rotations, the KKT matrix's half band */
+    size_t nrot;
+    size_t kb;
     unsigned features;
 } layout;
 
@@ -129,6 +132,31 @@ static size_t basis_work_size(const layout *l)
     return MAX2(need, predict);
 }
 
+/* The banded layout's frames: each its x, x_lo, v, q, T (n x f_max), R (m x bw) and rotations
+ * (their cosines then sines, in tau); no n x n Q and no pivots (the structure's order). */
+static void carve_banded_frames(carver *c, mcs_sim *s, const layout *l)
+{
+    mcs_frame *frames[2];
+    int i;
+    frames[0] = &s->cur;
+    frames[1] = &s->prev;
+    for (i = 0; i < 2; ++i) {
+        mcs_frame *fr = frames[i];
+        fr->x = take(c, l->n);
+        fr->x_lo = take(c, l->n);
+        fr->v = take(c, l->n);
+        fr->q = take(c, l->f);
+        fr->Q = NULL;
+        fr->T = take(c, l->n * l->f);
+        fr->R = take(c, l->m * l->bw);
+        fr->tau = take(c, 2U * l->nrot);
+        fr->piv = NULL;
+        fr->t = MCS_R(0.0);
+        fr->r = 0;
+        fr->sigma = MCS_R(1.0);
+    }
+}
+
 /* Lays out everything the features use; with null arrays it only counts. */
 static void carve_all(carver *c, mcs_sim *s, const layout *l)
 {
@@ -142,6 +170,12 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
     const size_t mr = MAX2(l->m, 1U);
     const size_t r_max = kmin_of(l);
     int i;
+    s->w.bz = NULL; /* the banded layout's (set below when it is this one) */
+    s->w.bx = NULL;
+    s->w.bq = NULL;
+    s->w.bwin = NULL;
+    s->w.kkt = NULL;
+    s->w.kkt_rhs = NULL;
     if ((feat & MCS_MEM_COMPACT) != 0U) {
         /* no probe (no dense q, qd, events or locks), A and M as nonzeros, no G */
         carve_compact_frames(c, s, l);
@@ -151,6 +185,21 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
         s->w.A_dot = take_if(c, predictor, MAX2(l->a_nnz, 1U));
         s->w.M = take(c, MAX2(l->m_nnz, 1U));
         s->w.G = NULL;
+    } else if ((feat & MCS_MEM_BANDED) != 0U) {
+        /* banded frames, A and M as nonzeros, the banded chart's vectors and KKT band */
+        carve_banded_frames(c, s, l);
+        no_frame(&s->probe);
+        s->w.A = take(c, MAX2(l->a_nnz, 1U));
+        s->w.A_nz = NULL;
+        s->w.A_dot = take_if(c, predictor, MAX2(l->a_nnz, 1U));
+        s->w.M = take(c, MAX2(l->m_nnz, 1U));
+        s->w.G = NULL;
+        s->w.bz = take(c, n);
+        s->w.bx = take(c, n);
+        s->w.bq = take(c, f);
+        s->w.bwin = take(c, l->bw);
+        s->w.kkt = take(c, (n + l->m) * ((3U * l->kb) + 1U));
+        s->w.kkt_rhs = take(c, n + l->m);
     } else {
         carve_frame(c, &s->cur, l);
         carve_frame(c, &s->prev, l);
@@ -205,6 +254,7 @@ static void carve_all(carver *c, mcs_sim *s, const layout *l)
     s->w.p_last = take(c, r_max);
     /* G's LU pivots, and the held velocities' QR pivots (nheld) */
     s->w.ipiv = itake(c, ((feat & MCS_MEM_COMPACT) != 0U) ? MAX2(l->held, 1U) : k);
+    s->w.kkt_ipiv = ((feat & MCS_MEM_BANDED) != 0U) ? itake(c, n + l->m) : NULL;
     s->lock_key = (locks != 0U) ? itake(c, k) : NULL;
     s->lock_group = (locks != 0U) ? itake(c, k) : NULL;
     s->lock_rows = (locks != 0U) ? itake(c, k) : NULL;
@@ -229,6 +279,9 @@ static layout layout_of(const mcs_model *model, const mcs_options *opt, unsigned
     l.held = (size_t)MAX2(model->nheld, 0);
     l.a_nnz = (size_t)MAX2(model->a_nnz, 0);
     l.m_nnz = (size_t)MAX2(model->m_nnz, 0);
+    l.bw = (model->band != NULL) ? (size_t)MAX2(model->band->width, 1) : 0U;
+    l.nrot = (model->band != NULL) ? (size_t)MAX2(model->band->nrot, 0) : 0U;
+    l.kb = (model->band != NULL) ? (size_t)MAX2(model->band->kkt_band, 0) : 0U;
     l.features = features;
     return l;
 }
@@ -244,6 +297,9 @@ static layout full_layout(int n, int m)
     l.held = l.k + 2U;   /* (k + 3) k >= (held) (n + 1) for any held <= n */
     l.a_nnz = l.n * l.m; /* any model's nonzeros (room for a compact run too) */
     l.m_nnz = 0U;
+    l.bw = 0U; /* no banded run: mcs_sim_assign's layout only */
+    l.nrot = 0U;
+    l.kb = 0U;
     l.features = MCS_MEM_ALL;
     return l;
 }
@@ -277,6 +333,7 @@ unsigned mcs_sim_memory_features(const mcs_options *opt)
     f |= (opt->sing_tol > MCS_R(0.0)) ? MCS_MEM_EVENTS : 0U;
     f |= (opt->max_locks > 0) ? MCS_MEM_LOCKS : 0U;
     f |= (opt->compact != 0) ? MCS_MEM_COMPACT : 0U;
+    f |= (opt->banded != 0) ? MCS_MEM_BANDED : 0U;
     return f;
 }
 
@@ -355,6 +412,9 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
     st = mcs_sim_check(model, opt);
     if (st != MCS_OK) {
         return st;
+    }
+    if (opt->banded != 0) {
+        return MCS_ERR_UNSUPPORTED; /* its layout is mcs_sim_assign's (the structure's sizes) */
     }
     /* room for the model's rows and the locks it may take */
     if (mcs_sim_workspace_size(model->nx, model->nc + opt->max_locks, &need, &ineed) != MCS_OK) {

@@ -27,6 +27,7 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
     opt->dense_output = 1;
     opt->max_dof = 0;
     opt->compact = 0;
+    opt->banded = 0;
     opt->max_steps = 10000000L;
     opt->max_attempts = 100;
     return MCS_OK;
@@ -56,7 +57,8 @@ static int options_valid(const mcs_options *o, const mcs_model *model)
            (o->max_locks <= (MCS_MAX_DIM - model->nc)) && (o->max_steps >= 1) &&
            (o->max_attempts >= 1) && (o->max_attempts <= 1000000) &&
            ((o->dense_output == 0) || (o->dense_output == 1)) && (o->max_dof >= 0) &&
-           (o->max_dof <= model->nx) && ((o->compact == 0) || (o->compact == 1));
+           (o->max_dof <= model->nx) && ((o->compact == 0) || (o->compact == 1)) &&
+           ((o->banded == 0) || (o->banded == 1));
 }
 
 mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
@@ -88,6 +90,13 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
              ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP)))) {
             return MCS_ERR_UNSUPPORTED;
         }
+    }
+    if ((opt->banded != 0) &&
+        ((model->band == NULL) || (model->nc < 1) || (opt->compact != 0) ||
+         (opt->dense_output != 0) || (opt->sing_tol > MCS_R(0.0)) || (opt->max_locks > 0) ||
+         (opt->continuation == MCS_CONT_EXP) ||
+         ((opt->continuation == MCS_CONT_EULER) && (model->A_dot_nz == NULL)))) {
+        return MCS_ERR_UNSUPPORTED; /* what the banded simulator takes: mcs_sim.h */
     }
     return mcs_sim_compiled_in(opt);
 }
@@ -148,7 +157,7 @@ void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const 
 
 /* ---------------------------------------------------------------- queries */
 
-mcs_status mcs_sim_minimal(const mcs_sim *s, mcs_real *q, mcs_real *qd)
+mcs_status mcs_sim_minimal(mcs_sim *s, mcs_real *q, mcs_real *qd)
 {
     int n;
     int r;
@@ -160,7 +169,7 @@ mcs_status mcs_sim_minimal(const mcs_sim *s, mcs_real *q, mcs_real *qd)
     r = s->cur.r;
     f = n - r;
     mcs_q_carry(f, s->cur.q, NULL, f, q);
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->cur.T, n, s->cur.v, n, 0, qd, MAX2(f, 1));
+    mcs_frame_Tt(s, &s->cur, s->cur.v, qd);
     return MCS_OK;
 }
 

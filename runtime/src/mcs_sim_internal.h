@@ -151,6 +151,30 @@ int mcs_compact_kmin(const mcs_sim *s);
 mcs_status mcs_compact_mass_times(mcs_sim *s, const mcs_real *x, mcs_real t, const mcs_real *v,
                                   mcs_real *out);
 
+/* out (f) = T^T y for the frame's tangent basis (explicit, or the banded simulator's implicit
+ * one: writes w.bz then). */
+void mcs_frame_Tt(mcs_sim *s, const mcs_frame *fr, const mcs_real *y, mcs_real *out);
+
+/* ---- mcs_banded.c: the banded simulator's frames and chart (the mcs_frame.c and mcs_chart.c
+ * functions call these when options.banded is set; the same contracts unless said). Scratch:
+ * w.bz, w.bx, w.bq, w.bwin, w.kkt, w.kkt_rhs, w.kkt_ipiv besides the chart's. ---- */
+mcs_status mcs_banded_factor(mcs_sim *s, mcs_frame *fr);
+mcs_status mcs_banded_predict(mcs_sim *s, const mcs_frame *from, mcs_real h);
+mcs_status mcs_banded_align(mcs_sim *s, int f_old, mcs_frame *to);
+mcs_status mcs_banded_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *qd,
+                          mcs_real t, mcs_real *x, mcs_real *v);
+/* its rhs leaves xdd, the acceleration at y, in w.Z (n) */
+mcs_status mcs_banded_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
+                          mcs_real *ydot);
+/* out (f) = T^T y; out (n) = T q; T (n x f) = the traditional basis T^ of fr, explicit */
+void mcs_banded_Tt(mcs_sim *s, const mcs_frame *fr, const mcs_real *y, mcs_real *out);
+/* p (m, R's columns) = U^T y */
+void mcs_banded_Ut(mcs_sim *s, const mcs_frame *fr, const mcs_real *y, mcs_real *p);
+void mcs_banded_T(mcs_sim *s, const mcs_frame *fr, const mcs_real *q, mcs_real *out);
+void mcs_banded_form_T(mcs_sim *s, const mcs_frame *fr, mcs_real *T);
+/* out (n) = -U R^-T b_S: the minimum-norm dx with A dx = -b (b: m, by constraint) */
+void mcs_banded_min_norm(mcs_sim *s, const mcs_frame *fr, const mcs_real *b, mcs_real *out);
+
 /* ---- mcs_assembly.c ---- */
 
 /* |c(x, t)|_inf (0 when m = 0; negative when not finite). Writes w.c. */

@@ -278,6 +278,10 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
             (((s->features & MCS_MEM_COMPACT) != 0U) && ((need & MCS_MEM_COMPACT) == 0U))) {
             return MCS_ERR_ARGUMENT;
         }
+        /* a banded layout holds only a banded run, and a banded run needs its layout */
+        if ((((s->features & MCS_MEM_BANDED) != 0U) ? 1 : 0) != ((s->opt.banded != 0) ? 1 : 0)) {
+            return MCS_ERR_ARGUMENT;
+        }
         if (((s->opt.compact != 0) && (s->opt.sing_tol > MCS_R(0.0))) ||
             (mcs_sim_compiled_in(&s->opt) != MCS_OK)) {
             return MCS_ERR_UNSUPPORTED; /* options changed after mcs_sim_check */

@@ -37,27 +37,41 @@ static void options_for(const mcs_model *md, unsigned feat, int max_dof, mcs_opt
     opt->max_locks = (feat & MCS_MEM_LOCKS) ? 2 : 0;
     opt->max_dof = max_dof;
     opt->compact = (feat & MCS_MEM_COMPACT) ? 1 : 0;
+    opt->banded = (feat & MCS_MEM_BANDED) ? 1 : 0;
     opt->h = 1e-3;
     opt->rtol = 1e-9;
     opt->atol = 1e-11;
 }
 
+/* Whether options with the features `feat` run on a model with nc rows: the compact layout has
+ * no probe frame, events or locks; the banded layout none of those, no exp and needs rows. */
+static int supported(unsigned feat, int nc)
+{
+    const unsigned probe = MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS;
+    if ((feat & MCS_MEM_COMPACT) && (feat & probe))
+        return 0;
+    if ((feat & MCS_MEM_BANDED) && ((feat & (probe | MCS_MEM_COMPACT | MCS_MEM_EXP)) || nc < 1))
+        return 0;
+    return 1;
+}
+
 static void test_size_equals_the_macro_for_every_feature_set(void **state)
 {
     mcs_model md = spatial_pendulum_model;
+    const mcs_band_structure *band = md.band;
     unsigned feat;
     (void)state;
+    assert_non_null(band);
     for (md.nx = 1; md.nx <= 24; ++md.nx)
         for (md.nc = 0; md.nc <= 26; md.nc += 1 + (md.nc > 6))
-            for (feat = 0; feat <= (MCS_MEM_ALL | MCS_MEM_COMPACT); ++feat) {
+            for (feat = 0; feat <= (MCS_MEM_ALL | MCS_MEM_COMPACT | MCS_MEM_BANDED); ++feat) {
                 const int nx = md.nx, nc = md.nc;
                 int f;
                 if ((feat & MCS_MEM_DOPRI5) && (feat & MCS_MEM_DOP853))
                     continue; /* one method at a time */
                 if ((feat & MCS_MEM_EULER) && (feat & MCS_MEM_EXP))
                     continue;
-                if ((feat & MCS_MEM_COMPACT) &&
-                    (feat & (MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS))) {
+                if (!supported(feat, nc)) {
                     mcs_options opt;
                     options_for(&md, feat, 0, &opt);
                     assert_int_equal(mcs_sim_memory_size(&md, &opt), 0); /* unsupported */
@@ -68,10 +82,11 @@ static void test_size_equals_the_macro_for_every_feature_set(void **state)
                     const int m = nc + ((feat & MCS_MEM_LOCKS) ? 2 : 0);
                     options_for(&md, feat, f, &opt);
                     assert_int_equal(mcs_sim_memory_features(&opt), feat);
-                    assert_int_equal(
-                        mcs_sim_memory_size(&md, &opt),
-                        MCS_SIM_MEMORY_REALS(nx, m, md.a_nnz, md.m_nnz, f, md.nheld, feat) *
-                            sizeof(mcs_real));
+                    assert_int_equal(mcs_sim_memory_size(&md, &opt),
+                                     MCS_SIM_MEMORY_REALS(nx, m, md.a_nnz, md.m_nnz, band->width,
+                                                          band->nrot, band->kkt_band, f, md.nheld,
+                                                          feat) *
+                                         sizeof(mcs_real));
                 }
             }
 }

@@ -19,6 +19,7 @@ from ..model import kernel_sets
 from ..model.exact import clean
 from ..paths import TEMPLATES, shipped
 from .fingerprint import generator_fingerprint
+from . import structure
 from .printer import McsCodePrinter
 
 if TYPE_CHECKING:  # for the hints only
@@ -26,7 +27,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 7
+MODEL_ABI_VERSION = 8
 # Values of mcs_method, mcs_continuation and mcs_joint_coordinate (runtime/include/mcs/).
 METHOD_ID = {"rk4": 0, "dopri5": 1, "dop853": 2}
 CONT_ID = {"exp": 0, "euler": 1, "none": 2, "off": 3}
@@ -359,6 +360,37 @@ def m_pattern(derived):
     return _pattern(derived.M)
 
 
+def band_structure(model, derived):
+    """The banded simulator's tables (emit/structure.py), or None when A has no rows or is
+    structurally rank deficient."""
+    pattern = a_pattern(derived)
+    qr = structure.givens_qr(pattern, model.m, model.n)
+    if qr is None:
+        return None
+    kkt = structure.kkt_band(pattern, m_pattern(derived), model.m, model.n)
+    position = {c: k for k, c in enumerate(qr["c_order"])}
+    first = []
+    for j in qr["x_order"]:
+        cols = [position[i] for i, jj in pattern if jj == j]
+        first.append(min(cols) if cols else model.m)
+    col_start = [0] * (model.n + 1)
+    for _, j in pattern:
+        col_start[j + 1] += 1
+    for j in range(model.n):
+        col_start[j + 1] += col_start[j]
+    kkt_pos = [0] * (model.n + model.m)
+    for k, v in enumerate(kkt["order"]):
+        kkt_pos[v] = k
+    return dict(
+        qr,
+        c_pos=[position[i] for i in range(model.m)],
+        first=first,
+        a_col_start=col_start,
+        kkt_band=kkt["band"],
+        kkt_pos=kkt_pos,
+    )
+
+
 def _rows_of(pattern, m):
     """A's pattern row by row (the runtime's sparse products with rows of A): row_start (m + 1)
     and row_nz, the index in `pattern` of each nonzero, rows in turn, columns ascending."""
@@ -462,6 +494,7 @@ def render(
         "pattern": a_pattern(derived),
         "m_pattern": m_pattern(derived),
         **_rows_of(a_pattern(derived), model.m),
+        "band": band_structure(model, derived),
         "real": McsCodePrinter({}).value,
         "sim": sim,
         "method_id": METHOD_ID[sim["method"]],

@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 7
+#define MCS_MODEL_ABI_VERSION 8
 
 /* Kernel of (x, t): c (nc), A (nc x nx), c_t (nc), M (nx x nx), A_nz (a_nnz), M_nz (m_nnz). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -81,6 +81,27 @@ typedef struct mcs_switch_event {
     mcs_real (*condition)(const mcs_real *x, const mcs_real *v, mcs_real t, const void *params);
     int direction; /* condition events: 1 rising, -1 falling, 0 either way */
 } mcs_switch_event;
+
+/* What the banded simulator (options.banded) factors by, laid out at generation time
+ * (generator/mcsgen/emit/structure.py): the QR of A^T by rows and Givens rotations, R (nc x nc)
+ * banded, and the KKT matrix [[M, A^T], [A, 0]] in a banded order. Slots are A^T's rows
+ * (coordinates) in factorization order; columns are R's (constraints in c_order). */
+typedef struct mcs_band_structure {
+    int width;            /* R's band: row c has its nonzeros in columns c .. c + width - 1 */
+    int nrot;             /* rotations of one factorization */
+    const int *c_order;   /* (nc) the constraint at each column of R */
+    const int *c_pos;     /* (nc) each constraint's column of R */
+    const int *x_order;   /* (nx) the coordinate in each slot */
+    const int *first;     /* (nx) a slot's first column (nc: none) */
+    const int *rot_start; /* (nx + 1) slot k's rotations are rot_start[k] .. rot_start[k + 1] - 1 */
+    const int *rot_col;   /* (nrot) the column of R each rotation annihilates the slot's entry in */
+    const int *place;     /* (nx) the column of R slot k becomes, or -1: a tangent slot */
+    const int *owner;     /* (nc) the slot that holds row c of R */
+    const int
+        *a_col_start;   /* (nx + 1) coordinate j's nonzeros of A: a_col_start[j] .. [j + 1] - 1 */
+    int kkt_band;       /* the KKT matrix's half bandwidth in its order */
+    const int *kkt_pos; /* (nx + nc) position of each variable (coordinates, then rows) */
+} mcs_band_structure;
 
 typedef struct mcs_model {
     int abi_version;                     /* MCS_MODEL_ABI_VERSION at generation */
@@ -158,6 +179,8 @@ typedef struct mcs_model {
     mcs_kernel_xt initial;
     int nheld;          /* held initial velocity conditions (body velocities, joint rates) */
     mcs_kernel_xt held; /* (nheld x (nx + 1)) [H(x) | h]: H v = h held; NULL when nheld = 0 */
+    /* The banded simulator's structure, or NULL (no rows, or A structurally rank deficient). */
+    const mcs_band_structure *band;
 } mcs_model;
 
 #endif /* MCS_MODEL_H */

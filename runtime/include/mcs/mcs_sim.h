@@ -85,6 +85,13 @@ typedef struct mcs_options {
      * near singular configurations (a stage whose refinement stops converging is retaken). Needs
      * dense_output 0, sing_tol 0 and max_locks 0 (else MCS_ERR_UNSUPPORTED). Default 0. */
     int compact;
+    /* 1: the banded simulator (README "Large models"), for large mechanisms with banded constraints
+     * (the model's band structure, model->band): every step O(n) with continuation off, O(n f^2)
+     * with none or euler; the same motion to round-off. Needs rows of full rank along the motion
+     * (no redundancy, no singular configuration: MCS_ERR_SINGULAR_CHART there), continuation
+     * off, none or euler, dense_output 0, sing_tol 0, max_locks 0, compact 0, memory from
+     * mcs_sim_assign (else MCS_ERR_UNSUPPORTED). Default 0. */
+    int banded;
 } mcs_options;
 
 /* The state at one time and the factorization of A(x, t)^T there. */
@@ -210,6 +217,16 @@ typedef struct mcs_sim {
          * pred_t name the same chart and pred_r its rank (mcs_chart_start clears it). */
         mcs_real *x_lo;  /* (n) the chart map's split of its x when want_lo is set */
         mcs_real *xq;    /* (n) the compact chart's x_k + T q */
+        /* the banded simulator's: vectors by slot and by coordinate (n), f tangent entries, R's
+         * window (w), the KKT matrix's banded LU ((n + m) x (3 kb + 1)), its right side and
+         * pivots (n + m) */
+        mcs_real *bz;
+        mcs_real *bx;
+        mcs_real *bq;
+        mcs_real *bwin;
+        mcs_real *kkt;
+        mcs_real *kkt_rhs;
+        int *kkt_ipiv;
         mcs_real *start; /* (2 n) mcs_sim_start's [x0; v0] of the parameters */
         /* a compact simulator: the x of the frame whose factorization the storage the frames
          * share holds (NULL: none) */
@@ -340,7 +357,7 @@ mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, cons
  * starts at 0), and qd = T^T v, the velocity in the tangent basis. With basis continuation q is
  * smooth and qd is its time derivative. (T^T x is no coordinate: for a spherical pendulum it is
  * identically 0, x being radial.) */
-mcs_status mcs_sim_minimal(const mcs_sim *sim, mcs_real *q, mcs_real *qd);
+mcs_status mcs_sim_minimal(mcs_sim *sim, mcs_real *q, mcs_real *qd);
 
 /* *norm = |c(x, t)|_inf of the current state, or of the state (t, x) (e.g. a dense output).
  * Uses the scratch (not the state). */

@@ -22,6 +22,8 @@
 /* options.compact: the compact layout (less: no n x n Q, no r x r G, A and M as nonzeros, one
  * factorization for both frames); not part of MCS_MEM_ALL, which mcs_sim_init's room covers */
 #define MCS_MEM_COMPACT 128U
+/* options.banded: the banded layout (banded R and rotations, the KKT band; mcs_sim_assign only) */
+#define MCS_MEM_BANDED 256U
 
 /* The stage buffers an mcs_sim holds pointers to (DOP853's 16 when it is compiled in). */
 #if MCS_WITH_DOP853
@@ -45,13 +47,20 @@
 #define MCS_SIM_FRAME_(n, m, F) \
     ((3 * (n)) + (F) + ((n) * (n)) + ((n)*MCS_SIM_MAX((m), 1)) + MCS_SIM_KMIN_(n, m))
 /* the frames and the matrices A, A_nz, A_dot, M, G: a compact layout's two frames (x, x_lo, v,
- * q, T (n x f)) share one factorization (R, tau) and keep A, A_dot and M as their nonzeros */
-#define MCS_SIM_FRAMES_(n, m, an, mn, F, feat) \
+ * q, T (n x f)) share one factorization (R, tau) and keep A, A_dot and M as their nonzeros; a
+ * banded layout's each have their own R (m x bw) and rotations (2 nrot), and it adds its vectors
+ * (2 n + f + bw) and the KKT band ((n + m) x (3 kb + 2): the LU and its right side) */
+#define MCS_SIM_FRAMES_(n, m, an, mn, bw, nr, kb, F, feat) \
     (((feat)&MCS_MEM_COMPACT) \
          ? ((2 * ((3 * (n)) + (F) + ((n) * (F)))) + ((n)*MCS_SIM_MAX((m), 1)) + \
             MCS_SIM_KMIN_(n, m) + MCS_SIM_MAX((an), 1) + \
             MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP, MCS_SIM_MAX((an), 1)) + \
             MCS_SIM_MAX((mn), 1)) \
+     : ((feat)&MCS_MEM_BANDED) \
+         ? ((2 * ((3 * (n)) + (F) + ((n) * (F)) + ((m) * (bw)) + (2 * (nr)))) + \
+            MCS_SIM_MAX((an), 1) + \
+            MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP, MCS_SIM_MAX((an), 1)) + \
+            MCS_SIM_MAX((mn), 1) + (2 * (n)) + (F) + (bw) + (((n) + (m)) * ((3 * (kb)) + 2))) \
          : (((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1)) * \
              MCS_SIM_FRAME_(n, m, F)) + \
             ((1 + MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP | MCS_MEM_LOCKS, 1)) * \
@@ -64,8 +73,8 @@
 /* ... then the chart's buffers (Z, Phi, MPhi, Mred, That, Tpred; c, c_t, gamma, f, p, xs, vs,
  * tmp2, rhs, tmp), the stages, the event record, the basis work, x_lo, xq, start, the warm
  * start, the locks' and the held velocities' buffers (mcs_memory.c, in this order) */
-#define MCS_SIM_REALS_(n, m, an, mn, K, F, held, feat) \
-    (MCS_SIM_FRAMES_(n, m, an, mn, F, feat) + (5 * (n) * (F)) + ((F) * (F)) + \
+#define MCS_SIM_REALS_(n, m, an, mn, bw, nr, kb, K, F, held, feat) \
+    (MCS_SIM_FRAMES_(n, m, an, mn, bw, nr, kb, F, feat) + (5 * (n) * (F)) + ((F) * (F)) + \
      (3 * MCS_SIM_MAX((m), 1)) + (3 * (n)) + (4 * (K)) + (14 * (F)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE, 2 * (F)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853, (6 * (F)) + (n)) + \
@@ -74,32 +83,36 @@
      MCS_SIM_BASIS_(n, m, F, feat) + (4 * (n)) + ((MCS_SIM_KMIN_(n, m) + 1) * (F)) + \
      MCS_SIM_KMIN_(n, m) + MCS_SIM_ON(feat, MCS_MEM_LOCKS, (4 * (K)) + ((K) * (n)) + (K) + 3) + \
      (((feat)&MCS_MEM_LOCKS) ? (((K) + 3) * (K)) : (MCS_SIM_MAX((held), 1) * ((n) + 1))))
-/* ints: the pivots (one set for a compact layout's frames), G's LU or the held velocities' QR,
- * the locks' bookkeeping, the basis routines' */
-#define MCS_SIM_INTS_(m, K, held, feat) \
-    ((((feat)&MCS_MEM_COMPACT) \
-          ? MCS_SIM_MAX((m), 1) \
+/* ints: the pivots (one set for a compact layout's frames, none for a banded one's), G's LU or
+ * the held velocities' QR, the locks' bookkeeping, the basis routines', the KKT band's pivots */
+#define MCS_SIM_INTS_(n, m, K, held, feat) \
+    ((((feat)&MCS_MEM_COMPACT) ? MCS_SIM_MAX((m), 1) \
+      : ((feat)&MCS_MEM_BANDED) \
+          ? 0 \
           : ((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1)) * MCS_SIM_MAX((m), 1))) + \
      (((feat)&MCS_MEM_COMPACT) ? MCS_SIM_MAX((held), 1) : (K)) + \
-     MCS_SIM_ON(feat, MCS_MEM_LOCKS, 4 * (K)) + (K))
+     MCS_SIM_ON(feat, MCS_MEM_LOCKS, 4 * (K)) + (K) + MCS_SIM_ON(feat, MCS_MEM_BANDED, (n) + (m)))
 
 /* The block mcs_sim_assign carves, in mcs_real units (declare it `static mcs_real
  * mem[MCS_SIM_MEMORY_REALS(...)]`, so it is aligned for mcs_real), for a model with n
  * coordinates, m = nc + options.max_locks rows, a_nnz and m_nnz nonzeros in A and M (the compact
- * layout's; <NAME>_A_NNZ, <NAME>_M_NNZ), `held` held initial velocities (<NAME>_NHELD),
- * options.max_dof = f (0: n) and the features the options use (mcs_sim_memory_features). Equal
- * to mcs_sim_memory_size / sizeof(mcs_real) (a test checks it). A generated header gives it per
- * model: <NAME>_SIM_MEMORY(max_dof, features). */
-#define MCS_SIM_MEMORY_REALS(n, m, a_nnz, m_nnz, f, held, feat) \
-    (MCS_SIM_REALS_(n, m, a_nnz, m_nnz, MCS_SIM_K(n, m), MCS_SIM_F(n, f, feat), held, feat) + \
-     (((MCS_SIM_INTS_(m, MCS_SIM_K(n, m), held, feat) * sizeof(int)) + sizeof(mcs_real) - 1) / \
+ * and banded layouts'; <NAME>_A_NNZ, <NAME>_M_NNZ), the band structure's bw, nrot and kb (the
+ * banded layout's; <NAME>_BAND_WIDTH, _NROT, _KKT), `held` held initial velocities
+ * (<NAME>_NHELD), options.max_dof = f (0: n) and the features the options use
+ * (mcs_sim_memory_features). Equal to mcs_sim_memory_size / sizeof(mcs_real) (a test checks it).
+ * A generated header gives it per model: <NAME>_SIM_MEMORY(max_dof, features). */
+#define MCS_SIM_MEMORY_REALS(n, m, a_nnz, m_nnz, bw, nrot, kb, f, held, feat) \
+    (MCS_SIM_REALS_(n, m, a_nnz, m_nnz, bw, nrot, kb, MCS_SIM_K(n, m), MCS_SIM_F(n, f, feat), \
+                    held, feat) + \
+     (((MCS_SIM_INTS_(n, m, MCS_SIM_K(n, m), held, feat) * sizeof(int)) + sizeof(mcs_real) - 1) / \
       sizeof(mcs_real)))
 
 /* Workspace (number of mcs_real / int entries) of mcs_sim_init for a model with n coordinates and
  * m rows (nc + max_locks): every feature, every shape at its largest. They equal what
  * mcs_sim_workspace_size counts from the layout itself (a test checks it for many n, m). */
 #define MCS_SIM_WORK_SIZE(n, m) \
-    MCS_SIM_REALS_(n, m, (n) * (m), 0, MCS_SIM_K(n, m), (n), MCS_SIM_K(n, m) + 2, MCS_MEM_ALL)
-#define MCS_SIM_IWORK_SIZE(n, m) MCS_SIM_INTS_(m, MCS_SIM_K(n, m), 0, MCS_MEM_ALL)
+    MCS_SIM_REALS_(n, m, (n) * (m), 0, 0, 0, 0, MCS_SIM_K(n, m), (n), MCS_SIM_K(n, m) + 2, \
+                   MCS_MEM_ALL)
+#define MCS_SIM_IWORK_SIZE(n, m) MCS_SIM_INTS_(n, m, MCS_SIM_K(n, m), 0, MCS_MEM_ALL)
 
 #endif /* MCS_SIM_MEMORY_H */
