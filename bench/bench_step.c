@@ -2,11 +2,15 @@
  * Built by bench/run.py like the simulator (-DMCS_APP_MODEL=... -include <model>.h).
  * usage: bench_step MODE ARGS
  *   per-step T_END H REPEATS        ns per RK4 step for continuation off, euler, none, exp
+ *   banded T_END H REPEATS          ns per RK4 step of the default simulator (continuation off)
+ *                                   and of the banded one (off, none, euler), both without
+ *                                   events and dense output; max |x - x_default| at T_END
  *   run METHOD H RTOL T_END REPEATS best wall time of one run, and the final positions
  *   locks METHOD H RTOL T_END REPEATS JUMP NAME@T...   the same with coordinate or joint NAME
  *                                   locked at time T (JUMP: minimal|naive); also the cost of one
  *                                   lock
  * Prints one JSON object. Needs -D_POSIX_C_SOURCE=199309L (clock_gettime). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +69,36 @@ static void setup(mcs_method method, mcs_continuation cont, double h, double rto
         fprintf(stderr, "bench: init failed\n");
         exit(1);
     }
+}
+
+/* A banded simulator (options.banded) in memory of its own size (malloc'ed once per
+ * continuation: this is a host benchmark), at the initial state; 0 if the model has none. */
+static int setup_banded(mcs_continuation cont, double h, mcs_sim *sim)
+{
+    static void *blocks[4];
+    static size_t sizes[4];
+    mcs_options opt;
+    const int slot = (int)cont;
+    mcs_options_default(&opt, &MODEL);
+    opt.method = MCS_METHOD_RK4;
+    opt.continuation = cont;
+    opt.h = h;
+    opt.dense_output = 0;
+    opt.sing_tol = 0;
+    opt.banded = 1;
+    if (!blocks[slot]) {
+        sizes[slot] = mcs_sim_memory_size(&MODEL, &opt);
+        if (sizes[slot] == 0)
+            return 0;
+        blocks[slot] = malloc(sizes[slot]);
+    }
+    if (!blocks[slot] ||
+        mcs_sim_assign(sim, &MODEL, &DEFAULTS, &opt, blocks[slot], sizes[slot]) != MCS_OK ||
+        mcs_sim_set_state(sim, 0, MODEL.x0, MODEL.v0, NULL) != MCS_OK) {
+        fprintf(stderr, "bench: banded init failed\n");
+        exit(1);
+    }
+    return 1;
 }
 
 /* one run; returns wall seconds of the integration loop (init and assembly excluded) */
@@ -135,7 +169,7 @@ int main(int argc, char **argv)
     static mcs_sim sim;
     const char *names[] = {"off", "euler", "none", "exp"};
     const mcs_continuation modes[] = {MCS_CONT_OFF, MCS_CONT_EULER, MCS_CONT_NONE, MCS_CONT_EXP};
-    int i, k;
+    int i, j, k;
     if (argc == 5 && !strcmp(argv[1], "per-step")) {
         const double t_end = atof(argv[2]), h = atof(argv[3]);
         const int repeats = atoi(argv[4]);
@@ -152,6 +186,59 @@ int main(int argc, char **argv)
                MODEL.nc, steps);
         for (i = 0; i < 4; ++i)
             printf(", \"ns_per_step_%s\": %.1f", names[i], 1e9 * best[i] / (double)steps);
+        printf("}\n");
+        return 0;
+    }
+    if (argc == 5 && !strcmp(argv[1], "banded")) {
+        const double t_end = atof(argv[2]), h = atof(argv[3]);
+        const int repeats = atoi(argv[4]);
+        const char *bnames[] = {"default_off", "banded_off", "banded_none", "banded_euler"};
+        const mcs_continuation bmodes[] = {MCS_CONT_OFF, MCS_CONT_OFF, MCS_CONT_NONE,
+                                           MCS_CONT_EULER};
+        static mcs_real x_ref[MCS_APP_NX];
+        double best[4] = {1e30, 1e30, 1e30, 1e30}, dx = 0;
+        long steps = 0;
+        for (k = 0; k < repeats; ++k)
+            for (i = 0; i < 4; ++i) {
+                double start;
+                if (i == 0) {
+                    mcs_options opt;
+                    mcs_options_default(&opt, &MODEL);
+                    opt.method = MCS_METHOD_RK4;
+                    opt.continuation = MCS_CONT_OFF;
+                    opt.h = h;
+                    opt.dense_output = 0;
+                    opt.sing_tol = 0;
+                    if (mcs_sim_init(&sim, &MODEL, &DEFAULTS, &opt, work, sizeof work / sizeof *work,
+                                     iwork, sizeof iwork / sizeof *iwork) != MCS_OK ||
+                        mcs_sim_set_state(&sim, 0, MODEL.x0, MODEL.v0, NULL) != MCS_OK)
+                        return 1;
+                } else if (!setup_banded(bmodes[i], h, &sim)) {
+                    fprintf(stderr, "bench: %s has no band structure\n", MODEL.name);
+                    return 1;
+                }
+                start = now();
+                if (mcs_sim_advance(&sim, t_end) != MCS_OK) {
+                    fprintf(stderr, "bench: integration failed (%s)\n", bnames[i]);
+                    return 1;
+                }
+                start = now() - start;
+                best[i] = (start < best[i]) ? start : best[i];
+                steps = sim.stats.steps;
+                for (j = 0; j < MODEL.nx; ++j) {
+                    if (i == 0)
+                        x_ref[j] = sim.cur.x[j];
+                    else if (fabs((double)(sim.cur.x[j] - x_ref[j])) > dx)
+                        dx = fabs((double)(sim.cur.x[j] - x_ref[j]));
+                }
+            }
+        printf("{\"model\": \"%s\", \"n\": %d, \"m\": %d, \"steps\": %ld, \"max_dx\": %.3g",
+               MODEL.name, MODEL.nx, MODEL.nc, steps, dx);
+        if (MODEL.band)
+            printf(", \"band_width\": %d, \"rotations\": %d, \"kkt_band\": %d",
+                   MODEL.band->width, MODEL.band->nrot, MODEL.band->kkt_band);
+        for (i = 0; i < 4; ++i)
+            printf(", \"ns_per_step_%s\": %.1f", bnames[i], 1e9 * best[i] / (double)steps);
         printf("}\n");
         return 0;
     }
@@ -204,7 +291,7 @@ int main(int argc, char **argv)
         printf("]}\n");
         return 0;
     }
-    fprintf(stderr, "usage: bench_step per-step T_END H REPEATS | run METHOD H RTOL T_END REPEATS"
-                    " | locks METHOD H RTOL T_END REPEATS JUMP NAME@T...\n");
+    fprintf(stderr, "usage: bench_step per-step T_END H REPEATS | banded T_END H REPEATS"
+                    " | run METHOD H RTOL T_END REPEATS | locks METHOD H RTOL T_END REPEATS JUMP NAME@T...\n");
     return 2;
 }

@@ -160,18 +160,20 @@ static int at(int kb, int i, int j)
 
 int mcs_band_lu(int N, int kb, mcs_real *ab, int *ipiv)
 {
+    const int ld = (3 * kb) + 1;
     int j;
     for (j = 0; j < N; ++j) {
         const int below = ((j + kb) < N) ? kb : ((N - 1) - j);
         const int right = ((j + (2 * kb)) < N) ? (2 * kb) : ((N - 1) - j);
-        mcs_real best = mcs_fabs(ab[at(kb, j, j)]);
+        mcs_real *col = &ab[at(kb, j, j)]; /* column j from its diagonal down: col[i] = (j + i, j) */
+        mcs_real best = mcs_fabs(col[0]);
         mcs_real piv;
         int p = 0;
         int i;
         int c;
         for (i = 1; i <= below; ++i) {
-            if (mcs_fabs(ab[at(kb, j + i, j)]) > best) {
-                best = mcs_fabs(ab[at(kb, j + i, j)]);
+            if (mcs_fabs(col[i]) > best) {
+                best = mcs_fabs(col[i]);
                 p = i;
             }
         }
@@ -181,20 +183,24 @@ int mcs_band_lu(int N, int kb, mcs_real *ab, int *ipiv)
         }
         if (p != 0) { /* swap rows j and j + p over the columns U may reach */
             for (c = 0; c <= right; ++c) {
-                const mcs_real tmp = ab[at(kb, j, j + c)];
-                ab[at(kb, j, j + c)] = ab[at(kb, j + p, j + c)];
-                ab[at(kb, j + p, j + c)] = tmp;
+                mcs_real *cc = &ab[at(kb, j, j + c)];
+                const mcs_real tmp = cc[0];
+                cc[0] = cc[p];
+                cc[p] = tmp;
             }
         }
-        piv = MCS_R(1.0) / ab[at(kb, j, j)];
+        piv = MCS_R(1.0) / col[0];
         for (i = 1; i <= below; ++i) {
-            ab[at(kb, j + i, j)] *= piv;
+            col[i] *= piv;
         }
         for (c = 1; c <= right; ++c) {
-            const mcs_real ujc = ab[at(kb, j, j + c)];
+            /* column j + c from row j down: (j + i, j + c) at cc[i], one column step is ld - 1
+             * entries further than (j + i, j) */
+            mcs_real *cc = &col[c * (ld - 1)];
+            const mcs_real ujc = cc[0];
             if (ujc != MCS_R(0.0)) {
                 for (i = 1; i <= below; ++i) {
-                    ab[at(kb, j + i, j + c)] -= ab[at(kb, j + i, j)] * ujc;
+                    cc[i] -= col[i] * ujc;
                 }
             }
         }
@@ -208,6 +214,7 @@ void mcs_band_lu_solve(int N, int kb, const mcs_real *ab, const int *ipiv, mcs_r
     int i;
     for (j = 0; j < N; ++j) { /* L y = P b */
         const int below = ((j + kb) < N) ? kb : ((N - 1) - j);
+        const mcs_real *col = &ab[at(kb, j, j)];
         mcs_real bj;
         if (ipiv[j] != j) {
             const mcs_real tmp = b[j];
@@ -216,17 +223,17 @@ void mcs_band_lu_solve(int N, int kb, const mcs_real *ab, const int *ipiv, mcs_r
         }
         bj = b[j];
         for (i = 1; i <= below; ++i) {
-            b[j + i] -= ab[at(kb, j + i, j)] * bj;
+            b[j + i] -= col[i] * bj;
         }
     }
-    for (j = N - 1; j >= 0; --j) { /* U x = y, U's band 2 kb */
+    for (j = N - 1; j >= 0; --j) { /* U x = y, U's band 2 kb: (j - i, j) at col[-i] */
         const int above = (j < (2 * kb)) ? j : (2 * kb);
+        const mcs_real *col = &ab[at(kb, j, j)];
         mcs_real xj;
-        b[j] /= ab[at(kb, j, j)];
+        b[j] /= col[0];
         xj = b[j];
         for (i = 1; i <= above; ++i) {
-            b[j - i] -= ab[at(kb, j - i, j)] * xj;
+            b[j - i] -= col[-i] * xj;
         }
     }
 }
-

@@ -22,7 +22,7 @@ typedef struct layout {
     size_t held;
     size_t a_nnz; /* the compact and banded layouts' A and M as their nonzeros */
     size_t m_nnz;
-    size_t bw;   /* the banded layout's: R's band, the rotations, the KKT matrix's half band */
+    size_t bw; /* the banded layout's: R's band, the rotations, the KKT matrix's half band */
     size_t nrot;
     size_t kb;
     unsigned features;
@@ -343,10 +343,15 @@ static size_t max_dof(const mcs_model *model, const mcs_options *opt, unsigned f
     /* dense output, events and locks meet bases of any size (a probe's rank, a singular
      * configuration, a lock released): the whole n */
     const unsigned any = MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS;
-    if (((features & any) != 0U) || (opt->max_dof < 1) || (opt->max_dof > model->nx)) {
+    if (((features & any) != 0U) || (opt->max_dof > model->nx)) {
         return (size_t)model->nx;
     }
-    return (size_t)opt->max_dof;
+    if (opt->max_dof >= 1) {
+        return (size_t)opt->max_dof;
+    }
+    /* a banded run keeps the rows' full rank (else it stops): f = n - nc exactly */
+    return ((features & MCS_MEM_BANDED) != 0U) ? (size_t)MAX2(model->nx - model->nc, 1)
+                                               : (size_t)model->nx;
 }
 
 /* reals, then the ints after them (rounded up to whole reals) */

@@ -75,7 +75,8 @@ typedef struct mcs_options {
      * 1 (default) keeps what mcs_sim_dense's q and qd and mcs_sim_multipliers need; 0 does not
      * (they return MCS_ERR_UNSUPPORTED; mcs_sim_dense's x and v still work). max_dof: the most
      * free directions (n - rank) a run without dense output, events or locks meets; 0 (default)
-     * is n. A factorization with more returns MCS_ERR_WORKSPACE. */
+     * is n (n - nc for the banded simulator, whose rows keep their rank). A factorization with
+     * more returns MCS_ERR_WORKSPACE. */
     int dense_output;
     int max_dof;
     /* 1: the compact simulator (README "Firmware"), for memory-bound targets: factorizations kept

@@ -34,12 +34,13 @@
 #define MCS_SIM_MAX(a, b) (((a) > (b)) ? (a) : (b))
 #define MCS_SIM_MIN(a, b) (((a) < (b)) ? (a) : (b))
 #define MCS_SIM_K(n, m) MCS_BASIS_K(n, m)
-/* The free directions the buffers hold: f (options.max_dof; 0 = n), or n when dense output,
- * events or locks may meet more. */
-#define MCS_SIM_F(n, f, feat) \
-    ((((feat) & (MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS)) || ((f) < 1) || ((f) > (n))) \
-         ? (n) \
-         : (f))
+/* The free directions the buffers hold: f (options.max_dof; 0 = n, or n - m for a banded layout,
+ * whose rows keep their full rank m), or n when dense output, events or locks may meet more. */
+#define MCS_SIM_F(n, m, f, feat) \
+    ((((feat) & (MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS)) || ((f) > (n))) ? (n) \
+     : ((f) >= 1)                                                                 ? (f) \
+     : ((feat)&MCS_MEM_BANDED) ? MCS_SIM_MAX((n) - (m), 1) \
+                               : (n))
 #define MCS_SIM_ON(feat, bits, k) ((((feat) & (bits)) != 0U) ? (k) : 0)
 /* max(min(n, m), 1): the largest rank, the reflectors of a factorization */
 #define MCS_SIM_KMIN_(n, m) MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1)
@@ -102,7 +103,7 @@
  * (mcs_sim_memory_features). Equal to mcs_sim_memory_size / sizeof(mcs_real) (a test checks it).
  * A generated header gives it per model: <NAME>_SIM_MEMORY(max_dof, features). */
 #define MCS_SIM_MEMORY_REALS(n, m, a_nnz, m_nnz, bw, nrot, kb, f, held, feat) \
-    (MCS_SIM_REALS_(n, m, a_nnz, m_nnz, bw, nrot, kb, MCS_SIM_K(n, m), MCS_SIM_F(n, f, feat), \
+    (MCS_SIM_REALS_(n, m, a_nnz, m_nnz, bw, nrot, kb, MCS_SIM_K(n, m), MCS_SIM_F(n, m, f, feat), \
                     held, feat) + \
      (((MCS_SIM_INTS_(n, m, MCS_SIM_K(n, m), held, feat) * sizeof(int)) + sizeof(mcs_real) - 1) / \
       sizeof(mcs_real)))
