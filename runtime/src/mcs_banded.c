@@ -367,34 +367,24 @@ mcs_status mcs_banded_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, co
     return MCS_OK;
 }
 
-mcs_status mcs_banded_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
-                          mcs_real *ydot)
+/* [[M, A^T], [A, 0]] (xdd, lambda) = (f, gamma) at (x, v, t), A's nonzeros at x in w.A: the
+ * solution in w.kkt_rhs, variables in the structure's order (kkt_pos). */
+static mcs_status kkt_solve(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t)
 {
     const mcs_model *md = s->model;
     const mcs_band_structure *bs = md->band;
     const int n = s->n;
     const int m = s->m;
-    const int f = n - ch->r;
     const int N = n + m;
     const int kb = bs->kkt_band;
     const int ld = (3 * kb) + 1;
-    mcs_real *x = s->w.xs;
-    mcs_real *v = s->w.vs;
     mcs_real *ab = s->w.kkt;
     mcs_real *b = s->w.kkt_rhs;
-    mcs_real *xdd = s->w.Z; /* left for DOPRI5's next first stage (mcs_integrate.c) */
-    mcs_status st;
     int i;
     int k;
-    st = mcs_banded_map(s, ch, y, &y[f], t, x, v);
-    if (st != MCS_OK) {
-        return st;
-    }
     md->M_nz(x, t, s->params, s->w.M);
     md->f(x, v, t, s->params, s->w.f);
     mcs_rows_gamma(s, x, v, t, s->w.gamma);
-    /* [[M, A^T], [A, 0]] (xdd, lambda) = (f, gamma), variables in the structure's order: A's
-     * nonzeros at x are in w.A (mcs_banded_map) */
     for (i = 0; i < (N * ld); ++i) {
         ab[i] = MCS_R(0.0);
     }
@@ -419,15 +409,48 @@ mcs_status mcs_banded_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mc
         return MCS_ERR_MASS_NOT_PD; /* M not definite on the tangent space */
     }
     mcs_band_lu_solve(N, kb, ab, s->w.kkt_ipiv, b);
+    return (mcs_vec_max_abs(N, b) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
+}
+
+mcs_status mcs_banded_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
+                          mcs_real *ydot)
+{
+    const mcs_band_structure *bs = s->model->band;
+    const int n = s->n;
+    const int f = n - ch->r;
+    mcs_real *xdd = s->w.Z; /* left for DOPRI5's next first stage (mcs_integrate.c) */
+    mcs_status st;
+    int i;
+    st = mcs_banded_map(s, ch, y, &y[f], t, s->w.xs, s->w.vs);
+    if (st == MCS_OK) {
+        st = kkt_solve(s, s->w.xs, s->w.vs, t); /* A at x: left in w.A by the map */
+    }
+    if (st != MCS_OK) {
+        return st;
+    }
     for (i = 0; i < n; ++i) {
-        xdd[i] = b[bs->kkt_pos[i]];
+        xdd[i] = s->w.kkt_rhs[bs->kkt_pos[i]];
     }
     for (i = 0; i < f; ++i) {
         ydot[i] = y[f + i];
     }
-    mcs_banded_Tt(s, ch, xdd, &ydot[f]);
-    if (mcs_vec_max_abs(2 * f, ydot) < MCS_R(0.0)) {
-        return MCS_ERR_NONFINITE;
+    mcs_banded_Tt(s, ch, xdd, &ydot[f]); /* q'' = T^T x'' */
+    return (mcs_vec_max_abs(2 * f, ydot) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
+}
+
+mcs_status mcs_banded_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
+                                  mcs_real *lambda)
+{
+    const mcs_band_structure *bs = s->model->band;
+    mcs_status st;
+    int i;
+    s->model->A_nz(x, t, s->params, s->w.A);
+    st = kkt_solve(s, x, v, t);
+    if (st != MCS_OK) {
+        return st;
+    }
+    for (i = 0; i < s->m; ++i) { /* M xdd + A^T lambda = f */
+        lambda[i] = s->w.kkt_rhs[bs->kkt_pos[s->n + i]];
     }
     return MCS_OK;
 }

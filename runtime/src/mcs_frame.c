@@ -175,3 +175,47 @@ void mcs_frame_Tt(mcs_sim *s, const mcs_frame *fr, const mcs_real *y, mcs_real *
     }
     mcs_mat_gemm(1, 0, f, 1, n, 1, fr->T, n, y, n, 0, out, MAX2(f, 1));
 }
+
+/* ---------------------------------------------------------------- queries (mcs_sim.h) */
+
+mcs_status mcs_sim_basis(mcs_sim *s, mcs_real *T)
+{
+    int f;
+    if (!s || !s->ready || !T) {
+        return MCS_ERR_ARGUMENT;
+    }
+    f = s->n - s->cur.r;
+    if ((s->opt.banded != 0) && (s->opt.continuation == MCS_CONT_OFF)) {
+        mcs_banded_form_T(s, &s->cur, T); /* implicit in the rotations */
+        return MCS_OK;
+    }
+    mcs_mat_copy(s->n, f, s->cur.T, s->n, T, s->n);
+    return MCS_OK;
+}
+
+mcs_status mcs_sim_rdiag(mcs_sim *s, mcs_real *d)
+{
+    const int k = (s != NULL) ? MIN2(s->n, s->m) : 0;
+    int i;
+    if (!s || !s->ready || !d) {
+        return MCS_ERR_ARGUMENT;
+    }
+    if (s->opt.banded != 0) { /* R (m x w): row c's diagonal first */
+        for (i = 0; i < k; ++i) {
+            d[i] = mcs_fabs(s->cur.R[i * s->model->band->width]);
+        }
+        return MCS_OK;
+    }
+#if MCS_WITH_COMPACT
+    if (s->opt.compact != 0) { /* the frames share one factorization: the current one's */
+        const mcs_status st = mcs_compact_ensure(s, &s->cur);
+        if (st != MCS_OK) {
+            return st;
+        }
+    }
+#endif
+    for (i = 0; i < k; ++i) {
+        d[i] = mcs_fabs(s->cur.R[i + (i * s->n)]);
+    }
+    return MCS_OK;
+}

@@ -166,6 +166,9 @@ mcs_status mcs_banded_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, co
 /* its rhs leaves xdd, the acceleration at y, in w.Z (n) */
 mcs_status mcs_banded_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
                           mcs_real *ydot);
+/* lambda (m) at (t, x, v) from the KKT system (mcs_sim_multipliers of a banded simulator). */
+mcs_status mcs_banded_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
+                                  mcs_real *lambda);
 /* out (f) = T^T y; out (n) = T q; T (n x f) = the traditional basis T^ of fr, explicit */
 void mcs_banded_Tt(mcs_sim *s, const mcs_frame *fr, const mcs_real *y, mcs_real *out);
 /* p (m, R's columns) = U^T y */

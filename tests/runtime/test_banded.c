@@ -197,6 +197,79 @@ static void test_banded_invariants(void **state)
     }
 }
 
+/* The queries of a state agree with the default simulator's along a run: the multipliers (the
+ * KKT system's against the probe's minimum-norm solution), the basis (orthonormal, A T = 0, for
+ * the implicit basis of continuation off and an explicit one), and R's diagonal (in its own row
+ * order: the product of |R_ii| is sqrt(det(A A^T)) in both). */
+static void test_banded_queries(void **state)
+{
+    const mcs_model *md = &pendulum_3r_bodies_model;
+    enum { N = PENDULUM_3R_BODIES_NX, M = PENDULUM_3R_BODIES_NC };
+    const mcs_continuation conts[2] = {MCS_CONT_NONE, MCS_CONT_OFF};
+    int which;
+    (void)state;
+    for (which = 0; which < 2; ++which) {
+        const mcs_continuation c = conts[which];
+        mcs_options opt;
+        mcs_sim ref, sim;
+        void *raw;
+        int k;
+        options(md, MCS_METHOD_RK4, c, 0, &opt);
+        opt.dense_output = 1; /* the default simulator's multipliers use its probe frame */
+        assert_int_equal(mcs_sim_init(&ref, md, md->default_params, &opt, WORK_ARGS), MCS_OK);
+        assert_int_equal(mcs_sim_start(&ref, 0, NULL), MCS_OK);
+        options(md, MCS_METHOD_RK4, c, 1, &opt);
+        assert_int_equal(assign(&sim, md, &opt, &raw), MCS_OK);
+        assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);
+        for (k = 0; k <= 5; ++k) {
+            mcs_real lam[M], lam_ref[M], T[N * N], A[M * N], d[N], d_ref[N];
+            double dl = 0, scale = 1, tt = 0, at = 0, p = 1, p_ref = 1;
+            const int f = N - sim.cur.r;
+            int i, j, l;
+            if (k > 0) {
+                assert_int_equal(mcs_sim_advance(&ref, 0.1 * k), MCS_OK);
+                assert_int_equal(mcs_sim_advance(&sim, 0.1 * k), MCS_OK);
+            }
+            assert_int_equal(f, N - M);
+            assert_int_equal(mcs_sim_multipliers(&sim, sim.cur.t, sim.cur.x, sim.cur.v, lam),
+                             MCS_OK);
+            assert_int_equal(mcs_sim_multipliers(&ref, ref.cur.t, ref.cur.x, ref.cur.v, lam_ref),
+                             MCS_OK);
+            for (i = 0; i < M; ++i) {
+                dl = fmax(dl, fabs(lam[i] - lam_ref[i]));
+                scale = fmax(scale, fabs(lam_ref[i]));
+            }
+            assert_true(dl < 1e-9 * scale);
+            assert_int_equal(mcs_sim_basis(&sim, T), MCS_OK);
+            md->A(sim.cur.x, sim.cur.t, md->default_params, A);
+            for (j = 0; j < f; ++j)
+                for (l = 0; l < f; ++l) {
+                    double dot = 0;
+                    for (i = 0; i < N; ++i)
+                        dot += T[i + j * N] * T[i + l * N];
+                    tt = fmax(tt, fabs(dot - (j == l)));
+                }
+            for (j = 0; j < f; ++j)
+                for (l = 0; l < M; ++l) {
+                    double row = 0;
+                    for (i = 0; i < N; ++i)
+                        row += A[l + i * M] * T[i + j * N];
+                    at = fmax(at, fabs(row));
+                }
+            assert_true(tt < 1e-14);
+            assert_true(at < 1e-13);
+            assert_int_equal(mcs_sim_rdiag(&sim, d), MCS_OK);
+            assert_int_equal(mcs_sim_rdiag(&ref, d_ref), MCS_OK);
+            for (i = 0; i < M; ++i) {
+                p *= d[i];
+                p_ref *= d_ref[i];
+            }
+            assert_true(fabs(p - p_ref) < 1e-12 * p_ref);
+        }
+        free(raw);
+    }
+}
+
 /* Rows that lose rank are where it stops, with a status: the double four-bar's singular
  * configuration (t = 0.714 s) and a model whose two rows are one constraint. */
 static void test_banded_stops_where_the_rows_lose_rank(void **state)
@@ -315,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_banded_runs_the_default_motion),
         cmocka_unit_test(test_banded_minimal_coordinates),
         cmocka_unit_test(test_banded_invariants),
+        cmocka_unit_test(test_banded_queries),
         cmocka_unit_test(test_banded_stops_where_the_rows_lose_rank),
         cmocka_unit_test(test_banded_memory_is_the_macro),
         cmocka_unit_test(test_banded_refuses_what_it_does_not_do),

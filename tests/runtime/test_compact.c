@@ -158,6 +158,15 @@ static void test_compact_basis_invariants(void **state)
         }
         assert_true(fabs(tt - 1) < 1e-14);
         assert_true(at < 1e-13);
+        { /* the queries give the same basis and the factorization's |R_ii| */
+            mcs_real T[SLIDER_CRANK_NX], d[SLIDER_CRANK_NC];
+            assert_int_equal(mcs_sim_basis(&sim, T), MCS_OK);
+            for (i = 0; i < n; ++i)
+                assert_true(T[i] == sim.cur.T[i]);
+            assert_int_equal(mcs_sim_rdiag(&sim, d), MCS_OK);
+            for (i = 0; i < m; ++i)
+                assert_true(d[i] == fabs(sim.cur.R[i + i * n]));
+        }
     }
 }
 

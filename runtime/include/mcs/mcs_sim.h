@@ -360,6 +360,15 @@ mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, cons
  * identically 0, x being radial.) */
 mcs_status mcs_sim_minimal(mcs_sim *sim, mcs_real *q, mcs_real *qd);
 
+/* The current tangent basis T (n x f, f = n - cur.r, leading dimension n) of any simulator: the
+ * default one's Q[:, r:], the banded one's formed from its rotations when it is implicit
+ * (continuation off). Uses the scratch, not the state. */
+mcs_status mcs_sim_basis(mcs_sim *sim, mcs_real *T);
+/* |R_ii| of the current factorization, min(n, m) entries (m: the rows in force, locks
+ * included): the default and compact simulators' pivoted QR (the first r the rank's), the banded
+ * one's R in its structure's row order. */
+mcs_status mcs_sim_rdiag(mcs_sim *sim, mcs_real *d);
+
 /* *norm = |c(x, t)|_inf of the current state, or of the state (t, x) (e.g. a dense output).
  * Uses the scratch (not the state). */
 mcs_status mcs_sim_constraint_norm(mcs_sim *sim, mcs_real *norm);
