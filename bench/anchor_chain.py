@@ -103,7 +103,7 @@ def anchor_chain_yaml(bodies=43, name=None):
         "  method: dopri5",
         "  rtol: 1.0e-8",
         "  atol: 1.0e-10",
-        "  continuation: exp",
+        "  continuation: none",
     ]
     return "\n".join(lines) + "\n"
 

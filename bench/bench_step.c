@@ -209,8 +209,9 @@ int main(int argc, char **argv)
                     opt.h = h;
                     opt.dense_output = 0;
                     opt.sing_tol = 0;
-                    if (mcs_sim_init(&sim, &MODEL, &DEFAULTS, &opt, work, sizeof work / sizeof *work,
-                                     iwork, sizeof iwork / sizeof *iwork) != MCS_OK ||
+                    if (mcs_sim_init(&sim, &MODEL, &DEFAULTS, &opt, work,
+                                     sizeof work / sizeof *work, iwork,
+                                     sizeof iwork / sizeof *iwork) != MCS_OK ||
                         mcs_sim_set_state(&sim, 0, MODEL.x0, MODEL.v0, NULL) != MCS_OK)
                         return 1;
                 } else if (!setup_banded(bmodes[i], h, &sim)) {
@@ -235,8 +236,8 @@ int main(int argc, char **argv)
         printf("{\"model\": \"%s\", \"n\": %d, \"m\": %d, \"steps\": %ld, \"max_dx\": %.3g",
                MODEL.name, MODEL.nx, MODEL.nc, steps, dx);
         if (MODEL.band)
-            printf(", \"band_width\": %d, \"rotations\": %d, \"kkt_band\": %d",
-                   MODEL.band->width, MODEL.band->nrot, MODEL.band->kkt_band);
+            printf(", \"band_width\": %d, \"rotations\": %d, \"kkt_band\": %d", MODEL.band->width,
+                   MODEL.band->nrot, MODEL.band->kkt_band);
         for (i = 0; i < 4; ++i)
             printf(", \"ns_per_step_%s\": %.1f", bnames[i], 1e9 * best[i] / (double)steps);
         printf("}\n");
@@ -291,7 +292,9 @@ int main(int argc, char **argv)
         printf("]}\n");
         return 0;
     }
-    fprintf(stderr, "usage: bench_step per-step T_END H REPEATS | banded T_END H REPEATS"
-                    " | run METHOD H RTOL T_END REPEATS | locks METHOD H RTOL T_END REPEATS JUMP NAME@T...\n");
+    fprintf(
+        stderr,
+        "usage: bench_step per-step T_END H REPEATS | banded T_END H REPEATS"
+        " | run METHOD H RTOL T_END REPEATS | locks METHOD H RTOL T_END REPEATS JUMP NAME@T...\n");
     return 2;
 }

@@ -219,8 +219,10 @@ def cmd_import_urdf(args):
 
 def format_summary(s):
     lines = [
-        f"{s['model']}: {s['method']}, continuation {s['continuation']}, "
-        f"t = 0 .. {s['t_reached']:g} s" + ("" if s["ok"] else f" (stopped: {s['status']})"),
+        f"{s['model']}: {s['method']}, continuation {s['continuation']}"
+        + (", banded simulator" if s.get("simulator") == "banded" else "")
+        + f", t = 0 .. {s['t_reached']:g} s"
+        + ("" if s["ok"] else f" (stopped: {s['status']})"),
         f"  n = {s['n']}, m = {s['m']}, rank = {s['rank']}, DOF = {s['dof']}"
         + (
             f" (rank varied {s['rank_min']}..{s['rank_max']})"
@@ -351,7 +353,12 @@ def cmd_simulate(args):
             f"  dependent constraint rows (redundant, found by the pivoted QR): "
             f"{', '.join(summary['dependent_rows'])}"
         )
-    print(format_events(events))
+    if summary.get("simulator") == "banded":  # no search: it would have stopped at one
+        print("  singular configurations: not searched (the banded simulator stops at one)")
+        if not summary["ok"] and "singular on the chart" in summary["status"]:
+            print("  the rows lost rank there: --simulator dense crosses singular configurations")
+    else:
+        print(format_events(events))
     rep = model.initial_report
     if rep is not None:
         held = ", ".join(dict.fromkeys(rep["held"])) or "nothing"

@@ -73,6 +73,15 @@ OPTIONS = (
         field="continuation",
     ),
     SimOption(
+        "simulator",
+        "choice",
+        "dense (every option), banded (large models: a step's cost linear in n; stops at a "
+        "singular configuration; no locks, exp or interpolated rows), or auto: banded from 40 "
+        "coordinates when the model has a band structure and the run needs nothing it lacks",
+        choices=("auto", "dense", "banded"),
+        default="auto",
+    ),
+    SimOption(
         "dt-out",
         "real",
         "rows at exactly t = k D [s] (0: one row per step)",

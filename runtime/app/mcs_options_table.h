@@ -33,6 +33,8 @@ static const sim_option SIM_OPTIONS[] = {
      "DOPRI5 and DOP853 absolute tolerance (in the units of the coordinates and their rates) (default: model)"},
     {"continuation", OPT_CHOICE, (long)offsetof(mcs_options, continuation), "exp|euler|none|off", NULL,
      "tangent basis: exp (exponential predictor), euler (first order), none (polar alignment only), off (traditional QR) (default: model)"},
+    {"simulator", OPT_CHOICE, -1, "auto|dense|banded", NULL,
+     "dense (every option), banded (large models: a step's cost linear in n; stops at a singular configuration; no locks, exp or interpolated rows), or auto: banded from 40 coordinates when the model has a band structure and the run needs nothing it lacks (default: auto)"},
     {"dt-out", OPT_REAL, -1, NULL, "D",
      "rows at exactly t = k D [s] (0: one row per step) (default: model)"},
     {"out", OPT_PATH, -1, NULL, "FILE.csv",

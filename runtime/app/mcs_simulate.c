@@ -19,6 +19,7 @@
 #include "mcs/mcs_sim.h"
 #include "mcs_simulate_args.h"
 #include "mcs_simulate_output.h"
+#include "mcs_simulate_setup.h"
 
 const char *const app_name = "simulate";
 
@@ -38,6 +39,9 @@ static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, MAX_ROWS, MAX_NEW_ROWS)];
 static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_APP_NX];
 static mcs_real vminus[MCS_APP_NX], dvbuf[MCS_APP_NX], pbefore[MCS_APP_NX], pafter[MCS_APP_NX];
 static mcs_real lambuf[MAX_ROWS];
+#define KMIN (MCS_APP_NX < MCS_APP_NC ? MCS_APP_NX : MCS_APP_NC)
+static mcs_real rdiag_buf[MCS_APP_NX], rdiag_probe[MCS_APP_NX];
+static mcs_real *basis_buf; /* (nx x nx) for --basis, malloc'ed by the run that asks */
 
 /* Set by SIGINT (Ctrl-C): the run stops after the step under way, with the rows so far written
  * and the files closed (a valid, partial CSV). */
@@ -61,38 +65,6 @@ static mcs_status step_to(mcs_sim *sim, run_info *ri, const mcs_options *opt, mc
     return mcs_sim_step(sim, t_target);
 }
 
-/* Dies with "--<option> must be <rule>, got <value>" unless ok. */
-static void require(int ok, const char *option, const char *rule, double value)
-{
-    char what[96], got[32];
-    if (ok)
-        return;
-    snprintf(what, sizeof what, "--%s must be %s, got", option, rule);
-    snprintf(got, sizeof got, "%g", value);
-    die(what, got);
-}
-
-/* Refuses, before the run, what would not end in reasonable time: more RK4 steps or more output
- * rows than --max-steps. */
-static void check_run_size(const app_args *app, const mcs_options *opt)
-{
-    char what[160], got[96];
-    const double t_end = (double)app->t_end;
-    if (opt->method == MCS_METHOD_RK4 && t_end / (double)opt->h > (double)app->max_steps) {
-        snprintf(what, sizeof what,
-                 "--h %g with --t-end %g takes %.3g RK4 steps, more than --max-steps",
-                 (double)opt->h, t_end, t_end / (double)opt->h);
-        snprintf(got, sizeof got, "%ld (a larger --h or a shorter --t-end?)", app->max_steps);
-        die(what, got);
-    }
-    if (app->dt_out > 0 && t_end / (double)app->dt_out > (double)app->max_steps) {
-        snprintf(what, sizeof what,
-                 "--dt-out %g with --t-end %g writes %.3g rows, more than --max-steps",
-                 (double)app->dt_out, t_end, t_end / (double)app->dt_out);
-        snprintf(got, sizeof got, "%ld", app->max_steps);
-        die(what, got);
-    }
-}
 static mcs_real pbuf[MCS_APP_NX];
 /* the joints' coordinates and rates (2 njc), and the multiples of 2 pi that unwrap the angles */
 static mcs_real jcbuf[2 * MCS_APP_NJC + 1], jturns[2 * MCS_APP_NJC + 1];
@@ -111,18 +83,23 @@ static int key_rows(const mcs_model *md, int key)
     return key < md->nx ? 1 : md->groups[key - md->nx].nrows;
 }
 
-/* A dense-output row at t inside the last step. */
+/* A dense-output row at t inside the last step (the default simulator's: the banded one has no
+ * probe frame, and takes no --dt-out with the adaptive methods). */
 static mcs_status record_dense(mcs_sim *sim, run_info *ri, mcs_real t)
 {
     mcs_status st = mcs_sim_dense(sim, t, xbuf, vbuf, qbuf, qdbuf);
     if (st == MCS_OK) {
         run_row row;
+        int i;
         row.t = t;
         row.x = xbuf;
         row.v = vbuf;
         row.q = qbuf;
         row.qd = qdbuf;
-        row.R = sim->probe.R;
+        for (i = 0; i < KMIN; ++i) /* the probe's pivoted QR */
+            rdiag_probe[i] = mcs_fabs(sim->probe.R[i + i * MCS_APP_NX]);
+        row.rdiag = rdiag_probe;
+        row.T = &sim->probe.Q[sim->probe.r * MCS_APP_NX];
         row.Q = sim->probe.Q;
         row.rank = sim->probe.r;
         output_record(ri, sim, &row);
@@ -394,14 +371,14 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
         }
     }
 
-    if ((st = mcs_sim_init(&sim, md, &params, &opt, work, sizeof work / sizeof *work, iwork,
-                           sizeof iwork / sizeof *iwork)) != MCS_OK)
-        die("init failed", mcs_status_str(st));
+    setup_simulator(&sim, md, &params, &opt, &app, work, sizeof work / sizeof *work, iwork,
+                    sizeof iwork / sizeof *iwork);
+    ri.simulator = opt.banded ? "banded" : "dense";
     if ((st = mcs_sim_start(&sim, 0, &asm_rep)) != MCS_OK)
         die("initial conditions", mcs_status_str(st));
     rs.rank0 = sim.cur.r;
-    for (i = 0; i < md->nc; ++i)
-        dep_piv[i] = sim.cur.piv[i];
+    for (i = 0; i < md->nc; ++i) /* a banded run's rows all count (it keeps their full rank) */
+        dep_piv[i] = sim.cur.piv ? sim.cur.piv[i] : i;
 
     ri.model = md;
     ri.lambda = lambuf;
@@ -410,6 +387,12 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     ri.jturns = jturns;
     ri.q = qbuf;
     ri.qd = qdbuf;
+    ri.rdiag = rdiag_buf;
+    free(basis_buf); /* an earlier in-process run's */
+    basis_buf = ri.basis ? malloc(sizeof(mcs_real) * MCS_APP_NX * MCS_APP_NX) : NULL;
+    if (ri.basis && !basis_buf)
+        die("--basis: out of memory", NULL);
+    ri.T = basis_buf;
     ri.t0 = 0;
     ri.t_end = app.t_end;
     switch (output_open(&ri, app.out_path, app.events_path, fn, ctx, buffers, STREAM_CAP)) {

@@ -132,6 +132,11 @@ static void set_app_option(const sim_option *o, const char *val, app_args *app, 
         if (c < 0)
             die("unknown transition", val);
         app->transition = (mcs_jump_method)c;
+    } else if (!strcmp(o->name, "simulator")) {
+        const int c = choice_index(o->choices, val);
+        if (c < 0)
+            die("unknown simulator (auto, dense or banded)", val);
+        app->simulator = c;
     } else if (!strcmp(o->name, "reactions"))
         ri->reactions = 1;
     else if (!strcmp(o->name, "basis"))

@@ -17,12 +17,16 @@ typedef struct app_event {
 
 #define MAX_EVENTS 64
 
+/* --simulator's choices, in options.py's order */
+enum { APP_SIM_AUTO = 0, APP_SIM_DENSE = 1, APP_SIM_BANDED = 2 };
+
 /* What the command line asks for beyond mcs_options. */
 typedef struct app_args {
     mcs_real t_end, dt_out;
     long max_steps; /* --max-steps: the run's accepted steps and its rows (set from options) */
     const char *out_path, *events_path;
     mcs_jump_method transition;
+    int simulator; /* --simulator: APP_SIM_AUTO, _DENSE or _BANDED */
     int nevents;
     app_event events[MAX_EVENTS];
     int nconds; /* condition events of the model (indices into its events) */

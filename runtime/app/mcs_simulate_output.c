@@ -107,7 +107,7 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
     else
         stream_printf(o, ",c_norm,rank");
     for (i = 0; i < kmin; ++i)
-        row ? value(o, mcs_fabs(row->R[i + i * n])) : numbered(o, "rdiag", i + 1);
+        row ? value(o, row->rdiag[i]) : numbered(o, "rdiag", i + 1);
     if (md->potential)
         row ? value(o, energy) : name(o, "energy", "");
     if (md->njc > 0) {
@@ -122,19 +122,21 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
                 row ? value(o, ri->jc[md->njc + md->joints[i].coord_index])
                     : name(o, "jd.", md->joints[i].name);
     }
-    if (ri->basis) /* T = Q[:, rank:], column by column; empty cells past f */
+    if (ri->basis) /* T, column by column; empty cells past f */
         for (j = 0; j < n; ++j)
             for (i = 0; i < n; ++i) {
                 if (!row)
                     stream_printf(o, ",T%d.%s", j + 1, md->coord_names[i]);
                 else if (j < f)
-                    value(o, row->Q[i + (row->rank + j) * n]);
+                    value(o, row->T[i + j * n]);
                 else
                     empty(o);
             }
     if (ri->momenta) { /* P = T' M v with this row's basis: f entries, empty cells after */
-        if (row)
+        if (row && row->Q)
             (void)mcs_sim_momenta_at(sim, row->t, row->x, row->v, row->Q, row->rank, ri->Pbuf);
+        else if (row)
+            (void)mcs_sim_momenta(sim, row->v, ri->Pbuf);
         for (j = 0; j < n; ++j) {
             if (!row)
                 numbered(o, "p", j + 1);
@@ -255,14 +257,20 @@ void output_record(run_info *ri, mcs_sim *sim, const run_row *row)
 void output_record_current(run_info *ri, mcs_sim *sim)
 {
     run_row row;
-    (void)mcs_sim_minimal(sim, ri->q, ri->qd); /* cannot fail: valid arguments */
+    /* cannot fail: valid arguments, and a current state (a compact simulator's factorization is
+     * the current one after a step) */
+    (void)mcs_sim_minimal(sim, ri->q, ri->qd);
+    (void)mcs_sim_rdiag(sim, ri->rdiag);
+    if (ri->basis)
+        (void)mcs_sim_basis(sim, ri->T);
     row.t = sim->cur.t;
     row.x = sim->cur.x;
     row.v = sim->cur.v;
     row.q = ri->q;
     row.qd = ri->qd;
-    row.R = sim->cur.R;
-    row.Q = sim->cur.Q;
+    row.rdiag = ri->rdiag;
+    row.T = ri->T;
+    row.Q = NULL;
     row.rank = sim->cur.r;
     output_record(ri, sim, &row);
 }
@@ -408,6 +416,7 @@ void output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
                   rs->status == MCS_OK ? "true" : "false", ri->interrupted ? "true" : "false",
                   (double)sim->cur.t, (double)rs->t_end);
     stream_printf(o, ", \"events_log\": %s", ri->nevents > 0 ? "true" : "false");
+    stream_printf(o, ", \"simulator\": \"%s\"", ri->simulator);
     stream_printf(o,
                   ", \"method\": \"%s\", \"continuation\": \"%s\", \"h\": %.17g, \"rtol\": %.17g, "
                   "\"atol\": %.17g",

@@ -46,6 +46,9 @@ typedef struct run_info {
     mcs_real *Pbuf;                          /* (nx) scratch for --momenta */
     mcs_real *lambda;                        /* (nc) scratch for the multipliers (--reactions) */
     mcs_real *q, *qd;                        /* (nx) scratch for the minimal coordinates */
+    mcs_real *rdiag;                         /* (nx) scratch for |R_ii| */
+    mcs_real *T;                             /* (nx x nx) scratch for the basis (--basis) */
+    const char *simulator;                   /* "dense" or "banded" (the summary's) */
     mcs_real *jc;     /* (2 njc) scratch for the joints' coordinates and rates */
     mcs_real *jturns; /* (2 njc) offsets (multiples of 2 pi) that keep each j.<joint> continuous,
                          then the last values written */
@@ -64,10 +67,12 @@ typedef struct run_info {
 } run_info;
 
 /* A state to record: (t, x, v), its minimal coordinates q, qd (f = n - rank entries) and the
- * factorization there (R, Q with the given rank). */
+ * factorization there: |R_ii| (min(n, nc) entries), the basis T (n x f; may be NULL without
+ * --basis) and, for a dense-output row, the probe's Q (NULL: the row is the current state, whose
+ * momenta mcs_sim_momenta gives). */
 typedef struct run_row {
     mcs_real t;
-    const mcs_real *x, *v, *q, *qd, *R, *Q;
+    const mcs_real *x, *v, *q, *qd, *rdiag, *T, *Q;
     int rank;
 } run_row;
 

@@ -211,7 +211,7 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
     const int f = n - fr->r;
     const mcs_real *T = fr->T;
     /* the banded simulator's traditional basis is implicit: products with it by rows */
-    const int implicit = ((s->opt.banded != 0) && (s->opt.continuation == MCS_CONT_OFF)) ? 1 : 0;
+    int implicit = 0;
     mcs_real *H = s->lock_G; /* (nh x (n + 1)) [H | h], ld nh: (K + 3) K reals hold it */
     mcs_real *res = s->w.tmp;
     mcs_real *y = s->w.tmp2;
@@ -219,6 +219,9 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
     mcs_real tol;
     int rank = 0;
     int i;
+    if ((s->opt.banded != 0) && (s->opt.continuation == MCS_CONT_OFF)) {
+        implicit = 1;
+    }
     for (i = 0; i < n; ++i) {
         out[i] = fr->v[i];
     }

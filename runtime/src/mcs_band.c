@@ -161,11 +161,13 @@ static int at(int kb, int i, int j)
 int mcs_band_lu(int N, int kb, mcs_real *ab, int *ipiv)
 {
     const int ld = (3 * kb) + 1;
+    const int ku = 2 * kb; /* U's band: kb and the pivoting's fill */
     int j;
     for (j = 0; j < N; ++j) {
         const int below = ((j + kb) < N) ? kb : ((N - 1) - j);
-        const int right = ((j + (2 * kb)) < N) ? (2 * kb) : ((N - 1) - j);
-        mcs_real *col = &ab[at(kb, j, j)]; /* column j from its diagonal down: col[i] = (j + i, j) */
+        const int right = ((j + ku) < N) ? ku : ((N - 1) - j);
+        /* column j from its diagonal down: col[i] = (j + i, j) */
+        mcs_real *col = &ab[at(kb, j, j)];
         mcs_real best = mcs_fabs(col[0]);
         mcs_real piv;
         int p = 0;

@@ -44,7 +44,10 @@ mcs_status mcs_banded_factor(mcs_sim *s, mcs_frame *fr)
         const mcs_real d = mcs_fabs(fr->R[c * w]);
         rmin = MIN2(rmin, d);
     }
-    fr->sigma = (rmax > MCS_R(0.0)) ? (rmin / rmax) : MCS_R(0.0);
+    fr->sigma = MCS_R(0.0);
+    if (rmax > MCS_R(0.0)) {
+        fr->sigma = rmin / rmax;
+    }
     if (!(fr->sigma > s->opt.rank_tol)) {
         /* dependent rows, or a singular configuration: not for the banded simulator */
         return (fr->sigma < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_ERR_SINGULAR_CHART;
@@ -71,7 +74,7 @@ static int implicit_T(const mcs_sim *s)
 
 /* out (n) = Q z for z (by slot) = [p at R's rows (r), q at the tangent slots (f)]: U p + T^ q;
  * p or q may be NULL (0). Writes w.bz. */
-static void apply_q(const mcs_sim *s, const mcs_frame *fr, const mcs_real *p, const mcs_real *q,
+static void apply_q(mcs_sim *s, const mcs_frame *fr, const mcs_real *p, const mcs_real *q,
                     mcs_real *out)
 {
     const mcs_band_structure *bs = s->model->band;
@@ -91,13 +94,13 @@ static void apply_q(const mcs_sim *s, const mcs_frame *fr, const mcs_real *p, co
 }
 
 /* Q^T y into w.bz (by slot): U^T y at R's rows, T^^T y at the tangent slots. */
-static void apply_qt(const mcs_sim *s, const mcs_frame *fr, const mcs_real *y)
+static void apply_qt(mcs_sim *s, const mcs_frame *fr, const mcs_real *y)
 {
     mcs_band_qt(s->model, cos_of(fr), sin_of(s, fr), y, s->w.bz);
 }
 
 /* the tangent slots' entries of w.bz (T^^T y after apply_qt) into out (f) */
-static void tangent_part(const mcs_sim *s, mcs_real *out)
+static void tangent_part(mcs_sim *s, mcs_real *out)
 {
     const mcs_band_structure *bs = s->model->band;
     int k;
@@ -298,7 +301,8 @@ mcs_status mcs_banded_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, co
     if (implicit_T(s) == 0) {
         mcs_mat_gemm(0, 0, n, 1, f, 1, ch->T, n, q, MAX2(f, 1), 0, Tq, n);
     }
-    for (it = 0;; ++it) { /* the chord Newton: dp = -R^-T c_S */
+    it = 0;
+    for (;;) { /* the chord Newton: dp = -R^-T c_S */
         mcs_real dp_norm;
         chart_point(s, ch, q, Tq, x);
         mcs_rows_c(s, x, t, s->w.c);
@@ -324,6 +328,7 @@ mcs_status mcs_banded_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, co
             return (ch->sigma < s->opt.sing_watch) ? MCS_ERR_SINGULAR_CHART : MCS_ERR_NEWTON;
         }
         last = dp_norm;
+        ++it;
     }
     if (s->w.want_lo != 0) { /* the step's end: x = x_k + (x_k's low part + d), split exactly */
         for (i = 0; i < n; ++i) {
@@ -340,7 +345,8 @@ mcs_status mcs_banded_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, co
     md->A_nz(x, t, s->params, s->w.A);
     mcs_rows_c_t(s, x, t, s->w.c_t);
     last = MCS_R(0.0);
-    for (it = 0;; ++it) {
+    it = 0;
+    for (;;) {
         mcs_real ds;
         mcs_compact_A_times(s, v, s->w.c); /* residual -(A v + c_t) in constraint order */
         for (i = 0; i < m; ++i) {
@@ -363,6 +369,7 @@ mcs_status mcs_banded_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, co
             return MCS_ERR_SINGULAR_CHART;
         }
         last = ds;
+        ++it;
     }
     return MCS_OK;
 }

@@ -268,8 +268,8 @@ static void dense_warm_start(mcs_sim *s, mcs_real th, mcs_real *xs)
         }
     }
 #endif
-    for (i = 0; (i < r) && (s->opt.compact == 0) && (s->opt.banded == 0); ++i) { /* p = U^T (x~ - x_k): a loop, not a
-                                                            call (firmware stack) */
+    /* p = U^T (x~ - x_k) of the default simulator: a loop, not a call (firmware stack) */
+    for (i = 0; (i < r) && (s->opt.compact == 0) && (s->opt.banded == 0); ++i) {
         mcs_real sum = MCS_R(0.0);
         for (l = 0; l < n; ++l) {
             sum += s->prev.Q[l + (i * n)] * xs[l];

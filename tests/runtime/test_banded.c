@@ -115,7 +115,7 @@ static void test_banded_runs_the_default_motion(void **state)
     same_motion(&spatial_pendulum_model, MCS_METHOD_DOP853, MCS_CONT_EULER, 1.0, 1e-9);
     same_motion(&spin_top_model, MCS_METHOD_RK4, MCS_CONT_NONE, 0.5, 1e-11);
     /* bodies and joints: a planar chain, a torsion spring, a kinematic constraint on a chain, two
-     * coupled loops (the PUMA 560: tests/test_banded.py) */
+     * coupled loops (the PUMA 560 brakes: locks, not for it) */
     same_motion(&pendulum_3r_bodies_model, MCS_METHOD_RK4, MCS_CONT_OFF, 1.0, 1e-11);
     same_motion(&pendulum_torsion_model, MCS_METHOD_DOPRI5, MCS_CONT_NONE, 1.0, 1e-9);
     same_motion(&pendulum_kc_model, MCS_METHOD_RK4, MCS_CONT_EULER, 1.0, 1e-11);
@@ -188,8 +188,8 @@ static void test_banded_invariants(void **state)
             assert_int_equal(mcs_sim_energy(&sim, &ke, &pe), MCS_OK);
             worst_e = fmax(worst_e, fabs((ke + pe) - (ke0 + pe0)) / fmax(1, fabs(ke0 + pe0)));
         }
-        printf("cont %d: |c| %.1e, | |T^T v| - |v| | %.1e, energy %.1e\n", (int)c, worst_c,
-               worst_t, worst_e);
+        printf("cont %d: |c| %.1e, | |T^T v| - |v| | %.1e, energy %.1e\n", (int)c, worst_c, worst_t,
+               worst_e);
         assert_true(worst_c < 1e-10);
         assert_true(worst_t < 1e-12);
         assert_true(worst_e < 1e-6);

@@ -236,8 +236,8 @@ static void test_compact_needs_less_memory(void **state)
     opt.compact = 1;
     compact = mcs_sim_memory_size(md, &opt);
     assert_int_equal(compact, MCS_SIM_MEMORY_REALS(SLIDER_CRANK_NX, SLIDER_CRANK_NC,
-                                                   SLIDER_CRANK_A_NNZ, SLIDER_CRANK_M_NNZ, 0, 0, 0, 1,
-                                                   SLIDER_CRANK_NHELD, MCS_MEM_COMPACT) *
+                                                   SLIDER_CRANK_A_NNZ, SLIDER_CRANK_M_NNZ, 0, 0, 0,
+                                                   1, SLIDER_CRANK_NHELD, MCS_MEM_COMPACT) *
                                   sizeof(mcs_real));
     printf("slider-crank RK4 none max_dof 1: %zu B default, %zu B compact\n", lean, compact);
     /* no n x n Q, no r x r G, A and M as nonzeros, one factorization for both frames (LAPACK's

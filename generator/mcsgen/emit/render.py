@@ -19,7 +19,7 @@ from ..model import kernel_sets
 from ..model.exact import clean
 from ..paths import TEMPLATES, shipped
 from .fingerprint import generator_fingerprint
-from . import structure
+from .structure import givens_qr, kkt_band
 from .printer import McsCodePrinter
 
 if TYPE_CHECKING:  # for the hints only
@@ -364,10 +364,10 @@ def band_structure(model, derived):
     """The banded simulator's tables (emit/structure.py), or None when A has no rows or is
     structurally rank deficient."""
     pattern = a_pattern(derived)
-    qr = structure.givens_qr(pattern, model.m, model.n)
+    qr = givens_qr(pattern, model.m, model.n)
     if qr is None:
         return None
-    kkt = structure.kkt_band(pattern, m_pattern(derived), model.m, model.n)
+    kkt = kkt_band(pattern, m_pattern(derived), model.m, model.n)
     position = {c: k for k, c in enumerate(qr["c_order"])}
     first = []
     for j in qr["x_order"]:

@@ -134,8 +134,9 @@ def givens_qr(pattern: Sequence[Tuple[int, int]], m: int, n: int) -> Optional[Di
     }
 
 
-def kkt_band(pattern: Sequence[Tuple[int, int]], m_pattern: Sequence[Tuple[int, int]], m: int,
-             n: int) -> Dict:
+def kkt_band(
+    pattern: Sequence[Tuple[int, int]], m_pattern: Sequence[Tuple[int, int]], m: int, n: int
+) -> Dict:
     """The KKT matrix's variables (coordinates 0..n-1, then multipliers n..n+m-1) in RCM order and
     its bandwidth b in that order (kl = ku = b: the pattern is symmetric)."""
     size = n + m

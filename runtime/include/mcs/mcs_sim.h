@@ -216,8 +216,8 @@ typedef struct mcs_sim {
         /* The chart's last solution, for the next evaluation's first-order warm start p =
          * p_last + dpdq (q - q_last): dpdq = dp/dq = -G^-1 A_S T (r x f), valid while pred_x and
          * pred_t name the same chart and pred_r its rank (mcs_chart_start clears it). */
-        mcs_real *x_lo;  /* (n) the chart map's split of its x when want_lo is set */
-        mcs_real *xq;    /* (n) the compact chart's x_k + T q */
+        mcs_real *x_lo; /* (n) the chart map's split of its x when want_lo is set */
+        mcs_real *xq;   /* (n) the compact chart's x_k + T q */
         /* the banded simulator's: vectors by slot and by coordinate (n), f tangent entries, R's
          * window (w), the KKT matrix's banded LU ((n + m) x (3 kb + 1)), its right side and
          * pivots (n + m) */
