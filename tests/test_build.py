@@ -108,6 +108,55 @@ int main(void)
     assert out == ["1", "1", "1"], out
 
 
+def test_a_runtime_without_the_banded_simulator_refuses_it(tmp_path):
+    """MCS_WITH_BANDED = 0 (every firmware build) leaves the banded simulator out: its memory and
+    mcs_sim_assign are MCS_ERR_UNSUPPORTED, and the default simulator still runs in the same
+    build."""
+    import subprocess
+
+    main = tmp_path / "main.c"
+    main.write_text(
+        """
+#include <stdio.h>
+#include "mcs/mcs_sim.h"
+#include "mcs/mcs_sim_memory.h"
+static mcs_real block[SLIDER_CRANK_SIM_MEMORY(0, MCS_MEM_BANDED)];
+static mcs_real work[MCS_SIM_WORK_SIZE(SLIDER_CRANK_NX, SLIDER_CRANK_NC)];
+static int iwork[MCS_SIM_IWORK_SIZE(SLIDER_CRANK_NX, SLIDER_CRANK_NC)];
+int main(void)
+{
+    mcs_sim sim;
+    mcs_options opt;
+    const mcs_model *md = &slider_crank_model;
+    int assigned, ran;
+    mcs_options_default(&opt, md);
+    opt.method = MCS_METHOD_RK4;
+    opt.dense_output = 0;
+    opt.sing_tol = 0.0;
+    opt.banded = 1;
+    assigned = mcs_sim_assign(&sim, md, md->default_params, &opt, block, sizeof block);
+    opt.banded = 0;
+    ran = mcs_sim_init(&sim, md, md->default_params, &opt, work, sizeof work / sizeof *work,
+                       iwork, sizeof iwork / sizeof *iwork) == MCS_OK
+          && mcs_sim_start(&sim, 0, NULL) == MCS_OK && mcs_sim_advance(&sim, 0.1) == MCS_OK;
+    printf("%d %d\\n", assigned == MCS_ERR_UNSUPPORTED, ran);
+    return 0;
+}
+"""
+    )
+    exe = tmp_path / "nobanded"
+    gdir = build.GENERATED / "slider_crank"
+    sources = [main, gdir / "slider_crank.c"] + build.runtime_sources("portable")
+    subprocess.run(
+        [build.compiler(), *build.CFLAGS, "-DMCS_LINALG_PORTABLE", "-DMCS_WITH_BANDED=0"]
+        + [f"-I{build.RUNTIME / 'include'}", f"-I{build.RUNTIME / 'src'}", f"-I{gdir}"]
+        + ["-include", "slider_crank.h", *map(str, sources), "-o", str(exe), "-lm"],
+        check=True,
+    )
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["1", "1"], out
+
+
 def test_the_simulator_backend_follows_the_model_size(monkeypatch):
     """Issue 13: the portable backend below build.PORTABLE_BELOW coordinates (the measured
     crossover), LAPACK from there on and for statics/modes; MCS_LINALG overrides; a bad value is

@@ -85,6 +85,7 @@ def generate(
         return model, out_dir, False
     check_consistency(model)  # what only the numbers show (no real solution, massless motion)
     options = ("--firmware " if firmware else "") + (f"--kernels {kernels} " if kernels else "")
-    files = render(model, derive(model), sets, options)  # all rendered before anything written
+    # a firmware build never links the banded simulator (scripts/firmware): no band tables
+    files = render(model, derive(model), sets, options, band=not firmware)  # all, then written
     write_atomically(files, out_dir)
     return model, out_dir, True

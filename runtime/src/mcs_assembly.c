@@ -18,7 +18,7 @@ static void min_norm_correction(mcs_sim *s, const mcs_frame *fr, const mcs_real 
     const int n = s->n;
     const int r = fr->r;
     int i;
-    if (s->opt.banded != 0) {
+    if (MCS_BANDED(s)) {
         mcs_banded_min_norm(s, fr, b, out);
         return;
     }
@@ -100,7 +100,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     if ((s->m > 0) && (fr->r > 0)) {
         /* velocities: v <- v - U R_ns^-T (A_S v + c_S,t) */
         mcs_rows_c_t(s, fr->x, t, s->w.c_t);
-        if ((s->opt.compact != 0) || (s->opt.banded != 0)) {
+        if ((s->opt.compact != 0) || MCS_BANDED(s)) {
             mcs_compact_A_times(s, fr->v, s->w.gamma); /* w.A: A's nonzeros at x */
         } else {
             mcs_mat_gemm(0, 0, s->m, 1, n, 1, s->w.A, s->m, fr->v, n, 0, s->w.gamma, s->m);
@@ -123,7 +123,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
         mcs_compact_form_T(s, fr, fr->T); /* the basis starts as T^ (a full frame has it) */
     }
 #endif
-    if ((s->opt.banded != 0) && (s->opt.continuation != MCS_CONT_OFF)) {
+    if (MCS_BANDED(s) && (s->opt.continuation != MCS_CONT_OFF)) {
         mcs_banded_form_T(s, fr, fr->T); /* the basis to continue starts as T^ */
     }
     for (i = 0; i < n; ++i) {
@@ -219,7 +219,7 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
     mcs_real tol;
     int rank = 0;
     int i;
-    if ((s->opt.banded != 0) && (s->opt.continuation == MCS_CONT_OFF)) {
+    if (MCS_BANDED(s) && (s->opt.continuation == MCS_CONT_OFF)) {
         implicit = 1;
     }
     for (i = 0; i < n; ++i) {

@@ -335,7 +335,7 @@ void mcs_chart_keep_warm_start(mcs_sim *s, const mcs_frame *ch, const mcs_real *
 mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *qd,
                          mcs_real t, mcs_real *x, mcs_real *v)
 {
-    if (s->opt.banded != 0) {
+    if (MCS_BANDED(s)) {
         return mcs_banded_map(s, ch, q, qd, t, x, v);
     }
 #if MCS_WITH_DEFAULT_CHART
@@ -355,7 +355,7 @@ mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
                          mcs_real *ydot)
 {
     s->stats.evaluations++;
-    if (s->opt.banded != 0) {
+    if (MCS_BANDED(s)) {
         return mcs_banded_rhs(s, ch, y, t, ydot);
     }
 #if MCS_WITH_DEFAULT_CHART

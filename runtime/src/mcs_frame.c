@@ -26,7 +26,7 @@ mcs_real mcs_frame_ratio(const mcs_sim *s, const mcs_frame *fr, int r)
     if ((r <= 0) || (s->m == 0) || !(r00 > MCS_R(0.0))) {
         return 1;
     }
-    if (s->opt.banded != 0) {
+    if (MCS_BANDED(s)) {
         return fr->sigma; /* its R is banded (m x w), r = m: mcs_banded_factor's estimate */
     }
     return mcs_fabs(fr->R[(r - 1) + ((r - 1) * s->n)]) / r00;
@@ -92,7 +92,7 @@ static mcs_status default_align(mcs_sim *s, int f_old, mcs_frame *to)
 /* A(x, t)^T P = Q R into fr (Q = the fresh Q^). */
 mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr)
 {
-    if (s->opt.banded != 0) {
+    if (MCS_BANDED(s)) {
         return mcs_banded_factor(s, fr);
     }
 #if MCS_WITH_DEFAULT_CHART
@@ -123,7 +123,7 @@ mcs_status mcs_probe_factor(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs
  * SPEC §3.1-4). */
 mcs_status mcs_frame_predict(mcs_sim *s, const mcs_frame *from, mcs_real h)
 {
-    if (s->opt.banded != 0) {
+    if (MCS_BANDED(s)) {
         return mcs_banded_predict(s, from, h);
     }
 #if MCS_WITH_DEFAULT_CHART
@@ -142,7 +142,7 @@ mcs_status mcs_frame_predict(mcs_sim *s, const mcs_frame *from, mcs_real h)
  * f_old columns (SPEC §3.6-7). */
 mcs_status mcs_frame_align(mcs_sim *s, int f_old, mcs_frame *to)
 {
-    if (s->opt.banded != 0) {
+    if (MCS_BANDED(s)) {
         return mcs_banded_align(s, f_old, to);
     }
 #if MCS_WITH_DEFAULT_CHART
@@ -169,7 +169,7 @@ void mcs_frame_Tt(mcs_sim *s, const mcs_frame *fr, const mcs_real *y, mcs_real *
 {
     const int n = s->n;
     const int f = n - fr->r;
-    if (s->opt.banded != 0) {
+    if (MCS_BANDED(s)) {
         mcs_banded_Tt(s, fr, y, out);
         return;
     }
@@ -185,7 +185,7 @@ mcs_status mcs_sim_basis(mcs_sim *s, mcs_real *T)
         return MCS_ERR_ARGUMENT;
     }
     f = s->n - s->cur.r;
-    if ((s->opt.banded != 0) && (s->opt.continuation == MCS_CONT_OFF)) {
+    if (MCS_BANDED(s) && (s->opt.continuation == MCS_CONT_OFF)) {
         mcs_banded_form_T(s, &s->cur, T); /* implicit in the rotations */
         return MCS_OK;
     }
@@ -200,7 +200,7 @@ mcs_status mcs_sim_rdiag(mcs_sim *s, mcs_real *d)
     if (!s || !s->ready || !d) {
         return MCS_ERR_ARGUMENT;
     }
-    if (s->opt.banded != 0) { /* R (m x w): row c's diagonal first */
+    if (MCS_BANDED(s)) { /* R (m x w): row c's diagonal first */
         for (i = 0; i < k; ++i) {
             d[i] = mcs_fabs(s->cur.R[i * s->model->band->width]);
         }

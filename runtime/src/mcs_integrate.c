@@ -140,7 +140,7 @@ static void keep_last_acceleration(mcs_sim *s, const mcs_real *k_last)
     const int r = s->cur.r;
     const int f = n - r;
     int i;
-    if (s->opt.banded != 0) { /* its rhs leaves x'' itself in w.Z */
+    if (MCS_BANDED(s)) { /* its rhs leaves x'' itself in w.Z */
         mcs_mat_copy(n, 1, s->w.Z, n, s->w.a_end, n);
         return;
     }
@@ -254,7 +254,7 @@ static void dense_warm_start(mcs_sim *s, mcs_real th, mcs_real *xs)
         xs[i] = (h01 * (s->cur.x[i] - s->prev.x[i])) + (h10 * h * s->prev.v[i]) +
                 (h11 * h * s->cur.v[i]);
     }
-    if (s->opt.banded != 0) { /* U^T applies the chart's rotations */
+    if (MCS_BANDED(s)) { /* U^T applies the chart's rotations */
         mcs_banded_Ut(s, &s->prev, xs, s->w.p);
     }
 #if MCS_WITH_COMPACT
@@ -269,7 +269,7 @@ static void dense_warm_start(mcs_sim *s, mcs_real th, mcs_real *xs)
     }
 #endif
     /* p = U^T (x~ - x_k) of the default simulator: a loop, not a call (firmware stack) */
-    for (i = 0; (i < r) && (s->opt.compact == 0) && (s->opt.banded == 0); ++i) {
+    for (i = 0; (i < r) && (s->opt.compact == 0) && !MCS_BANDED(s); ++i) {
         mcs_real sum = MCS_R(0.0);
         for (l = 0; l < n; ++l) {
             sum += s->prev.Q[l + (i * n)] * xs[l];

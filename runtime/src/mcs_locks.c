@@ -318,7 +318,7 @@ static mcs_status momenta(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_r
 {
     const int n = s->n;
 #if MCS_WITH_COMPACT
-    if ((s->opt.compact != 0) || (s->opt.banded != 0)) { /* M as its nonzeros: w.M is small */
+    if ((s->opt.compact != 0) || MCS_BANDED(s)) { /* M as its nonzeros: w.M is small */
         const mcs_status st = mcs_compact_mass_times(s, x, t, v, s->w.rhs);
         if (st != MCS_OK) {
             return st;
@@ -347,7 +347,7 @@ mcs_status mcs_sim_momenta(mcs_sim *s, const mcs_real *v, mcs_real *P)
     if (!s || !s->ready || !v || !P) {
         return MCS_ERR_ARGUMENT;
     }
-    if (s->opt.banded != 0) { /* M as its nonzeros, T^T through the frame (maybe implicit) */
+    if (MCS_BANDED(s)) { /* M as its nonzeros, T^T through the frame (maybe implicit) */
         const mcs_status st = mcs_compact_mass_times(s, s->cur.x, s->cur.t, v, s->w.rhs);
         if (st != MCS_OK) {
             return st;

@@ -21,7 +21,7 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     if (m == 0) {
         return MCS_OK;
     }
-    if (s->opt.banded != 0) {
+    if (MCS_BANDED(s)) {
         return mcs_banded_multipliers(s, t, x, v, lambda); /* the KKT system's lambda */
     }
     if ((s->probe.Q == NULL) || (s->w.yerr == NULL) || (s->opt.compact != 0)) {

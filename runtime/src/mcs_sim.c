@@ -122,6 +122,9 @@ mcs_status mcs_sim_compiled_in(const mcs_options *opt)
 #if !MCS_WITH_COMPACT
     out |= (opt->compact != 0) ? 1 : 0;
 #endif
+#if !MCS_WITH_BANDED
+    out |= (opt->banded != 0) ? 1 : 0;
+#endif
     (void)opt;
     return (out != 0) ? MCS_ERR_UNSUPPORTED : MCS_OK;
 }

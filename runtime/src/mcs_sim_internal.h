@@ -34,6 +34,14 @@
 #define MAX2(a, b) (((a) > (b)) ? (a) : (b))
 #define MIN2(a, b) (((a) < (b)) ? (a) : (b))
 
+/* s runs the banded simulator (options.banded); a constant 0 in builds without it
+ * (MCS_WITH_BANDED = 0), so the compiler drops its branches and the linker mcs_banded.c */
+#if MCS_WITH_BANDED
+#define MCS_BANDED(s) ((s)->opt.banded != 0)
+#else
+#define MCS_BANDED(s) 0
+#endif
+
 /* ---- mcs_sim.c: what mcs_sim_init and mcs_sim_assign (mcs_memory.c) share ---- */
 
 /* The model and options can be run: MCS_OK, MCS_ERR_ARGUMENT, MCS_ERR_MODEL_VERSION, or

@@ -279,7 +279,7 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
             return MCS_ERR_ARGUMENT;
         }
         /* a banded layout holds only a banded run, and a banded run needs its layout */
-        if ((((s->features & MCS_MEM_BANDED) != 0U) ? 1 : 0) != ((s->opt.banded != 0) ? 1 : 0)) {
+        if ((((s->features & MCS_MEM_BANDED) != 0U) ? 1 : 0) != (MCS_BANDED(s) ? 1 : 0)) {
             return MCS_ERR_ARGUMENT;
         }
         if (((s->opt.compact != 0) && (s->opt.sing_tol > MCS_R(0.0))) ||

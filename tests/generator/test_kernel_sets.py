@@ -82,6 +82,11 @@ def test_an_omitted_kernel_is_neither_emitted_nor_in_the_descriptor(tmp_path):
     assert '#define DOUBLE_FOUR_BAR_KERNELS "motion"' in h
     assert "#define DOUBLE_FOUR_BAR_NGROUPS 0" in h
     assert " * Kernels: motion." in c and "generate --firmware models/" in c
+    # nor the banded simulator's structure (a firmware build never links that simulator)
+    assert "band_c_order" not in c and "#define DOUBLE_FOUR_BAR_BAND_WIDTH 0\n" in h
+    assert (
+        "band_c_order" in (ROOT / "generated" / "double_four_bar" / "double_four_bar.c").read_text()
+    )
     # the joints' locks are gone with their row groups
     assert all(row.split(", ")[7] == "-1" for row in re.findall(r"\{ \"[A-Z0-9]+\", .*\}", c))
     # the kernels it keeps are those of the full model, byte for byte

@@ -447,10 +447,12 @@ def render(
     derived: "Derived",
     sets: frozenset = kernel_sets.ALL,
     generate_options: str = "",
+    band: bool = True,
 ) -> Dict[str, str]:
     """Return {filename: text} of the generated sources with the kernels of `sets`
     (model/kernel_sets.py; all of them for generated/, fewer for a firmware build).
-    generate_options: what the banner's regeneration command adds ('--firmware ')."""
+    generate_options: what the banner's regeneration command adds ('--firmware ').
+    band: emit the banded simulator's structure when the model has one (not for firmware)."""
     complete_initial_state(model)  # the emitted v0 needs it (a no-op once generate has done it)
     kernels, scalars = build_kernels(model, derived, sets)
     views = dense_views(model, kernels)
@@ -494,7 +496,7 @@ def render(
         "pattern": a_pattern(derived),
         "m_pattern": m_pattern(derived),
         **_rows_of(a_pattern(derived), model.m),
-        "band": band_structure(model, derived),
+        "band": band_structure(model, derived) if band else None,
         "real": McsCodePrinter({}).value,
         "sim": sim,
         "method_id": METHOD_ID[sim["method"]],

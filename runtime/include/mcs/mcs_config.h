@@ -74,7 +74,8 @@ typedef double mcs_real;
  *   MCS_WITH_LOCKS          locks and unlocks (options.max_locks > 0, mcs_sim_lock, ...)
  *   MCS_WITH_PREDICTORS     the euler and exp continuation predictors (options.continuation)
  *   MCS_WITH_DEFAULT_CHART  the default simulator (options.compact = 0)
- *   MCS_WITH_COMPACT        the compact simulator (options.compact = 1); one of the two at least */
+ *   MCS_WITH_COMPACT        the compact simulator (options.compact = 1); one of the two at least
+ *   MCS_WITH_BANDED         the banded simulator (options.banded = 1) */
 #ifndef MCS_WITH_DOP853
 #define MCS_WITH_DOP853 1
 #endif
@@ -92,6 +93,9 @@ typedef double mcs_real;
 #endif
 #ifndef MCS_WITH_COMPACT
 #define MCS_WITH_COMPACT 1
+#endif
+#ifndef MCS_WITH_BANDED
+#define MCS_WITH_BANDED 1
 #endif
 #if (MCS_WITH_DEFAULT_CHART == 0) && (MCS_WITH_COMPACT == 0)
 #error "mcs_config.h: MCS_WITH_DEFAULT_CHART and MCS_WITH_COMPACT are both 0: no simulator left"
