@@ -61,6 +61,20 @@ def test_rejects_everything_else(text, message):
         parse_expr(text, SYMS)
 
 
+def test_a_long_chain_is_one_level_and_the_same_expression():
+    """A sum over a 300-mass chain's potential is as deep as it is long in Python's tree; it is
+    built as one level (no 'nested too deeply'), into the expression term-by-term building gives
+    (structurally equal: the generated C is the same)."""
+    zs = sp.symbols("z1:301", real=True)
+    names = {str(z): z for z in zs}
+    potential = parse_expr("m*g*(" + " + ".join(names) + ")", {**names, **SYMS, "m": t, "g": y})
+    assert potential == t * y * sp.Add(*zs)
+    assert parse_expr("x - y/t*2 + x/y - 3", SYMS) == ((x - (y / t) * 2) + x / y) - 3
+    assert parse_expr("x/y/t*2", SYMS) == ((x / y) / t) * 2
+    with pytest.raises(ExprError, match="division by zero"):
+        parse_expr("x + y/(t - t)", SYMS)
+
+
 def test_injection_creates_nothing(tmp_path):
     target = tmp_path / "x"
     with pytest.raises(ExprError):

@@ -33,6 +33,8 @@ FUNCTIONS = {
     "abs": (sp.Abs, 1),
 }
 CONSTANTS = {"pi": sp.pi}
+# the operators whose chains (a + b - c ..., a * b / c ...) are built as one level (_chain)
+CHAINS = {ast.Add: "sum", ast.Sub: "sum", ast.Mult: "product", ast.Div: "product"}
 
 MAX_LENGTH = 20000  # characters; a guard against pathological input, far above any real model
 MAX_DEPTH = 200  # syntax tree depth
@@ -113,6 +115,23 @@ class _Builder:
                 self.fail(f"constant power '{shorten(base)}**{shorten(exponent)}' is out of range")
         return base**exponent
 
+    def _chain(self, node, depth):
+        """a + b - c + ... or a * b / c * ...: Python's tree of such a chain is as deep as it is
+        long (a sum over the 300 masses of a chain's potential); walk its left spine instead of
+        recursing, so the chain is one level deep. The same expression as term by term."""
+        family = CHAINS[type(node.op)]
+        rights = []
+        while isinstance(node, ast.BinOp) and CHAINS.get(type(node.op)) == family:
+            rights.append((type(node.op), node.right))
+            node = node.left
+        terms = [self.build(node, depth)]
+        for op, right in reversed(rights):
+            value = self.build(right, depth)
+            if op is ast.Div and value == 0:
+                self.fail("division by zero")
+            terms.append(-value if op is ast.Sub else 1 / value if op is ast.Div else value)
+        return sp.Add(*terms) if family == "sum" else sp.Mul(*terms)
+
     def _build(self, node, depth):
         if depth > MAX_DEPTH:
             self.fail("expression nested too deeply")
@@ -135,6 +154,8 @@ class _Builder:
             if node.id in FUNCTIONS:
                 self.fail(f"function '{node.id}' used without arguments")
             self.fail(f"unknown symbol '{node.id}'")
+        if isinstance(node, ast.BinOp) and type(node.op) in CHAINS:
+            return self._chain(node, d)
         if isinstance(node, ast.BinOp):
             left, right = self.build(node.left, d), self.build(node.right, d)
             op = type(node.op)
