@@ -9,6 +9,9 @@
    formulation; for P3 the exact parallelogram motion).
 3. Generation time per model, and of a chain of N = 5, 10, 20, 40 spatial bodies joined by
    spherical joints (bench/gen_chain.py; expected linear in N).
+4. Large models: the cost of one RK4 step against n = 40 .. 600 on point and spatial chains, the
+   default simulator against the banded one (bench/growth.py, with the growth exponents), and 60 s
+   of the 43-body anchor chain's free vibration (n = 301) through `./mcsgen simulate`.
 
 Timings are the best of several interleaved repeats (the machines are shared and noisy).
 Writes build/bench/results.json and prints a table.
@@ -155,6 +158,46 @@ def reference_double_four_bar(t_end):
         else:  # horizontal bars translate with the tops
             x += [(k - 1) / 2 + 0.5 + s, c, 0.0]
     return np.array(x)
+
+
+def anchor_chain_60s():
+    """60 s of the anchor chain's free vibration (bench/models/anchor_chain.yaml) with RK4 at
+    h = 0.01 (issue 13: under 10 s; rows every 0.1 s) and with DOPRI5 at rtol 1e-8 (a row per
+    step), in the simulator --simulator auto takes (the banded one), and RK4 in the dense one;
+    wall_s is the run's CPU time (the simulator's summary), the energy drift relative to |E0|."""
+    from mcsgen import load
+
+    sim = load(ROOT / "bench" / "models" / "anchor_chain.yaml").build()
+    cases = [
+        ("rk4 h=0.01 off", "auto", dict(method="rk4", h=0.01, continuation="off", dt_out=0.1)),
+        ("rk4 h=0.01 off", "dense", dict(method="rk4", h=0.01, continuation="off", dt_out=0.1)),
+        # a row at every step: rows between adaptive steps would need dense output
+        (
+            "dopri5 rtol=1e-8 none",
+            "auto",
+            dict(method="dopri5", rtol=1e-8, continuation="none", dt_out=0),
+        ),
+    ]
+    rows = []
+    for label, simulator, options in cases:
+        run = sim.simulate(t_end=60.0, simulator=simulator, **options)
+        s = run.summary
+        rows.append(
+            dict(
+                case=label,
+                simulator=s["simulator"],
+                ok=run.ok,
+                wall_s=s["wall_s"],
+                steps=s["steps"],
+                energy_drift=s["energy_drift_rel"],
+            )
+        )
+        r = rows[-1]
+        print(
+            f"  {label:<22} {r['simulator']:<7}: {r['wall_s']:6.2f} s, {r['steps']} steps, "
+            f"energy drift {r['energy_drift']:.1e}" + ("" if run.ok else ", FAILED")
+        )
+    return rows
 
 
 def main():
@@ -363,6 +406,12 @@ def main():
     import geometry_params
 
     results["geometry_params"] = geometry_params.main()
+    print("cost of one RK4 step against n: the default simulator and the banded one (growth.py)")
+    import growth
+
+    results["growth"] = growth.main()
+    print("anchor chain (n = 301), 60 s of free vibration through ./mcsgen simulate (dt_out 0.1)")
+    results["anchor_chain_60s"] = anchor_chain_60s()
     print("anchor chain (003 sec. 4.2): statics from the V and modes, by number of bodies")
     import chain_modes
 
