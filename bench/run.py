@@ -410,7 +410,7 @@ def main():
     import growth
 
     results["growth"] = growth.main()
-    print("anchor chain (n = 301), 60 s of free vibration through ./mcsgen simulate (dt_out 0.1)")
+    print("anchor chain (n = 301), 60 s of free vibration through ./mcsgen simulate")
     results["anchor_chain_60s"] = anchor_chain_60s()
     print("anchor chain (003 sec. 4.2): statics from the V and modes, by number of bodies")
     import chain_modes
