@@ -59,12 +59,27 @@ def test_the_simulator_pins_openblas_to_one_thread(tmp_path, monkeypatch):
         assert json.loads(out.stdout)["blas_threads"] == threads, backend
 
 
+def run_without(main, model, part):
+    """Compile main.c with the generated `model` and the portable runtime built with part = 0
+    (an mcs_config.h MCS_WITH_*), run it, and return its output's words."""
+    import subprocess
+
+    exe = main.with_suffix("")
+    gdir = build.GENERATED / model
+    sources = [main, gdir / f"{model}.c"] + build.runtime_sources("portable")
+    subprocess.run(
+        [build.compiler(), *build.CFLAGS, "-DMCS_LINALG_PORTABLE", f"-D{part}=0"]
+        + [f"-I{build.RUNTIME / 'include'}", f"-I{build.RUNTIME / 'src'}", f"-I{gdir}"]
+        + ["-include", f"{model}.h", *map(str, sources), "-o", str(exe), "-lm"],
+        check=True,
+    )
+    return subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+
+
 def test_a_runtime_without_dop853_refuses_it(tmp_path):
     """mcs_config.h's MCS_WITH_DOP853 = 0 (the firmware build when its settings use RK4 or
     DOPRI5) leaves DOP853 out: init with it is MCS_ERR_UNSUPPORTED, so is a step after the options
     were switched to it, and DOPRI5 still runs."""
-    import subprocess
-
     main = tmp_path / "main.c"
     main.write_text(
         """
@@ -95,16 +110,7 @@ int main(void)
 }
 """
     )
-    exe = tmp_path / "no853"
-    gdir = build.GENERATED / "spatial_pendulum"
-    sources = [main, gdir / "spatial_pendulum.c"] + build.runtime_sources("portable")
-    subprocess.run(
-        [build.compiler(), *build.CFLAGS, "-DMCS_LINALG_PORTABLE", "-DMCS_WITH_DOP853=0"]
-        + [f"-I{build.RUNTIME / 'include'}", f"-I{build.RUNTIME / 'src'}", f"-I{gdir}"]
-        + ["-include", "spatial_pendulum.h", *map(str, sources), "-o", str(exe), "-lm"],
-        check=True,
-    )
-    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+    out = run_without(main, "spatial_pendulum", "MCS_WITH_DOP853")
     assert out == ["1", "1", "1"], out
 
 
@@ -112,8 +118,6 @@ def test_a_runtime_without_the_banded_simulator_refuses_it(tmp_path):
     """MCS_WITH_BANDED = 0 (every firmware build) leaves the banded simulator out: its memory and
     mcs_sim_assign are MCS_ERR_UNSUPPORTED, and the default simulator still runs in the same
     build."""
-    import subprocess
-
     main = tmp_path / "main.c"
     main.write_text(
         """
@@ -144,16 +148,7 @@ int main(void)
 }
 """
     )
-    exe = tmp_path / "nobanded"
-    gdir = build.GENERATED / "slider_crank"
-    sources = [main, gdir / "slider_crank.c"] + build.runtime_sources("portable")
-    subprocess.run(
-        [build.compiler(), *build.CFLAGS, "-DMCS_LINALG_PORTABLE", "-DMCS_WITH_BANDED=0"]
-        + [f"-I{build.RUNTIME / 'include'}", f"-I{build.RUNTIME / 'src'}", f"-I{gdir}"]
-        + ["-include", "slider_crank.h", *map(str, sources), "-o", str(exe), "-lm"],
-        check=True,
-    )
-    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+    out = run_without(main, "slider_crank", "MCS_WITH_BANDED")
     assert out == ["1", "1"], out
 
 

@@ -70,6 +70,21 @@ static void carve_frame(carver *c, mcs_frame *fr, const layout *l)
     fr->sigma = MCS_R(1.0);
 }
 
+/* A compact or banded layout's frame without its factorization: x, x_lo, v, q and its own T
+ * (n x f_max), no n x n Q */
+static void carve_frame_state(carver *c, mcs_frame *fr, const layout *l)
+{
+    fr->x = take(c, l->n);
+    fr->x_lo = take(c, l->n);
+    fr->v = take(c, l->n);
+    fr->q = take(c, l->f);
+    fr->Q = NULL;
+    fr->T = take(c, l->n * l->f);
+    fr->t = MCS_R(0.0);
+    fr->r = 0;
+    fr->sigma = MCS_R(1.0);
+}
+
 /* The compact layout's frames: each its x, x_lo, v, q and T (n x f_max), one factorization
  * (R with the reflectors, tau, pivots) for both. */
 static void carve_compact_frames(carver *c, mcs_sim *s, const layout *l)
@@ -82,16 +97,7 @@ static void carve_compact_frames(carver *c, mcs_sim *s, const layout *l)
     frames[0] = &s->cur;
     frames[1] = &s->prev;
     for (i = 0; i < 2; ++i) {
-        mcs_frame *fr = frames[i];
-        fr->x = take(c, l->n);
-        fr->x_lo = take(c, l->n);
-        fr->v = take(c, l->n);
-        fr->q = take(c, l->f);
-        fr->Q = NULL;
-        fr->T = take(c, l->n * l->f);
-        fr->t = MCS_R(0.0);
-        fr->r = 0;
-        fr->sigma = MCS_R(1.0);
+        carve_frame_state(c, frames[i], l);
     }
     R = take(c, l->n * MAX2(l->m, 1U));
     tau = take(c, kmin_of(l));
@@ -142,18 +148,10 @@ static void carve_banded_frames(carver *c, mcs_sim *s, const layout *l)
     frames[1] = &s->prev;
     for (i = 0; i < 2; ++i) {
         mcs_frame *fr = frames[i];
-        fr->x = take(c, l->n);
-        fr->x_lo = take(c, l->n);
-        fr->v = take(c, l->n);
-        fr->q = take(c, l->f);
-        fr->Q = NULL;
-        fr->T = take(c, l->n * l->f);
+        carve_frame_state(c, fr, l);
         fr->R = take(c, l->m * l->bw);
         fr->tau = take(c, 2U * l->nrot);
         fr->piv = NULL;
-        fr->t = MCS_R(0.0);
-        fr->r = 0;
-        fr->sigma = MCS_R(1.0);
     }
 }
 
