@@ -5,7 +5,21 @@
  * cost is O(n w) or O(N b^2), w and b the bands: no n x n matrix. Plain C99, no allocation. */
 #include "mcs_band.h"
 
-#include "mcs_linalg.h"
+/* sqrt(a^2 + b^2) without overflow or underflow in the squares (mcs_linalg_portable.c has its own
+ * copy: that backend references nothing but libm, tests/e2e/test_firmware.py) */
+static mcs_real safe_hypot(mcs_real a, mcs_real b)
+{
+    const mcs_real fa = mcs_fabs(a);
+    const mcs_real fb = mcs_fabs(b);
+    const mcs_real big = (fa > fb) ? fa : fb;
+    const mcs_real small = (fa > fb) ? fb : fa;
+    mcs_real q;
+    if (!(big > MCS_R(0.0))) {
+        return big; /* 0, or NaN */
+    }
+    q = small / big;
+    return big * mcs_sqrt(MCS_R(1.0) + (q * q));
+}
 
 int mcs_band_qr(const mcs_model *md, const mcs_real *a_nz, mcs_real *R, mcs_real *cs, mcs_real *sn,
                 mcs_real *win)
@@ -37,7 +51,7 @@ int mcs_band_qr(const mcs_model *md, const mcs_real *a_nz, mcs_real *R, mcs_real
             mcs_real *Rc = &R[c * w];
             const mcs_real a = Rc[0];
             const mcs_real b = win[0];
-            const mcs_real r = mcs_la_hypot(a, b);
+            const mcs_real r = safe_hypot(a, b);
             mcs_real co = MCS_R(1.0);
             mcs_real si = MCS_R(0.0);
             if (r > MCS_R(0.0)) {

@@ -328,20 +328,6 @@ mcs_real mcs_mat_norm1(int n, const mcs_real *a)
     return norm;
 }
 
-mcs_real mcs_la_hypot(mcs_real a, mcs_real b)
-{
-    const mcs_real fa = mcs_fabs(a);
-    const mcs_real fb = mcs_fabs(b);
-    const mcs_real big = (fa > fb) ? fa : fb;
-    const mcs_real small = (fa > fb) ? fb : fa;
-    mcs_real q;
-    if (!(big > MCS_R(0.0))) {
-        return big; /* 0, or NaN */
-    }
-    q = small / big;
-    return big * mcs_sqrt(MCS_R(1.0) + (q * q));
-}
-
 mcs_real mcs_vec_max_abs(int n, const mcs_real *a)
 {
     mcs_real m = MCS_R(0.0);

@@ -93,9 +93,6 @@ mcs_real *mcs_work_next(mcs_real *base, size_t *at, size_t count);
 /* Matrix exponential of a square a (n x n) by the diagonal [6/6] Padé approximant with scaling
  * and squaring; result in e. work: 4 n*n reals, ipiv: n ints. Skew a gives orthogonal e. */
 int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipiv);
-/* sqrt(a^2 + b^2) without overflow or underflow in the squares (NaN for a NaN; the Householder
- * reflections of the portable QR, the banded QR's Givens rotations). */
-mcs_real mcs_la_hypot(mcs_real a, mcs_real b);
 /* Largest absolute entry of a vector (0 for n = 0); -1 when an entry is NaN or Inf. */
 mcs_real mcs_vec_max_abs(int n, const mcs_real *a);
 /* 1-norm (largest column sum of |a_ij|) of a square a (n x n, ld n), the exponentials' scaling;

@@ -6,6 +6,20 @@
 #ifdef MCS_LINALG_PORTABLE
 #include "mcs_linalg.h"
 
+static mcs_real hypot2(mcs_real a, mcs_real b)
+{
+    const mcs_real aa = mcs_fabs(a);
+    const mcs_real bb = mcs_fabs(b);
+    const mcs_real big = (aa > bb) ? aa : bb;
+    const mcs_real small = (aa > bb) ? bb : aa;
+    mcs_real r;
+    if (big == MCS_R(0.0)) {
+        return 0;
+    }
+    r = small / big;
+    return big * mcs_sqrt(MCS_R(1.0) + (r * r));
+}
+
 static mcs_real column_norm(int len, const mcs_real *x)
 {
     mcs_real scale = MCS_R(0.0);
@@ -45,7 +59,7 @@ static void make_reflector(int len, mcs_real *x, mcs_real *tau)
         *tau = MCS_R(0.0);
         return;
     }
-    beta = -((alpha >= MCS_R(0.0)) ? 1 : -1) * mcs_la_hypot(alpha, xnorm);
+    beta = -((alpha >= MCS_R(0.0)) ? 1 : -1) * hypot2(alpha, xnorm);
     *tau = (beta - alpha) / beta;
     for (i = 1; i < len; ++i) {
         x[i] /= (alpha - beta);
