@@ -236,6 +236,7 @@ mcs_status mcs_banded_align(mcs_sim *s, int f_old, mcs_frame *to)
     mcs_real *C = s->w.basis_work;         /* (f x f) T~^T T^ */
     mcs_real *Y = &s->w.basis_work[f * f]; /* (f x f) */
     mcs_real *W = &Y[f * f];               /* (f x f) */
+    mcs_real *Z = &W[f * f];               /* (f x f) */
     int i;
     int j;
     if (implicit_T(s) != 0) {
@@ -251,7 +252,7 @@ mcs_status mcs_banded_align(mcs_sim *s, int f_old, mcs_frame *to)
             C[i + (j * f)] = s->w.bq[j];
         }
     }
-    if (mcs_polar_newton_schulz(f, C, Y, W) != 0) {
+    if (mcs_polar_near_orthogonal(f, C, Y, W, Z) != 0) {
         return MCS_ERR_LINALG; /* far from orthogonal: a step far too long for the basis */
     }
     for (j = 0; j < f; ++j) { /* T = T^ Up^T: column j is T^ (row j of Up) */

@@ -108,12 +108,16 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
 }
 
 #if MCS_WITH_PREDICTORS
-/* y (n x f) = exp(x) [0; I_f], the last f columns of the exponential of x (n x n, skew), by
- * Taylor terms x^k [0; I_f] / k! after scaling x by 2^-s to norm <= 1/2 (then 2^s applications;
- * at most 2^6, else nonzero and the caller uses Padé). The sum stops when a term is below eps / 4
- * (at most 30 terms; about 7 for a step's h Omega of norm 0.01). work: 2 n f reals. */
+/* y (n x f) = exp(x) [0; I_f], the last f columns of the exponential of x (n x n, skew, its
+ * (f x f) block 0: Omega's), by Taylor terms x^k [0; I_f] / k! after scaling x by 2^-s to norm
+ * <= 1/2 (then 2^s applications; at most 2^6, else nonzero and the caller uses Padé). A term
+ * [a; b] (r x f over f x f) gives the next as [X11 a + X12 b; X21 a] / k: r^2 f + 2 r f^2
+ * multiply-adds, and the first, x [0; I_f] = [X12; 0], none. The sum stops when the next term's
+ * bound, |x| |term| / (k + 1), is below eps / 4 (about 6 terms for a step's h Omega of norm
+ * 0.01). work: 2 n f reals. */
 static int expm_skew_action(int n, int f, const mcs_real *x, mcs_real *y, mcs_real *work)
 {
+    const int r = n - f;
     mcs_real *term = work;
     mcs_real *next = &work[n * f];
     const mcs_real norm = mcs_mat_norm1(n, x);
@@ -137,31 +141,45 @@ static int expm_skew_action(int n, int f, const mcs_real *x, mcs_real *y, mcs_re
     scale = mcs_ldexp(MCS_R(1.0), -s);
     for (j = 0; j < f; ++j) {
         for (i = 0; i < n; ++i) {
-            y[i + (j * n)] = (i == ((n - f) + j)) ? MCS_R(1.0) : MCS_R(0.0);
+            y[i + (j * n)] = (i == (r + j)) ? MCS_R(1.0) : MCS_R(0.0);
         }
     }
     for (app = 0; app < apps; ++app) {
-        mcs_mat_copy(n, f, y, n, term, n);
-        for (k = 1; k <= 30; ++k) {
-            const mcs_real alpha = scale / (mcs_real)k;
-            const int r = n - f;
-            mcs_real big = MCS_R(0.0);
-            /* next = alpha x term by blocks, x's (f x f) block being 0 (Omega's): the top rows
-             * sum over x's first r columns, then its last f (the full product's order), the
-             * bottom rows over its first r only (where the full product adds exact zeros) */
-            mcs_mat_gemm(0, 0, r, f, r, alpha, x, n, term, n, 0, next, n);
-            mcs_mat_gemm(0, 0, r, f, f, alpha, &x[r * n], n, &term[r], n, 1, next, n);
-            mcs_mat_gemm(0, 0, f, f, r, alpha, &x[r], n, term, n, 0, &next[r], n);
-            for (i = 0; i < (n * f); ++i) {
-                y[i] += next[i];
-                term[i] = next[i];
-                if (mcs_fabs(next[i]) > big) {
-                    big = mcs_fabs(next[i]);
+        mcs_real big = MCS_R(0.0);
+        if (app == 0) { /* term 1 = scale x [0; I_f] = scale [X12; 0] */
+            for (j = 0; j < f; ++j) {
+                for (i = 0; i < n; ++i) {
+                    const mcs_real t = (i < r) ? (scale * x[i + ((r + j) * n)]) : MCS_R(0.0);
+                    term[i + (j * n)] = t;
+                    y[i + (j * n)] += t;
+                    big = (mcs_fabs(t) > big) ? mcs_fabs(t) : big;
                 }
             }
-            if (!(big > (MCS_REAL_EPS / MCS_R(4.0)))) {
-                break; /* below eps / 4, or NaN (caught by the caller's check of T~) */
+            k = 1;
+        } else { /* term 0 = y */
+            mcs_mat_copy(n, f, y, n, term, n);
+            big = MCS_R(1.0);
+            k = 0;
+        }
+        /* next term while its bound scale |x| big / (k + 1) is above eps / 4 (30 at most; a NaN
+         * ends the sum, and the caller's check of T~ reports it) */
+        while ((k < 30) && (((scale * norm * big) / (mcs_real)(k + 1)) > (MCS_REAL_EPS / 4))) {
+            const mcs_real alpha = scale / (mcs_real)(k + 1);
+            mcs_real *swap;
+            mcs_mat_multiply(r, f, r, x, n, term, n, 0, next, n);
+            mcs_mat_multiply(r, f, f, &x[r * n], n, &term[r], n, 1, next, n);
+            mcs_mat_multiply(f, f, r, &x[r], n, term, n, 0, &next[r], n);
+            big = MCS_R(0.0);
+            for (i = 0; i < (n * f); ++i) {
+                const mcs_real t = alpha * next[i];
+                next[i] = t;
+                y[i] += t;
+                big = (mcs_fabs(t) > big) ? mcs_fabs(t) : big;
             }
+            swap = term;
+            term = next;
+            next = swap;
+            ++k;
         }
     }
     return 0;
@@ -220,6 +238,7 @@ static mcs_status predict_rotated(int n, int m, int r, const mcs_real *Q, const 
     const mcs_real *U = Q;
     const mcs_real *T = &Q[r * n];
     mcs_real *J = work;                   /* (n x r) Q^T A_dot_S^T */
+    mcs_real *room = &work[n * r];        /* (n f) scratch: euler's work is n^2 (J and this) */
     mcs_real *omega = &work[n * n];       /* (n x n) */
     mcs_real *E = &work[2 * n * n];       /* (n x n) */
     mcs_real *scratch = &work[3 * n * n]; /* 4 n*n for expm */
@@ -228,76 +247,169 @@ static mcs_status predict_rotated(int n, int m, int r, const mcs_real *Q, const 
     int i;
     int j;
     int l;
-    /* J = Q^T A_dot_S^T: column j is Q^T (row piv[j] of A_dot), skipping the row's zeros (the
-     * same sums, term for term, as the dense product) */
+    /* J = Q^T A_dot_S^T: column j is Q^T (row piv[j] of A_dot), over the row's nonzeros only
+     * (gathered into nz_val / nz_col), each entry a dot product down a column of Q (the same
+     * sums, term for term, as the dense product) */
     for (j = 0; j < r; ++j) {
-        for (i = first; i < n; ++i) {
-            J[i + (j * n)] = MCS_R(0.0);
-        }
+        mcs_real *nz_val = room;
+        int *nz_col = iwork;
+        int nnz = 0;
         for (l = 0; l < n; ++l) {
             const mcs_real a = A_dot[piv[j] + (l * m)];
             if (a != MCS_R(0.0)) {
-                for (i = first; i < n; ++i) {
-                    J[i + (j * n)] += Q[l + (i * n)] * a;
-                }
+                nz_val[nnz] = a;
+                nz_col[nnz] = l;
+                ++nnz;
             }
+        }
+        for (i = first; i < n; ++i) {
+            const mcs_real *Qi = &Q[i * n];
+            mcs_real sum = MCS_R(0.0);
+            for (l = 0; l < nnz; ++l) {
+                sum += Qi[nz_col[l]] * nz_val[l];
+            }
+            J[i + (j * n)] = sum;
         }
     }
     /* J <- J R_ns^-1 (both blocks at once): rows r.. give Omega_s, rows ..r give Omega_L */
     mcs_mat_solve_right_upper(n - first, r, R, n, &J[first], n);
     if (kind == MCS_CONT_EULER) {
-        /* T~ = T - h U Omega_s^T */
+        /* T~ = T - h U Omega_s^T, with -h Omega_s^T (r x f) formed in the room after J */
+        mcs_real *B = room;
+        for (j = 0; j < f; ++j) {
+            for (i = 0; i < r; ++i) {
+                B[i + (j * r)] = -h * J[(r + j) + (i * n)];
+            }
+        }
         mcs_mat_copy(n, f, T, n, Tpred, n);
-        mcs_mat_gemm(0, 1, n, f, r, -h, U, n, &J[r], n, 1, Tpred, n);
+        mcs_mat_multiply(n, f, r, U, n, B, r, 1, Tpred, n);
         return (mcs_vec_max_abs(n * f, Tpred) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
     }
     if (mcs_predict_exp_action(n, r, J, h, omega, E, scratch, iwork) != 0) {
         return MCS_ERR_LINALG;
     }
     /* T~ = (Q E)[:, r:] = Q E[:, r:] */
-    mcs_mat_gemm(0, 0, n, f, n, 1, Q, n, E, n, 0, Tpred, n);
+    mcs_mat_multiply(n, f, n, Q, n, E, n, 0, Tpred, n);
     /* an enormous h h|Omega| overflows the exponential: no prediction, not a NaN basis */
     return (mcs_vec_max_abs(n * f, Tpred) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 #endif
 
-/* Orthogonal polar factor of a square x (k x k) in place by the Newton-Schulz iteration
- * X <- X (3 I - X^T X) / 2, which converges quadratically when X is near orthogonal, as C is
- * between consecutive steps (the predictor leaves it orthogonal to O(h^2) or better). y, z: k x k
- * scratch. Returns nonzero when x is too far from orthogonal for it (the caller uses the SVD). */
-int mcs_polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z)
+/* The orthogonal polar factor of a 1 x 1 or 2 x 2 x in closed form (a model of one or two
+ * degrees of freedom: the series' products cost more than their arithmetic there). 2 x 2
+ * [[a, b], [c, d]]: the rotation [[p, -q], [q, p]] / |(p, q)| with (p, q) = (a + d, c - b) when
+ * det x > 0, the reflection [[p, q], [q, -p]] / |(p, q)| with (p, q) = (a - d, c + b) when it is
+ * negative. Nonzero for a singular x. */
+static int polar_tiny(int k, mcs_real *x)
 {
+    mcs_real p;
+    mcs_real q;
+    mcs_real norm;
+    if (k == 1) {
+        if (!(x[0] != MCS_R(0.0))) {
+            return -1;
+        }
+        x[0] = (x[0] > MCS_R(0.0)) ? MCS_R(1.0) : -MCS_R(1.0);
+        return 0;
+    }
+    if (((x[0] * x[3]) - (x[2] * x[1])) >= MCS_R(0.0)) {
+        p = x[0] + x[3];
+        q = x[1] - x[2];
+        norm = mcs_sqrt((p * p) + (q * q));
+        if (!(norm > MCS_R(0.0))) {
+            return -1;
+        }
+        x[0] = p / norm;
+        x[1] = q / norm;
+        x[2] = -x[1];
+        x[3] = x[0];
+        return 0;
+    }
+    p = x[0] - x[3];
+    q = x[1] + x[2];
+    norm = mcs_sqrt((p * p) + (q * q));
+    if (!(norm > MCS_R(0.0))) {
+        return -1;
+    }
+    x[0] = p / norm;
+    x[1] = q / norm;
+    x[2] = x[1];
+    x[3] = -x[0];
+    return 0;
+}
+
+/* Orthogonal polar factor of a square x (k x k) in place, for an x near orthogonal, as C is
+ * between consecutive steps. With E = I - X^T X (symmetric, |E| = delta), the factor is
+ * X (I - E)^-1/2 = X (I + E/2 + 3/8 E^2 + 5/16 E^3 + ...): an iteration multiplies X by the
+ * series to the degree d whose first omitted term is below round-off (delta^(d+1) <= eps k,
+ * d <= 8), which leaves |E| at about delta^(d+1). One iteration is typical: delta is about 1e-4
+ * after an RK4 step of 1 ms of a 20-coordinate chain without a predictor or with the first-order
+ * one (d = 3), 1e-8 with exp's (d = 1). The powers of E commute with E: their products are
+ * symmetric, half the multiply-adds of general ones. y, z, w: k x k scratch. Returns nonzero when
+ * x is too far from orthogonal for it (the caller uses the SVD). */
+int mcs_polar_near_orthogonal(int k, mcs_real *x, mcs_real *y, mcs_real *z, mcs_real *w)
+{
+    /* binomial(2j, j) / 4^j, the series of (1 - e)^-1/2 */
+    static const mcs_real coef[9] = {MCS_R(1.0),         MCS_R(0.5),
+                                     MCS_R(0.375),       MCS_R(0.3125),
+                                     MCS_R(0.2734375),   MCS_R(0.24609375),
+                                     MCS_R(0.2255859375), MCS_R(0.20947265625),
+                                     MCS_R(0.196380615234375)};
+    const mcs_real tol = MCS_REAL_EPS * (mcs_real)k;
     int it;
     int i;
     int j;
-    for (it = 0; it < 12; ++it) {
-        mcs_real delta = MCS_R(0.0);
-        mcs_mat_gemm(1, 0, k, k, k, 1, x, k, x, k, 0, y, k); /* y = X^T X */
-        for (j = 0; j < k; ++j) { /* |X^T X - I| (no index arithmetic per entry: P1 -5 %) */
-            for (i = 0; i < k; ++i) {
-                const mcs_real d = mcs_fabs(y[i + (j * k)] - ((i == j) ? MCS_R(1.0) : MCS_R(0.0)));
-                delta = (d > delta) ? d : delta;
-            }
-        }
-        if (!(delta < MCS_R(0.3))) {
-            return -1;
-        }
-        if (delta <= (MCS_R(4.0) * MCS_REAL_EPS * k)) {
-            return 0;
-        }
-        for (i = 0; i < (k * k); ++i) { /* y = (3 I - X^T X) / 2 */
-            y[i] *= -MCS_R(0.5);
+    int d;
+    if (k <= 2) {
+        return polar_tiny(k, x);
+    }
+    for (it = 0; it < 8; ++it) {
+        mcs_real delta;
+        mcs_real omitted;
+        mcs_real *s_cur;
+        mcs_real *s_next;
+        mcs_mat_symmetric_product(k, k, x, k, x, k, y, k); /* y = X^T X */
+        for (i = 0; i < (k * k); ++i) { /* y = E = I - X^T X */
+            y[i] = -y[i];
         }
         for (i = 0; i < k; ++i) {
-            y[i * (k + 1)] += MCS_R(1.5);
+            y[i * (k + 1)] += MCS_R(1.0);
         }
-        mcs_mat_gemm(0, 0, k, k, k, 1, x, k, y, k, 0, z, k);
-        mcs_mat_copy(k, k, z, k, x, k);
-        /* quadratic convergence: the update leaves |X^T X - I| at about delta^2, far below the
-         * tolerance once delta^2 <= eps k, so the check that would stop there is not made (a
-         * product of order k saved; the same X as with it) */
-        if ((delta * delta) <= (MCS_REAL_EPS * k)) {
+        delta = mcs_vec_max_abs(k * k, y);
+        if (!((delta >= MCS_R(0.0)) && (delta < MCS_R(0.3)))) {
+            return -1; /* far from orthogonal, or NaN */
+        }
+        if (delta <= (MCS_R(4.0) * tol)) {
             return 0;
+        }
+        d = 1;
+        omitted = delta * delta;
+        while ((d < 8) && (omitted > tol)) {
+            ++d;
+            omitted *= delta;
+        }
+        /* S = c0 I + c1 E + ... + cd E^d by Horner into s_cur (z or w, which swap) */
+        s_cur = z;
+        s_next = w;
+        for (i = 0; i < (k * k); ++i) {
+            s_cur[i] = coef[d] * y[i];
+        }
+        for (i = 0; i < k; ++i) {
+            s_cur[i * (k + 1)] += coef[d - 1];
+        }
+        for (j = d - 2; j >= 0; --j) {
+            mcs_real *t = s_next;
+            mcs_mat_symmetric_product(k, k, y, k, s_cur, k, s_next, k); /* E S */
+            for (i = 0; i < k; ++i) {
+                s_next[i * (k + 1)] += coef[j];
+            }
+            s_next = s_cur;
+            s_cur = t;
+        }
+        mcs_mat_multiply(k, k, k, x, k, s_cur, k, 0, y, k); /* X S */
+        mcs_mat_copy(k, k, y, k, x, k);
+        if (omitted <= tol) {
+            return 0; /* |E| now about delta^(d+1): the check that would stop here not made */
         }
     }
     return -1;
@@ -315,10 +427,6 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
         !Tout || !work) {
         return MCS_ERR_ARGUMENT;
     }
-    if ((mcs_vec_max_abs(n * f_old, Tpred) < MCS_R(0.0)) ||
-        (mcs_vec_max_abs(n * f_new, That) < MCS_R(0.0))) {
-        return MCS_ERR_NONFINITE;
-    }
     mcs_real *C = work;                /* (g x f_new) */
     mcs_real *W = &work[k * k];        /* (g x g) */
     mcs_real *Vt = &work[2 * k * k];   /* (f_new x f_new) */
@@ -326,14 +434,29 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
     mcs_real *sv = &work[4 * k * k];   /* (k) */
     mcs_real *lawork = &work[(4 * k * k) + k];
     int info;
+    int i;
+    int j;
     if (g == 0) {
+        if (mcs_vec_max_abs(n * f_new, That) < MCS_R(0.0)) {
+            return MCS_ERR_NONFINITE;
+        }
         mcs_mat_copy(n, f_new, That, n, Tout, n);
         return MCS_OK;
     }
+    /* C's entries are dot products of whole columns of T~ and T^ (no zero skipped): a NaN or
+     * Inf in either shows in C, which is checked instead of the n x f inputs */
     mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);
-    if ((f_old == f_new) && (mcs_polar_newton_schulz(g, C, W, Vt) == 0)) {
+    if (mcs_vec_max_abs(g * f_new, C) < MCS_R(0.0)) {
+        return MCS_ERR_NONFINITE;
+    }
+    if ((f_old == f_new) && (mcs_polar_near_orthogonal(g, C, W, Vt, V_Wt) == 0)) {
         /* Tout = That Up^T with Up = W V^T the orthogonal polar factor of C (now in C) */
-        mcs_mat_gemm(0, 1, n, g, g, 1, That, n, C, g, 0, Tout, n);
+        for (j = 0; j < g; ++j) {
+            for (i = 0; i < g; ++i) {
+                W[i + (j * g)] = C[j + (i * g)];
+            }
+        }
+        mcs_mat_multiply(n, g, g, That, n, W, g, 0, Tout, n);
         return MCS_OK;
     }
     mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);

@@ -234,6 +234,163 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
     }
 }
 
+void mcs_mat_multiply(int rows, int cols, int inner, const mcs_real *a, int lda, const mcs_real *b,
+                      int ldb, int accumulate, mcs_real *c, int ldc)
+{
+    int i;
+    int j;
+    int k;
+#ifndef MCS_LINALG_PORTABLE
+    if (((double)rows * (double)cols * (double)inner) >= MCS_LA_GEMM_MIN) {
+        mcs_la_gemm(0, 0, rows, cols, inner, 1, a, lda, b, ldb, (accumulate != 0) ? 1 : 0, c, ldc);
+        return;
+    }
+#endif
+    for (j = 0; (j + 3) < cols; j += 4) {
+        const mcs_real *b0 = &b[j * ldb];
+        const mcs_real *b1 = &b[(j + 1) * ldb];
+        const mcs_real *b2 = &b[(j + 2) * ldb];
+        const mcs_real *b3 = &b[(j + 3) * ldb];
+        mcs_real *c0 = &c[j * ldc];
+        mcs_real *c1 = &c[(j + 1) * ldc];
+        mcs_real *c2 = &c[(j + 2) * ldc];
+        mcs_real *c3 = &c[(j + 3) * ldc];
+        for (i = 0; (i + 1) < rows; i += 2) { /* a 2 x 4 block of c in registers */
+            mcs_real s00 = (accumulate != 0) ? c0[i] : MCS_R(0.0);
+            mcs_real s01 = (accumulate != 0) ? c1[i] : MCS_R(0.0);
+            mcs_real s02 = (accumulate != 0) ? c2[i] : MCS_R(0.0);
+            mcs_real s03 = (accumulate != 0) ? c3[i] : MCS_R(0.0);
+            mcs_real s10 = (accumulate != 0) ? c0[i + 1] : MCS_R(0.0);
+            mcs_real s11 = (accumulate != 0) ? c1[i + 1] : MCS_R(0.0);
+            mcs_real s12 = (accumulate != 0) ? c2[i + 1] : MCS_R(0.0);
+            mcs_real s13 = (accumulate != 0) ? c3[i + 1] : MCS_R(0.0);
+            for (k = 0; k < inner; ++k) {
+                const mcs_real a0 = a[i + (k * lda)];
+                const mcs_real a1 = a[(i + 1) + (k * lda)];
+                s00 += a0 * b0[k];
+                s01 += a0 * b1[k];
+                s02 += a0 * b2[k];
+                s03 += a0 * b3[k];
+                s10 += a1 * b0[k];
+                s11 += a1 * b1[k];
+                s12 += a1 * b2[k];
+                s13 += a1 * b3[k];
+            }
+            c0[i] = s00;
+            c1[i] = s01;
+            c2[i] = s02;
+            c3[i] = s03;
+            c0[i + 1] = s10;
+            c1[i + 1] = s11;
+            c2[i + 1] = s12;
+            c3[i + 1] = s13;
+        }
+        for (; i < rows; ++i) {
+            mcs_real s0 = (accumulate != 0) ? c0[i] : MCS_R(0.0);
+            mcs_real s1 = (accumulate != 0) ? c1[i] : MCS_R(0.0);
+            mcs_real s2 = (accumulate != 0) ? c2[i] : MCS_R(0.0);
+            mcs_real s3 = (accumulate != 0) ? c3[i] : MCS_R(0.0);
+            for (k = 0; k < inner; ++k) {
+                const mcs_real ai = a[i + (k * lda)];
+                s0 += ai * b0[k];
+                s1 += ai * b1[k];
+                s2 += ai * b2[k];
+                s3 += ai * b3[k];
+            }
+            c0[i] = s0;
+            c1[i] = s1;
+            c2[i] = s2;
+            c3[i] = s3;
+        }
+    }
+    for (; (j + 1) < cols; j += 2) { /* then two columns: 2 x 2 blocks */
+        const mcs_real *b0 = &b[j * ldb];
+        const mcs_real *b1 = &b[(j + 1) * ldb];
+        mcs_real *c0 = &c[j * ldc];
+        mcs_real *c1 = &c[(j + 1) * ldc];
+        for (i = 0; (i + 1) < rows; i += 2) {
+            mcs_real s00 = (accumulate != 0) ? c0[i] : MCS_R(0.0);
+            mcs_real s01 = (accumulate != 0) ? c1[i] : MCS_R(0.0);
+            mcs_real s10 = (accumulate != 0) ? c0[i + 1] : MCS_R(0.0);
+            mcs_real s11 = (accumulate != 0) ? c1[i + 1] : MCS_R(0.0);
+            for (k = 0; k < inner; ++k) {
+                const mcs_real a0 = a[i + (k * lda)];
+                const mcs_real a1 = a[(i + 1) + (k * lda)];
+                s00 += a0 * b0[k];
+                s01 += a0 * b1[k];
+                s10 += a1 * b0[k];
+                s11 += a1 * b1[k];
+            }
+            c0[i] = s00;
+            c1[i] = s01;
+            c0[i + 1] = s10;
+            c1[i + 1] = s11;
+        }
+        for (; i < rows; ++i) {
+            mcs_real s0 = (accumulate != 0) ? c0[i] : MCS_R(0.0);
+            mcs_real s1 = (accumulate != 0) ? c1[i] : MCS_R(0.0);
+            for (k = 0; k < inner; ++k) {
+                s0 += a[i + (k * lda)] * b0[k];
+                s1 += a[i + (k * lda)] * b1[k];
+            }
+            c0[i] = s0;
+            c1[i] = s1;
+        }
+    }
+    for (; j < cols; ++j) { /* the last column, an entry at a time */
+        const mcs_real *bj = &b[j * ldb];
+        mcs_real *cj = &c[j * ldc];
+        for (i = 0; i < rows; ++i) {
+            mcs_real sum = (accumulate != 0) ? cj[i] : MCS_R(0.0);
+            for (k = 0; k < inner; ++k) {
+                sum += a[i + (k * lda)] * bj[k];
+            }
+            cj[i] = sum;
+        }
+    }
+}
+
+void mcs_mat_symmetric_product(int rows, int k, const mcs_real *a, int lda, const mcs_real *b,
+                               int ldb, mcs_real *c, int ldc)
+{
+    int i;
+    int j;
+    int l;
+#ifndef MCS_LINALG_PORTABLE
+    if (((double)rows * (double)k * (double)k) >= MCS_LA_GEMM_MIN) {
+        mcs_la_gemm(1, 0, k, k, rows, 1, a, lda, b, ldb, 0, c, ldc);
+        return;
+    }
+#endif
+    for (j = 0; j < k; ++j) {
+        const mcs_real *bj = &b[j * ldb];
+        /* two entries of column j at a time: two independent sums, each over l in order */
+        for (i = 0; (i + 1) <= j; i += 2) {
+            const mcs_real *a0 = &a[i * lda];
+            const mcs_real *a1 = &a[(i + 1) * lda];
+            mcs_real s0 = MCS_R(0.0);
+            mcs_real s1 = MCS_R(0.0);
+            for (l = 0; l < rows; ++l) {
+                s0 += a0[l] * bj[l];
+                s1 += a1[l] * bj[l];
+            }
+            c[i + (j * ldc)] = s0;
+            c[j + (i * ldc)] = s0;
+            c[(i + 1) + (j * ldc)] = s1;
+            c[j + ((i + 1) * ldc)] = s1;
+        }
+        for (; i <= j; ++i) {
+            const mcs_real *ai = &a[i * lda];
+            mcs_real sum = MCS_R(0.0);
+            for (l = 0; l < rows; ++l) {
+                sum += ai[l] * bj[l];
+            }
+            c[i + (j * ldc)] = sum;
+            c[j + (i * ldc)] = sum;
+        }
+    }
+}
+
 void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb)
 {
     int i;
@@ -245,13 +402,20 @@ void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_
         return;
     }
 #endif
-    for (i = 0; i < rows; ++i) {
-        for (j = 0; j < k; ++j) {
-            mcs_real s = b[i + (j * ldb)];
-            for (l = 0; l < j; ++l) {
-                s -= b[i + (l * ldb)] * r[l + (j * ldr)];
+    /* column by column, each entry's differences in the order of l and then its quotient (the
+     * same operations, entry by entry, as a row at a time; contiguous inner loops) */
+    for (j = 0; j < k; ++j) {
+        mcs_real *bj = &b[j * ldb];
+        const mcs_real rjj = r[j + (j * ldr)];
+        for (l = 0; l < j; ++l) {
+            const mcs_real rlj = r[l + (j * ldr)];
+            const mcs_real *bl = &b[l * ldb];
+            for (i = 0; i < rows; ++i) {
+                bj[i] -= bl[i] * rlj;
             }
-            b[i + (j * ldb)] = s / r[j + (j * ldr)];
+        }
+        for (i = 0; i < rows; ++i) {
+            bj[i] /= rjj;
         }
     }
 }
@@ -331,17 +495,15 @@ mcs_real mcs_mat_norm1(int n, const mcs_real *a)
 mcs_real mcs_vec_max_abs(int n, const mcs_real *a)
 {
     mcs_real m = MCS_R(0.0);
+    mcs_real nonfinite = MCS_R(0.0); /* sum of x - x: 0, or NaN once an entry is NaN or Inf */
     int i;
+    /* no early exit: one test per entry instead of two (the checks run on every step's bases) */
     for (i = 0; i < n; ++i) {
-        mcs_real x = mcs_fabs(a[i]);
-        if (!((x - x) == MCS_R(0.0))) {
-            return -1; /* NaN or +-Inf */
-        }
-        if (x > m) {
-            m = x;
-        }
+        const mcs_real x = mcs_fabs(a[i]);
+        nonfinite += x - x;
+        m = (x > m) ? x : m;
     }
-    return ((m > MCS_R(0.0)) && ((m - m) != MCS_R(0.0))) ? -MCS_R(1.0) : m; /* Inf - Inf is NaN */
+    return (nonfinite == MCS_R(0.0)) ? m : -MCS_R(1.0);
 }
 
 int mcs_mat_expm(int n, const mcs_real *a, mcs_real *e, mcs_real *work, int *ipiv)

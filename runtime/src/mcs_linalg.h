@@ -66,15 +66,25 @@ int mcs_qr_rank(int rows, int kmin, const mcs_real *R, int ldr, mcs_real rank_to
 int mcs_predict_exp_action(int n, int r, const mcs_real *J, mcs_real h, mcs_real *omega,
                            mcs_real *E, mcs_real *scratch, int *iwork);
 
-/* Orthogonal polar factor of x (k x k) in place by Newton-Schulz (y, z: k x k scratch); nonzero
- * when x is too far from orthogonal for it. */
-int mcs_polar_newton_schulz(int k, mcs_real *x, mcs_real *y, mcs_real *z);
+/* Orthogonal polar factor of x (k x k) in place by the series of (X^T X)^-1/2 (y, z, w: k x k
+ * scratch); nonzero when x is too far from orthogonal for it. */
+int mcs_polar_near_orthogonal(int k, mcs_real *x, mcs_real *y, mcs_real *z, mcs_real *w);
 
 /* --- helpers shared by both backends (mcs_linalg.c) --- */
 /* c (rows x cols) = alpha op(a) op(b) + beta c, op = transpose when ta/tb is nonzero;
  * inner is the shared dimension. beta = 0 ignores the old contents of c. */
 void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha, const mcs_real *a,
                   int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc);
+/* c (rows x cols) = a b (accumulate 0) or c + a b (accumulate 1), neither transposed. Every
+ * product is added, zeros too (mcs_mat_gemm's axpy form tests each multiplier): for dense
+ * operands, 2 x 4 entries of c in registers; a large one by the BLAS on the LAPACK backend. */
+void mcs_mat_multiply(int rows, int cols, int inner, const mcs_real *a, int lda, const mcs_real *b,
+                      int ldb, int accumulate, mcs_real *c, int ldc);
+/* c (k x k) = a^T b for a, b (rows x k) whose product is known to be symmetric (a Gram matrix
+ * a^T a, or two commuting symmetric matrices): the upper triangle by dot products of columns,
+ * mirrored, so c is exactly symmetric (a large one by the BLAS on the LAPACK backend). */
+void mcs_mat_symmetric_product(int rows, int k, const mcs_real *a, int lda, const mcs_real *b,
+                               int ldb, mcs_real *c, int ldc);
 /* Solve X R = B in place (B is rows x k, R is k x k upper triangular): B <- B R^-1. */
 void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb);
 /* Solve R^T y = b in place for one vector (R k x k upper triangular). */
