@@ -244,6 +244,106 @@ static void test_max_abs_flags_non_finite(void **state)
     assert_true(mcs_vec_max_abs(3, v) < 0);
 }
 
+/* mcs_mat_multiply (dense, 2 x 4 blocks with 2- and 1-column and 1-row tails; the BLAS above
+ * MCS_LA_GEMM_MIN on the LAPACK backend) and mcs_mat_symmetric_product against the plain loops */
+static void test_multiply_and_symmetric_product(void **state)
+{
+    static mcs_real a[L * L], b[L * L], c[L * L], ref[L * L], e[L * L], e2[L * L];
+    static const int shapes[][3] = {{1, 1, 1}, {5, 7, 3}, {6, 4, 2}, {3, 10, 9}, {L, L, L}};
+    const double tol = sizeof(mcs_real) == sizeof(float) ? 2e-4 : 1e-12;
+    size_t t;
+    int i, j;
+    (void)state;
+    fill(L, L, 21, a);
+    fill(L, L, 22, b);
+    for (t = 0; t < sizeof shapes / sizeof shapes[0]; ++t) {
+        const int rows = shapes[t][0], cols = shapes[t][1], inner = shapes[t][2];
+        naive_mul(0, 0, rows, cols, inner, a, L, b, L, ref, L);
+        fill(L, L, 23, c); /* accumulate 0 ignores what is there */
+        mcs_mat_multiply(rows, cols, inner, a, L, b, L, 0, c, L);
+        assert_true(max_diff(rows, cols, c, L, ref, L) < tol);
+        mcs_mat_multiply(rows, cols, inner, a, L, b, L, 1, c, L); /* c = 2 a b */
+        for (j = 0; j < cols; ++j)
+            for (i = 0; i < rows; ++i)
+                ref[i + j * L] *= 2;
+        assert_true(max_diff(rows, cols, c, L, ref, L) < 2 * tol);
+        /* a^T a (rows x cols), exactly symmetric */
+        naive_mul(1, 0, cols, cols, rows, a, L, a, L, ref, L);
+        mcs_mat_symmetric_product(rows, cols, a, L, a, L, c, L);
+        assert_true(max_diff(cols, cols, c, L, ref, L) < tol);
+        for (j = 0; j < cols; ++j)
+            for (i = 0; i < j; ++i)
+                assert_true(c[i + j * L] == c[j + i * L] || rows * cols * cols >= MCS_LA_GEMM_MIN);
+    }
+    /* two commuting symmetric matrices: E and E^2 */
+    for (j = 0; j < 9; ++j)
+        for (i = 0; i <= j; ++i)
+            e[i + j * 9] = e[j + i * 9] = a[i + j * L];
+    naive_mul(0, 0, 9, 9, 9, e, 9, e, 9, e2, 9);
+    naive_mul(0, 0, 9, 9, 9, e, 9, e2, 9, ref, 9);
+    mcs_mat_symmetric_product(9, 9, e, 9, e2, 9, c, 9);
+    assert_true(max_diff(9, 9, c, 9, ref, 9) < tol);
+}
+
+/* q (k x k) = a product of plane rotations (orthogonal to round-off), with the first column
+ * negated when reflect (det -1) */
+static void rotations(int k, int reflect, mcs_real *q)
+{
+    int i, j, p;
+    for (j = 0; j < k; ++j)
+        for (i = 0; i < k; ++i)
+            q[i + j * k] = i == j ? (reflect && j == 0 ? -1 : 1) : 0;
+    for (p = 0; p + 1 < k; ++p) {
+        const double th = 0.3 + 0.7 * p, cs = cos(th), sn = sin(th);
+        for (j = 0; j < k; ++j) { /* rows p, p+1 of q rotated */
+            const double u = q[p + j * k], v = q[p + 1 + j * k];
+            q[p + j * k] = (mcs_real)(cs * u - sn * v);
+            q[p + 1 + j * k] = (mcs_real)(sn * u + cs * v);
+        }
+    }
+    if (k == 1)
+        q[0] = reflect ? -1 : 1;
+}
+
+/* X = Q (I + eps S) with S symmetric: its orthogonal polar factor is Q, which the series (k >= 3)
+ * and the closed forms (k = 1, 2; rotations and reflections) return to round-off */
+static void test_polar_factor_of_near_orthogonal(void **state)
+{
+    static const double eps_list[] = {1e-9, 1e-4, 5e-2};
+    mcs_real q[N * N], s[N * N], x[N * N], y[N * N], z[N * N], w[N * N];
+    const double tol = sizeof(mcs_real) == sizeof(float) ? 1e-5 : 2e-14;
+    int k, reflect, i, j;
+    size_t t;
+    (void)state;
+    for (k = 1; k <= N; ++k)
+        for (reflect = 0; reflect < 2; ++reflect)
+            for (t = 0; t < sizeof eps_list / sizeof eps_list[0]; ++t) {
+                rotations(k, reflect, q);
+                fill(k, k, 30 + k, s);
+                for (j = 0; j < k; ++j)
+                    for (i = 0; i < k; ++i)
+                        y[i + j * k] = (i == j ? 1 : 0) +
+                                       (mcs_real)(eps_list[t] * 0.5 * (s[i + j * k] + s[j + i * k]));
+                naive_mul(0, 0, k, k, k, q, k, y, k, x, k);
+                assert_int_equal(mcs_polar_near_orthogonal(k, x, y, z, w), 0);
+                assert_true(max_diff(k, k, x, k, q, k) < tol);
+            }
+    /* far from orthogonal: refused by the series (the caller's SVD takes over), exact in the
+     * closed form */
+    rotations(5, 0, q);
+    for (i = 0; i < 25; ++i)
+        x[i] = 2 * q[i];
+    assert_true(mcs_polar_near_orthogonal(5, x, y, z, w) != 0);
+    rotations(2, 0, q);
+    for (j = 0; j < 2; ++j)
+        for (i = 0; i < 2; ++i)
+            x[i + j * 2] = q[i + j * 2] * (j == 0 ? 3 : (mcs_real)0.5); /* Q diag(3, 1/2) */
+    assert_int_equal(mcs_polar_near_orthogonal(2, x, y, z, w), 0);
+    assert_true(max_diff(2, 2, x, 2, q, 2) < tol);
+    x[0] = x[1] = x[2] = x[3] = 0; /* singular */
+    assert_true(mcs_polar_near_orthogonal(2, x, y, z, w) != 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +355,8 @@ int main(void)
         cmocka_unit_test(test_triangular_solves),
         cmocka_unit_test(test_expm_of_skew_is_orthogonal_and_exact),
         cmocka_unit_test(test_max_abs_flags_non_finite),
+        cmocka_unit_test(test_multiply_and_symmetric_product),
+        cmocka_unit_test(test_polar_factor_of_near_orthogonal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
