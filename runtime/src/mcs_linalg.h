@@ -80,11 +80,12 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
  * operands, 2 x 4 entries of c in registers; a large one by the BLAS on the LAPACK backend. */
 void mcs_mat_multiply(int rows, int cols, int inner, const mcs_real *a, int lda, const mcs_real *b,
                       int ldb, int accumulate, mcs_real *c, int ldc);
-/* c (k x k) = a^T b for a, b (rows x k) whose product is known to be symmetric (a Gram matrix
- * a^T a, or two commuting symmetric matrices): the upper triangle by dot products of columns,
- * mirrored, so c is exactly symmetric (a large one by the BLAS on the LAPACK backend). */
-void mcs_mat_symmetric_product(int rows, int k, const mcs_real *a, int lda, const mcs_real *b,
-                               int ldb, mcs_real *c, int ldc);
+/* c (cols_a x cols_b) = a^T b for a (rows x cols_a) and b (rows x cols_b), each entry a dot
+ * product as two interleaved sums; symmetric (cols_a = cols_b, a^T b known to be symmetric: a
+ * Gram matrix, two commuting symmetric matrices): the upper triangle, mirrored, so c is exactly
+ * symmetric. A large one by the BLAS on the LAPACK backend. */
+void mcs_mat_multiply_tn(int rows, int cols_a, int cols_b, const mcs_real *a, int lda,
+                         const mcs_real *b, int ldb, int symmetric, mcs_real *c, int ldc);
 /* Solve X R = B in place (B is rows x k, R is k x k upper triangular): B <- B R^-1. */
 void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb);
 /* Solve R^T y = b in place for one vector (R k x k upper triangular). */

@@ -245,7 +245,8 @@ static void test_max_abs_flags_non_finite(void **state)
 }
 
 /* mcs_mat_multiply (dense, 2 x 4 blocks with 2- and 1-column and 1-row tails; the BLAS above
- * MCS_LA_GEMM_MIN on the LAPACK backend) and mcs_mat_symmetric_product against the plain loops */
+ * MCS_LA_GEMM_MIN on the LAPACK backend) and mcs_mat_multiply_tn (a^T b, and its symmetric form)
+ * against the plain loops */
 static void test_multiply_and_symmetric_product(void **state)
 {
     static mcs_real a[L * L], b[L * L], c[L * L], ref[L * L], e[L * L], e2[L * L];
@@ -267,9 +268,13 @@ static void test_multiply_and_symmetric_product(void **state)
             for (i = 0; i < rows; ++i)
                 ref[i + j * L] *= 2;
         assert_true(max_diff(rows, cols, c, L, ref, L) < 2 * tol);
+        /* a^T b (cols x inner over rows) */
+        naive_mul(1, 0, cols, inner, rows, a, L, b, L, ref, L);
+        mcs_mat_multiply_tn(rows, cols, inner, a, L, b, L, 0, c, L);
+        assert_true(max_diff(cols, inner, c, L, ref, L) < tol);
         /* a^T a (rows x cols), exactly symmetric */
         naive_mul(1, 0, cols, cols, rows, a, L, a, L, ref, L);
-        mcs_mat_symmetric_product(rows, cols, a, L, a, L, c, L);
+        mcs_mat_multiply_tn(rows, cols, cols, a, L, a, L, 1, c, L);
         assert_true(max_diff(cols, cols, c, L, ref, L) < tol);
         for (j = 0; j < cols; ++j)
             for (i = 0; i < j; ++i)
@@ -281,7 +286,7 @@ static void test_multiply_and_symmetric_product(void **state)
             e[i + j * 9] = e[j + i * 9] = a[i + j * L];
     naive_mul(0, 0, 9, 9, 9, e, 9, e, 9, e2, 9);
     naive_mul(0, 0, 9, 9, 9, e, 9, e2, 9, ref, 9);
-    mcs_mat_symmetric_product(9, 9, e, 9, e2, 9, c, 9);
+    mcs_mat_multiply_tn(9, 9, 9, e, 9, e2, 9, 1, c, 9);
     assert_true(max_diff(9, 9, c, 9, ref, 9) < tol);
 }
 
@@ -322,8 +327,8 @@ static void test_polar_factor_of_near_orthogonal(void **state)
                 fill(k, k, 30 + k, s);
                 for (j = 0; j < k; ++j)
                     for (i = 0; i < k; ++i)
-                        y[i + j * k] = (i == j ? 1 : 0) +
-                                       (mcs_real)(eps_list[t] * 0.5 * (s[i + j * k] + s[j + i * k]));
+                        y[i + j * k] = (i == j ? 1 : 0) + (mcs_real)(eps_list[t] * 0.5 *
+                                                                     (s[i + j * k] + s[j + i * k]));
                 naive_mul(0, 0, k, k, k, q, k, y, k, x, k);
                 assert_int_equal(mcs_polar_near_orthogonal(k, x, y, z, w), 0);
                 assert_true(max_diff(k, k, x, k, q, k) < tol);

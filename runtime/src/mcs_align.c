@@ -1,0 +1,184 @@
+/* mcs_align.c - the polar re-orthogonalization of a new tangent basis to the predicted one
+ * (SPEC §3.6-7): the orthogonal polar factor of a near-orthogonal C by the series of
+ * (C^T C)^-1/2 (closed forms for 1 x 1 and 2 x 2), the SVD for a rank change or a C far from
+ * orthogonal (mcs_align_basis). */
+#include "mcs/mcs_basis.h"
+
+#include "mcs_linalg.h"
+
+/* The orthogonal polar factor of a 1 x 1 or 2 x 2 x in closed form (a model of one or two
+ * degrees of freedom: the series' products cost more than their arithmetic there). 2 x 2
+ * [[a, b], [c, d]]: the rotation [[p, -q], [q, p]] / |(p, q)| with (p, q) = (a + d, c - b) when
+ * det x > 0, the reflection [[p, q], [q, -p]] / |(p, q)| with (p, q) = (a - d, c + b) when it is
+ * negative. Nonzero for a singular x. */
+static int polar_tiny(int k, mcs_real *x)
+{
+    mcs_real p;
+    mcs_real q;
+    mcs_real norm;
+    if (k == 1) {
+        if (!(x[0] != MCS_R(0.0))) {
+            return -1;
+        }
+        x[0] = (x[0] > MCS_R(0.0)) ? MCS_R(1.0) : -MCS_R(1.0);
+        return 0;
+    }
+    if (((x[0] * x[3]) - (x[2] * x[1])) >= MCS_R(0.0)) {
+        p = x[0] + x[3];
+        q = x[1] - x[2];
+        norm = mcs_sqrt((p * p) + (q * q));
+        if (!(norm > MCS_R(0.0))) {
+            return -1;
+        }
+        x[0] = p / norm;
+        x[1] = q / norm;
+        x[2] = -x[1];
+        x[3] = x[0];
+        return 0;
+    }
+    p = x[0] - x[3];
+    q = x[1] + x[2];
+    norm = mcs_sqrt((p * p) + (q * q));
+    if (!(norm > MCS_R(0.0))) {
+        return -1;
+    }
+    x[0] = p / norm;
+    x[1] = q / norm;
+    x[2] = x[1];
+    x[3] = -x[0];
+    return 0;
+}
+
+/* Orthogonal polar factor of a square x (k x k) in place, for an x near orthogonal, as C is
+ * between consecutive steps. With E = I - X^T X (symmetric, |E| = delta), the factor is
+ * X (I - E)^-1/2 = X (I + E/2 + 3/8 E^2 + 5/16 E^3 + ...): an iteration multiplies X by the
+ * series to the degree d whose first omitted term is below round-off (delta^(d+1) <= eps k,
+ * d <= 8), which leaves |E| at about delta^(d+1). One iteration is typical: delta is about 1e-4
+ * after an RK4 step of 1 ms of a 20-coordinate chain without a predictor or with the first-order
+ * one (d = 3), 1e-8 with exp's (d = 1). The powers of E commute with E: their products are
+ * symmetric, half the multiply-adds of general ones. y, z, w: k x k scratch. Returns nonzero when
+ * x is too far from orthogonal for it (the caller uses the SVD). */
+int mcs_polar_near_orthogonal(int k, mcs_real *x, mcs_real *y, mcs_real *z, mcs_real *w)
+{
+    /* binomial(2j, j) / 4^j, the series of (1 - e)^-1/2 */
+    static const mcs_real coef[9] = {
+        MCS_R(1.0),          MCS_R(0.5),           MCS_R(0.375),
+        MCS_R(0.3125),       MCS_R(0.2734375),     MCS_R(0.24609375),
+        MCS_R(0.2255859375), MCS_R(0.20947265625), MCS_R(0.196380615234375)};
+    const mcs_real tol = MCS_REAL_EPS * (mcs_real)k;
+    int it;
+    int i;
+    int j;
+    int d;
+    if (k <= 2) {
+        return polar_tiny(k, x);
+    }
+    for (it = 0; it < 8; ++it) {
+        mcs_real delta;
+        mcs_real omitted;
+        mcs_real *s_cur;
+        mcs_real *s_next;
+        mcs_mat_multiply_tn(k, k, k, x, k, x, k, 1, y, k); /* y = X^T X */
+        for (i = 0; i < (k * k); ++i) {                    /* y = E = I - X^T X */
+            y[i] = -y[i];
+        }
+        for (i = 0; i < k; ++i) {
+            y[i * (k + 1)] += MCS_R(1.0);
+        }
+        delta = mcs_vec_max_abs(k * k, y);
+        if (!((delta >= MCS_R(0.0)) && (delta < MCS_R(0.3)))) {
+            return -1; /* far from orthogonal, or NaN */
+        }
+        if (delta <= (MCS_R(4.0) * tol)) {
+            return 0;
+        }
+        d = 1;
+        omitted = delta * delta;
+        while ((d < 8) && (omitted > tol)) {
+            ++d;
+            omitted *= delta;
+        }
+        /* S = c0 I + c1 E + ... + cd E^d by Horner into s_cur (z or w, which swap) */
+        s_cur = z;
+        s_next = w;
+        for (i = 0; i < (k * k); ++i) {
+            s_cur[i] = coef[d] * y[i];
+        }
+        for (i = 0; i < k; ++i) {
+            s_cur[i * (k + 1)] += coef[d - 1];
+        }
+        for (j = d - 2; j >= 0; --j) {
+            mcs_real *t = s_next;
+            mcs_mat_multiply_tn(k, k, k, y, k, s_cur, k, 1, s_next, k); /* E S */
+            for (i = 0; i < k; ++i) {
+                s_next[i * (k + 1)] += coef[j];
+            }
+            s_next = s_cur;
+            s_cur = t;
+        }
+        mcs_mat_multiply(k, k, k, x, k, s_cur, k, 0, y, k); /* X S */
+        mcs_mat_copy(k, k, y, k, x, k);
+        if (omitted <= tol) {
+            return 0; /* |E| now about delta^(d+1): the check that would stop here not made */
+        }
+    }
+    return -1;
+}
+
+mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
+                           mcs_real *Tout, mcs_real *work)
+{
+    const int g = (f_old < f_new) ? f_old : f_new;
+    /* the blocks are of order f_old, f_new <= n: a simulator sized for few free directions
+     * (options.max_dof) carves only this much */
+    const int k = MCS_BASIS_K((f_old > f_new) ? f_old : f_new, 0);
+    const size_t lwork_size = MCS_LA_LWORK((size_t)k);
+    if ((n < 1) || (f_old < 0) || (f_new < 0) || (f_old > n) || (f_new > n) || !Tpred || !That ||
+        !Tout || !work) {
+        return MCS_ERR_ARGUMENT;
+    }
+    mcs_real *C = work;                /* (g x f_new) */
+    mcs_real *W = &work[k * k];        /* (g x g) */
+    mcs_real *Vt = &work[2 * k * k];   /* (f_new x f_new) */
+    mcs_real *V_Wt = &work[3 * k * k]; /* (f_new x g) */
+    mcs_real *sv = &work[4 * k * k];   /* (k) */
+    mcs_real *lawork = &work[(4 * k * k) + k];
+    int info;
+    int i;
+    int j;
+    if (g == 0) {
+        if (mcs_vec_max_abs(n * f_new, That) < MCS_R(0.0)) {
+            return MCS_ERR_NONFINITE;
+        }
+        mcs_mat_copy(n, f_new, That, n, Tout, n);
+        return MCS_OK;
+    }
+    /* C's entries are dot products of whole columns of T~ and T^ (no zero skipped): a NaN or
+     * Inf in either shows in C, which is checked instead of the n x f inputs */
+    mcs_mat_multiply_tn(n, g, f_new, Tpred, n, That, n, 0, C, g);
+    if (mcs_vec_max_abs(g * f_new, C) < MCS_R(0.0)) {
+        return MCS_ERR_NONFINITE;
+    }
+    if ((f_old == f_new) && (mcs_polar_near_orthogonal(g, C, W, Vt, V_Wt) == 0)) {
+        /* Tout = That Up^T with Up = W V^T the orthogonal polar factor of C (now in C) */
+        for (j = 0; j < g; ++j) {
+            for (i = 0; i < g; ++i) {
+                W[i + (j * g)] = C[j + (i * g)];
+            }
+        }
+        mcs_mat_multiply(n, g, g, That, n, W, g, 0, Tout, n);
+        return MCS_OK;
+    }
+    mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);
+    info = mcs_la_svd(g, f_new, C, g, sv, W, g, Vt, f_new, lawork, (int)lwork_size);
+    if (info != 0) {
+        return MCS_ERR_LINALG;
+    }
+    /* V_Wt = V[:, :g] W^T  (f_new x g);  Tout[:, :g] = That V_Wt */
+    mcs_mat_gemm(1, 1, f_new, g, g, 1, Vt, f_new, W, g, 0, V_Wt, f_new);
+    mcs_mat_gemm(0, 0, n, g, f_new, 1, That, n, V_Wt, f_new, 0, Tout, n);
+    if (f_new > g) { /* Tout[:, g:] = That V[:, g:] = That (Vt[g:, :])^T */
+        mcs_mat_gemm(0, 1, n, f_new - g, f_new, 1, That, n, &Vt[g], f_new, 0, &Tout[g * n], n);
+    }
+    return MCS_OK;
+}
