@@ -92,11 +92,13 @@ int mcs_polar_near_orthogonal(int k, mcs_real *x, mcs_real *y, mcs_real *z, mcs_
         if (delta <= (MCS_R(4.0) * tol)) {
             return 0;
         }
-        d = 1;
+        d = 1; /* the degree: delta^(d+1) <= tol, at most 8 */
         omitted = delta * delta;
-        while ((d < 8) && (omitted > tol)) {
-            ++d;
-            omitted *= delta;
+        for (j = 1; j < 8; ++j) {
+            if (omitted > tol) {
+                ++d;
+                omitted *= delta;
+            }
         }
         /* S = c0 I + c1 E + ... + cd E^d by Horner into s_cur (z or w, which swap) */
         s_cur = z;

@@ -161,11 +161,14 @@ static int expm_skew_action(int n, int f, const mcs_real *x, mcs_real *y, mcs_re
             big = MCS_R(1.0);
             k = 0;
         }
-        /* next term while its bound scale |x| big / (k + 1) is above eps / 4 (30 at most; a NaN
-         * ends the sum, and the caller's check of T~ reports it) */
-        while ((k < 30) && (((scale * norm * big) / (mcs_real)(k + 1)) > (MCS_REAL_EPS / 4))) {
-            const mcs_real alpha = scale / (mcs_real)(k + 1);
+        /* the next term while its bound scale |x| big / (k + 1) is above eps / 4 (30 at most;
+         * a NaN ends the sum, and the caller's check of T~ reports it) */
+        for (; k < 30; ++k) {
+            const mcs_real alpha = scale / ((mcs_real)k + MCS_R(1.0));
             mcs_real *swap;
+            if (!((alpha * norm * big) > (MCS_REAL_EPS / MCS_R(4.0)))) {
+                break;
+            }
             mcs_mat_multiply(r, f, r, x, n, term, n, 0, next, n);
             mcs_mat_multiply(r, f, f, &x[r * n], n, &term[r], n, 1, next, n);
             mcs_mat_multiply(f, f, r, &x[r], n, term, n, 0, &next[r], n);
@@ -179,7 +182,6 @@ static int expm_skew_action(int n, int f, const mcs_real *x, mcs_real *y, mcs_re
             swap = term;
             term = next;
             next = swap;
-            ++k;
         }
     }
     return 0;

@@ -386,7 +386,10 @@ void mcs_mat_multiply_tn(int rows, int cols_a, int cols_b, const mcs_real *a, in
 #endif
     for (j = 0; j < cols_b; ++j) {
         const mcs_real *bj = &b[j * ldb];
-        const int last = (symmetric != 0) ? (j + 1) : cols_a;
+        int last = cols_a;
+        if (symmetric != 0) {
+            last = j + 1;
+        }
         for (i = 0; (i + 1) < last; i += 2) { /* entries i and i + 1 of column j */
             const mcs_real *a0 = &a[i * lda];
             const mcs_real *a1 = &a[(i + 1) * lda];
