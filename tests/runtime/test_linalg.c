@@ -349,6 +349,32 @@ static void test_polar_factor_of_near_orthogonal(void **state)
     assert_true(mcs_polar_near_orthogonal(2, x, y, z, w) != 0);
 }
 
+/* The exp predictor's action E[:, :f] = exp(h Omega)[:, r:] (Taylor terms: the top blocks
+ * only when r < 2 f, all blocks otherwise, Padé for n < 6 or a long rotation) against the whole
+ * Padé exponential of the same Omega, for n = 10 and r = 1..9, h |Omega| small and large */
+static void test_exp_action_equals_the_exponential(void **state)
+{
+    enum { NE = 10 };
+    static mcs_real J[NE * NE], omega[NE * NE], E[NE * NE], ref[NE * NE], scratch[4 * NE * NE];
+    static const double hs[] = {1e-3, 0.05, 2.0};
+    const double tol = sizeof(mcs_real) == sizeof(float) ? 1e-5 : 2e-14;
+    int ipiv[NE], r, i;
+    size_t t;
+    (void)state;
+    fill(NE, NE, 41, J);
+    for (r = 1; r < NE; ++r)
+        for (t = 0; t < sizeof hs / sizeof hs[0]; ++t) {
+            const int f = NE - r;
+            assert_int_equal(
+                mcs_predict_exp_action(NE, r, J, (mcs_real)hs[t], omega, E, scratch, ipiv), 0);
+            /* omega is Omega h as the action built it: the reference exponentiates the same */
+            assert_int_equal(mcs_mat_expm(NE, omega, ref, scratch, ipiv), 0);
+            assert_true(max_diff(NE, f, E, NE, &ref[r * NE], NE) < tol * (1 + hs[t]));
+            for (i = 0; i < NE * NE; ++i) /* Omega skew, its (f x f) block 0 */
+                assert_true(omega[i] == -omega[(i / NE) + (i % NE) * NE]);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_max_abs_flags_non_finite),
         cmocka_unit_test(test_multiply_and_symmetric_product),
         cmocka_unit_test(test_polar_factor_of_near_orthogonal),
+        cmocka_unit_test(test_exp_action_equals_the_exponential),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
