@@ -7,7 +7,7 @@ void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_
     int j;
     int l;
 #ifndef MCS_LINALG_PORTABLE
-    if (((double)rows * (double)k * (double)k) >= (2.0 * MCS_LA_GEMM_MIN)) {
+    if (((double)rows * (double)k * (double)k) >= MCS_LA_GEMM_MIN) {
         mcs_la_trsm_right_upper(rows, k, r, ldr, b, ldb); /* the predictor's J R^-1, large */
         return;
     }
