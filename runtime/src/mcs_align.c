@@ -1,53 +1,9 @@
 /* mcs_align.c - the polar re-orthogonalization of a new tangent basis to the predicted one
  * (SPEC §3.6-7): the orthogonal polar factor of a near-orthogonal C by the series of
- * (C^T C)^-1/2 (closed forms for 1 x 1 and 2 x 2), the SVD for a rank change or a C far from
- * orthogonal (mcs_align_basis). */
+ * (C^T C)^-1/2, the SVD for a rank change or a C far from orthogonal (mcs_align_basis). */
 #include "mcs/mcs_basis.h"
 
 #include "mcs_linalg.h"
-
-/* The orthogonal polar factor of a 1 x 1 or 2 x 2 x in closed form (a model of one or two
- * degrees of freedom: the series' products cost more than their arithmetic there). 2 x 2
- * [[a, b], [c, d]]: the rotation [[p, -q], [q, p]] / |(p, q)| with (p, q) = (a + d, c - b) when
- * det x > 0, the reflection [[p, q], [q, -p]] / |(p, q)| with (p, q) = (a - d, c + b) when it is
- * negative. Nonzero for a singular x. */
-static int polar_tiny(int k, mcs_real *x)
-{
-    mcs_real p;
-    mcs_real q;
-    mcs_real norm;
-    if (k == 1) {
-        if (!(x[0] != MCS_R(0.0))) {
-            return -1;
-        }
-        x[0] = (x[0] > MCS_R(0.0)) ? MCS_R(1.0) : -MCS_R(1.0);
-        return 0;
-    }
-    if (((x[0] * x[3]) - (x[2] * x[1])) >= MCS_R(0.0)) {
-        p = x[0] + x[3];
-        q = x[1] - x[2];
-        norm = mcs_sqrt((p * p) + (q * q));
-        if (!(norm > MCS_R(0.0))) {
-            return -1;
-        }
-        x[0] = p / norm;
-        x[1] = q / norm;
-        x[2] = -x[1];
-        x[3] = x[0];
-        return 0;
-    }
-    p = x[0] - x[3];
-    q = x[1] + x[2];
-    norm = mcs_sqrt((p * p) + (q * q));
-    if (!(norm > MCS_R(0.0))) {
-        return -1;
-    }
-    x[0] = p / norm;
-    x[1] = q / norm;
-    x[2] = x[1];
-    x[3] = -x[0];
-    return 0;
-}
 
 /* Orthogonal polar factor of a square x (k x k) in place, for an x near orthogonal, as C is
  * between consecutive steps. With E = I - X^T X (symmetric, |E| = delta), the factor is
@@ -70,9 +26,6 @@ int mcs_polar_near_orthogonal(int k, mcs_real *x, mcs_real *y, mcs_real *z, mcs_
     int i;
     int j;
     int d;
-    if (k <= 2) {
-        return polar_tiny(k, x);
-    }
     for (it = 0; it < 8; ++it) {
         mcs_real delta;
         mcs_real omitted;
