@@ -5,6 +5,48 @@
 
 #include "mcs_linalg.h"
 
+/* c = op(a) b for square a, b, c (k x k, k <= 4: one or a few degrees of freedom) by plain
+ * loops, op(a) = a^T when transpose_a: the calls and set-up of the blocked products cost more
+ * than their arithmetic there (a model of two degrees of freedom: a quarter of the polar
+ * factor's instructions). */
+static void small_product(int k, int transpose_a, const mcs_real *a, const mcs_real *b, mcs_real *c)
+{
+    int i;
+    int j;
+    int l;
+    if (k == 2) { /* unrolled: the same sums as the loops */
+        const mcs_real a01 = (transpose_a != 0) ? a[1] : a[2];
+        const mcs_real a10 = (transpose_a != 0) ? a[2] : a[1];
+        c[0] = (a[0] * b[0]) + (a01 * b[1]);
+        c[1] = (a10 * b[0]) + (a[3] * b[1]);
+        c[2] = (a[0] * b[2]) + (a01 * b[3]);
+        c[3] = (a10 * b[2]) + (a[3] * b[3]);
+        return;
+    }
+    for (j = 0; j < k; ++j) {
+        for (i = 0; i < k; ++i) {
+            mcs_real sum = MCS_R(0.0);
+            for (l = 0; l < k; ++l) {
+                sum += ((transpose_a != 0) ? a[l + (i * k)] : a[i + (l * k)]) * b[l + (j * k)];
+            }
+            c[i + (j * k)] = sum;
+        }
+    }
+}
+
+/* c = a^T b (known symmetric) or a b (transpose_a 0) for the polar factor: small_product below
+ * order 5, the blocked products above. */
+static void polar_product(int k, int transpose_a, const mcs_real *a, const mcs_real *b, mcs_real *c)
+{
+    if (k <= 4) {
+        small_product(k, transpose_a, a, b, c);
+    } else if (transpose_a != 0) {
+        mcs_mat_multiply_tn(k, k, k, a, k, b, k, 1, c, k);
+    } else {
+        mcs_mat_multiply(k, k, k, a, k, b, k, 0, c, k);
+    }
+}
+
 /* Orthogonal polar factor of a square x (k x k) in place, for an x near orthogonal, as C is
  * between consecutive steps. With E = I - X^T X (symmetric, |E| = delta), the factor is
  * X (I - E)^-1/2 = X (I + E/2 + 3/8 E^2 + 5/16 E^3 + ...): an iteration multiplies X by the
@@ -31,8 +73,8 @@ int mcs_polar_near_orthogonal(int k, mcs_real *x, mcs_real *y, mcs_real *z, mcs_
         mcs_real omitted;
         mcs_real *s_cur;
         mcs_real *s_next;
-        mcs_mat_multiply_tn(k, k, k, x, k, x, k, 1, y, k); /* y = X^T X */
-        for (i = 0; i < (k * k); ++i) {                    /* y = E = I - X^T X */
+        polar_product(k, 1, x, x, y);   /* y = X^T X */
+        for (i = 0; i < (k * k); ++i) { /* y = E = I - X^T X */
             y[i] = -y[i];
         }
         for (i = 0; i < k; ++i) {
@@ -64,14 +106,14 @@ int mcs_polar_near_orthogonal(int k, mcs_real *x, mcs_real *y, mcs_real *z, mcs_
         }
         for (j = d - 2; j >= 0; --j) {
             mcs_real *t = s_next;
-            mcs_mat_multiply_tn(k, k, k, y, k, s_cur, k, 1, s_next, k); /* E S */
+            polar_product(k, 1, y, s_cur, s_next); /* E S (E symmetric) */
             for (i = 0; i < k; ++i) {
                 s_next[i * (k + 1)] += coef[j];
             }
             s_next = s_cur;
             s_cur = t;
         }
-        mcs_mat_multiply(k, k, k, x, k, s_cur, k, 0, y, k); /* X S */
+        polar_product(k, 0, x, s_cur, y); /* X S */
         mcs_mat_copy(k, k, y, k, x, k);
         if (omitted <= tol) {
             return 0; /* |E| now about delta^(d+1): the check that would stop here not made */
