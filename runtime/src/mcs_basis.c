@@ -110,7 +110,7 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
 #if MCS_WITH_PREDICTORS
 /* expm_skew_action for a rotation that needs no scaling (|x| <= 1/2) and fewer constraints than
  * twice the free directions (r < 2 f): the terms' top blocks only. With x = [[x11, x12],
- * [x21, 0]], term k = [a_k; b_k] / ... and p_k = a_k / (k + 1): b_(k+1) = x21 p_k, so
+ * [x21, 0]], term k = x^k [0; I_f] / k! = [a_k; b_k] and p_k = a_k / (k + 1): b_(k+1) = x21 p_k, so
  * a_(k+1) = (x11 a_k + M p_(k-1)) / (k + 1) with M = x12 x21 (r x r), and the bottom block of
  * the sum is I + x21 (p_1 + p_2 + ...): 2 r^2 f multiply-adds a term instead of
  * r^2 f + 2 r f^2 (the 20-coordinate chain: 2000 against 3000), M and the bottom once. The sum
@@ -191,7 +191,7 @@ static void expm_action_top(int n, int f, const mcs_real *x, mcs_real norm, mcs_
  * [a; b] (r x f over f x f) gives the next as [X11 a + X12 b; X21 a] / k: r^2 f + 2 r f^2
  * multiply-adds, and the first, x [0; I_f] = [X12; 0], none. The sum stops when the next term's
  * bound, |x| |term| / (k + 1), is below eps / 4 (about 6 terms for a step's h Omega of norm
- * 0.01). work: 2 n f reals. */
+ * 0.01). work: 2 n f reals, 5 r f + r^2 on expm_action_top's path (the caller's: 4 n^2). */
 static int expm_skew_action(int n, int f, const mcs_real *x, mcs_real *y, mcs_real *work)
 {
     const int r = n - f;
