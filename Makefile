@@ -69,10 +69,12 @@ $(B)/tests-asan/%: tests/runtime/%.c $(RUNTIME_SRC) $(RUNTIME_HDR) $(TEST_MODEL_
 	$(CC) $(CFLAGS_STRICT) -O1 -g $(SANITIZE) $(INCLUDES) $(TEST_MODEL_INC) $< $(RUNTIME_SRC) \
 	  $(TEST_MODEL_SRC) -o $@ -lcmocka $(LIBS)
 
-# the same tests against the self-contained (firmware) linear algebra
+# the same tests against the self-contained (firmware) linear algebra, with the firmware's
+# smaller product kernels (mcs_config.h MCS_SMALL_KERNELS; -Os turns them on)
 $(B)/tests-portable/%: tests/runtime/%.c $(PORTABLE_SRC) $(RUNTIME_HDR) $(TEST_MODEL_SRC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_STRICT) -O2 -DMCS_LINALG_PORTABLE $(INCLUDES) $(TEST_MODEL_INC) $< \
+	$(CC) $(CFLAGS_STRICT) -O2 -DMCS_LINALG_PORTABLE -DMCS_SMALL_KERNELS=1 $(INCLUDES) \
+	  $(TEST_MODEL_INC) $< \
 	  $(PORTABLE_SRC) $(TEST_MODEL_SRC) -o $@ -lcmocka -lm
 
 # test_banded also runs models no other test needs (rule prerequisites take them; the recipes

@@ -12,24 +12,37 @@ void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_
         return;
     }
 #endif
-    /* column by column, each entry's differences in the order of l and then its quotient (the
-     * same operations, entry by entry, as a row at a time; contiguous inner loops) */
+    /* column by column, each entry's differences in the order of l and then its product with
+     * 1 / r_jj (one division a column, as the BLAS's): four rows at a time with their running
+     * values in registers (a compiler's vector registers), instead of a pass over the column for
+     * each l, which would store and reload every entry j times */
     for (j = 0; j < k; ++j) {
         mcs_real *bj = &b[j * ldb];
-        const mcs_real rjj = r[j + (j * ldr)];
-        for (l = 0; l < j; ++l) {
-            const mcs_real rlj = r[l + (j * ldr)];
-            const mcs_real *bl = &b[l * ldb];
-            for (i = 0; (i + 1) < rows; i += 2) { /* in pairs: a compiler's vector registers */
-                bj[i] -= bl[i] * rlj;
-                bj[i + 1] -= bl[i + 1] * rlj;
+        const mcs_real *rj = &r[j * ldr];
+        const mcs_real inv = MCS_R(1.0) / rj[j];
+        for (i = 0; (i + 3) < rows; i += 4) {
+            mcs_real x0 = bj[i];
+            mcs_real x1 = bj[i + 1];
+            mcs_real x2 = bj[i + 2];
+            mcs_real x3 = bj[i + 3];
+            for (l = 0; l < j; ++l) {
+                const mcs_real *bl = &b[i + (l * ldb)];
+                x0 -= bl[0] * rj[l];
+                x1 -= bl[1] * rj[l];
+                x2 -= bl[2] * rj[l];
+                x3 -= bl[3] * rj[l];
             }
-            if (i < rows) {
-                bj[i] -= bl[i] * rlj;
-            }
+            bj[i] = x0 * inv;
+            bj[i + 1] = x1 * inv;
+            bj[i + 2] = x2 * inv;
+            bj[i + 3] = x3 * inv;
         }
-        for (i = 0; i < rows; ++i) {
-            bj[i] /= rjj;
+        for (; i < rows; ++i) {
+            mcs_real x = bj[i];
+            for (l = 0; l < j; ++l) {
+                x -= b[i + (l * ldb)] * rj[l];
+            }
+            bj[i] = x * inv;
         }
     }
 }
@@ -106,14 +119,52 @@ mcs_real mcs_mat_norm1(int n, const mcs_real *a)
     return norm;
 }
 
+/* mcs_vec_max_abs of a vector of 8 or more: four entries at a time, each of the four with its
+ * own maximum and its own sum of x - x, four independent chains, so a long vector costs its loads
+ * and not the latency of a max or an add per entry. */
+static mcs_real max_abs_long(int n, const mcs_real *a)
+{
+    mcs_real m[4] = {MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0)};
+    mcs_real nonfinite[4] = {MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0)};
+    int i;
+    for (i = 0; (i + 3) < n; i += 4) { /* unrolled: the four in registers */
+        const mcs_real x0 = mcs_fabs(a[i]);
+        const mcs_real x1 = mcs_fabs(a[i + 1]);
+        const mcs_real x2 = mcs_fabs(a[i + 2]);
+        const mcs_real x3 = mcs_fabs(a[i + 3]);
+        nonfinite[0] += x0 - x0;
+        nonfinite[1] += x1 - x1;
+        nonfinite[2] += x2 - x2;
+        nonfinite[3] += x3 - x3;
+        m[0] = (x0 > m[0]) ? x0 : m[0];
+        m[1] = (x1 > m[1]) ? x1 : m[1];
+        m[2] = (x2 > m[2]) ? x2 : m[2];
+        m[3] = (x3 > m[3]) ? x3 : m[3];
+    }
+    for (; i < n; ++i) {
+        const mcs_real x0 = mcs_fabs(a[i]);
+        nonfinite[0] += x0 - x0;
+        m[0] = (x0 > m[0]) ? x0 : m[0];
+    }
+    if (((nonfinite[0] + nonfinite[1]) + (nonfinite[2] + nonfinite[3])) != MCS_R(0.0)) {
+        return -MCS_R(1.0);
+    }
+    m[0] = (m[1] > m[0]) ? m[1] : m[0];
+    m[2] = (m[3] > m[2]) ? m[3] : m[2];
+    return (m[2] > m[0]) ? m[2] : m[0];
+}
+
 mcs_real mcs_vec_max_abs(int n, const mcs_real *a)
 {
     /* two entries at a time, each of the pair with its own maximum and its own sum of x - x (0,
      * or NaN once an entry is NaN or Inf); no early exit: one test per entry instead of two (the
-     * checks run on every step's bases) */
+     * checks run on every step's bases); four at a time from 8 entries (max_abs_long) */
     mcs_real m[2] = {MCS_R(0.0), MCS_R(0.0)};
     mcs_real nonfinite[2] = {MCS_R(0.0), MCS_R(0.0)};
     int i;
+    if (n >= 8) {
+        return max_abs_long(n, a);
+    }
     for (i = 0; (i + 1) < n; i += 2) {
         const mcs_real x0 = mcs_fabs(a[i]);
         const mcs_real x1 = mcs_fabs(a[i + 1]);

@@ -237,9 +237,10 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
     }
 }
 
-/* c_j..j+3 (rows x 4) = (c_j.. when accumulate) + a (rows x inner) b_j..j+3: two rows at a
- * time, the sums of a 2 x 4 block of c in acc with rows i and i + 1 side by side (a compiler
- * may pair them in vector registers: the same operations either way). */
+/* c_j..j+3 (rows x 4) = (c_j.. when accumulate) + a (rows x inner) b_j..j+3: four rows at a
+ * time, the sums of a 4 x 4 block of c in acc with rows i..i+3 side by side (a compiler may pair
+ * them in vector registers: the same operations either way), then two rows, then one. Each
+ * entry's sum runs over k in order from c's or 0: the same bits however the rows are grouped. */
 static void multiply_4(int rows, int inner, const mcs_real *a, int lda, const mcs_real *b, int ldb,
                        int accumulate, mcs_real *c, int ldc)
 {
@@ -249,20 +250,17 @@ static void multiply_4(int rows, int inner, const mcs_real *a, int lda, const mc
     mcs_real *c1 = &c[ldc];
     mcs_real *c2 = &c[2 * ldc];
     mcs_real *c3 = &c[3 * ldc];
-    int i;
+    int i = 0;
     int k;
-    for (i = 0; (i + 1) < rows; i += 2) {
-        mcs_real acc[8] = {MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0),
-                           MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0)};
-        if (accumulate != 0) {
-            acc[0] = c[i];
-            acc[1] = c[i + 1];
-            acc[2] = c1[i];
-            acc[3] = c1[i + 1];
-            acc[4] = c2[i];
-            acc[5] = c2[i + 1];
-            acc[6] = c3[i];
-            acc[7] = c3[i + 1];
+#if MCS_SMALL_KERNELS == 0
+    for (; (i + 3) < rows; i += 4) {
+        mcs_real acc[16];
+        int t;
+        for (t = 0; t < 4; ++t) {
+            acc[t] = (accumulate != 0) ? c[i + t] : MCS_R(0.0);
+            acc[4 + t] = (accumulate != 0) ? c1[i + t] : MCS_R(0.0);
+            acc[8 + t] = (accumulate != 0) ? c2[i + t] : MCS_R(0.0);
+            acc[12 + t] = (accumulate != 0) ? c3[i + t] : MCS_R(0.0);
         }
         for (k = 0; k < inner; ++k) {
             const mcs_real *ak = &a[i + (k * lda)];
@@ -272,23 +270,30 @@ static void multiply_4(int rows, int inner, const mcs_real *a, int lda, const mc
             const mcs_real x3 = b3[k];
             acc[0] += ak[0] * x0;
             acc[1] += ak[1] * x0;
-            acc[2] += ak[0] * x1;
-            acc[3] += ak[1] * x1;
-            acc[4] += ak[0] * x2;
-            acc[5] += ak[1] * x2;
-            acc[6] += ak[0] * x3;
-            acc[7] += ak[1] * x3;
+            acc[2] += ak[2] * x0;
+            acc[3] += ak[3] * x0;
+            acc[4] += ak[0] * x1;
+            acc[5] += ak[1] * x1;
+            acc[6] += ak[2] * x1;
+            acc[7] += ak[3] * x1;
+            acc[8] += ak[0] * x2;
+            acc[9] += ak[1] * x2;
+            acc[10] += ak[2] * x2;
+            acc[11] += ak[3] * x2;
+            acc[12] += ak[0] * x3;
+            acc[13] += ak[1] * x3;
+            acc[14] += ak[2] * x3;
+            acc[15] += ak[3] * x3;
         }
-        c[i] = acc[0];
-        c[i + 1] = acc[1];
-        c1[i] = acc[2];
-        c1[i + 1] = acc[3];
-        c2[i] = acc[4];
-        c2[i + 1] = acc[5];
-        c3[i] = acc[6];
-        c3[i + 1] = acc[7];
+        for (t = 0; t < 4; ++t) {
+            c[i + t] = acc[t];
+            c1[i + t] = acc[4 + t];
+            c2[i + t] = acc[8 + t];
+            c3[i + t] = acc[12 + t];
+        }
     }
-    if (i < rows) { /* the last row */
+#endif
+    for (; i < rows; ++i) { /* the last rows (all of them with MCS_SMALL_KERNELS) */
         mcs_real acc[4] = {MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0)};
         if (accumulate != 0) {
             acc[0] = c[i];
@@ -309,6 +314,58 @@ static void multiply_4(int rows, int inner, const mcs_real *a, int lda, const mc
         c3[i] = acc[3];
     }
 }
+
+#if MCS_SMALL_KERNELS == 0
+/* c_j, c_j+1 (rows x 2) = (c_j.. when accumulate) + a b_j, b_j+1: four rows at a time side by
+ * side, then one (multiply_4's sums). */
+static void multiply_2(int rows, int inner, const mcs_real *a, int lda, const mcs_real *b, int ldb,
+                       int accumulate, mcs_real *c, int ldc)
+{
+    const mcs_real *b1 = &b[ldb];
+    mcs_real *c1 = &c[ldc];
+    int i;
+    int k;
+    for (i = 0; (i + 3) < rows; i += 4) {
+        mcs_real acc[8];
+        int t;
+        for (t = 0; t < 4; ++t) {
+            acc[t] = (accumulate != 0) ? c[i + t] : MCS_R(0.0);
+            acc[4 + t] = (accumulate != 0) ? c1[i + t] : MCS_R(0.0);
+        }
+        for (k = 0; k < inner; ++k) {
+            const mcs_real *ak = &a[i + (k * lda)];
+            const mcs_real x0 = b[k];
+            const mcs_real x1 = b1[k];
+            acc[0] += ak[0] * x0;
+            acc[1] += ak[1] * x0;
+            acc[2] += ak[2] * x0;
+            acc[3] += ak[3] * x0;
+            acc[4] += ak[0] * x1;
+            acc[5] += ak[1] * x1;
+            acc[6] += ak[2] * x1;
+            acc[7] += ak[3] * x1;
+        }
+        for (t = 0; t < 4; ++t) {
+            c[i + t] = acc[t];
+            c1[i + t] = acc[4 + t];
+        }
+    }
+    for (; i < rows; ++i) {
+        mcs_real acc[2] = {MCS_R(0.0), MCS_R(0.0)};
+        if (accumulate != 0) {
+            acc[0] = c[i];
+            acc[1] = c1[i];
+        }
+        for (k = 0; k < inner; ++k) {
+            const mcs_real aik = a[i + (k * lda)];
+            acc[0] += aik * b[k];
+            acc[1] += aik * b1[k];
+        }
+        c[i] = acc[0];
+        c1[i] = acc[1];
+    }
+}
+#endif
 
 /* c_j (rows x 1) = (c_j when accumulate) + a b_j, two rows at a time side by side. */
 static void multiply_1(int rows, int inner, const mcs_real *a, int lda, const mcs_real *b,
@@ -352,6 +409,12 @@ void mcs_mat_multiply(int rows, int cols, int inner, const mcs_real *a, int lda,
     for (j = 0; (j + 3) < cols; j += 4) {
         multiply_4(rows, inner, a, lda, &b[j * ldb], ldb, accumulate, &c[j * ldc], ldc);
     }
+#if MCS_SMALL_KERNELS == 0
+    if ((j + 1) < cols) {
+        multiply_2(rows, inner, a, lda, &b[j * ldb], ldb, accumulate, &c[j * ldc], ldc);
+        j += 2;
+    }
+#endif
     for (; j < cols; ++j) {
         multiply_1(rows, inner, a, lda, &b[j * ldb], accumulate, &c[j * ldc]);
     }

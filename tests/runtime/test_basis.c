@@ -199,6 +199,31 @@ static void test_align_is_optimal(void **state)
     }
 }
 
+/* one free direction: the aligned basis is +-That (to round-off), the sign of Tpred . That (a
+ * near reversal included), by the series or, for a Tpred nearly orthogonal to That, the SVD */
+static void test_align_one_direction_is_the_sign(void **state)
+{
+    enum { n = 4 };
+    const mcs_real That[n] = {0.5, -0.5, 0.5, 0.5};
+    mcs_real Tpred[n], Tout[n];
+    static const double tilt[] = {0.0, 0.3, -0.2, 2.9, -3.0, 1.4};
+    size_t t;
+    int i;
+    (void)state;
+    for (t = 0; t < sizeof tilt / sizeof tilt[0]; ++t) {
+        /* Tpred = That rotated by tilt[t] towards (0.5, 0.5, -0.5, 0.5) */
+        const double c = cos(tilt[t]), sn = sin(tilt[t]);
+        const mcs_real other[n] = {0.5, 0.5, -0.5, 0.5};
+        for (i = 0; i < n; ++i)
+            Tpred[i] = (mcs_real)(c * That[i] + sn * other[i]);
+        assert_int_equal(mcs_align_basis(n, 1, Tpred, 1, That, Tout, work), 0);
+        for (i = 0; i < n; ++i)
+            assert_true(fabs(Tout[i] - (c < 0 ? -That[i] : That[i])) < 4 * MCS_REAL_EPS);
+    }
+    Tpred[0] = (mcs_real)NAN;
+    assert_int_equal(mcs_align_basis(n, 1, Tpred, 1, That, Tout, work), MCS_ERR_NONFINITE);
+}
+
 static void test_align_rank_change_keeps_continued_column(void **state)
 {
     /* f_old = 1 -> f_new = 3 (a singular configuration): the continued motion stays first */
@@ -283,6 +308,7 @@ int main(void)
         cmocka_unit_test(test_expm_skew_is_orthogonal),
         cmocka_unit_test(test_expm_plane_rotation),
         cmocka_unit_test(test_align_is_optimal),
+        cmocka_unit_test(test_align_one_direction_is_the_sign),
         cmocka_unit_test(test_align_rank_change_keeps_continued_column),
         cmocka_unit_test(test_predictors_agree_to_first_order),
         cmocka_unit_test(test_exp_predictor_is_the_rotation_on_a_sphere),

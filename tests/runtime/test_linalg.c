@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <math.h>
 #include <cmocka.h>
 
@@ -244,13 +245,73 @@ static void test_max_abs_flags_non_finite(void **state)
     assert_true(mcs_vec_max_abs(3, v) < 0);
 }
 
-/* mcs_mat_multiply (dense, 2 x 4 blocks with 2- and 1-column and 1-row tails; the BLAS above
- * MCS_LA_GEMM_MIN on the LAPACK backend) and mcs_mat_multiply_tn (a^T b, and its symmetric form)
- * against the plain loops */
+/* every length to 13 (pairs below 8 entries, four lanes and a tail from 8): the largest |entry|
+ * wherever it sits, and a NaN or an Inf wherever it sits */
+static void test_max_abs_every_length_and_place(void **state)
+{
+    mcs_real v[13];
+    int n, at, i;
+    (void)state;
+    for (n = 1; n <= 13; ++n)
+        for (at = 0; at < n; ++at) {
+            for (i = 0; i < n; ++i)
+                v[i] = (mcs_real)(i % 2 ? -0.5 : 0.25);
+            v[at] = -3;
+            assert_true(mcs_vec_max_abs(n, v) == 3);
+            v[at] = (mcs_real)NAN;
+            assert_true(mcs_vec_max_abs(n, v) < 0);
+            v[at] = (mcs_real)-INFINITY;
+            assert_true(mcs_vec_max_abs(n, v) < 0);
+        }
+}
+
+/* c (rows x cols) = c0 + a b, each entry's sum over k in order in mcs_real: what
+ * mcs_mat_multiply's kernels promise bit for bit, whatever their blocks */
+static void in_order_mul(int rows, int cols, int inner, const mcs_real *a, const mcs_real *b,
+                         const mcs_real *c0, mcs_real *c)
+{
+    int i, j, k;
+    for (j = 0; j < cols; ++j)
+        for (i = 0; i < rows; ++i) {
+            mcs_real s = c0 ? c0[i + j * L] : 0;
+            for (k = 0; k < inner; ++k)
+                s += a[i + k * L] * b[k + j * L];
+            c[i + j * L] = s;
+        }
+}
+
+/* mcs_mat_multiply (dense: 4 x 4 blocks with 2- and 1-column and 1-row tails, or 1 x 4 blocks
+ * with MCS_SMALL_KERNELS; the BLAS above MCS_LA_GEMM_MIN on the LAPACK backend) and
+ * mcs_mat_multiply_tn (a^T b, and its symmetric form) against the plain loops; below the BLAS's
+ * sizes the product equals the in-order sums exactly */
+static void test_multiply_is_the_in_order_sum(void **state)
+{
+    static mcs_real a[L * L], b[L * L], c[L * L], c0[L * L], ref[L * L];
+    int rows, cols, inner;
+    (void)state;
+    fill(L, L, 31, a);
+    fill(L, L, 32, b);
+    fill(L, L, 33, c0);
+    for (rows = 1; rows <= 9; ++rows)
+        for (cols = 1; cols <= 7; ++cols)
+            for (inner = 0; inner <= 5; inner += 1) {
+                in_order_mul(rows, cols, inner, a, b, NULL, ref);
+                mcs_mat_multiply(rows, cols, inner, a, L, b, L, 0, c, L);
+                assert_true(max_diff(rows, cols, c, L, ref, L) == 0);
+                in_order_mul(rows, cols, inner, a, b, c0, ref);
+                memcpy(c, c0, sizeof c);
+                mcs_mat_multiply(rows, cols, inner, a, L, b, L, 1, c, L);
+                assert_true(max_diff(rows, cols, c, L, ref, L) == 0);
+            }
+}
+
+/* mcs_mat_multiply and mcs_mat_multiply_tn against the plain loops (to round-off: the BLAS
+ * takes the large ones on the LAPACK backend) */
 static void test_multiply_and_symmetric_product(void **state)
 {
     static mcs_real a[L * L], b[L * L], c[L * L], ref[L * L], e[L * L], e2[L * L];
-    static const int shapes[][3] = {{1, 1, 1}, {5, 7, 3}, {6, 4, 2}, {3, 10, 9}, {L, L, L}};
+    static const int shapes[][3] = {{1, 1, 1}, {5, 7, 3},  {6, 4, 2}, {3, 10, 9},
+                                    {8, 6, 5}, {13, 10, 7}, {4, 2, 3}, {L, L, L}};
     const double tol = sizeof(mcs_real) == sizeof(float) ? 2e-4 : 1e-12;
     size_t t;
     int i, j;
@@ -381,6 +442,8 @@ int main(void)
         cmocka_unit_test(test_triangular_solves),
         cmocka_unit_test(test_expm_of_skew_is_orthogonal_and_exact),
         cmocka_unit_test(test_max_abs_flags_non_finite),
+        cmocka_unit_test(test_max_abs_every_length_and_place),
+        cmocka_unit_test(test_multiply_is_the_in_order_sum),
         cmocka_unit_test(test_multiply_and_symmetric_product),
         cmocka_unit_test(test_polar_factor_of_near_orthogonal),
         cmocka_unit_test(test_exp_action_equals_the_exponential),
