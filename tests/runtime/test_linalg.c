@@ -310,7 +310,7 @@ static void test_multiply_is_the_in_order_sum(void **state)
 static void test_multiply_and_symmetric_product(void **state)
 {
     static mcs_real a[L * L], b[L * L], c[L * L], ref[L * L], e[L * L], e2[L * L];
-    static const int shapes[][3] = {{1, 1, 1}, {5, 7, 3},  {6, 4, 2}, {3, 10, 9},
+    static const int shapes[][3] = {{1, 1, 1}, {5, 7, 3},   {6, 4, 2}, {3, 10, 9},
                                     {8, 6, 5}, {13, 10, 7}, {4, 2, 3}, {L, L, L}};
     const double tol = sizeof(mcs_real) == sizeof(float) ? 2e-4 : 1e-12;
     size_t t;
