@@ -47,6 +47,85 @@ static void polar_product(int k, int transpose_a, const mcs_real *a, const mcs_r
     }
 }
 
+#if MCS_SMALL_KERNELS == 0
+/* mcs_polar_near_orthogonal for k = 2 (a model of two degrees of freedom, as the spatial
+ * pendulum): the same operations in the same order (small_product's unrolled sums, the same
+ * degree and stops), so the same bits, in registers instead of loops and calls over 2 x 2
+ * arrays (three quarters of its instructions). Left out with MCS_SMALL_KERNELS, as
+ * align_two. */
+static int polar_two(mcs_real *x, const mcs_real *coef, mcs_real tol)
+{
+    int it;
+    int j;
+    for (it = 0; it < 8; ++it) {
+        /* E = I - X^T X (symmetric: X^T X's off-diagonal products commute) */
+        const mcs_real e0 = -((x[0] * x[0]) + (x[1] * x[1])) + MCS_R(1.0);
+        const mcs_real e1 = -((x[2] * x[0]) + (x[3] * x[1]));
+        const mcs_real e2 = -((x[0] * x[2]) + (x[1] * x[3]));
+        const mcs_real e3 = -((x[2] * x[2]) + (x[3] * x[3])) + MCS_R(1.0);
+        const mcs_real a0 = mcs_fabs(e0);
+        const mcs_real a1 = mcs_fabs(e1);
+        const mcs_real a2 = mcs_fabs(e2);
+        const mcs_real a3 = mcs_fabs(e3);
+        const mcs_real m01 = (a1 > a0) ? a1 : a0;
+        const mcs_real m23 = (a3 > a2) ? a3 : a2;
+        const mcs_real delta = (m23 > m01) ? m23 : m01;
+        mcs_real omitted;
+        mcs_real s0;
+        mcs_real s1;
+        mcs_real s2;
+        mcs_real s3;
+        mcs_real y0;
+        mcs_real y1;
+        mcs_real y2;
+        mcs_real y3;
+        int d = 1;
+        if ((((a0 - a0) + (a1 - a1)) + ((a2 - a2) + (a3 - a3))) != MCS_R(0.0)) {
+            return -1; /* NaN or Inf */
+        }
+        if (!(delta < MCS_R(0.3))) {
+            return -1; /* far from orthogonal */
+        }
+        if (delta <= (MCS_R(4.0) * tol)) {
+            return 0;
+        }
+        omitted = delta * delta;
+        for (j = 1; j < 8; ++j) {
+            if (omitted > tol) {
+                ++d;
+                omitted *= delta;
+            }
+        }
+        s0 = (coef[d] * e0) + coef[d - 1];
+        s1 = coef[d] * e1;
+        s2 = coef[d] * e2;
+        s3 = (coef[d] * e3) + coef[d - 1];
+        for (j = d - 2; j >= 0; --j) { /* S <- E S + c_j I */
+            const mcs_real n0 = ((e0 * s0) + (e1 * s1)) + coef[j];
+            const mcs_real n1 = (e2 * s0) + (e3 * s1);
+            const mcs_real n2 = (e0 * s2) + (e1 * s3);
+            const mcs_real n3 = ((e2 * s2) + (e3 * s3)) + coef[j];
+            s0 = n0;
+            s1 = n1;
+            s2 = n2;
+            s3 = n3;
+        }
+        y0 = (x[0] * s0) + (x[2] * s1); /* X S */
+        y1 = (x[1] * s0) + (x[3] * s1);
+        y2 = (x[0] * s2) + (x[2] * s3);
+        y3 = (x[1] * s2) + (x[3] * s3);
+        x[0] = y0;
+        x[1] = y1;
+        x[2] = y2;
+        x[3] = y3;
+        if (omitted <= tol) {
+            return 0;
+        }
+    }
+    return -1;
+}
+#endif
+
 /* Orthogonal polar factor of a square x (k x k) in place, for an x near orthogonal, as C is
  * between consecutive steps. With E = I - X^T X (symmetric, |E| = delta), the factor is
  * X (I - E)^-1/2 = X (I + E/2 + 3/8 E^2 + 5/16 E^3 + ...): an iteration multiplies X by the
@@ -68,6 +147,11 @@ int mcs_polar_near_orthogonal(int k, mcs_real *x, mcs_real *y, mcs_real *z, mcs_
     int i;
     int j;
     int d;
+#if MCS_SMALL_KERNELS == 0
+    if (k == 2) {
+        return polar_two(x, coef, tol);
+    }
+#endif
     for (it = 0; it < 8; ++it) {
         mcs_real delta;
         mcs_real omitted;
@@ -122,6 +206,63 @@ int mcs_polar_near_orthogonal(int k, mcs_real *x, mcs_real *y, mcs_real *z, mcs_
     return -1;
 }
 
+#if MCS_SMALL_KERNELS == 0
+/* mcs_align_basis for two free directions before and after (f_old = f_new = 2): C = T~^T T^ in
+ * one pass (each entry as mcs_mat_multiply_tn's even and odd sums), its polar factor Up, and
+ * Tout = T^ Up^T (each entry as mcs_mat_multiply's sum from 0): the same bits as the general
+ * path without its calls and set-up (half the instructions of a spatial pendulum's alignment).
+ * Returns 1 when C is too far from orthogonal: the caller takes the general path (the SVD). */
+static int align_two(int n, const mcs_real *Tpred, const mcs_real *That, mcs_real *Tout,
+                     mcs_status *status)
+{
+    static const mcs_real coef[9] = {
+        MCS_R(1.0),          MCS_R(0.5),           MCS_R(0.375),
+        MCS_R(0.3125),       MCS_R(0.2734375),     MCS_R(0.24609375),
+        MCS_R(0.2255859375), MCS_R(0.20947265625), MCS_R(0.196380615234375)};
+    const mcs_real *p0 = Tpred;
+    const mcs_real *p1 = &Tpred[n];
+    const mcs_real *h0 = That;
+    const mcs_real *h1 = &That[n];
+    /* acc[2 t] even terms, acc[2 t + 1] odd ones, of C's entry t (column-major 2 x 2) */
+    mcs_real acc[8] = {MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0),
+                       MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0)};
+    mcs_real c[4];
+    int l;
+    for (l = 0; (l + 1) < n; l += 2) {
+        acc[0] += p0[l] * h0[l];
+        acc[1] += p0[l + 1] * h0[l + 1];
+        acc[2] += p1[l] * h0[l];
+        acc[3] += p1[l + 1] * h0[l + 1];
+        acc[4] += p0[l] * h1[l];
+        acc[5] += p0[l + 1] * h1[l + 1];
+        acc[6] += p1[l] * h1[l];
+        acc[7] += p1[l + 1] * h1[l + 1];
+    }
+    if (l < n) {
+        acc[0] += p0[l] * h0[l];
+        acc[2] += p1[l] * h0[l];
+        acc[4] += p0[l] * h1[l];
+        acc[6] += p1[l] * h1[l];
+    }
+    for (l = 0; l < 4; ++l) {
+        c[l] = acc[2 * l] + acc[(2 * l) + 1];
+    }
+    if (mcs_vec_max_abs(4, c) < MCS_R(0.0)) {
+        *status = MCS_ERR_NONFINITE;
+        return 0;
+    }
+    if (polar_two(c, coef, MCS_R(2.0) * MCS_REAL_EPS) != 0) {
+        return 1;
+    }
+    for (l = 0; l < n; ++l) { /* Tout = That Up^T: Up^T's column j is row j of Up */
+        Tout[l] = (MCS_R(0.0) + (h0[l] * c[0])) + (h1[l] * c[2]);
+        Tout[l + n] = (MCS_R(0.0) + (h0[l] * c[1])) + (h1[l] * c[3]);
+    }
+    *status = MCS_OK;
+    return 0;
+}
+#endif
+
 mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, const mcs_real *That,
                            mcs_real *Tout, mcs_real *work)
 {
@@ -150,6 +291,14 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
         mcs_mat_copy(n, f_new, That, n, Tout, n);
         return MCS_OK;
     }
+#if MCS_SMALL_KERNELS == 0
+    if ((f_old == 2) && (f_new == 2)) {
+        mcs_status st = MCS_OK;
+        if (align_two(n, Tpred, That, Tout, &st) == 0) {
+            return st;
+        }
+    }
+#endif
     /* C's entries are dot products of whole columns of T~ and T^ (no zero skipped): a NaN or
      * Inf in either shows in C, which is checked instead of the n x f inputs */
     mcs_mat_multiply_tn(n, g, f_new, Tpred, n, That, n, 0, C, g);

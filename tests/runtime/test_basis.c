@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <stdio.h>
 #include <cmocka.h>
 
@@ -224,6 +225,102 @@ static void test_align_one_direction_is_the_sign(void **state)
     assert_int_equal(mcs_align_basis(n, 1, Tpred, 1, That, Tout, work), MCS_ERR_NONFINITE);
 }
 
+/* The general alignment of two free directions as plain loops, operation by operation: C as
+ * mcs_mat_multiply_tn's even and odd sums, the series of (C^T C)^-1/2 as
+ * mcs_polar_near_orthogonal's loops, That Up^T as mcs_mat_multiply's sums from 0. */
+static void general_align_two(int n, const mcs_real *P, const mcs_real *H, mcs_real *out)
+{
+    static const double coef[9] = {1.0,          0.5,           0.375,
+                                   0.3125,       0.2734375,     0.24609375,
+                                   0.2255859375, 0.20947265625, 0.196380615234375};
+    const mcs_real tol = 2 * MCS_REAL_EPS;
+    mcs_real c[4], e[4], sm[4], nx[4], y[4];
+    int i, j, l, it, d;
+    for (j = 0; j < 2; ++j)
+        for (i = 0; i < 2; ++i) {
+            mcs_real even = 0, odd = 0;
+            for (l = 0; l + 1 < n; l += 2) {
+                even += P[l + i * n] * H[l + j * n];
+                odd += P[l + 1 + i * n] * H[l + 1 + j * n];
+            }
+            if (l < n)
+                even += P[l + i * n] * H[l + j * n];
+            c[i + 2 * j] = even + odd;
+        }
+    for (it = 0; it < 8; ++it) {
+        mcs_real delta = 0, omitted;
+        for (j = 0; j < 2; ++j) /* E = I - C^T C, entry by entry as small_product's sums */
+            for (i = 0; i < 2; ++i)
+                e[i + 2 * j] = -((c[2 * i] * c[2 * j]) + (c[1 + 2 * i] * c[1 + 2 * j]));
+        e[0] += 1;
+        e[3] += 1;
+        for (i = 0; i < 4; ++i)
+            delta = fabs(e[i]) > delta ? (mcs_real)fabs(e[i]) : delta;
+        assert_true(delta < 0.3);
+        if (delta <= 4 * tol)
+            break;
+        d = 1;
+        omitted = delta * delta;
+        for (j = 1; j < 8; ++j)
+            if (omitted > tol) {
+                ++d;
+                omitted *= delta;
+            }
+        for (i = 0; i < 4; ++i)
+            sm[i] = (mcs_real)coef[d] * e[i];
+        sm[0] += (mcs_real)coef[d - 1];
+        sm[3] += (mcs_real)coef[d - 1];
+        for (j = d - 2; j >= 0; --j) {
+            for (l = 0; l < 2; ++l) /* column l of E S (E symmetric: E^T's rows) */
+                for (i = 0; i < 2; ++i)
+                    nx[i + 2 * l] = (e[2 * i] * sm[2 * l]) + (e[1 + 2 * i] * sm[1 + 2 * l]);
+            nx[0] += (mcs_real)coef[j];
+            nx[3] += (mcs_real)coef[j];
+            memcpy(sm, nx, sizeof sm);
+        }
+        for (l = 0; l < 2; ++l) /* C S */
+            for (i = 0; i < 2; ++i)
+                y[i + 2 * l] = (c[i] * sm[2 * l]) + (c[i + 2] * sm[1 + 2 * l]);
+        memcpy(c, y, sizeof c);
+        if (omitted <= tol)
+            break;
+    }
+    for (l = 0; l < n; ++l) {
+        out[l] = ((mcs_real)0 + (H[l] * c[0])) + (H[l + n] * c[2]);
+        out[l + n] = ((mcs_real)0 + (H[l] * c[1])) + (H[l + n] * c[3]);
+    }
+}
+
+/* Two free directions (the spatial pendulum's), C from orthogonal to |I - C^T C| about 0.1
+ * (series of degree 1 to 8): the alignment is the general one bit for bit, with or without MCS_SMALL_KERNELS (whose builds
+ * leave the two-direction shortcut out) */
+static void test_align_two_directions_is_the_general_one(void **state)
+{
+    enum { n = 5 };
+    static const double angles[] = {1e-9, 1e-4, 3e-3, 0.05, -0.2, 0.3};
+    mcs_real A[3 * n] = {1, 0, 2, -1, 0, 1, 1, 0, 1, 3, 0, 2, 1, 1, -1}, Q[n * n], R[n * 3];
+    mcs_real Tpred[n * 2], Tout[n * 2], ref[n * 2];
+    int piv[3], r, i;
+    size_t t;
+    (void)state;
+    assert_int_equal(mcs_qr_basis(n, 3, A, 3, 1e-9, Q, R, piv, &r, work), 0);
+    assert_int_equal(r, 3);
+    for (t = 0; t < sizeof angles / sizeof angles[0]; ++t) {
+        const double a = angles[t], c = cos(a), sn = sin(a);
+        for (i = 0; i < n; ++i) { /* T~ = T^ rotated, stretched and sheared in its plane by
+                                     about a^2 (C that far from orthogonal), and off it */
+            const double t0 = c * Q[i + 3 * n] - sn * Q[i + 4 * n];
+            const double t1 = sn * Q[i + 3 * n] + c * Q[i + 4 * n];
+            Tpred[i] = (mcs_real)((1 + a * a / 2) * t0 + 1e-3 * Q[i]);
+            Tpred[i + n] = (mcs_real)(t1 + a * a / 3 * t0);
+        }
+        assert_int_equal(mcs_align_basis(n, 2, Tpred, 2, Q + 3 * n, Tout, work), 0);
+        general_align_two(n, Tpred, Q + 3 * n, ref);
+        assert_memory_equal(Tout, ref, sizeof Tout);
+        assert_true(orthonormality_error(n, 2, Tout) < 1e-15);
+    }
+}
+
 static void test_align_rank_change_keeps_continued_column(void **state)
 {
     /* f_old = 1 -> f_new = 3 (a singular configuration): the continued motion stays first */
@@ -309,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_expm_plane_rotation),
         cmocka_unit_test(test_align_is_optimal),
         cmocka_unit_test(test_align_one_direction_is_the_sign),
+        cmocka_unit_test(test_align_two_directions_is_the_general_one),
         cmocka_unit_test(test_align_rank_change_keeps_continued_column),
         cmocka_unit_test(test_predictors_agree_to_first_order),
         cmocka_unit_test(test_exp_predictor_is_the_rotation_on_a_sphere),
