@@ -336,9 +336,11 @@ static mcs_status predict_rotated(int n, int m, int r, const mcs_real *Q, const 
     for (j = 0; j < r; ++j) {
         mcs_real *nz_val = room;
         int *nz_col = iwork;
+        /* the row's start, loaded once (the stores to nz_col could alias piv) */
+        const mcs_real *row = &A_dot[piv[j]];
         int nnz = 0;
         for (l = 0; l < n; ++l) {
-            const mcs_real a = A_dot[piv[j] + (l * m)];
+            const mcs_real a = row[l * m];
             if (a != MCS_R(0.0)) {
                 nz_val[nnz] = a;
                 nz_col[nnz] = l;

@@ -77,7 +77,8 @@ void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
                   int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc);
 /* c (rows x cols) = a b (accumulate 0) or c + a b (accumulate 1), neither transposed. Every
  * product is added, zeros too (mcs_mat_gemm's axpy form tests each multiplier): for dense
- * operands, 2 x 4 entries of c in registers; a large one by the BLAS on the LAPACK backend. */
+ * operands, 4 x 4 entries of c in registers (1 x 4 with MCS_SMALL_KERNELS); a large one by the
+ * BLAS on the LAPACK backend. */
 void mcs_mat_multiply(int rows, int cols, int inner, const mcs_real *a, int lda, const mcs_real *b,
                       int ldb, int accumulate, mcs_real *c, int ldc);
 /* c (cols_a x cols_b) = a^T b for a (rows x cols_a) and b (rows x cols_b), each entry a dot

@@ -1,245 +1,12 @@
-/* mcs_matmul.c - the dense matrix products both backends share: mcs_mat_gemm (general, a zero
- * multiplier skipped in its axpy form), mcs_mat_multiply (dense, a 2 x 4 block of the result in
- * registers), mcs_mat_multiply_tn (a^T b, and its symmetric form); the LAPACK backend hands the
- * large ones to the BLAS (MCS_LA_GEMM_MIN). */
+/* mcs_matmul.c - the dense products both backends share: mcs_mat_multiply (a b, a 4 x 4 block
+ * of the result in registers; 1 x 4 with MCS_SMALL_KERNELS) and mcs_mat_multiply_tn (a^T b by
+ * dot products, and its symmetric form); the LAPACK backend hands the large ones to the BLAS
+ * (MCS_LA_GEMM_MIN). The general mcs_mat_gemm is in mcs_gemm.c. */
 #include "mcs_linalg.h"
-
-/* c_j..c_j+3 (rows each, ld ldc) += a (rows x inner, ld lda) times the four columns b0..b3 of
- * op(B) (entry k of column t at b[t stride_c + k stride_k]), scaled by alpha: two rows at a time,
- * eight sums in registers, each entry's sum over k in order (the axpy's). A k whose four
- * multipliers are all 0 is skipped (a sparse B), as the axpy skips a zero multiplier. */
-static void axpy4(int rows, int inner, mcs_real alpha, const mcs_real *a, int lda,
-                  const mcs_real *b, int stride_k, int stride_c, mcs_real *c, int ldc)
-{
-    mcs_real *c0 = c;
-    mcs_real *c1 = &c[ldc];
-    mcs_real *c2 = &c[2 * ldc];
-    mcs_real *c3 = &c[3 * ldc];
-    int i;
-    int k;
-    for (i = 0; (i + 1) < rows; i += 2) {
-        mcs_real s00 = c0[i];
-        mcs_real s01 = c1[i];
-        mcs_real s02 = c2[i];
-        mcs_real s03 = c3[i];
-        mcs_real s10 = c0[i + 1];
-        mcs_real s11 = c1[i + 1];
-        mcs_real s12 = c2[i + 1];
-        mcs_real s13 = c3[i + 1];
-        for (k = 0; k < inner; ++k) {
-            const mcs_real *bk = &b[k * stride_k];
-            const mcs_real b0 = alpha * bk[0];
-            const mcs_real b1 = alpha * bk[stride_c];
-            const mcs_real b2 = alpha * bk[2 * stride_c];
-            const mcs_real b3 = alpha * bk[3 * stride_c];
-            const mcs_real a0 = a[i + (k * lda)];
-            const mcs_real a1 = a[(i + 1) + (k * lda)];
-            if ((b0 == MCS_R(0.0)) && (b1 == MCS_R(0.0)) && (b2 == MCS_R(0.0)) &&
-                (b3 == MCS_R(0.0))) {
-                continue;
-            }
-            s00 += a0 * b0;
-            s01 += a0 * b1;
-            s02 += a0 * b2;
-            s03 += a0 * b3;
-            s10 += a1 * b0;
-            s11 += a1 * b1;
-            s12 += a1 * b2;
-            s13 += a1 * b3;
-        }
-        c0[i] = s00;
-        c1[i] = s01;
-        c2[i] = s02;
-        c3[i] = s03;
-        c0[i + 1] = s10;
-        c1[i + 1] = s11;
-        c2[i + 1] = s12;
-        c3[i + 1] = s13;
-    }
-    for (; i < rows; ++i) {
-        mcs_real s0 = c0[i];
-        mcs_real s1 = c1[i];
-        mcs_real s2 = c2[i];
-        mcs_real s3 = c3[i];
-        for (k = 0; k < inner; ++k) {
-            const mcs_real *bk = &b[k * stride_k];
-            const mcs_real b0 = alpha * bk[0];
-            const mcs_real b1 = alpha * bk[stride_c];
-            const mcs_real b2 = alpha * bk[2 * stride_c];
-            const mcs_real b3 = alpha * bk[3 * stride_c];
-            const mcs_real a0 = a[i + (k * lda)];
-            if ((b0 == MCS_R(0.0)) && (b1 == MCS_R(0.0)) && (b2 == MCS_R(0.0)) &&
-                (b3 == MCS_R(0.0))) {
-                continue;
-            }
-            s0 += a0 * b0;
-            s1 += a0 * b1;
-            s2 += a0 * b2;
-            s3 += a0 * b3;
-        }
-        c0[i] = s0;
-        c1[i] = s1;
-        c2[i] = s2;
-        c3[i] = s3;
-    }
-}
-
-/* mcs_mat_gemm of a tiny product (rows cols inner <= 64: the small models' and the bases' of a
- * few free directions): each entry in one pass, its sum over k in the order of the general
- * loops below and alpha where they apply it (so the same bits), without their set-up. */
-static void gemm_tiny(int ta, int tb, int rows, int cols, int inner, mcs_real alpha,
-                      const mcs_real *a, int lda, const mcs_real *b, int ldb, mcs_real beta,
-                      mcs_real *c, int ldc)
-{
-    /* op(b)_kj = b[k bk + j bj] */
-    const int bk = tb ? ldb : 1;
-    const int bj = tb ? 1 : ldb;
-    /* a_ik (ta 0) or a_ki (ta 1) = a[i ai + k ak] */
-    const int ai = ta ? lda : 1;
-    const int ak = ta ? 1 : lda;
-    int i;
-    int j;
-    int k;
-    for (j = 0; j < cols; ++j) {
-        const mcs_real *b_j = &b[j * bj];
-        mcs_real *c_j = &c[j * ldc];
-        for (i = 0; i < rows; ++i) {
-            const mcs_real *a_i = &a[i * ai];
-            mcs_real acc = MCS_R(0.0);
-            if (beta == MCS_R(1.0)) {
-                acc = c_j[i];
-            } else if (beta != MCS_R(0.0)) {
-                acc = c_j[i] * beta;
-            } else {
-                /* beta = 0: the old contents ignored */
-            }
-            if (!ta) { /* the axpy form: alpha with each multiplier, zero ones skipped */
-                for (k = 0; k < inner; ++k) {
-                    const mcs_real bkj = alpha * b_j[k * bk];
-                    if (bkj != MCS_R(0.0)) {
-                        acc += a_i[k * ak] * bkj;
-                    }
-                }
-            } else { /* the dot form: alpha with the sum */
-                mcs_real sum = MCS_R(0.0);
-                for (k = 0; k < inner; ++k) {
-                    sum += a_i[k * ak] * b_j[k * bk];
-                }
-                acc += alpha * sum;
-            }
-            c_j[i] = acc;
-        }
-    }
-}
-
-void mcs_mat_gemm(int ta, int tb, int rows, int cols, int inner, mcs_real alpha, const mcs_real *a,
-                  int lda, const mcs_real *b, int ldb, mcs_real beta, mcs_real *c, int ldc)
-{
-    /* One loop order per transpose case, each with a contiguous innermost loop. */
-    int i;
-    int j;
-    int k;
-    if ((rows <= 0) || (cols <= 0)) {
-        return; /* nothing to write (and a, b may be NULL: no pointer arithmetic on them) */
-    }
-    if ((rows * cols * inner) <= 64) {
-        gemm_tiny(ta, tb, rows, cols, inner, alpha, a, lda, b, ldb, beta, c, ldc);
-        return;
-    }
-#ifndef MCS_LINALG_PORTABLE
-    /* large products to the BLAS (small ones stay here: a call costs more than they do, and
-     * the models below n = 28 run on the portable backend anyway) */
-    if ((inner > 0) && (((double)rows * (double)cols * (double)inner) >= MCS_LA_GEMM_MIN)) {
-        mcs_la_gemm(ta, tb, rows, cols, inner, alpha, a, lda, b, ldb, beta, c, ldc);
-        return;
-    }
-#endif
-    for (j = 0; j < cols; ++j) {
-        mcs_real *cj = &c[j * ldc];
-        if (beta == MCS_R(0.0)) {
-            for (i = 0; i < rows; ++i) {
-                cj[i] = MCS_R(0.0);
-            }
-        } else if (beta != MCS_R(1.0)) {
-            for (i = 0; i < rows; ++i) {
-                cj[i] *= beta;
-            }
-        } else {
-            /* beta = 1: c_j stays */
-        }
-    }
-    j = 0;
-    if (!ta && (rows <= 32)) {
-        /* c_j += alpha sum_k a_k op(b)_kj, four columns at a time (axpy4): the small products,
-         * whose columns of a stay in the cache while its rows are walked */
-        const int stride_k = tb ? ldb : 1; /* op(b)_kj = b[j stride_c + k stride_k] */
-        const int stride_c = tb ? 1 : ldb;
-        for (; (j + 3) < cols; j += 4) {
-            axpy4(rows, inner, alpha, a, lda, &b[j * stride_c], stride_k, stride_c, &c[j * ldc],
-                  ldc);
-        }
-    }
-    for (; j < cols; ++j) {
-        mcs_real *cj = &c[j * ldc];
-        if (!ta) { /* c_j += alpha sum_k a_k op(b)_kj: axpy of columns of a */
-            for (k = 0; k < inner; ++k) {
-                const mcs_real bkj = alpha * (tb ? b[j + (k * ldb)] : b[k + (j * ldb)]);
-                const mcs_real *ak = &a[k * lda];
-                if (bkj == MCS_R(0.0)) {
-                    continue;
-                }
-                for (i = 0; i < rows; ++i) {
-                    cj[i] += ak[i] * bkj;
-                }
-            }
-        } else if (!tb) { /* c_ij += alpha a_i . b_j: dot products of columns */
-            const mcs_real *bj = &b[j * ldb];
-            /* four dot products at a time: four independent chains of additions instead of one
-             * (each sum still runs over k in order, so the results are the same bits) */
-            for (i = 0; (i + 3) < rows; i += 4) {
-                const mcs_real *a0 = &a[i * lda];
-                const mcs_real *a1 = &a[(i + 1) * lda];
-                const mcs_real *a2 = &a[(i + 2) * lda];
-                const mcs_real *a3 = &a[(i + 3) * lda];
-                mcs_real s0 = MCS_R(0.0);
-                mcs_real s1 = MCS_R(0.0);
-                mcs_real s2 = MCS_R(0.0);
-                mcs_real s3 = MCS_R(0.0);
-                for (k = 0; k < inner; ++k) {
-                    const mcs_real bk = bj[k];
-                    s0 += a0[k] * bk;
-                    s1 += a1[k] * bk;
-                    s2 += a2[k] * bk;
-                    s3 += a3[k] * bk;
-                }
-                cj[i] += alpha * s0;
-                cj[i + 1] += alpha * s1;
-                cj[i + 2] += alpha * s2;
-                cj[i + 3] += alpha * s3;
-            }
-            for (; i < rows; ++i) {
-                const mcs_real *ai = &a[i * lda];
-                mcs_real sum = MCS_R(0.0);
-                for (k = 0; k < inner; ++k) {
-                    sum += ai[k] * bj[k];
-                }
-                cj[i] += alpha * sum;
-            }
-        } else { /* both transposed: rare, plain loops */
-            for (i = 0; i < rows; ++i) {
-                mcs_real sum = MCS_R(0.0);
-                for (k = 0; k < inner; ++k) {
-                    sum += a[k + (i * lda)] * b[j + (k * ldb)];
-                }
-                cj[i] += alpha * sum;
-            }
-        }
-    }
-}
 
 /* c_j..j+3 (rows x 4) = (c_j.. when accumulate) + a (rows x inner) b_j..j+3: four rows at a
  * time, the sums of a 4 x 4 block of c in acc with rows i..i+3 side by side (a compiler may pair
- * them in vector registers: the same operations either way), then two rows, then one. Each
+ * them in vector registers: the same operations either way), then one at a time. Each
  * entry's sum runs over k in order from c's or 0: the same bits however the rows are grouped. */
 static void multiply_4(int rows, int inner, const mcs_real *a, int lda, const mcs_real *b, int ldb,
                        int accumulate, mcs_real *c, int ldc)
@@ -436,6 +203,44 @@ static mcs_real dot_pairs(int rows, const mcs_real *a, const mcs_real *b)
     return acc[0] + acc[1];
 }
 
+#if MCS_SMALL_KERNELS == 0
+/* c_i,j, c_i+1,j, c_i,j+1, c_i+1,j+1 (ld ldc) = a_i . b_j, ... over rows entries: four dot_pairs
+ * at once (the same sums, so the same bits), each pair of columns loaded once for two. */
+static void dots_2x2(int rows, const mcs_real *a0, const mcs_real *a1, const mcs_real *b0,
+                     const mcs_real *b1, mcs_real *c, int ldc)
+{
+    mcs_real e00 = MCS_R(0.0); /* even terms of a0 . b0 */
+    mcs_real o00 = MCS_R(0.0); /* odd terms */
+    mcs_real e10 = MCS_R(0.0);
+    mcs_real o10 = MCS_R(0.0);
+    mcs_real e01 = MCS_R(0.0);
+    mcs_real o01 = MCS_R(0.0);
+    mcs_real e11 = MCS_R(0.0);
+    mcs_real o11 = MCS_R(0.0);
+    int l;
+    for (l = 0; (l + 1) < rows; l += 2) {
+        e00 += a0[l] * b0[l];
+        o00 += a0[l + 1] * b0[l + 1];
+        e10 += a1[l] * b0[l];
+        o10 += a1[l + 1] * b0[l + 1];
+        e01 += a0[l] * b1[l];
+        o01 += a0[l + 1] * b1[l + 1];
+        e11 += a1[l] * b1[l];
+        o11 += a1[l + 1] * b1[l + 1];
+    }
+    if (l < rows) {
+        e00 += a0[l] * b0[l];
+        e10 += a1[l] * b0[l];
+        e01 += a0[l] * b1[l];
+        e11 += a1[l] * b1[l];
+    }
+    c[0] = e00 + o00;
+    c[1] = e10 + o10;
+    c[ldc] = e01 + o01;
+    c[ldc + 1] = e11 + o11;
+}
+#endif
+
 void mcs_mat_multiply_tn(int rows, int cols_a, int cols_b, const mcs_real *a, int lda,
                          const mcs_real *b, int ldb, int symmetric, mcs_real *c, int ldc)
 {
@@ -447,34 +252,38 @@ void mcs_mat_multiply_tn(int rows, int cols_a, int cols_b, const mcs_real *a, in
         return;
     }
 #endif
-    for (j = 0; j < cols_b; ++j) {
-        const mcs_real *bj = &b[j * ldb];
+    /* 2 x 2 blocks of c (symmetric: down to the block on the diagonal, whose entry below it the
+     * mirror then overwrites), the odd row or column by dot_pairs; with MCS_SMALL_KERNELS every
+     * entry by dot_pairs (the same sums) */
+    for (j = 0; (j + 1) < cols_b; j += 2) {
+        const mcs_real *b0 = &b[j * ldb];
+        const mcs_real *b1 = &b[(j + 1) * ldb];
+        int last = cols_a;
+        if (symmetric != 0) {
+            last = j + 2;
+        }
+        i = 0;
+#if MCS_SMALL_KERNELS == 0
+        for (; (i + 1) < last; i += 2) {
+            dots_2x2(rows, &a[i * lda], &a[(i + 1) * lda], b0, b1, &c[i + (j * ldc)], ldc);
+        }
+#endif
+        for (; i < last; ++i) {
+            c[i + (j * ldc)] = dot_pairs(rows, &a[i * lda], b0);
+            c[i + ((j + 1) * ldc)] = dot_pairs(rows, &a[i * lda], b1);
+        }
+    }
+    if (j < cols_b) {
         int last = cols_a;
         if (symmetric != 0) {
             last = j + 1;
         }
-        for (i = 0; (i + 1) < last; i += 2) { /* entries i and i + 1 of column j */
-            const mcs_real *a0 = &a[i * lda];
-            const mcs_real *a1 = &a[(i + 1) * lda];
-            mcs_real acc[4] = {MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0)};
-            int l;
-            for (l = 0; (l + 1) < rows; l += 2) {
-                acc[0] += a0[l] * bj[l];
-                acc[1] += a0[l + 1] * bj[l + 1];
-                acc[2] += a1[l] * bj[l];
-                acc[3] += a1[l + 1] * bj[l + 1];
-            }
-            if (l < rows) {
-                acc[0] += a0[l] * bj[l];
-                acc[2] += a1[l] * bj[l];
-            }
-            c[i + (j * ldc)] = acc[0] + acc[1];
-            c[(i + 1) + (j * ldc)] = acc[2] + acc[3];
+        for (i = 0; i < last; ++i) {
+            c[i + (j * ldc)] = dot_pairs(rows, &a[i * lda], &b[j * ldb]);
         }
-        if (i < last) {
-            c[i + (j * ldc)] = dot_pairs(rows, &a[i * lda], bj);
-        }
-        if (symmetric != 0) {
+    }
+    if (symmetric != 0) { /* the lower triangle from the upper: c exactly symmetric */
+        for (j = 0; j < cols_b; ++j) {
             for (i = 0; i < j; ++i) {
                 c[j + (i * ldc)] = c[i + (j * ldc)];
             }
