@@ -300,11 +300,9 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
     }
 #endif
     /* C's entries are dot products of whole columns of T~ and T^ (no zero skipped): a NaN or
-     * Inf in either shows in C, which is checked instead of the n x f inputs */
+     * Inf in either shows in C, which is checked instead of the n x f inputs: by the polar
+     * factor (a NaN or Inf in C gives one in E, which it refuses) or before the SVD */
     mcs_mat_multiply_tn(n, g, f_new, Tpred, n, That, n, 0, C, g);
-    if (mcs_vec_max_abs(g * f_new, C) < MCS_R(0.0)) {
-        return MCS_ERR_NONFINITE;
-    }
     if ((f_old == f_new) && (mcs_polar_near_orthogonal(g, C, W, Vt, V_Wt) == 0)) {
         /* Tout = That Up^T with Up = W V^T the orthogonal polar factor of C (now in C) */
         for (j = 0; j < g; ++j) {
@@ -316,6 +314,9 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
         return MCS_OK;
     }
     mcs_mat_gemm(1, 0, g, f_new, n, 1, Tpred, n, That, n, 0, C, g);
+    if (mcs_vec_max_abs(g * f_new, C) < MCS_R(0.0)) {
+        return MCS_ERR_NONFINITE;
+    }
     info = mcs_la_svd(g, f_new, C, g, sv, W, g, Vt, f_new, lawork, (int)lwork_size);
     if (info != 0) {
         return MCS_ERR_LINALG;

@@ -92,8 +92,11 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
         ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0) && (!R || !piv || !A_dot))) {
         return MCS_ERR_ARGUMENT;
     }
+    /* euler's A_dot is not checked here: a NaN or Inf in a row it uses (piv[0..r-1]) reaches
+     * every entry of T~ (each is a sum of products with it), which is checked at the end */
     if ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0) &&
-        (!((h - h) == MCS_R(0.0)) || (mcs_vec_max_abs(m * n, A_dot) < MCS_R(0.0)))) {
+        (!((h - h) == MCS_R(0.0)) ||
+         ((kind == MCS_CONT_EXP) && (mcs_vec_max_abs(m * n, A_dot) < MCS_R(0.0))))) {
         return MCS_ERR_NONFINITE;
     }
     if ((kind == MCS_CONT_OFF) || (kind == MCS_CONT_NONE) || (r == 0) || (f == 0)) {
@@ -347,7 +350,26 @@ static mcs_status predict_rotated(int n, int m, int r, const mcs_real *Q, const 
                 ++nnz;
             }
         }
-        for (i = first; i < n; ++i) {
+        i = first;
+#if MCS_SMALL_KERNELS == 0
+        for (; (i + 3) < n; i += 4) { /* four columns of Q at a time: independent sums */
+            const mcs_real *Qi = &Q[i * n];
+            mcs_real sum[4] = {MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0)};
+            for (l = 0; l < nnz; ++l) {
+                const mcs_real a = nz_val[l];
+                const int c = nz_col[l];
+                sum[0] += Qi[c] * a;
+                sum[1] += Qi[c + n] * a;
+                sum[2] += Qi[c + (2 * n)] * a;
+                sum[3] += Qi[c + (3 * n)] * a;
+            }
+            J[i + (j * n)] = sum[0];
+            J[(i + 1) + (j * n)] = sum[1];
+            J[(i + 2) + (j * n)] = sum[2];
+            J[(i + 3) + (j * n)] = sum[3];
+        }
+#endif
+        for (; i < n; ++i) {
             const mcs_real *Qi = &Q[i * n];
             mcs_real sum = MCS_R(0.0);
             for (l = 0; l < nnz; ++l) {

@@ -205,39 +205,49 @@ static mcs_real dot_pairs(int rows, const mcs_real *a, const mcs_real *b)
 
 #if MCS_SMALL_KERNELS == 0
 /* c_i,j, c_i+1,j, c_i,j+1, c_i+1,j+1 (ld ldc) = a_i . b_j, ... over rows entries: four dot_pairs
- * at once (the same sums, so the same bits), each pair of columns loaded once for two. */
+ * at once (the same sums, so the same bits), each pair of columns loaded once for two. The eight
+ * sums (s: even and odd terms of each entry side by side) are read back through a volatile
+ * pointer: otherwise GCC's vectorizer, starting from the adjacent stores c_i,j and c_i+1,j,
+ * pairs the entries instead of their even and odd terms, which takes a shuffle for every load
+ * (a^T b of 20 x 10 by 20 x 10: 380 ns against 275). */
 static void dots_2x2(int rows, const mcs_real *a0, const mcs_real *a1, const mcs_real *b0,
                      const mcs_real *b1, mcs_real *c, int ldc)
 {
-    mcs_real e00 = MCS_R(0.0); /* even terms of a0 . b0 */
-    mcs_real o00 = MCS_R(0.0); /* odd terms */
-    mcs_real e10 = MCS_R(0.0);
-    mcs_real o10 = MCS_R(0.0);
-    mcs_real e01 = MCS_R(0.0);
-    mcs_real o01 = MCS_R(0.0);
-    mcs_real e11 = MCS_R(0.0);
-    mcs_real o11 = MCS_R(0.0);
+    mcs_real s[8] = {MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0),
+                     MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0)};
+    const volatile mcs_real *sums = s;
+    mcs_real even;
+    mcs_real odd;
     int l;
     for (l = 0; (l + 1) < rows; l += 2) {
-        e00 += a0[l] * b0[l];
-        o00 += a0[l + 1] * b0[l + 1];
-        e10 += a1[l] * b0[l];
-        o10 += a1[l + 1] * b0[l + 1];
-        e01 += a0[l] * b1[l];
-        o01 += a0[l + 1] * b1[l + 1];
-        e11 += a1[l] * b1[l];
-        o11 += a1[l + 1] * b1[l + 1];
+        s[0] += a0[l] * b0[l];
+        s[1] += a0[l + 1] * b0[l + 1];
+        s[2] += a1[l] * b0[l];
+        s[3] += a1[l + 1] * b0[l + 1];
+        s[4] += a0[l] * b1[l];
+        s[5] += a0[l + 1] * b1[l + 1];
+        s[6] += a1[l] * b1[l];
+        s[7] += a1[l + 1] * b1[l + 1];
     }
     if (l < rows) {
-        e00 += a0[l] * b0[l];
-        e10 += a1[l] * b0[l];
-        e01 += a0[l] * b1[l];
-        e11 += a1[l] * b1[l];
+        s[0] += a0[l] * b0[l];
+        s[2] += a1[l] * b0[l];
+        s[4] += a0[l] * b1[l];
+        s[6] += a1[l] * b1[l];
     }
-    c[0] = e00 + o00;
-    c[1] = e10 + o10;
-    c[ldc] = e01 + o01;
-    c[ldc + 1] = e11 + o11;
+    /* one volatile read a statement (MISRA 13.2) */
+    even = sums[0];
+    odd = sums[1];
+    c[0] = even + odd;
+    even = sums[2];
+    odd = sums[3];
+    c[1] = even + odd;
+    even = sums[4];
+    odd = sums[5];
+    c[ldc] = even + odd;
+    even = sums[6];
+    odd = sums[7];
+    c[ldc + 1] = even + odd;
 }
 #endif
 

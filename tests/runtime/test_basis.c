@@ -321,6 +321,38 @@ static void test_align_two_directions_is_the_general_one(void **state)
     }
 }
 
+static void test_align_reports_nonfinite_inputs(void **state)
+{
+    /* a NaN or an Inf at any place of T~ or T^ is reported, whatever the path: one direction
+     * (the sign), two (in registers), three and five (the series), and a rank change (the SVD) */
+    enum { n = 6 };
+    static const int f_old[5] = {1, 2, 3, 5, 2};
+    static const int f_new[5] = {1, 2, 3, 5, 3};
+    const mcs_real bad[2] = {NAN, -INFINITY};
+    mcs_real Tpred[n * n], That[n * n], Tout[n * n];
+    int c, b, side, at, i;
+    (void)state;
+    for (c = 0; c < 5; ++c) {
+        for (b = 0; b < 2; ++b) {
+            for (side = 0; side < 2; ++side) {
+                const int size = n * ((side == 0) ? f_old[c] : f_new[c]);
+                for (at = 0; at < size; ++at) {
+                    for (i = 0; i < n * n; ++i) { /* the identity's columns, T~ slightly turned */
+                        That[i] = (i % (n + 1) == 0) ? 1.0 : 0.0;
+                        Tpred[i] = That[i] + ((i % (n + 1) == 1) ? 1e-3 : 0.0);
+                    }
+                    assert_int_equal(
+                        mcs_align_basis(n, f_old[c], Tpred, f_new[c], That, Tout, work), MCS_OK);
+                    ((side == 0) ? Tpred : That)[at] = bad[b];
+                    assert_int_equal(
+                        mcs_align_basis(n, f_old[c], Tpred, f_new[c], That, Tout, work),
+                        MCS_ERR_NONFINITE);
+                }
+            }
+        }
+    }
+}
+
 static void test_align_rank_change_keeps_continued_column(void **state)
 {
     /* f_old = 1 -> f_new = 3 (a singular configuration): the continued motion stays first */
@@ -366,6 +398,47 @@ static void test_predictors_agree_to_first_order(void **state)
     }
 }
 
+static void test_predictors_report_a_nonfinite_A_dot(void **state)
+{
+    /* |x|^2 = 1 twice (rank 1) at (1, 0, 0) moving along (0, 1, 0): a NaN or Inf anywhere in
+     * the row the factorization kept, even where it multiplies only zeros of Q, is reported by
+     * both predictors; in the redundant row, which euler does not read, only by exp (which
+     * checks all of A_dot) while euler predicts as from the clean A_dot */
+    enum { n = 3, m = 2 };
+    const mcs_real bad[2] = {NAN, INFINITY};
+    mcs_real A[m * n] = {2, 2, 0, 0, 0, 0}, Adot[m * n], Q[n * n], R[n * m], T0[n * 2], T1[n * 2];
+    int piv[m], r, b, col, i;
+    (void)state;
+    assert_int_equal(mcs_qr_basis(n, m, A, m, 1e-9, Q, R, piv, &r, work), 0);
+    assert_int_equal(r, 1);
+    for (b = 0; b < 2; ++b) {
+        for (col = 0; col < n; ++col) {
+            const mcs_real clean[m * n] = {0, 0, 2, 2, 0, 0};
+            for (i = 0; i < m * n; ++i)
+                Adot[i] = clean[i];
+            assert_int_equal(mcs_predict_tangent(n, m, r, Q, R, piv, Adot, 1e-3, MCS_CONT_EULER, T0,
+                                                 work, iwork),
+                             MCS_OK);
+            Adot[piv[0] + col * m] = bad[b]; /* the kept row */
+            assert_int_equal(mcs_predict_tangent(n, m, r, Q, R, piv, Adot, 1e-3, MCS_CONT_EULER, T1,
+                                                 work, iwork),
+                             MCS_ERR_NONFINITE);
+            assert_int_equal(
+                mcs_predict_tangent(n, m, r, Q, R, piv, Adot, 1e-3, MCS_CONT_EXP, T1, work, iwork),
+                MCS_ERR_NONFINITE);
+            Adot[piv[0] + col * m] = clean[piv[0] + col * m];
+            Adot[piv[1] + col * m] = bad[b]; /* the redundant row */
+            assert_int_equal(mcs_predict_tangent(n, m, r, Q, R, piv, Adot, 1e-3, MCS_CONT_EULER, T1,
+                                                 work, iwork),
+                             MCS_OK);
+            assert_memory_equal(T0, T1, sizeof T0);
+            assert_int_equal(
+                mcs_predict_tangent(n, m, r, Q, R, piv, Adot, 1e-3, MCS_CONT_EXP, T1, work, iwork),
+                MCS_ERR_NONFINITE);
+        }
+    }
+}
+
 static void test_exp_predictor_is_the_rotation_on_a_sphere(void **state)
 {
     /* |x|^2 = 1 at (1, 0, 0) moving along (0, 1, 0): the tangent plane turns about z at unit
@@ -407,8 +480,10 @@ int main(void)
         cmocka_unit_test(test_align_is_optimal),
         cmocka_unit_test(test_align_one_direction_is_the_sign),
         cmocka_unit_test(test_align_two_directions_is_the_general_one),
+        cmocka_unit_test(test_align_reports_nonfinite_inputs),
         cmocka_unit_test(test_align_rank_change_keeps_continued_column),
         cmocka_unit_test(test_predictors_agree_to_first_order),
+        cmocka_unit_test(test_predictors_report_a_nonfinite_A_dot),
         cmocka_unit_test(test_exp_predictor_is_the_rotation_on_a_sphere),
     };
     return cmocka_run_group_tests_name("basis", tests, NULL, NULL);

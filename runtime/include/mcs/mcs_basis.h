@@ -47,7 +47,9 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
  * In: Q (n x n) = [U T] at the start (T continued), R (n x m, ld n) and piv (m) from the start
  * factorization, rank r, A_dot (m x n, ld m) at the start state.
  * Out: Tpred (n x f, ld n), f = n - r. work: MCS_BASIS_WORK_SIZE, iwork: MCS_BASIS_IWORK_SIZE.
- * kind MCS_CONT_OFF or MCS_CONT_NONE copies T. Returns MCS_OK, or MCS_ERR_LINALG when the
+ * kind MCS_CONT_OFF or MCS_CONT_NONE copies T. Returns MCS_OK; MCS_ERR_NONFINITE when h or
+ * the prediction is not finite, or (exp) any entry of A_dot (euler reads only the rows
+ * piv[0..r-1], and a NaN or Inf there reaches every entry of Tpred); MCS_ERR_LINALG when the
  * exponential fails. */
 mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
                                const int *piv, const mcs_real *A_dot, mcs_real h,
