@@ -76,38 +76,67 @@ mcs_status mcs_qr_basis(int n, int m, const mcs_real *A, int lda, mcs_real rank_
 
 #if MCS_WITH_PREDICTORS
 static mcs_status predict_rotated(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
-                                  const int *piv, const mcs_real *A_dot, mcs_real h,
+                                  const int *piv, const mcs_real *A_dot,
+                                  const mcs_sparse_rows *A_dot_rows, mcs_real h,
                                   mcs_continuation kind, mcs_real *Tpred, mcs_real *work,
                                   int *iwork);
 #endif
+
+/* mcs_predict_tangent and mcs_predict_tangent_rows: A_dot dense or by rows (the other NULL). */
+static mcs_status predict(int n, int m, int r, const mcs_real *Q, const mcs_real *R, const int *piv,
+                          const mcs_real *A_dot, const mcs_sparse_rows *A_dot_rows, mcs_real h,
+                          mcs_continuation kind, mcs_real *Tpred, mcs_real *work, int *iwork)
+{
+    const int f = n - r;
+    const mcs_real *T = &Q[r * n];
+    int rotated = 0; /* euler or exp with constraints: the predictors proper */
+    if ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0)) {
+        rotated = 1;
+    }
+    if ((n < 1) || (m < 0) || (r < 0) || (r > n) || (r > m) || !Q || !Tpred || !work || !iwork ||
+        ((unsigned)kind > (unsigned)MCS_CONT_OFF) ||
+        ((rotated != 0) && (!R || !piv || (!A_dot && !A_dot_rows)))) {
+        return MCS_ERR_ARGUMENT;
+    }
+    if ((rotated != 0) && (A_dot_rows != NULL) &&
+        ((A_dot_rows->nnz < 0) || !A_dot_rows->start || !A_dot_rows->at || !A_dot_rows->col ||
+         ((A_dot_rows->nnz > 0) && !A_dot_rows->val))) {
+        return MCS_ERR_ARGUMENT;
+    }
+    /* euler's A_dot is not checked here: a NaN or Inf in a row it uses (piv[0..r-1]) reaches
+     * every entry of T~ (each is a sum of products with it), which is checked at the end */
+    if ((rotated != 0) &&
+        (!((h - h) == MCS_R(0.0)) ||
+         ((kind == MCS_CONT_EXP) &&
+          (((A_dot_rows == NULL) && (mcs_vec_max_abs(m * n, A_dot) < MCS_R(0.0))) ||
+           ((A_dot_rows != NULL) &&
+            (mcs_vec_max_abs(A_dot_rows->nnz, A_dot_rows->val) < MCS_R(0.0))))))) {
+        return MCS_ERR_NONFINITE;
+    }
+    if ((rotated == 0) || (f == 0)) {
+        mcs_mat_copy(n, f, T, n, Tpred, n);
+        return MCS_OK;
+    }
+#if MCS_WITH_PREDICTORS
+    return predict_rotated(n, m, r, Q, R, piv, A_dot, A_dot_rows, h, kind, Tpred, work, iwork);
+#else
+    return MCS_ERR_UNSUPPORTED; /* left out of this build (mcs_config.h) */
+#endif
+}
 
 mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
                                const int *piv, const mcs_real *A_dot, mcs_real h,
                                mcs_continuation kind, mcs_real *Tpred, mcs_real *work, int *iwork)
 {
-    const int f = n - r;
-    const mcs_real *T = &Q[r * n];
-    if ((n < 1) || (m < 0) || (r < 0) || (r > n) || (r > m) || !Q || !Tpred || !work || !iwork ||
-        ((unsigned)kind > (unsigned)MCS_CONT_OFF) ||
-        ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0) && (!R || !piv || !A_dot))) {
-        return MCS_ERR_ARGUMENT;
-    }
-    /* euler's A_dot is not checked here: a NaN or Inf in a row it uses (piv[0..r-1]) reaches
-     * every entry of T~ (each is a sum of products with it), which is checked at the end */
-    if ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0) &&
-        (!((h - h) == MCS_R(0.0)) ||
-         ((kind == MCS_CONT_EXP) && (mcs_vec_max_abs(m * n, A_dot) < MCS_R(0.0))))) {
-        return MCS_ERR_NONFINITE;
-    }
-    if ((kind == MCS_CONT_OFF) || (kind == MCS_CONT_NONE) || (r == 0) || (f == 0)) {
-        mcs_mat_copy(n, f, T, n, Tpred, n);
-        return MCS_OK;
-    }
-#if MCS_WITH_PREDICTORS
-    return predict_rotated(n, m, r, Q, R, piv, A_dot, h, kind, Tpred, work, iwork);
-#else
-    return MCS_ERR_UNSUPPORTED; /* left out of this build (mcs_config.h) */
-#endif
+    return predict(n, m, r, Q, R, piv, A_dot, NULL, h, kind, Tpred, work, iwork);
+}
+
+mcs_status mcs_predict_tangent_rows(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
+                                    const int *piv, const mcs_sparse_rows *A_dot, mcs_real h,
+                                    mcs_continuation kind, mcs_real *Tpred, mcs_real *work,
+                                    int *iwork)
+{
+    return predict(n, m, r, Q, R, piv, NULL, A_dot, h, kind, Tpred, work, iwork);
 }
 
 #if MCS_WITH_PREDICTORS
@@ -316,7 +345,8 @@ int mcs_predict_exp_action(int n, int r, const mcs_real *J, mcs_real h, mcs_real
 
 /* mcs_predict_tangent's euler and exp predictors (r > 0, f > 0). */
 static mcs_status predict_rotated(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
-                                  const int *piv, const mcs_real *A_dot, mcs_real h,
+                                  const int *piv, const mcs_real *A_dot,
+                                  const mcs_sparse_rows *A_dot_rows, mcs_real h,
                                   mcs_continuation kind, mcs_real *Tpred, mcs_real *work,
                                   int *iwork)
 {
@@ -334,20 +364,30 @@ static mcs_status predict_rotated(int n, int m, int r, const mcs_real *Q, const 
     int j;
     int l;
     /* J = Q^T A_dot_S^T: column j is Q^T (row piv[j] of A_dot), over the row's nonzeros only
-     * (gathered into nz_val / nz_col), each entry a dot product down a column of Q (the same
-     * sums, term for term, as the dense product) */
+     * (gathered into nz_val / nz_col, or given by rows), each entry a dot product down a column
+     * of Q (the same sums, term for term, as the dense product) */
     for (j = 0; j < r; ++j) {
         mcs_real *nz_val = room;
         int *nz_col = iwork;
-        /* the row's start, loaded once (the stores to nz_col could alias piv) */
-        const mcs_real *row = &A_dot[piv[j]];
         int nnz = 0;
-        for (l = 0; l < n; ++l) {
-            const mcs_real a = row[l * m];
-            if (a != MCS_R(0.0)) {
-                nz_val[nnz] = a;
-                nz_col[nnz] = l;
+        if (A_dot_rows != NULL) {
+            const int end = A_dot_rows->start[piv[j] + 1];
+            for (l = A_dot_rows->start[piv[j]]; l < end; ++l) {
+                const int at = A_dot_rows->at[l];
+                nz_val[nnz] = A_dot_rows->val[at];
+                nz_col[nnz] = A_dot_rows->col[at];
                 ++nnz;
+            }
+        } else {
+            /* the row's start, loaded once (the stores to nz_col could alias piv) */
+            const mcs_real *row = &A_dot[piv[j]];
+            for (l = 0; l < n; ++l) {
+                const mcs_real a = row[l * m];
+                if (a != MCS_R(0.0)) {
+                    nz_val[nnz] = a;
+                    nz_col[nnz] = l;
+                    ++nnz;
+                }
             }
         }
         i = first;

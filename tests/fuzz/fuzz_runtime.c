@@ -284,6 +284,37 @@ static void basis_and_jump(input *in, unsigned a0, unsigned a1, unsigned a2)
         check_finite(n * (n - rank), Tp);
         check_status(mcs_align_basis(n, n - rank, Tp, n - rank, Q + rank * n, To, la_work));
     }
+    {
+        /* the same A_dot by its nonzeros: the same status and, when OK, the same prediction */
+        int start[LA_N + 2], at[LA_N * (LA_N + 1)], col[LA_N * (LA_N + 1)], nnz = 0;
+        mcs_real val[LA_N * (LA_N + 1)];
+        mcs_sparse_rows rows;
+        mcs_status st_rows;
+        for (i = 0; i < m; ++i) {
+            start[i] = nnz;
+            for (j = 0; j < n; ++j)
+                if (Ad[i + j * m] != 0) {
+                    at[nnz] = nnz;
+                    col[nnz] = j;
+                    val[nnz++] = Ad[i + j * m];
+                }
+        }
+        start[m] = nnz;
+        rows.start = start;
+        rows.at = at;
+        rows.col = col;
+        rows.val = val;
+        rows.nnz = nnz;
+        st_rows =
+            mcs_predict_tangent_rows(n, m, rank, Q, R, piv, &rows, h, kind, To, la_work, la_iwork);
+        check_status(st_rows);
+        if (st_rows != st)
+            abort();
+        if (st == MCS_OK)
+            for (i = 0; i < n * (n - rank); ++i)
+                if (!(To[i] == Tp[i]))
+                    abort();
+    }
     for (i = 0; i < n; ++i)
         g[i] = real(in, 1);
     check_status(mcs_min_norm_multipliers(n, m, rank, Q, R, piv, g, lambda, N, y));

@@ -439,6 +439,56 @@ static void test_predictors_report_a_nonfinite_A_dot(void **state)
     }
 }
 
+static void test_predictors_by_rows_are_the_dense_ones(void **state)
+{
+    /* a chain of four points in the plane (n = 8, m = 4): A_dot given by its nonzeros in A's
+     * pattern, one of them 0 at this state, predicts what the dense A_dot does, equal entry for
+     * entry, with euler and exp; a NaN among the values is reported as the dense one is */
+    enum { n = 8, m = 4, nnz = 14 };
+    /* row i couples points i - 1 and i (row 0: point 0 and the ground) */
+    static const int start[m + 1] = {0, 2, 6, 10, 14};
+    static const int col[nnz] = {0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7};
+    static const int at[nnz] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+    static const int row_of[nnz] = {0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
+    static const mcs_continuation kinds[2] = {MCS_CONT_EULER, MCS_CONT_EXP};
+    mcs_real A[m * n] = {0}, Adot[m * n] = {0}, val[nnz], Q[n * n], R[n * m];
+    mcs_real Tdense[n * n], Trows[n * n];
+    mcs_sparse_rows rows;
+    int piv[m], r, k, c, i;
+    (void)state;
+    for (k = 0; k < nnz; ++k) {
+        A[row_of[k] + col[k] * m] = sin(1.0 + k) + ((k % 2) ? 0.5 : -0.5);
+        val[k] = (k == 5) ? 0.0 : cos(2.0 + 3 * k);
+        Adot[row_of[k] + col[k] * m] = val[k];
+    }
+    rows.start = start;
+    rows.at = at;
+    rows.col = col;
+    rows.val = val;
+    rows.nnz = nnz;
+    assert_int_equal(mcs_qr_basis(n, m, A, m, 1e-9, Q, R, piv, &r, work), 0);
+    assert_int_equal(r, m);
+    for (c = 0; c < 2; ++c) {
+        assert_int_equal(
+            mcs_predict_tangent(n, m, r, Q, R, piv, Adot, 1e-2, kinds[c], Tdense, work, iwork),
+            MCS_OK);
+        assert_int_equal(
+            mcs_predict_tangent_rows(n, m, r, Q, R, piv, &rows, 1e-2, kinds[c], Trows, work, iwork),
+            MCS_OK);
+        for (i = 0; i < n * (n - r); ++i)
+            assert_true(Trows[i] == Tdense[i]);
+        val[7] = NAN;
+        assert_int_equal(
+            mcs_predict_tangent_rows(n, m, r, Q, R, piv, &rows, 1e-2, kinds[c], Trows, work, iwork),
+            MCS_ERR_NONFINITE);
+        val[7] = cos(2.0 + 3 * 7);
+    }
+    rows.start = NULL;
+    assert_int_equal(mcs_predict_tangent_rows(n, m, r, Q, R, piv, &rows, 1e-2, MCS_CONT_EULER,
+                                              Trows, work, iwork),
+                     MCS_ERR_ARGUMENT);
+}
+
 static void test_exp_predictor_is_the_rotation_on_a_sphere(void **state)
 {
     /* |x|^2 = 1 at (1, 0, 0) moving along (0, 1, 0): the tangent plane turns about z at unit
@@ -484,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_align_rank_change_keeps_continued_column),
         cmocka_unit_test(test_predictors_agree_to_first_order),
         cmocka_unit_test(test_predictors_report_a_nonfinite_A_dot),
+        cmocka_unit_test(test_predictors_by_rows_are_the_dense_ones),
         cmocka_unit_test(test_exp_predictor_is_the_rotation_on_a_sphere),
     };
     return cmocka_run_group_tests_name("basis", tests, NULL, NULL);

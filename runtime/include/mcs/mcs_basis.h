@@ -55,6 +55,26 @@ mcs_status mcs_predict_tangent(int n, int m, int r, const mcs_real *Q, const mcs
                                const int *piv, const mcs_real *A_dot, mcs_real h,
                                mcs_continuation kind, mcs_real *Tpred, mcs_real *work, int *iwork);
 
+/* A_dot (m x n) by its nonzeros, row by row, for mcs_predict_tangent_rows: row i's entries are
+ * val[k] in column col[k] for k = at[p], start[i] <= p < start[i + 1], columns ascending (a
+ * model's pattern of A, mcs_model's a_row_start, a_row_nz and a_cols, with the values of its
+ * A_dot_nz kernel); val has nnz entries. */
+typedef struct {
+    const int *start;    /* (m + 1) */
+    const int *at;       /* (start[m]) */
+    const int *col;      /* (nnz) */
+    const mcs_real *val; /* (nnz) */
+    int nnz;
+} mcs_sparse_rows;
+
+/* mcs_predict_tangent with A_dot by its nonzeros (the same sums, term for term, without
+ * scanning dense rows for them): the same results, and MCS_ERR_NONFINITE for exp when any of
+ * val is not finite. */
+mcs_status mcs_predict_tangent_rows(int n, int m, int r, const mcs_real *Q, const mcs_real *R,
+                                    const int *piv, const mcs_sparse_rows *A_dot, mcs_real h,
+                                    mcs_continuation kind, mcs_real *Tpred, mcs_real *work,
+                                    int *iwork);
+
 /* Polar alignment (002 App. A, SPEC §3.6-7). In: Tpred (n x f_old), That (n x f_new), both with
  * orthonormal columns. With g = min(f_old, f_new) and SVD  Tpred[:, :g]^T That = W S V^T:
  *   Tout[:, :g] = That V[:, :g] W^T   (the recombination of That closest to the prediction)
