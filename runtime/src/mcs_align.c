@@ -207,58 +207,30 @@ int mcs_polar_near_orthogonal(int k, mcs_real *x, mcs_real *y, mcs_real *z, mcs_
 }
 
 #if MCS_SMALL_KERNELS == 0
-/* mcs_align_basis for two free directions before and after (f_old = f_new = 2): C = T~^T T^ in
- * one pass (each entry as mcs_mat_multiply_tn's even and odd sums), its polar factor Up, and
- * Tout = T^ Up^T (each entry as mcs_mat_multiply's sum from 0): the same bits as the general
- * path without its calls and set-up (half the instructions of a spatial pendulum's alignment).
- * Returns 1 when C is too far from orthogonal: the caller takes the general path (the SVD). */
-static int align_two(int n, const mcs_real *Tpred, const mcs_real *That, mcs_real *Tout,
-                     mcs_status *status)
+/* mcs_align_basis for two free directions before and after (f_old = f_new = 2): C = T~^T T^ by
+ * the general path's product, its polar factor Up, and Tout = T^ Up^T (each entry as
+ * mcs_mat_multiply's sum from 0): the same bits as the general path without most of its calls
+ * and set-up.
+ * Returns 1 when C is too far from orthogonal or not finite: the caller takes the general path
+ * (the SVD, or MCS_ERR_NONFINITE). */
+static int align_two(int n, const mcs_real *Tpred, const mcs_real *That, mcs_real *Tout)
 {
     static const mcs_real coef[9] = {
         MCS_R(1.0),          MCS_R(0.5),           MCS_R(0.375),
         MCS_R(0.3125),       MCS_R(0.2734375),     MCS_R(0.24609375),
         MCS_R(0.2255859375), MCS_R(0.20947265625), MCS_R(0.196380615234375)};
-    const mcs_real *p0 = Tpred;
-    const mcs_real *p1 = &Tpred[n];
     const mcs_real *h0 = That;
     const mcs_real *h1 = &That[n];
-    /* acc[2 t] even terms, acc[2 t + 1] odd ones, of C's entry t (column-major 2 x 2) */
-    mcs_real acc[8] = {MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0),
-                       MCS_R(0.0), MCS_R(0.0), MCS_R(0.0), MCS_R(0.0)};
     mcs_real c[4];
     int l;
-    for (l = 0; (l + 1) < n; l += 2) {
-        acc[0] += p0[l] * h0[l];
-        acc[1] += p0[l + 1] * h0[l + 1];
-        acc[2] += p1[l] * h0[l];
-        acc[3] += p1[l + 1] * h0[l + 1];
-        acc[4] += p0[l] * h1[l];
-        acc[5] += p0[l + 1] * h1[l + 1];
-        acc[6] += p1[l] * h1[l];
-        acc[7] += p1[l + 1] * h1[l + 1];
-    }
-    if (l < n) {
-        acc[0] += p0[l] * h0[l];
-        acc[2] += p1[l] * h0[l];
-        acc[4] += p0[l] * h1[l];
-        acc[6] += p1[l] * h1[l];
-    }
-    for (l = 0; l < 4; ++l) {
-        c[l] = acc[2 * l] + acc[(2 * l) + 1];
-    }
-    if (mcs_vec_max_abs(4, c) < MCS_R(0.0)) {
-        *status = MCS_ERR_NONFINITE;
-        return 0;
-    }
+    mcs_mat_multiply_tn(n, 2, 2, Tpred, n, That, n, 0, c, 2); /* C = T~^T T^, as the general path */
     if (polar_two(c, coef, MCS_R(2.0) * MCS_REAL_EPS) != 0) {
-        return 1;
+        return 1; /* also a NaN or Inf in C: the general path reports it */
     }
     for (l = 0; l < n; ++l) { /* Tout = That Up^T: Up^T's column j is row j of Up */
         Tout[l] = (MCS_R(0.0) + (h0[l] * c[0])) + (h1[l] * c[2]);
         Tout[l + n] = (MCS_R(0.0) + (h0[l] * c[1])) + (h1[l] * c[3]);
     }
-    *status = MCS_OK;
     return 0;
 }
 #endif
@@ -292,11 +264,8 @@ mcs_status mcs_align_basis(int n, int f_old, const mcs_real *Tpred, int f_new, c
         return MCS_OK;
     }
 #if MCS_SMALL_KERNELS == 0
-    if ((f_old == 2) && (f_new == 2)) {
-        mcs_status st = MCS_OK;
-        if (align_two(n, Tpred, That, Tout, &st) == 0) {
-            return st;
-        }
+    if ((f_old == 2) && (f_new == 2) && (align_two(n, Tpred, That, Tout) == 0)) {
+        return MCS_OK;
     }
 #endif
     /* C's entries are dot products of whole columns of T~ and T^ (no zero skipped): a NaN or

@@ -89,7 +89,8 @@ static mcs_status predict(int n, int m, int r, const mcs_real *Q, const mcs_real
 {
     const int f = n - r;
     const mcs_real *T = &Q[r * n];
-    int rotated = 0; /* euler or exp with constraints: the predictors proper */
+    int rotated = 0;                 /* euler or exp with constraints: the predictors proper */
+    mcs_real a_dot_max = MCS_R(0.0); /* max |A_dot| (exp), negative when not finite */
     if ((kind != MCS_CONT_OFF) && (kind != MCS_CONT_NONE) && (r > 0)) {
         rotated = 1;
     }
@@ -103,14 +104,17 @@ static mcs_status predict(int n, int m, int r, const mcs_real *Q, const mcs_real
          ((A_dot_rows->nnz > 0) && !A_dot_rows->val))) {
         return MCS_ERR_ARGUMENT;
     }
-    /* euler's A_dot is not checked here: a NaN or Inf in a row it uses (piv[0..r-1]) reaches
-     * every entry of T~ (each is a sum of products with it), which is checked at the end */
-    if ((rotated != 0) &&
-        (!((h - h) == MCS_R(0.0)) ||
-         ((kind == MCS_CONT_EXP) &&
-          (((A_dot_rows == NULL) && (mcs_vec_max_abs(m * n, A_dot) < MCS_R(0.0))) ||
-           ((A_dot_rows != NULL) &&
-            (mcs_vec_max_abs(A_dot_rows->nnz, A_dot_rows->val) < MCS_R(0.0))))))) {
+    /* exp checks all of A_dot; euler's is not checked here: a NaN or Inf in a row it uses
+     * (piv[0..r-1]) reaches every entry of T~ (each is a sum of products with it), which is
+     * checked at the end */
+    if ((rotated != 0) && (kind == MCS_CONT_EXP)) {
+        if (A_dot_rows != NULL) {
+            a_dot_max = mcs_vec_max_abs(A_dot_rows->nnz, A_dot_rows->val);
+        } else {
+            a_dot_max = mcs_vec_max_abs(m * n, A_dot);
+        }
+    }
+    if ((rotated != 0) && (!((h - h) == MCS_R(0.0)) || (a_dot_max < MCS_R(0.0)))) {
         return MCS_ERR_NONFINITE;
     }
     if ((rotated == 0) || (f == 0)) {

@@ -56,34 +56,40 @@ static mcs_status default_factor(mcs_sim *s, mcs_frame *fr)
 static mcs_status default_predict(mcs_sim *s, const mcs_frame *from, mcs_real h)
 {
     const int n = s->n;
+    const mcs_model *md = s->model;
+    mcs_sparse_rows rows;
+    const mcs_sparse_rows *by_rows = NULL; /* &rows when A_dot is given by its nonzeros */
+    mcs_status st;
     if (s->opt.continuation == MCS_CONT_OFF) {
         return MCS_OK;
     }
-    const mcs_model *md = s->model;
-    mcs_status st;
     if ((s->m > 0) && (s->opt.continuation != MCS_CONT_NONE)) {
         if ((md->nc > 0) && (md->A_dot == NULL)) {
             return MCS_ERR_UNSUPPORTED; /* options changed after mcs_sim_init checked them */
         }
-        /* the model's rows alone (no lock): A_dot by its nonzeros in A's pattern, without
-         * writing and scanning the dense rows for them */
         if ((s->m == md->nc) && (md->A_dot_nz != NULL) && (md->a_nnz > 0)) {
-            mcs_sparse_rows rows;
+            /* the model's rows alone (no lock): A_dot by its nonzeros in A's pattern, without
+             * writing and scanning the dense rows for them */
             md->A_dot_nz(from->x, from->v, from->t, s->params, s->w.A_dot);
             rows.start = md->a_row_start;
             rows.at = md->a_row_nz;
             rows.col = md->a_cols;
             rows.val = s->w.A_dot;
             rows.nnz = md->a_nnz;
-            st = mcs_predict_tangent_rows(n, s->m, from->r, from->Q, from->R, from->piv, &rows, h,
-                                          s->opt.continuation, s->w.Tpred, s->w.basis_work,
-                                          s->w.basis_iwork);
-            return (st != MCS_OK) ? MCS_ERR_LINALG : MCS_OK;
+            by_rows = &rows;
+        } else {
+            mcs_rows_A_dot(s, from->x, from->v, from->t, s->w.A_dot);
         }
-        mcs_rows_A_dot(s, from->x, from->v, from->t, s->w.A_dot);
     }
-    st = mcs_predict_tangent(n, s->m, from->r, from->Q, from->R, from->piv, s->w.A_dot, h,
-                             s->opt.continuation, s->w.Tpred, s->w.basis_work, s->w.basis_iwork);
+    if (by_rows != NULL) {
+        st = mcs_predict_tangent_rows(n, s->m, from->r, from->Q, from->R, from->piv, by_rows, h,
+                                      s->opt.continuation, s->w.Tpred, s->w.basis_work,
+                                      s->w.basis_iwork);
+    } else {
+        st =
+            mcs_predict_tangent(n, s->m, from->r, from->Q, from->R, from->piv, s->w.A_dot, h,
+                                s->opt.continuation, s->w.Tpred, s->w.basis_work, s->w.basis_iwork);
+    }
     return (st != MCS_OK) ? MCS_ERR_LINALG : MCS_OK;
 }
 
