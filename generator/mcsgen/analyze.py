@@ -17,6 +17,7 @@ from typing import Dict, Optional, Sequence
 
 from .build import build_analyzer
 from .errors import McsError
+from .options import MAX_STATICS_ITER
 
 KINDS = {0: "oscillating", 1: "unstable", 2: "decaying", 3: "rigid"}
 STATUS_OK = 0
@@ -52,6 +53,8 @@ def run_analysis(
     generated_dir: the model's generated sources when not in generated/ (`generate --out`);
     build_flags: extra compiler flags of the analyzer (e.g. -O0: a 300-coordinate model's kernels
     take two minutes to optimize and five seconds not to)."""
+    if not (isinstance(max_iter, int) and 1 <= max_iter <= MAX_STATICS_ITER):
+        raise McsError(f"statics: max_iter must be a whole number in 1..{MAX_STATICS_ITER}")
     exe = build_analyzer(model_name, extra_flags=build_flags, gdir=generated_dir)
     cmd = [str(exe), "--max-iter", str(max_iter)]
     if tol is not None:

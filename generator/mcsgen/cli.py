@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .version import __version__
 from .errors import Interrupted, McsError, ModelError
+from .options import MAX_STATICS_ITER
 from .paths import MODELS, ROOT, model_path
 
 
@@ -476,7 +477,10 @@ def _analysis_arguments(parser):
         "space (a cross-check; fails with dependent rows)",
     )
     parser.add_argument(
-        "--max-iter", type=_checked(int, "count"), default=50, help="Newton steps (default 50)"
+        "--max-iter",
+        type=_checked(int, "newton-steps"),
+        default=50,
+        help=f"Newton steps (default 50, at most {MAX_STATICS_ITER})",
     )
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("--out", metavar="DIR", help="write JSON and CSV files (and plots) here")

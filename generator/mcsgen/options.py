@@ -220,12 +220,21 @@ OPTIONS = (
 )
 
 # What `valid` accepts: (test, description for messages and --help)
+# the largest Newton step count of statics and modes: the runtime keeps a history of
+# MCS_STATICS_HISTORY entries (runtime/include/mcs/mcs_statics.h; tests/test_options.py holds the
+# two together)
+MAX_STATICS_ITER = 63
+
 VALID = {
     "positive": (lambda v: v > 0, "a number > 0"),
     "nonnegative": (lambda v: v >= 0, "a number >= 0"),
     "fraction": (lambda v: 0 <= v < 1, "a number in [0, 1)"),
     "tolerance": (lambda v: 0 < v < 1, "a number in (0, 1)"),
     "count": (lambda v: v >= 1, "a whole number >= 1"),
+    "newton-steps": (
+        lambda v: 1 <= v <= MAX_STATICS_ITER,
+        f"a whole number in 1..{MAX_STATICS_ITER}",
+    ),
 }
 
 
@@ -239,7 +248,10 @@ def option_value(opt):
         try:
             value = float(text) if opt.kind == "real" else int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+            what = "a number"
+            if opt.kind != "real":  # 1e20, 2.5: say which whole numbers it takes
+                what = VALID[opt.valid][1] if opt.valid else "a whole number"
+            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'") from None
         if opt.kind == "real" and not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"expected a finite number, got '{text}'")
         if opt.valid:

@@ -72,6 +72,19 @@ static void read_vector(const char *path, mcs_real *out, int len)
     fclose(fp);
 }
 
+/* An integer option in lo..hi (checked before the conversion: a double beyond int's range has
+ * no int value). */
+static int count_option(const char *val, const char *flag, int lo, int hi)
+{
+    const double v = number(val, flag);
+    if (!(v >= lo && v <= hi) || v != (double)(int)v) {
+        static char text[96];
+        snprintf(text, sizeof text, "%s %s (an integer in %d..%d)", flag, val, lo, hi);
+        die("out of range", text);
+    }
+    return (int)v;
+}
+
 static void parse(int argc, char **argv, args *a, const mcs_model *md, void *params)
 {
     int i;
@@ -95,7 +108,7 @@ static void parse(int argc, char **argv, args *a, const mcs_model *md, void *par
         else if (!val)
             die("unknown option or missing value", o);
         else if (!strcmp(o, "--max-iter"))
-            a->max_iter = (int)number(val, o);
+            a->max_iter = count_option(val, o, 1, MCS_STATICS_HISTORY - 1);
         else if (!strcmp(o, "--tol"))
             a->tol = (mcs_real)number(val, o);
         else if (!strcmp(o, "--t"))
@@ -107,25 +120,30 @@ static void parse(int argc, char **argv, args *a, const mcs_model *md, void *par
         else if (!strcmp(o, "--lambda"))
             a->lambda_file = val;
         else if (!strcmp(o, "--count"))
-            a->count = (int)number(val, o);
+            a->count = count_option(val, o, 0, 1 << 30);
         else if (!strcmp(o, "--basis-rotate"))
             a->rotate = 1, a->rotate_seed = (unsigned long)number(val, o);
         else if (!strcmp(o, "--verify"))
-            a->verify = (int)number(val, o);
+            a->verify = count_option(val, o, 0, 1 << 30);
         else if (!strcmp(o, "--verify-cycles"))
             a->verify_cycles = (mcs_real)number(val, o);
         else if (!strcmp(o, "--verify-amp"))
             a->verify_amp = (mcs_real)number(val, o);
         else if (!strcmp(o, "--verify-samples"))
-            a->verify_samples = (int)number(val, o);
+            a->verify_samples = count_option(val, o, 16, MAX_SAMPLES);
         else
             die("unknown option", o);
         i += takes;
     }
-    if (a->verify_samples < 16 || a->verify_samples > MAX_SAMPLES)
-        die("--verify-samples must be in 16..4096", NULL);
     if (a->no_statics && (!a->x_file || (md->nc > 0 && !a->lambda_file)))
         die("--no-statics needs --x and --lambda", NULL);
+}
+
+/* Statuses of a call that refused its arguments before computing anything: its report is empty
+ * and the command line's arguments (or the build) are at fault, not the mechanism. */
+static int refused(mcs_status st)
+{
+    return st == MCS_ERR_ARGUMENT || st == MCS_ERR_WORKSPACE || st == MCS_ERR_MODEL_VERSION;
 }
 
 static void print_vector(const char *key, const mcs_real *a, int len)
@@ -297,6 +315,8 @@ int main(int argc, char **argv)
         st =
             mcs_statics_solve(md, &params, &sopt, x, lambda, &srep, swork,
                               sizeof swork / sizeof *swork, siwork, sizeof siwork / sizeof *siwork);
+        if (refused(st)) /* nothing was solved: the report holds no result */
+            die("statics refused", mcs_status_str(st));
         printf(",\n\"statics\": {");
         print_status(st);
         printf(", \"method\": \"%s\", \"use_kc\": %d, \"iterations\": %d, \"evaluations\": %d, "
@@ -330,6 +350,8 @@ int main(int argc, char **argv)
         }
         st = mcs_modes_solve(md, &params, &mopt, x, lambda, &mrep, modes, shapes, shapes_im, mwork,
                              sizeof mwork / sizeof *mwork, miwork, sizeof miwork / sizeof *miwork);
+        if (refused(st))
+            die("modes refused", mcs_status_str(st));
         printf(",\n\"modes\": {");
         print_status(st);
         if (st == MCS_OK) {

@@ -334,6 +334,14 @@ mcs_status mcs_modes_solve(const mcs_model *md, const void *p, const mcs_modes_o
     int i;
     int j;
     int symmetric;
+    /* what a refused call leaves (a caller reading the report without the status reads zeros) */
+    rep->rank = 0;
+    rep->dof = 0;
+    rep->nmodes = 0;
+    rep->symmetric = 0;
+    rep->rigid = 0;
+    rep->stiffness = MCS_R(0.0);
+    rep->asymmetry = MCS_R(0.0);
     if (!md || !opt || !x || (!lambda && (md->nc > 0)) || !modes || !shapes || !work || !iwork) {
         return MCS_ERR_ARGUMENT;
     }

@@ -300,6 +300,23 @@ static mcs_status checked(int n, const mcs_real *x, int m, const mcs_real *lambd
     return st;
 }
 
+/* An empty report: what a refused call leaves, so that a caller that reads it without looking at
+ * the status reads zeros, not what the memory held. */
+static void clear_report(mcs_statics_report *rep)
+{
+    int i;
+    rep->iterations = 0;
+    rep->evaluations = 0;
+    rep->rank = 0;
+    rep->residual_c = MCS_R(0.0);
+    rep->residual_f = MCS_R(0.0);
+    rep->history_len = 0;
+    for (i = 0; i < MCS_STATICS_HISTORY; ++i) {
+        rep->merit[i] = MCS_R(0.0);
+        rep->step[i] = MCS_R(0.0);
+    }
+}
+
 /* 1 when the options ask for the KKT method */
 static int is_kkt(const mcs_statics_options *opt)
 {
@@ -330,6 +347,7 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
     int i;
     int iter;
     int halvings;
+    clear_report(rep);
     if (!md || !opt || !x || (!lambda && (md->nc > 0)) || !work || !iwork) {
         return MCS_ERR_ARGUMENT;
     }
@@ -353,9 +371,6 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
     if (!statics_carve(&w, n, m, work, work_len, iwork, iwork_len)) {
         return MCS_ERR_WORKSPACE;
     }
-    rep->iterations = 0;
-    rep->evaluations = 0;
-    rep->history_len = 0;
     for (i = 0; i < n; ++i) {
         w.zero[i] = MCS_R(0.0);
     }

@@ -347,3 +347,31 @@ def test_statics_and_modes_in_float_on_the_portable_backend(tmp_path):
     assert abs(r["modes"]["list"][0]["omega"] - omega) < 1e-4 * omega
     damped = subprocess.run([str(exe), "--modes", "--damped"], capture_output=True, text=True)
     assert json.loads(damped.stdout)["modes"]["message"].startswith("not available")
+
+
+@pytest.mark.parametrize("steps", ["64", "1000", "1e20", "0"])
+def test_max_iter_out_of_range_is_refused_in_one_line(cli, steps):
+    """Issue 34: `statics --max-iter 64` printed uninitialized memory ("1960757368 Newton steps,
+    rank 1960847968") or crashed: the runtime refused the value and nobody read its status. The
+    command line refuses it before the run; the analyzer refuses it by itself too."""
+    from mcsgen.build import build_analyzer
+    from mcsgen.options import MAX_STATICS_ITER
+
+    out = cli("statics", "pendulum_kc", "--max-iter", steps)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "--max-iter" in out.stderr
+    assert f"1..{MAX_STATICS_ITER}" in out.stderr and "Traceback" not in out.stderr
+    exe = build_analyzer("pendulum_kc")
+    raw = subprocess.run([str(exe), "--max-iter", steps], capture_output=True, text=True)
+    assert raw.returncode == 2 and raw.stdout == ""
+    assert "--max-iter" in raw.stderr and f"1..{MAX_STATICS_ITER}" in raw.stderr
+
+
+def test_max_iter_at_the_limit_runs():
+    from mcsgen.options import MAX_STATICS_ITER
+
+    header = (ROOT / "runtime" / "include" / "mcs" / "mcs_statics.h").read_text()
+    history = int(re.search(r"#define MCS_STATICS_HISTORY (\d+)", header).group(1))
+    assert MAX_STATICS_ITER == history - 1
+    r = run_analysis("pendulum_kc", max_iter=MAX_STATICS_ITER)
+    assert r["statics"]["status"] == 0 and 1 <= r["statics"]["iterations"] < MAX_STATICS_ITER

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <math.h>
 #include <cmocka.h>
 
@@ -257,6 +258,50 @@ static void status_codes(void **state)
     assert_true(mcs_statics_work_size(md) > 0 && mcs_modes_iwork_size(md) > 0);
 }
 
+/* A refused call leaves an empty report (issue 34: the command line read the report of a refused
+ * --max-iter 64 and printed what the memory held, or crashed). */
+static void refused_calls_leave_an_empty_report(void **state)
+{
+    const mcs_model *md = &pendulum_kc_model;
+    mcs_statics_options opt;
+    mcs_statics_report rep;
+    mcs_modes_options mopt;
+    mcs_modes_report mrep;
+    int i;
+    (void)state;
+    mcs_statics_defaults(&opt);
+    mcs_modes_defaults(&mopt);
+    for (i = 0; i < md->nx; ++i)
+        x[i] = md->x0[i];
+    opt.max_iter = MCS_STATICS_HISTORY;
+    memset(&rep, 0x5a, sizeof rep);
+    assert_int_equal(mcs_statics_solve(md, md->default_params, &opt, x, lam, &rep, WORK_ARGS),
+                     MCS_ERR_ARGUMENT);
+    assert_int_equal(rep.iterations, 0);
+    assert_int_equal(rep.evaluations, 0);
+    assert_int_equal(rep.rank, 0);
+    assert_int_equal(rep.history_len, 0);
+    assert_true(rep.residual_c == 0 && rep.residual_f == 0);
+    for (i = 0; i < MCS_STATICS_HISTORY; ++i)
+        assert_true(rep.merit[i] == 0 && rep.step[i] == 0);
+    mcs_statics_defaults(&opt);
+    memset(&rep, 0x5a, sizeof rep);
+    assert_int_equal(mcs_statics_solve(md, md->default_params, &opt, x, lam, &rep, work, 10, iwork,
+                                       sizeof iwork / sizeof *iwork),
+                     MCS_ERR_WORKSPACE);
+    assert_int_equal(rep.iterations, 0);
+    assert_int_equal(rep.history_len, 0);
+    memset(&mrep, 0x5a, sizeof mrep);
+    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, &mrep, modes, shapes,
+                                     NULL, work, 10, iwork, sizeof iwork / sizeof *iwork),
+                     MCS_ERR_WORKSPACE);
+    assert_int_equal(mrep.rank, 0);
+    assert_int_equal(mrep.dof, 0);
+    assert_int_equal(mrep.nmodes, 0);
+    assert_int_equal(mrep.rigid, 0);
+    assert_true(mrep.stiffness == 0 && mrep.asymmetry == 0);
+}
+
 /* A firmware build without the stiffness kernels (mcsgen generate --kernels motion) gets
  * MCS_ERR_UNSUPPORTED from statics and modes, not a call through NULL. */
 static void without_stiffness_kernels_unsupported(void **state)
@@ -301,6 +346,7 @@ int main(void)
         cmocka_unit_test(torsion_pendulum_by_hand),
         cmocka_unit_test(continued_basis_changes_nothing),
         cmocka_unit_test(status_codes),
+        cmocka_unit_test(refused_calls_leave_an_empty_report),
         cmocka_unit_test(without_stiffness_kernels_unsupported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
