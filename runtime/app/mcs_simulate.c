@@ -56,18 +56,22 @@ static void on_sigint(int sig)
 /* mcs_sim_step, unless Ctrl-C asked to stop or the run has taken --max-steps steps. */
 static mcs_status step_to(mcs_sim *sim, run_info *ri, const mcs_options *opt, mcs_real t_target)
 {
+    mcs_status st;
     if (stop_requested) {
         ri->interrupted = 1;
         return MCS_ERR_LIMIT;
     }
     if (sim->stats.steps >= opt->max_steps)
         return MCS_ERR_LIMIT;
-    return mcs_sim_step(sim, t_target);
+    st = mcs_sim_step(sim, t_target);
+    if (st == MCS_OK)
+        output_follow_joints(ri, sim);
+    return st;
 }
 
 static mcs_real pbuf[MCS_APP_NX];
-/* the joints' coordinates and rates (2 njc), and the multiples of 2 pi that unwrap the angles */
-static mcs_real jcbuf[2 * MCS_APP_NJC + 1], jturns[2 * MCS_APP_NJC + 1];
+/* the joints' coordinates and rates (2 njc), and the last angles seen (njc) */
+static mcs_real jcbuf[2 * MCS_APP_NJC + 1], jlast[MCS_APP_NJC + 1];
 static int dep_piv[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
 
 /* The lock key of a switch of the model file: its coordinate, or nx + its row group. */
@@ -384,7 +388,7 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     ri.lambda = lambuf;
     ri.Pbuf = pbuf;
     ri.jc = jcbuf;
-    ri.jturns = jturns;
+    ri.jlast = jlast;
     ri.q = qbuf;
     ri.qd = qdbuf;
     ri.rdiag = rdiag_buf;

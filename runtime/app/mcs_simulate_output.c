@@ -56,29 +56,34 @@ static void numbered(app_stream *o, const char *prefix, int k)
     stream_printf(o, ",%s%d", prefix, k);
 }
 
-/* The joints' free coordinates and rates of a row into ri->jc; an angle that jumped by about a
- * multiple of 2 pi since the last row (the kernel's atan2 branch) is shifted back, so j.<joint>
- * is continuous (rows are far closer than half a turn of any joint). */
-static void joint_coordinates(run_info *ri, const mcs_sim *sim, const run_row *row)
+/* The joints' free coordinates and rates at (t, x, v) into ri->jc. The kernel gives each angle
+ * on its atan2 branch; it is taken instead at the multiple of 2 pi nearest the last angle seen
+ * (ri->jlast), so j.<joint> is continuous and counts whole turns. Every accepted step is seen
+ * (output_follow_joints), not only the rows written: a joint turns far less than half a turn in
+ * one step, however far apart --dt-out puts the rows. */
+static void joint_coordinates(run_info *ri, const mcs_sim *sim, mcs_real t, const mcs_real *x,
+                              const mcs_real *v)
 {
     const mcs_model *md = ri->model;
     const mcs_real two_pi = (mcs_real)6.283185307179586476925286766559;
-    mcs_real *turns = ri->jturns, *last = ri->jturns + md->njc;
+    mcs_real *last = ri->jlast;
     int i;
-    md->joint_coords(row->x, row->v, row->t, sim->params, ri->jc);
+    md->joint_coords(x, v, t, sim->params, ri->jc);
     for (i = 0; i < md->nj; ++i) {
         const int k = md->joints[i].coord_index;
         if (k < 0 || md->joints[i].coordinate != MCS_JOINT_COORD_ANGLE)
             continue;
-        if (!ri->jc_started)
-            turns[k] = 0;
-        else
-            turns[k] -=
-                two_pi * mcs_floor((ri->jc[k] + turns[k] - last[k]) / two_pi + (mcs_real)0.5);
-        ri->jc[k] += turns[k];
+        if (ri->jc_started)
+            ri->jc[k] -= two_pi * mcs_floor((ri->jc[k] - last[k]) / two_pi + (mcs_real)0.5);
         last[k] = ri->jc[k];
     }
     ri->jc_started = 1;
+}
+
+void output_follow_joints(run_info *ri, const mcs_sim *sim)
+{
+    if (ri->model->njc > 0 && ri->jc_started)
+        joint_coordinates(ri, sim, sim->cur.t, sim->cur.x, sim->cur.v);
 }
 
 /* The CSV columns, in order: the header when row is NULL, else the row's values. One list, so the
@@ -112,7 +117,7 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
         row ? value(o, energy) : name(o, "energy", "");
     if (md->njc > 0) {
         if (row)
-            joint_coordinates(ri, sim, row);
+            joint_coordinates(ri, sim, row->t, row->x, row->v);
         for (i = 0; i < md->nj; ++i)
             if (md->joints[i].coord_index >= 0)
                 row ? value(o, ri->jc[md->joints[i].coord_index])

@@ -49,10 +49,9 @@ typedef struct run_info {
     mcs_real *rdiag;                         /* (nx) scratch for |R_ii| */
     mcs_real *T;                             /* (nx x nx) scratch for the basis (--basis) */
     const char *simulator;                   /* "dense" or "banded" (the summary's) */
-    mcs_real *jc;     /* (2 njc) scratch for the joints' coordinates and rates */
-    mcs_real *jturns; /* (2 njc) offsets (multiples of 2 pi) that keep each j.<joint> continuous,
-                         then the last values written */
-    int jc_started;   /* 0 until the first row's joint coordinates are recorded */
+    mcs_real *jc;    /* (2 njc) scratch for the joints' coordinates and rates */
+    mcs_real *jlast; /* (njc) the last value of each j.<joint> seen (its turns counted) */
+    int jc_started;  /* 0 until the first row's joint coordinates are recorded */
     /* statistics over the recorded rows */
     int rows, rank_min, rank_max, bar_shown;
     mcs_real last_t;                        /* time of the last row recorded */
@@ -86,6 +85,9 @@ int output_open(run_info *ri, const char *csv_path, const char *events_path, app
 /* One CSV row (and the statistics) of a state; the current state of sim with record_current. */
 void output_record(run_info *ri, mcs_sim *sim, const run_row *row);
 void output_record_current(run_info *ri, mcs_sim *sim);
+/* After each accepted step: the joints' angles followed through the step (whole turns counted
+ * at every step, not only at the rows written). */
+void output_follow_joints(run_info *ri, const mcs_sim *sim);
 /* Writes the event the last step located, if any, and clears it. */
 void output_take_event(run_info *ri, mcs_sim *sim);
 /* A transition just made: logged to the event file with the velocity jump dv (n) and the
