@@ -129,8 +129,9 @@ def test_inertial_frame_rotation_and_fixed_merge_combine_inertia(tmp_path):
 
 def test_messy_but_sensible_files_import_with_notes(tmp_path):
     """Massless links are merged or dropped, a point mass gets a small inertia, a triangle
-    violation is repaired, equal limits are noted, xacro leftovers and unknown elements are
-    ignored, names that are not C identifiers are renamed: each said once."""
+    violation is kept with a warning, out-of-limit start values are noted, xacro leftovers and
+    unknown elements are ignored, names that are not C identifiers are renamed: each said
+    once."""
     text = """<?xml version="1.0"?>
     <!-- exported by a CAD plug-in -->
     <robot name="messy robot" xmlns:xacro="http://www.ros.org/wiki/xacro">
@@ -145,7 +146,7 @@ def test_messy_but_sensible_files_import_with_notes(tmp_path):
       <link name="tip"><inertial><mass value="1e-5"/>
         <inertia ixx="1e-12" iyy="1e-12" izz="1e-12" ixy="0" ixz="0" iyz="0"/></inertial></link>
       <joint name="j-1" type="revolute"><parent link="world"/><child link="arm-1"/>
-        <axis xyz="0 1 0"/><limit lower="0.2" upper="0.2" effort="1" velocity="1"/></joint>
+        <axis xyz="0 1 0"/><limit lower="0.2" upper="0.3" effort="1" velocity="1"/></joint>
       <joint name="j2" type="continuous"><parent link="arm-1"/><child link="2nd"/>
         <origin xyz="0 0 -1"/><axis xyz="0 1 0"/></joint>
       <joint name="j3" type="revolute"><parent link="2nd"/><child link="sensor"/>
@@ -160,7 +161,7 @@ def test_messy_but_sensible_files_import_with_notes(tmp_path):
     assert "link 'arm-1': inertia violates the triangle inequality" in said
     assert "kept as given with inertia_check: warn" in said
     assert "link '2nd': inertia not positive definite" in said
-    assert "equal lower and upper limits" in said
+    assert "joint 'j-1': the start value 0 is outside its limits [0.2, 0.3]" in said
     assert "<limit> of j-1 kept as comments: mcsgen has no limit stops" in said
     assert "<xacro:property> x1" in said and "<gazebo> x1" in said
     for note in notes:  # once per item
@@ -290,10 +291,11 @@ def test_bad_and_hostile_files_get_one_line_and_nothing_written(tmp_path, text, 
 
 
 def test_pose_options_are_checked(tmp_path):
-    cases = [
+    cases = [  # name: the --out file's (run_import)
         (dict(q={"elbow": Fraction(1)}), "--q elbow", "no joint named 'elbow'"),
-        (dict(name="int"), "--name", "reserved"),
-        (dict(name="a-b"), "--name", "not a valid model name"),
+        (dict(qd={"elbow": Fraction(1)}), "--qd elbow", "no joint named 'elbow'"),
+        (dict(name="int"), "--out", "model name 'int' is a C keyword: write to"),
+        (dict(name="a-b"), "--out", "model name 'a-b' is not a valid C identifier"),
     ]
     for kw, where, problem in cases:
         with pytest.raises(ModelError, match=re.escape(where) + ".*" + re.escape(problem)):
@@ -375,3 +377,180 @@ def test_import_leaves_the_global_precision_alone(tmp_path):
     before = mpmath.mp.dps
     run_import(tmp_path, pendulum(rpy="0.3 -0.2 1.1"))
     assert mpmath.mp.dps == before
+
+
+def test_model_names_are_made_valid_and_said(tmp_path, cli):
+    """The model is named after --name, else --out's file, else the robot, else the URDF file:
+    a derived name is made a valid one as links and joints are (invalid characters to '_', a
+    letter before a digit) and the note says from what; --name and --out, which name the file
+    to write, are checked by the generator's rule and words instead."""
+    robot = pendulum()
+    for robot_name, file_name, expected, note in [
+        ("", "my-robot", "my_robot", "after the file name 'my-robot'"),
+        ("", "2-link arm", "n2_link_arm", "after the file name '2-link arm'"),
+        ("my robot!", "other", "my_robot", "after the robot name 'my robot!'"),
+        ("mcs-arm", "other", "nmcs_arm", "after the robot name 'mcs-arm'"),
+        ("bar", "my-robot", "bar", None),
+    ]:
+        work = tmp_path / expected
+        work.mkdir(exist_ok=True)
+        src = work / f"{file_name}.urdf"
+        src.write_text(robot.replace('<robot name="bar">', f'<robot name="{robot_name}">'))
+        proc = cli("import-urdf", src, cwd=work)
+        assert proc.returncode == 0, proc.stderr
+        model = load_model(work / f"{expected}.yaml")
+        assert model.name == expected
+        renamed = [line for line in proc.stdout.splitlines() if "the model is named" in line]
+        if note is None:
+            assert renamed == []
+        else:
+            assert renamed == [f"  the model is named {expected} {note} (not a valid name)"]
+            assert note in " ".join(model.description.split())
+    # --out names the file: refused, with the name to use
+    proc = cli("import-urdf", src, "--out", tmp_path / "my-robot.yaml")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert f"{src}: --out: the model is named after the file, and model name 'my-robot' is " in line
+    assert f"write to {tmp_path / 'my_robot.yaml'}" in line
+    assert not (tmp_path / "my-robot.yaml").exists()
+
+
+def test_name_lengths_follow_the_generator(tmp_path):
+    """Names are at most reader.MAX_NAME (63) characters, as the generator says; a damped joint's
+    name leaves room for its parameter damping_<joint>."""
+    from mcsgen.model.reader import MAX_NAME
+
+    src = tmp_path / "robot.urdf"
+    long_joint = "a_very_long_joint_name_" * 4  # 92 characters, damped
+    src.write_text(
+        pendulum(extra='<dynamics damping="0.1"/>')
+        .replace('name="hinge"', f'name="{long_joint}"')
+        .replace('<link name="bar">', f'<link name="{"b" * 70}">')
+        .replace('<child link="bar"/>', f'<child link="{"b" * 70}"/>')
+    )
+    name = "m" * MAX_NAME
+    path, notes = import_urdf(src, tmp_path / f"{name}.yaml", name=name)
+    model = load_model(path)
+    assert model.name == name
+    (param,) = [p for p in yaml.safe_load(path.read_text())["parameters"] if p != "g"]
+    assert param.startswith("damping_a_very_long") and len(param) == MAX_NAME
+    assert any(f"link '{'b' * 70}' is named {'b' * MAX_NAME} in the model" in n for n in notes)
+    too_long = "m" * (MAX_NAME + 1)
+    for kw in (dict(name=too_long), dict()):
+        option = "--name" if kw else "--out"
+        with pytest.raises(ModelError) as err:
+            import_urdf(src, tmp_path / f"{too_long}.yaml", **kw)
+        assert f": {option}: " in str(err.value)
+        assert f"is {MAX_NAME + 1} characters long: at most {MAX_NAME} (it names C identifiers" in (
+            str(err.value)
+        )
+
+
+EQUAL = """<robot name="r"><link name="base"/>
+  <link name="upper"><inertial><origin xyz="0 0 -0.5"/><mass value="1"/>
+    <inertia ixx="0.1" iyy="0.1" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="lower"><inertial><origin xyz="0 0 -0.5"/><mass value="2"/>
+    <inertia ixx="0.2" iyy="0.2" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="tool"/>
+  <link name="tip"><inertial><mass value="0.5"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/>
+    <axis xyz="1 0 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="elbow" type="revolute"><parent link="upper"/><child link="lower"/>
+    <origin xyz="0 0 -1"/><axis xyz="1 0 0"/>
+    <limit lower="0.3" upper="0.3" effort="1" velocity="1"/></joint>
+  <joint name="extend" type="prismatic"><parent link="lower"/><child link="tool"/>
+    <origin xyz="0 0 -1"/><axis xyz="0 0 -1"/><limit lower="0.25" upper="0.25"/></joint>
+  <joint name="wrist" type="revolute"><parent link="tool"/><child link="tip"/>
+    <axis xyz="1 0 0"/></joint>
+</robot>"""
+
+
+def test_equal_limits_import_as_fixed_at_the_limit(tmp_path):
+    """A revolute or prismatic joint whose lower and upper limits are equal cannot move: its
+    child is merged into the parent as on a fixed joint, at the limit position (not at 0); a
+    --q other than that position, or a --qd, is refused."""
+    path, notes = run_import(tmp_path, EQUAL, q={"shoulder": Fraction(1, 2)})
+    said = "\n".join(notes)
+    assert (
+        "joint 'elbow' (revolute) has equal limits (lower = upper = 0.3): imported as fixed at "
+        "0.3, link 'lower' merged into 'upper'" in said
+    )
+    assert "joint 'extend' (prismatic) has equal limits (lower = upper = 0.25)" in said
+    assert "<limit> of shoulder kept as comments" in said  # the fixed ones have no joint
+    doc = yaml.safe_load(path.read_text())
+    assert [j["name"] for j in doc["joints"]] == ["shoulder", "wrist"]
+    upper, tip = doc["bodies"]
+    assert upper["mass"] == 3
+    # in upper's frame: lower's centre of mass 0.5 from the elbow (0, 0, -1) turned by 0.3 rad
+    # about x; the wrist slid 0.25 further along lower's -z
+    lower_com = np.array([0, 0.5 * math.sin(0.3), -1 - 0.5 * math.cos(0.3)])
+    com = (np.array([0, 0, -0.5]) * 1 + lower_com * 2) / 3
+    c, s = math.cos(0.5), math.sin(0.5)  # the shoulder at --q 0.5
+    R = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+    assert upper["position"] == pytest.approx(R @ com, abs=1e-15)
+    wrist = np.array([0, 1.25 * math.sin(0.3), -1 - 1.25 * math.cos(0.3)])
+    assert tip["position"] == pytest.approx(R @ wrist, abs=1e-15)
+    assert doc["joints"][1]["point"] == pytest.approx(R @ wrist, abs=1e-15)
+    load_model(path)
+    # its --q may only repeat the limit (to 1e-15), and it has no rate
+    path, _ = run_import(tmp_path, EQUAL, q={"elbow": Fraction(3, 10) + Fraction(1, 10**17)})
+    assert yaml.safe_load(path.read_text())["bodies"][0]["mass"] == 3
+    for kw, where, problem in [
+        (
+            dict(q={"elbow": Fraction(1, 2)}),
+            "--q elbow",
+            "joint 'elbow' has equal limits (lower = upper = 0.3) and is imported as fixed at "
+            "0.3, not 0.5 (leave --q out)",
+        ),
+        (
+            dict(qd={"extend": Fraction(1)}),
+            "--qd extend",
+            "joint 'extend' has equal limits (lower = upper = 0.25) and is imported as fixed: "
+            "it cannot move (leave --qd out)",
+        ),
+    ]:
+        with pytest.raises(ModelError) as err:
+            run_import(tmp_path, EQUAL, **kw)
+        assert str(err.value) == f"{tmp_path / 'robot.urdf'}: {where}: {problem}"
+
+
+STIFF = """<robot name="light"><link name="base"/>
+  <link name="flap"><inertial><mass value="0.01"/>
+    <inertia ixx="1e-6" iyy="1e-6" izz="1e-6" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="slide"><inertial><mass value="0.01"/>
+    <inertia ixx="1e-6" iyy="1e-6" izz="1e-6" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="hinge" type="revolute"><parent link="base"/><child link="flap"/>
+    <axis xyz="0 1 0"/><dynamics damping="1"/></joint>
+  <joint name="rail" type="prismatic"><parent link="base"/><child link="slide"/>
+    <axis xyz="1 0 0"/><dynamics damping="{rail}"/></joint>
+</robot>"""
+
+
+def test_stiff_damping_is_warned(tmp_path):
+    """Damping 1 N m s/rad on a 1e-6 kg m^2 link decays at 1e6 1/s: far beyond RK4 at the default
+    step 1e-3 s. Warned once per joint (h d / I > 1), in the notes and in the description."""
+    path, notes = run_import(tmp_path, STIFF.format(rail="20"))
+    warnings = [n for n in notes if n.startswith("warning:")]
+    assert len(warnings) == 2 and notes[-2:] == warnings  # last, one line per joint
+    hinge, rail = warnings
+    assert hinge.startswith("warning: joint 'hinge': damping 1 N m s/rad on 1e-06 kg m^2")
+    assert "at 1e+06 1/s, too fast for RK4 at the default step h = 0.001 s" in hinge
+    assert hinge.endswith("a step below 1e-06 s (--h), or method dopri5")
+    # 20 N s/m on 0.01 kg: 2000 1/s; a step below 1 / 2000 s
+    assert rail.startswith("warning: joint 'rail': damping 20 N s/m on 0.01 kg")
+    assert "at 2e+03 1/s" in rail and rail.endswith("below 0.0005 s (--h), or method dopri5")
+    description = " ".join(load_model(path).description.split())
+    for warning in warnings:
+        assert warning in description
+    # 0.1 N s/m on 0.01 kg: 10 1/s, h * 10 = 0.01: no warning for the rail
+    _, notes = run_import(tmp_path, STIFF.format(rail="0.1"))
+    assert [n.split(":")[1] for n in notes if n.startswith("warning:")] == [" joint 'hinge'"]
+
+
+@pytest.mark.parametrize("urdf", ["puma560.urdf", "double_pendulum.urdf", "cart_pole.urdf"])
+def test_shipped_robots_are_not_stiff(tmp_path, urdf):
+    """The shipped robots (the cart-pole damped: 0.3 / 1 kg and 0.01 / 0.0167 kg m^2) get no
+    stiffness warning."""
+    _, notes = import_urdf(URDF / urdf, tmp_path / urdf.replace(".urdf", ".yaml"))
+    assert not [n for n in notes if "warning" in n]

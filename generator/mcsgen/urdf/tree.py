@@ -2,7 +2,9 @@
 
 - The root link is fixed to the ground; links on `fixed` joints are merged into their parent
   (mass, centre of mass and inertia combined by the parallel-axis theorem), so the model gets no
-  constraint rows for them; `floating` children become free bodies.
+  constraint rows for them; so are links on `revolute` and `prismatic` joints whose limits are
+  equal (lower = upper: the joint cannot move), at that position; `floating` children become
+  free bodies.
 - A body's frame is its URDF link frame (axes and all), its position the centre of mass; the
   inertia is rotated from the inertial frame into the link frame.
 - Poses follow URDF: child link frame = parent frame * origin(xyz, rpy) * motion(q), with
@@ -14,6 +16,7 @@ same on every machine (README, "Deterministic output").
 """
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import List, Optional
 
 import mpmath
@@ -109,6 +112,31 @@ def inertia_matrix(six):
     return mpmath.matrix([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
 
 
+def motion(j, value):
+    """The child link frame in the joint frame of URDF joint j (read.Joint) at coordinate
+    `value` (mpf): a turn about `axis` (revolute, continuous), a slide along it (prismatic)."""
+    if j.type in ("revolute", "continuous"):
+        return Frame(axis_rotation(unit(j.axis), value), mpmath.matrix(3, 1))
+    if j.type == "prismatic":
+        return Frame(mpmath.eye(3), unit(j.axis) * value)
+    return Frame.identity()
+
+
+def equal_limits(j):
+    """The position (Fraction) of a revolute or prismatic URDF joint whose <limit> lower and
+    upper are equal (it cannot move), else None."""
+    limit = j.limit or {}
+    if j.type in ("revolute", "prismatic") and "lower" in limit and "upper" in limit:
+        if limit["lower"] == limit["upper"]:
+            return limit["lower"]
+    return None
+
+
+def decimal(value):
+    """A Fraction's text for a note: 0.3, 1e-05 (15 significant digits at most)."""
+    return format(float(value), ".15g")
+
+
 def steiner(mass, d):
     """Parallel-axis term m (|d|^2 1 - d d^T) (3 x 3)."""
     return mass * ((d.T * d)[0] * mpmath.eye(3) - d * d.T)
@@ -126,6 +154,7 @@ class Tree:
         self.bodies = {}  # name -> Body, in tree order
         self.joints = []  # [Joint]
         self.free = []  # bodies on floating joints (no joint)
+        self.locked = {}  # URDF joint name -> position (Fraction): equal limits, merged as fixed
         self.names = names  # link/joint name -> mcsgen name
         self.root = self._root()
         self._build()
@@ -201,15 +230,28 @@ class Tree:
                         f"<mimic> (joint '{j.name}' following '{j.mimic}') is not supported: "
                         "remove the element to import the joint as independent",
                     )
-                if j.type == "fixed":
-                    self.place[j.child] = (owner, T_link * origin)
+                at = equal_limits(j)
+                if j.type == "fixed" or at is not None:
+                    # a joint that cannot move is a fixed one at its position
+                    T_child = T_link * origin
+                    if at is not None:
+                        T_child = T_child * motion(j, mp(at))
+                        self.locked[j.name] = at
+                    self.place[j.child] = (owner, T_child)
                     if owner != "ground":
-                        self._add_inertial(self.bodies[owner], j.child, T_link * origin)
+                        self._add_inertial(self.bodies[owner], j.child, T_child)
                         self.bodies[owner].merged.append(j.child)
-                    self.notes.append(
-                        f"fixed joint '{j.name}': link '{j.child}' merged into "
-                        f"{'the ground' if owner == 'ground' else repr(owner)}"
-                    )
+                    into = "the ground" if owner == "ground" else repr(owner)
+                    if at is None:
+                        self.notes.append(
+                            f"fixed joint '{j.name}': link '{j.child}' merged into {into}"
+                        )
+                    else:
+                        self.notes.append(
+                            f"joint '{j.name}' ({j.type}) has equal limits (lower = upper = "
+                            f"{decimal(at)}): imported as fixed at {decimal(at)}, link "
+                            f"'{j.child}' merged into {into}"
+                        )
                 else:
                     body = Body(
                         self.names[j.child],
@@ -308,33 +350,32 @@ class Tree:
     def _pose(self, q, qd):
         known = {j.urdf.name: j for j in self.joints}
         floating = {f[3].name for f in self.free}
-        for name in list(q) + list(qd):
-            if name in floating:
-                self.fail(f"--q {name}", "a floating joint has no single coordinate to set")
-            if name not in known:
-                urdf = [j for j in self.robot.joints if j.name == name]
-                problem = (
-                    f"joint '{name}' is {urdf[0].type} (merged or dropped): it has no coordinate"
-                    if urdf
-                    else f"no joint named '{name}'"
-                )
-                self.fail(f"--q {name}", problem)
-            if known[name].urdf.type == "planar":
-                self.fail(f"--q {name}", "a planar joint has no single coordinate to set")
+        for option, values in (("--q", q), ("--qd", qd)):
+            for name, value in values.items():
+                where = f"{option} {name}"
+                if name in self.locked:
+                    self._check_locked(where, name, value, option == "--qd")
+                    continue
+                if name in floating:
+                    self.fail(where, "a floating joint has no single coordinate to set")
+                if name not in known:
+                    urdf = [j for j in self.robot.joints if j.name == name]
+                    problem = (
+                        f"joint '{name}' is {urdf[0].type} (merged or dropped): it has no "
+                        "coordinate"
+                        if urdf
+                        else f"no joint named '{name}'"
+                    )
+                    self.fail(where, problem)
+                if known[name].urdf.type == "planar":
+                    self.fail(where, "a planar joint has no single coordinate to set")
         world = {"ground": Frame.identity()}
         for j in self.joints:
             # joints are in breadth-first order: the parent's pose is known
             value = mp(q.get(j.urdf.name, 0))
             j.q = None if j.urdf.type == "planar" else value
             j.qd = None if j.urdf.type == "planar" else mp(qd.get(j.urdf.name, 0))
-            u = unit(j.urdf.axis)
-            if j.urdf.type in ("revolute", "continuous"):
-                motion = Frame(axis_rotation(u, value), mpmath.matrix(3, 1))
-            elif j.urdf.type == "prismatic":
-                motion = Frame(mpmath.eye(3), u * value)
-            else:
-                motion = Frame.identity()
-            world[j.child] = world[j.parent] * j.frame * motion
+            world[j.child] = world[j.parent] * j.frame * motion(j.urdf, value)
             self._check_limit(j, value)
         for name, owner, frame, _ in self.free:
             world[name] = world[owner] * frame
@@ -345,20 +386,48 @@ class Tree:
             ordered[name] = body
         self.bodies = ordered
 
+    def _check_locked(self, where, name, value, rate):
+        """--q or --qd of a joint imported as fixed (equal limits): only its position, at rest.
+        A --q within 1e-15 (relative) of the limit is the limit (--q pi/2 for a 17-digit
+        1.5707963267948966)."""
+        at = self.locked[name]
+        if rate and value != 0:
+            self.fail(
+                where,
+                f"joint '{name}' has equal limits (lower = upper = {decimal(at)}) and is "
+                "imported as fixed: it cannot move (leave --qd out)",
+            )
+        if not rate and abs(value - at) > Fraction(1, 10**15) * max(1, abs(at)):
+            self.fail(
+                where,
+                f"joint '{name}' has equal limits (lower = upper = {decimal(at)}) and is "
+                f"imported as fixed at {decimal(at)}, not {decimal(value)} (leave --q out)",
+            )
+
     def _check_limit(self, j, value):
         limit = j.urdf.limit or {}
         if j.urdf.type in ("revolute", "prismatic") and "lower" in limit and "upper" in limit:
             lo, hi = mp(limit["lower"]), mp(limit["upper"])
-            if lo == hi:
-                self.notes.append(
-                    f"joint '{j.urdf.name}': equal lower and upper limits ({float(lo):g}); "
-                    "imported as free to move (mcsgen has no limit stops)"
-                )
-            elif not lo <= value <= hi:
+            if not lo <= value <= hi:
                 self.notes.append(
                     f"joint '{j.urdf.name}': the start value {float(value):g} is outside its "
                     f"limits [{float(lo):g}, {float(hi):g}]"
                 )
+
+    def moved_inertia(self, j):
+        """The smallest inertia joint j (revolute, continuous or prismatic) moves, as mpf: the
+        child body alone (its links merged on fixed joints), not the bodies beyond further
+        joints, which those joints may let stay behind: about the joint axis for a turning
+        joint (m |c_perp|^2 + u^T J u; the axis passes through the child link frame's origin
+        along u in that frame), its mass for a sliding one. The stiffness warning divides the
+        joint's damping by it."""
+        body = self.bodies[j.child]
+        if j.urdf.type == "prismatic":
+            return body.mass
+        u = unit(j.urdf.axis)
+        c = body.com
+        off_axis = c - (u.T * c)[0] * u
+        return (u.T * body.inertia * u)[0] + body.mass * (off_axis.T * off_axis)[0]
 
     def joint_world(self, j):
         """(point, axis) of a joint in the world at the pose (3 x 1 each)."""
