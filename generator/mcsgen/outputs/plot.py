@@ -63,11 +63,47 @@ def minimal_unit(model=None):
     return units[0] if len(units) == 1 else "mixed: " + ", ".join(units)
 
 
+def shows_data(ax):
+    """Whether a panel shows data: it is not turned off and something is plotted on it."""
+    return ax.axison and bool(ax.lines)
+
+
+def mark_events(axes, times):
+    """Dashed vertical lines at the event times on the panels that show data (not on an empty
+    or a hidden one)."""
+    for ax in [ax for ax in axes if shows_data(ax)]:
+        for te in times:
+            ax.axvline(te, color="0.5", ls="--", lw=0.8)
+
+
+def has_constraints(runs, model=None):
+    """Whether the runs have constraint rows (the |c| panel): the model's rows when it is given
+    and has some; else (no model, or one without rows that `simulate --lock` or its switches may
+    still lock) a column c_norm that is not all exactly 0 (the simulator writes 0 there when the
+    run has no rows)."""
+    if model is not None and model.m > 0:
+        return True
+    return any("c_norm" in run and np.any(run["c_norm"] != 0) for run in runs)
+
+
 def plot_runs(csv_paths, out=None, labels=None, momenta=False, model=None):
-    """q_i and qd_i of several runs side by side, |c| and E - E0; with momenta, the generalized
-    momenta P = T'Mv (columns p<i>, `simulate --momenta`; 004 Fig. 4a). Event times (from the
-    event logs next to the CSVs) are marked on every panel. model: the runs' model, for the
-    units of q (minimal_unit)."""
+    """q_i and qd_i of several runs side by side, |c| (when the runs have constraint rows) and
+    E - E0; with momenta, the generalized momenta P = T'Mv (columns p<i>, `simulate --momenta`;
+    004 Fig. 4a). Event times (from the event logs next to the CSVs) are marked on every panel
+    that shows data. model: the runs' model, for the units of q (minimal_unit) and whether they
+    have constraint rows (has_constraints)."""
+    import matplotlib.pyplot as plt
+
+    fig = runs_figure(csv_paths, labels, momenta, model)
+    out = Path(out) if out else Path(csv_paths[0]).with_suffix(".png")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return [out]
+
+
+def runs_figure(csv_paths, labels=None, momenta=False, model=None):
+    """The figure plot_runs saves (a matplotlib Figure; close it with plt.close)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -91,6 +127,14 @@ def plot_runs(csv_paths, out=None, labels=None, momenta=False, model=None):
     fig, axes = plt.subplots(
         nrows + 1 + extra, 2, figsize=(11, 2.4 * (nrows + 1 + extra)), squeeze=False, sharex=True
     )
+    c_ax, e_ax = axes[nrows]
+    bottom = list(axes[-1])  # the panels that carry the time axis
+    if not has_constraints(runs, model):  # no |c| panel: the energy panel takes the row
+        grid = c_ax.get_subplotspec().get_gridspec()
+        c_ax.remove()
+        e_ax.remove()
+        c_ax, e_ax = None, fig.add_subplot(grid[nrows, :], sharex=axes[0, 0])
+        bottom = [e_ax] + (bottom if extra else [])  # its own time axis: it is twice as wide
     for run, label in zip(runs, labels):
         t = run["t"]
         for i, (qc, qdc) in enumerate(zip(q_cols, qd_cols)):
@@ -98,9 +142,10 @@ def plot_runs(csv_paths, out=None, labels=None, momenta=False, model=None):
                 axes[i, 0].plot(t, run[qc], label=label, lw=1.2)
             if qdc in run:
                 axes[i, 1].plot(t, run[qdc], label=label, lw=1.2)
-        axes[nrows, 0].semilogy(t, np.maximum(run["c_norm"], 1e-20), label=label, lw=1.0)
+        if c_ax is not None:
+            c_ax.semilogy(t, np.maximum(run["c_norm"], 1e-20), label=label, lw=1.0)
         if "energy" in run:
-            axes[nrows, 1].plot(t, run["energy"] - run["energy"][0], label=label, lw=1.0)
+            e_ax.plot(t, run["energy"] - run["energy"][0], label=label, lw=1.0)
         for k, pc in enumerate(p_cols):
             if pc in run:
                 axes[nrows + 1 + k // 2, k % 2].plot(t, run[pc], label=label, lw=1.2)
@@ -108,10 +153,7 @@ def plot_runs(csv_paths, out=None, labels=None, momenta=False, model=None):
         axes[nrows + 1 + k // 2, k % 2].set_ylabel(f"$P_{{{pc[1:]}}}$ [momentum units]")
     if len(p_cols) % 2:
         axes[-1, 1].axis("off")  # an odd number of momenta leaves one panel empty
-    times = sorted({te for p in csv_paths for te in event_times(p)})
-    for ax in axes.flat:
-        for te in times:
-            ax.axvline(te, color="0.5", ls="--", lw=0.8)
+    mark_events(fig.axes, sorted({te for p in csv_paths for te in event_times(p)}))
     unit = minimal_unit(model)
     if unit.startswith(("mixed", "coordinate")):
         rate = f"{unit}, per s"
@@ -120,21 +162,18 @@ def plot_runs(csv_paths, out=None, labels=None, momenta=False, model=None):
     for i, (qc, qdc) in enumerate(zip(q_cols, qd_cols)):
         axes[i, 0].set_ylabel(f"$q_{{{qc[1:]}}}$ [{unit}]")
         axes[i, 1].set_ylabel(f"$\\dot q_{{{qdc[2:]}}}$ [{rate}]")
-    axes[nrows, 0].set_ylabel("$|c|_\\infty$ [row units]")
-    axes[nrows, 1].set_ylabel("$E - E_0$ [J]" if has_energy else "(no energy)")
-    for ax in axes[-1]:
+    if c_ax is not None:
+        c_ax.set_ylabel("$|c|_\\infty$ [row units]")
+    e_ax.set_ylabel("$E - E_0$ [J]" if has_energy else "(no energy)")
+    for ax in bottom:
         ax.set_xlabel("t [s]")
-    for ax in axes.flat:
+    for ax in fig.axes:
         ax.grid(True, alpha=0.3)
     axes[0, 0].legend(loc="best", fontsize="small")
     axes[0, 0].set_title("minimal coordinates $q$ (accumulated)")
     axes[0, 1].set_title("their rates $\\dot q = T^T v$")
     fig.tight_layout()
-    out = Path(out) if out else Path(csv_paths[0]).with_suffix(".png")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return [out]
+    return fig
 
 
 def _figure(nrows, ncols, size):
@@ -154,27 +193,54 @@ def _labels(csv_paths, labels):
     return labels or [Path(p).stem for p in csv_paths]
 
 
+# the unit of a joint's free coordinate (joints.JointType.coordinate): the angle about its axis
+# (revolute) in rad, the position along it (prismatic) in m, as the bodies' coordinates
+JOINT_COORDINATE_UNITS = {"angle": "rad", "translation": "m"}
+
+
 def column_unit(column, model=None):
     """The unit of a CSV column ("" when unknown): t in s, the energy in J, and with the model
-    its coordinates' positions x.<name> and rates v.<name>, j.<joint> and jd.<joint>."""
+    its coordinates' positions x.<name> and rates v.<name>, its joints' free coordinates
+    j.<joint> (a revolute joint's angle in rad, a prismatic joint's displacement in m) and their
+    rates jd.<joint>."""
     if column == "t":
         return "s"
     if column == "energy":
         return "J"
     if column in ("c_norm", "rank") or model is None:
         return ""
-    units = {c.name: c.unit or "" for c in model.coordinates}
     kind, _, name = column.partition(".")
-    if kind == "x" and name in units:
+    if kind in ("x", "v"):
+        units = {c.name: c.unit or "" for c in model.coordinates}
+    elif kind in ("j", "jd"):
+        units = {
+            j.name: JOINT_COORDINATE_UNITS.get(j.type.coordinate, "")
+            for j in model.joints
+            if j.coordinate is not None
+        }
+    else:
+        return ""
+    if name not in units:
+        return ""
+    if kind in ("x", "j"):
         return units[name]
-    if kind == "v" and name in units:
-        return f"{units[name]}/s" if units[name] else "1/s"
-    return ""
+    return f"{units[name]}/s" if units[name] else "1/s"
 
 
 def plot_columns(csv_paths, columns, out=None, labels=None, model=None):
     """Any CSV columns over time, one panel each, the runs overlaid; units from the model's
-    coordinates when it is given."""
+    coordinates and joints when it is given."""
+    import matplotlib.pyplot as plt
+
+    fig = columns_figure(csv_paths, columns, labels, model)
+    out = Path(out) if out else Path(csv_paths[0]).with_name(Path(csv_paths[0]).stem + "_cols.png")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return [out]
+
+
+def columns_figure(csv_paths, columns, labels=None, model=None):
+    """The figure plot_columns saves (a matplotlib Figure; close it with plt.close)."""
     runs = [read_run(p) for p in csv_paths]
     labels = _labels(csv_paths, labels)
     for run, path in zip(runs, csv_paths):
@@ -196,10 +262,7 @@ def plot_columns(csv_paths, columns, out=None, labels=None, model=None):
             ax.legend(loc="best", fontsize="small")
     axes[0, 0].set_title(", ".join(labels) + (f" ({model.name})" if model is not None else ""))
     fig.tight_layout()
-    out = Path(out) if out else Path(csv_paths[0]).with_name(Path(csv_paths[0]).stem + "_cols.png")
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return [out]
+    return fig
 
 
 def plot_rdiag(csv_paths, out=None, labels=None):
