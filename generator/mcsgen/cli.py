@@ -223,7 +223,7 @@ def format_summary(s):
         f"{s['model']}: {s['method']}, continuation {s['continuation']}"
         + (", banded simulator" if s.get("simulator") == "banded" else "")
         + f", t = 0 .. {s['t_reached']:g} s"
-        + ("" if s["ok"] else f" (stopped: {s['status']})"),
+        + ("" if s["status"] == "ok" else f" (stopped: {s['status']})"),
         f"  n = {s['n']}, m = {s['m']}, rank = {s['rank']}, DOF = {s['dof']}"
         + (
             f" (rank varied {s['rank_min']}..{s['rank_max']})"
@@ -236,10 +236,18 @@ def format_summary(s):
         f"  max constraint residual |c|_inf = {s['max_c_norm']:.3e}",
     ]
     if "energy_drift_rel" in s:
+        between = " between transitions" if s["transitions"] else ""
         lines.append(
-            f"  energy E0 = {s['energy0']:.10g}, max |E - E0| = {s['energy_drift']:.3e} "
-            f"(relative {s['energy_drift_rel']:.3e})"
+            f"  energy E0 = {s['energy0']:.10g} ({s['energy_balance']}), max |E - E0|{between} "
+            f"= {s['energy_drift']:.3e} (relative {s['energy_drift_rel']:.3e})"
         )
+        if s["transitions"]:
+            lines.append(
+                f"  energy changed by {s['energy_transitions']:.6g} at the "
+                f"{len(s['transitions'])} transition(s)"
+            )
+    for problem in s.get("problems", []):
+        lines.append(f"  NOT OK: {problem}")
     a = s["assembly"]
     if a["dx_norm"] > 1e-12 or a["dv_norm"] > 1e-12:  # below that it is round-off
         lines.append(
@@ -253,19 +261,20 @@ def format_summary(s):
 ENERGY_WARNING = 0.01  # relative change of T + V that makes a conservative run meaningless
 
 
-def meaningless_result(model, summary):
+def meaningless_result(summary):
     """What the error indicators of a run say about its result, one line each (empty when
-    nothing is wrong): the energy of a model that conserves it (consistency.energy_is_conserved)
-    changed by more than ENERGY_WARNING relative."""
-    from .model.consistency import energy_is_conserved
-
+    nothing is wrong): the energy of a model that conserves it (the summary's energy_balance,
+    decided at generation: model/energy.py) changed by more than ENERGY_WARNING relative. A rise
+    the simulator itself calls a problem (the summary's "problems") is not repeated here."""
     drift = summary.get("energy_drift_rel")
-    if drift is None or drift <= ENERGY_WARNING or not energy_is_conserved(model):
+    if drift is None or drift <= ENERGY_WARNING or summary.get("energy_balance") != "conserved":
+        return []
+    if summary.get("problems"):
         return []
     fix = "a smaller --h" if summary["method"] == "rk4" else "a smaller --rtol"
     return [
-        f"the energy of {model.name}, which physics conserves, changed by {drift:.0%} over the "
-        f"run: the result is meaningless at this step (h = {summary['h']:g}); try {fix}"
+        f"the energy of {summary['model']}, which physics conserves, changed by {drift:.0%} over "
+        f"the run: the result is meaningless at this step (h = {summary['h']:g}); try {fix}"
     ]
 
 
@@ -348,18 +357,27 @@ def cmd_simulate(args):
         summary = solver.simulate_to_files(
             Path(out), events, progress=sys.stderr.isatty(), **options
         )
-    print(format_summary(summary))
+    # the human summary on stdout, or with --json on stderr: stdout is then the JSON alone
+    human = sys.stderr if args.json else sys.stdout
+    print(format_summary(summary), file=human)
     if summary.get("dependent_rows"):
         print(
             f"  dependent constraint rows (redundant, found by the pivoted QR): "
-            f"{', '.join(summary['dependent_rows'])}"
+            f"{', '.join(summary['dependent_rows'])}",
+            file=human,
         )
     if summary.get("simulator") == "banded":  # no search: it would have stopped at one
-        print("  singular configurations: not searched (the banded simulator stops at one)")
+        print(
+            "  singular configurations: not searched (the banded simulator stops at one)",
+            file=human,
+        )
         if not summary["ok"] and "singular on the chart" in summary["status"]:
-            print("  the rows lost rank there: --simulator dense crosses singular configurations")
+            print(
+                "  the rows lost rank there: --simulator dense crosses singular configurations",
+                file=human,
+            )
     else:
-        print(format_events(events))
+        print(format_events(events), file=human)
     rep = model.initial_report
     if rep is not None:
         held = ", ".join(dict.fromkeys(rep["held"])) or "nothing"
@@ -373,12 +391,13 @@ def cmd_simulate(args):
         )
         print(
             f"  initial velocities: held {held}; every other velocity solved from the "
-            f"velocity constraints{extra}"
+            f"velocity constraints{extra}",
+            file=human,
         )
-    print(f"  CSV: {out}")
+    print(f"  CSV: {out}", file=human)
     if args.json:
         print(json.dumps(summary, indent=2))
-    for line in meaningless_result(model, summary):
+    for line in meaningless_result(summary):
         print(f"mcsgen: warning: {line}", file=sys.stderr)
     if summary.get("interrupted"):
         raise Interrupted(

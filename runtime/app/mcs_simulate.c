@@ -65,7 +65,7 @@ static mcs_status step_to(mcs_sim *sim, run_info *ri, const mcs_options *opt, mc
         return MCS_ERR_LIMIT;
     st = mcs_sim_step(sim, t_target);
     if (st == MCS_OK)
-        output_follow_joints(ri, sim);
+        output_follow_step(ri, sim);
     return st;
 }
 
@@ -327,7 +327,7 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     run_info ri;
     run_summary rs;
     app_args app;
-    int i;
+    int i, ok;
 
     params = DEFAULTS;
     rs.blas_threads = app_pin_blas_threads();
@@ -416,13 +416,15 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     default: break;
     }
 
+    if (st == MCS_OK) /* a call of the output failed: the run's data is not what it says */
+        st = ri.output_status;
     rs.status = st;
     rs.t_end = app.t_end;
     rs.piv0 = dep_piv;
     rs.opt = &opt;
     rs.assembly = &asm_rep;
-    output_summary(&ri, &sim, &rs);
-    return ri.interrupted ? 130 : (st == MCS_OK ? 0 : 1);
+    ok = output_summary(&ri, &sim, &rs);
+    return ri.interrupted ? 130 : (ok ? 0 : 1);
 }
 
 #ifndef MCS_APP_LIBRARY

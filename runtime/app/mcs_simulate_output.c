@@ -59,7 +59,7 @@ static void numbered(app_stream *o, const char *prefix, int k)
 /* The joints' free coordinates and rates at (t, x, v) into ri->jc. The kernel gives each angle
  * on its atan2 branch; it is taken instead at the multiple of 2 pi nearest the last angle seen
  * (ri->jlast), so j.<joint> is continuous and counts whole turns. Every accepted step is seen
- * (output_follow_joints), not only the rows written: a joint turns far less than half a turn in
+ * (output_follow_step), not only the rows written: a joint turns far less than half a turn in
  * one step, however far apart --dt-out puts the rows. */
 static void joint_coordinates(run_info *ri, const mcs_sim *sim, mcs_real t, const mcs_real *x,
                               const mcs_real *v)
@@ -80,10 +80,18 @@ static void joint_coordinates(run_info *ri, const mcs_sim *sim, mcs_real t, cons
     ri->jc_started = 1;
 }
 
-void output_follow_joints(run_info *ri, const mcs_sim *sim)
+static void check(run_info *ri, mcs_status st);
+static void follow_energy(run_info *ri, mcs_real kin, mcs_real pot);
+
+void output_follow_step(run_info *ri, mcs_sim *sim)
 {
+    mcs_real kin = 0, pot = 0;
     if (ri->model->njc > 0 && ri->jc_started)
         joint_coordinates(ri, sim, sim->cur.t, sim->cur.x, sim->cur.v);
+    if (ri->model->potential && ri->energy_seen) {
+        check(ri, mcs_sim_energy(sim, &kin, &pot));
+        follow_energy(ri, kin, pot);
+    }
 }
 
 /* The CSV columns, in order: the header when row is NULL, else the row's values. One list, so the
@@ -139,9 +147,9 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
             }
     if (ri->momenta) { /* P = T' M v with this row's basis: f entries, empty cells after */
         if (row && row->Q)
-            (void)mcs_sim_momenta_at(sim, row->t, row->x, row->v, row->Q, row->rank, ri->Pbuf);
+            check(ri, mcs_sim_momenta_at(sim, row->t, row->x, row->v, row->Q, row->rank, ri->Pbuf));
         else if (row)
-            (void)mcs_sim_momenta(sim, row->v, ri->Pbuf);
+            check(ri, mcs_sim_momenta(sim, row->v, ri->Pbuf));
         for (j = 0; j < n; ++j) {
             if (!row)
                 numbered(o, "p", j + 1);
@@ -234,18 +242,46 @@ static void progress(run_info *ri, mcs_real t)
     ri->bar_shown = 1;
 }
 
+/* The first failure of a call the output makes (its status, for the summary). */
+static void check(run_info *ri, mcs_status st)
+{
+    if (st != MCS_OK && ri->output_status == MCS_OK)
+        ri->output_status = st;
+}
+
+/* The energy statistics of a state seen (a row, or an accepted step): its deviation from the
+ * level of the last transition, its rise above the lowest energy seen before it since then, the
+ * largest
+ * kinetic energy and the range of the potential (the scale of the energy in motion). */
+static void follow_energy(run_info *ri, mcs_real kin, mcs_real pot)
+{
+    const mcs_real e = kin + pot;
+    if (!ri->energy_seen) {
+        ri->e0 = ri->e_initial = ri->e_low = e;
+        ri->pot_min = ri->pot_max = pot;
+        ri->energy_seen = 1;
+    }
+    if (kin > ri->kin_max)
+        ri->kin_max = kin;
+    if (pot < ri->pot_min)
+        ri->pot_min = pot;
+    if (pot > ri->pot_max)
+        ri->pot_max = pot;
+    if (mcs_fabs(e - ri->e0) > ri->e_dev_max)
+        ri->e_dev_max = mcs_fabs(e - ri->e0);
+    if (e - ri->e_low > ri->e_rise_max)
+        ri->e_rise_max = e - ri->e_low;
+    if (e < ri->e_low)
+        ri->e_low = e;
+}
+
 void output_record(run_info *ri, mcs_sim *sim, const run_row *row)
 {
     mcs_real kin = 0, pot = 0, cn = 0;
     /* energy and residual of (x, v), evaluated through the model's kernels */
-    (void)mcs_sim_energy_at(sim, row->t, row->x, row->v, &kin, &pot);
-    (void)mcs_sim_constraint_norm_at(sim, row->t, row->x, &cn);
-    if (ri->rows == 0)
-        ri->e0 = ri->e_initial = kin + pot;
-    if (kin > ri->kin_max)
-        ri->kin_max = kin;
-    if (mcs_fabs(kin + pot - ri->e0) > ri->e_dev_max)
-        ri->e_dev_max = mcs_fabs(kin + pot - ri->e0);
+    check(ri, mcs_sim_energy_at(sim, row->t, row->x, row->v, &kin, &pot));
+    check(ri, mcs_sim_constraint_norm_at(sim, row->t, row->x, &cn));
+    follow_energy(ri, kin, pot);
     if (cn > ri->c_max)
         ri->c_max = cn;
     if (row->rank < ri->rank_min)
@@ -262,12 +298,10 @@ void output_record(run_info *ri, mcs_sim *sim, const run_row *row)
 void output_record_current(run_info *ri, mcs_sim *sim)
 {
     run_row row;
-    /* cannot fail: valid arguments, and a current state (a compact simulator's factorization is
-     * the current one after a step) */
-    (void)mcs_sim_minimal(sim, ri->q, ri->qd);
-    (void)mcs_sim_rdiag(sim, ri->rdiag);
+    check(ri, mcs_sim_minimal(sim, ri->q, ri->qd));
+    check(ri, mcs_sim_rdiag(sim, ri->rdiag));
     if (ri->basis)
-        (void)mcs_sim_basis(sim, ri->T);
+        check(ri, mcs_sim_basis(sim, ri->T));
     row.t = sim->cur.t;
     row.x = sim->cur.x;
     row.v = sim->cur.v;
@@ -349,9 +383,11 @@ void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, con
     mcs_real kin = 0, pot = 0;
     if (ri->ntransitions < RUN_MAX_TRANSITIONS)
         ri->transitions[ri->ntransitions++] = *tr;
-    /* energy is conserved between transitions: measure the drift from the new level */
-    (void)mcs_sim_energy(sim, &kin, &pot);
-    ri->e0 = kin + pot;
+    /* the jump at the transition is counted apart (the summary's energy_transitions); the
+     * drift is measured from the new level */
+    check(ri, mcs_sim_energy(sim, &kin, &pot));
+    ri->e_transitions += tr->jump.kinetic_after - tr->jump.kinetic_before;
+    ri->e0 = ri->e_low = kin + pot; /* a rise is the integration's, measured from here */
     if (!stream_is_on(o))
         return;
     stream_printf(o,
@@ -404,22 +440,84 @@ static void json_string(app_stream *o, const char *s)
     stream_printf(o, "\"");
 }
 
-void output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
+/* A rise of the energy above this share of the energy in motion (the largest kinetic energy and
+ * the range of the potential) is no integration error: the run went unstable. */
+#define ENERGY_RISE 0.01
+/* More retakes than this share of the accepted steps (and at least RETAKES_MIN) mean the step is
+ * too long for the model. */
+#define RETAKES_SHARE 0.5
+#define RETAKES_MIN 10
+
+static const char *const method_names[] = {"rk4", "dopri5", "dop853"};
+static const char *const energy_names[] = {"undefined", "conserved", "dissipated", "exchanged"};
+
+/* What to try when a run's result is not to be trusted, for its method. */
+static void advice(char *text, size_t cap, const mcs_options *opt)
 {
-    static const char *const method_names[] = {"rk4", "dopri5", "dop853"};
+    if (opt->method == MCS_METHOD_RK4)
+        snprintf(text, cap, "take a smaller --h (now %g s), or --method dopri5", (double)opt->h);
+    else
+        snprintf(text, cap, "take a smaller --rtol (now %g)", (double)opt->rtol);
+}
+
+/* The problems of a run that reached its end but whose result is wrong, as JSON strings of one
+ * line each into the summary; their number. An energy that rose in a model that cannot gain it
+ * (conserved, or only dissipated: locks lose energy too), or retakes on most steps. */
+static int problems(run_info *ri, const mcs_sim *sim, const run_summary *rs)
+{
+    const mcs_model *md = ri->model;
+    const mcs_options *opt = rs->opt;
+    const long steps = sim->stats.steps, retakes = sim->stats.rejected + sim->stats.detours;
+    const mcs_real scale = ri->kin_max + (ri->pot_max - ri->pot_min);
+    app_stream *o = &ri->summary;
+    char fix[96], text[512];
+    int count = 0;
+    advice(fix, sizeof fix, opt);
+    stream_printf(o, ", \"problems\": [");
+    if (md->potential &&
+        (md->energy_balance == MCS_ENERGY_CONSERVED ||
+         md->energy_balance == MCS_ENERGY_DISSIPATED) &&
+        ri->e_rise_max > ENERGY_RISE * scale &&
+        ri->e_rise_max > 1e3 * MCS_REAL_EPS * (mcs_fabs(ri->e_initial) + scale)) {
+        snprintf(text, sizeof text,
+                 "the energy rose by %.3g above its lowest value in a model whose energy can "
+                 "only %s: the integration is unstable at this step; %s",
+                 (double)ri->e_rise_max,
+                 md->energy_balance == MCS_ENERGY_CONSERVED ? "stay constant" : "decrease", fix);
+        json_string(o, text);
+        ++count;
+    }
+    if (retakes >= RETAKES_MIN && (double)retakes > RETAKES_SHARE * (double)steps) {
+        snprintf(text, sizeof text,
+                 "%ld steps were retaken for %ld accepted (%ld rejected, %ld detours): the step "
+                 "is too long for this model (stiff?); %s",
+                 retakes, steps, sim->stats.rejected, sim->stats.detours, fix);
+        stream_printf(o, "%s", count ? ", " : "");
+        json_string(o, text);
+        ++count;
+    }
+    stream_printf(o, "]");
+    return count;
+}
+
+int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
+{
     static const char *const cont_names[] = {"exp", "euler", "none", "off"};
     const mcs_model *md = ri->model;
     const mcs_options *opt = rs->opt;
     const mcs_assembly *a = rs->assembly;
     app_stream *o = &ri->summary;
-    int i;
+    int i, ok;
     stream_printf(o, "{\"model\": ");
     json_string(o, md->name);
     stream_printf(o, ", \"status\": ");
-    json_string(o, mcs_status_str(rs->status));
+    /* Ctrl-C stops the run as a step limit would (MCS_ERR_LIMIT): say which it was */
+    json_string(o, ri->interrupted ? "interrupted (Ctrl-C)" : mcs_status_str(rs->status));
+    ok = problems(ri, sim, rs) == 0; /* said for a run that stopped too: why it did */
+    ok = ok && rs->status == MCS_OK;
     stream_printf(o, ", \"ok\": %s, \"interrupted\": %s, \"t_reached\": %.17g, \"t_end\": %.17g",
-                  rs->status == MCS_OK ? "true" : "false", ri->interrupted ? "true" : "false",
-                  (double)sim->cur.t, (double)rs->t_end);
+                  ok ? "true" : "false", ri->interrupted ? "true" : "false", (double)sim->cur.t,
+                  (double)rs->t_end);
     stream_printf(o, ", \"events_log\": %s", ri->nevents > 0 ? "true" : "false");
     stream_printf(o, ", \"simulator\": \"%s\"", ri->simulator);
     stream_printf(o,
@@ -462,12 +560,20 @@ void output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
         stream_printf(o, ", \"reactions_status\": ");
         json_string(o, mcs_status_str(ri->reaction_status));
     }
+    stream_printf(
+        o, ", \"energy_balance\": \"%s\"",
+        energy_names[md->energy_balance >= 0 && md->energy_balance <= 3 ? md->energy_balance : 0]);
     if (md->potential) {
         mcs_real scale = mcs_fabs(ri->e0) > ri->kin_max ? mcs_fabs(ri->e0) : ri->kin_max;
         stream_printf(o,
                       ", \"energy0\": %.17g, \"energy_drift\": %.17g, \"energy_drift_rel\": %.17g",
                       (double)ri->e_initial, (double)ri->e_dev_max,
                       (double)(scale > 0 ? ri->e_dev_max / scale : 0));
+        stream_printf(o,
+                      ", \"energy_rise\": %.17g, \"energy_scale\": %.17g, "
+                      "\"energy_transitions\": %.17g",
+                      (double)ri->e_rise_max, (double)(ri->kin_max + (ri->pot_max - ri->pot_min)),
+                      (double)ri->e_transitions);
     }
     stream_printf(
         o,
@@ -477,4 +583,5 @@ void output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
         (double)a->cdot_norm_before, (double)a->dv_norm, a->iterations);
     stream_printf(o, "}\n");
     stream_flush(o);
+    return ok;
 }

@@ -57,6 +57,12 @@ typedef struct run_info {
     mcs_real last_t;                        /* time of the last row recorded */
     mcs_real e0, kin_max, e_dev_max, c_max; /* e0: energy since the last transition */
     mcs_real e_initial;
+    int energy_seen;           /* 0 until the first state's energy is recorded */
+    mcs_real e_low;            /* the lowest energy seen so far */
+    mcs_real e_rise_max;       /* the largest rise of the energy above the lowest before it */
+    mcs_real pot_min, pot_max; /* the potential's range over the states seen */
+    mcs_real e_transitions;    /* the sum of the energy jumps at transitions (locks lose some) */
+    mcs_status output_status;  /* the first failure of a call the output made, or MCS_OK */
     mcs_status reaction_status;
     mcs_real t0, t_end;
     clock_t started;
@@ -86,8 +92,9 @@ int output_open(run_info *ri, const char *csv_path, const char *events_path, app
 void output_record(run_info *ri, mcs_sim *sim, const run_row *row);
 void output_record_current(run_info *ri, mcs_sim *sim);
 /* After each accepted step: the joints' angles followed through the step (whole turns counted
- * at every step, not only at the rows written). */
-void output_follow_joints(run_info *ri, const mcs_sim *sim);
+ * at every step, not only at the rows written) and the energy statistics (a rise between two
+ * rows is seen however far apart they are). */
+void output_follow_step(run_info *ri, mcs_sim *sim);
 /* Writes the event the last step located, if any, and clears it. */
 void output_take_event(run_info *ri, mcs_sim *sim);
 /* A transition just made: logged to the event file with the velocity jump dv (n) and the
@@ -114,6 +121,9 @@ typedef struct run_summary {
     double wall_s;
     int blas_threads; /* app_pin_blas_threads: 1 with OpenBLAS, 0 without it */
 } run_summary;
-void output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs);
+/* Returns whether the run is ok: it reached its end (rs->status MCS_OK) and shows no problem (an
+ * energy that rose in a model that cannot gain it, retakes on most steps; the summary's
+ * "problems" say which and what to do). */
+int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs);
 
 #endif /* MCS_SIMULATE_OUTPUT_H */

@@ -78,3 +78,5 @@ def test_ctrl_c_leaves_a_valid_partial_csv(cli, tmp_path):
     t = [float(line.split(",")[0]) for line in lines[1:]]
     assert t[0] == 0.0 and 0 < t[-1] < 90 and all(b > a for a, b in zip(t, t[1:]))
     assert f"holds the {len(lines) - 1} rows" in stderr
+    # the summary says the run was interrupted, not that it hit a step limit (issue 34)
+    assert "(stopped: interrupted (Ctrl-C))" in stdout and "limit" not in stdout, stdout

@@ -255,3 +255,19 @@ def test_sparse_kernels_are_the_dense_ones_nonzeros(name):
             for k, (i, j) in enumerate(pat):
                 spread[i, j] = nz[k]
             assert np.array_equal(spread, dense)
+
+
+def test_written_files_have_the_usual_mode(tmp_path):
+    """Issue 34, item 9: generated .c/.h were mode 0600 (mkstemp's): a build by another user, or
+    a copy into a team's tree, could not read them. They get 0666 less the umask, as any file."""
+    import os
+
+    from mcsgen.emit.render import write_atomically
+
+    old = os.umask(0o022)
+    try:
+        write_atomically({"a.c": "int a;\n", "a.h": "extern int a;\n"}, tmp_path / "out")
+    finally:
+        os.umask(old)
+    for name in ("a.c", "a.h"):
+        assert (tmp_path / "out" / name).stat().st_mode & 0o777 == 0o644

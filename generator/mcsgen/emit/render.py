@@ -16,6 +16,7 @@ import sympy as sp
 from ..version import __version__
 from ..model import complete_initial_state
 from ..model import kernel_sets
+from ..model.energy import KINDS as ENERGY_KINDS
 from ..model.exact import clean
 from ..paths import TEMPLATES, shipped
 from .fingerprint import generator_fingerprint
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 8
+MODEL_ABI_VERSION = 9
 # Values of mcs_method, mcs_continuation and mcs_joint_coordinate (runtime/include/mcs/).
 METHOD_ID = {"rk4": 0, "dopri5": 1, "dop853": 2}
 CONT_ID = {"exp": 0, "euler": 1, "none": 2, "off": 3}
@@ -509,6 +510,9 @@ def render(
         "joint_coord_index": joint_coord_index,
         "nheld": derived.held.shape[0],
         "initial_depends_on_params": derived.initial_depends_on_params,
+        "energy_id": ENERGY_KINDS.index(model.energy.kind),
+        "energy": model.energy,
+        "comment_safe": _comment_safe,
     }
     return {
         f"{model.name}.h": env.get_template("model.h.j2").render(ctx),
@@ -547,15 +551,19 @@ def c_string(text):
 
 
 def write_atomically(files: Dict[str, str], directory: "os.PathLike") -> None:
-    """Write every file or none: render first, then move complete temp files into place."""
+    """Write every file or none: render first, then move complete temp files into place. The
+    files get the mode a file created here would (0666 less the umask), not mkstemp's 0600."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
+    umask = os.umask(0)
+    os.umask(umask)
     temps = []
     try:
         for name, text in files.items():
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
+                os.fchmod(fh.fileno(), 0o666 & ~umask)
             temps.append((tmp, directory / name))
         for tmp, final in temps:
             os.replace(tmp, final)

@@ -96,24 +96,3 @@ def _check_mass_matrix(model, x):
             f"(T'MT has eigenvalue {reduced[0]:.3g}): every free motion needs mass (a zero "
             "entry?)",
         )
-
-
-def energy_is_conserved(model: "Model") -> bool:
-    """Whether physics says T + V stays constant: a potential, nothing that depends on time
-    (no driver, no time-varying force or mass), and no force outside the potential (for a
-    mass-matrix model, forces equal to -dV/dx). The command line warns when a run of such a
-    model loses or gains energy enough to make its result meaningless."""
-    t = model.time
-    if model.potential is None or model.potential.has(t):
-        return False
-    if any(c.expr.has(t) for c in model.constraints):
-        return False
-    extra = model.forces if model.forces is not None else sp.zeros(model.n, 1)
-    if model.blocks is not None or model.kinetic is not None:
-        # gravity and springs are in the potential; `forces` are the other generalized forces
-        if model.kinetic is not None and model.kinetic.has(t):
-            return False
-        return all(sp.expand(f) == 0 for f in extra)
-    if any(e.has(t) for e in model.mass_matrix):
-        return False
-    return all(sp.expand(f + sp.diff(model.potential, x)) == 0 for f, x in zip(extra, model.x))

@@ -15,6 +15,7 @@ import yaml
 
 from ..errors import ModelError
 from .exact import NotANumber, from_literal, to_double
+from .energy import EnergyBalance, coordinate_balance, mechanism_balance
 from .mechanism import MechanismBuilder
 from .reader import Reader, key_text
 from .kernel_sets import SETS as KERNEL_SETS
@@ -148,6 +149,8 @@ class Model:
     events: list = field(default_factory=list)  # [switches.TimedEvent], in time order
     # (exact x0, held velocity conditions) until initial.complete_initial_state solves v0
     pending_initial: tuple = None
+    # what physics says of T + V (energy.py), decided from the structure at loading
+    energy: EnergyBalance = None
     # what the file asked to accept against a default check (e.g. `inertia_check: warn`), one
     # line each naming the file and the field; the command line prints them
     warnings: list = field(default_factory=list)
@@ -296,6 +299,7 @@ class _Validator(Reader):
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
         model.firmware = self.firmware(doc.get("firmware", {}) or {}, model.simulation, model.n)
         self.switches(doc, model, pos_syms, vel_syms)
+        model.energy = coordinate_balance(model)
         return model
 
     def mechanism(self, doc):
@@ -346,6 +350,7 @@ class _Validator(Reader):
         model.kinetic = builder.kinetic_total
         model.potential = builder.potential_total
         model.forces = builder.applied
+        model.energy = mechanism_balance(model, builder.energy_elements)
         x0 = builder.initial_state()
         values = builder.param_values
         model.initial_x = x0

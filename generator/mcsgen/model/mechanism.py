@@ -93,6 +93,9 @@ class MechanismBuilder:
         self.constraints = []  # (name, expr)
         self.blocks = []  # (kinetic, potential) per body / element
         self.applied = None  # (n x 1) non-conservative generalized forces
+        # the elements that move energy in or out: [(kind, field, coefficient at the defaults)],
+        # kind "force", "torque" or "damper" (energy.mechanism_balance)
+        self.energy_elements = []
         self.joints = {}
         self.held = []  # (description, row (n), value)
         self.gravity = None
@@ -691,19 +694,21 @@ class MechanismBuilder:
                         for a in range(4):
                             Q[body.index0 + 3 + a] = Qe[a]
                 self.add_applied(Q)
+                self.energy_elements.append((ftype, where, None))
             elif ftype == "spring_damper":
                 b1 = self.body_ref(spec.get("body1"), f"{where}.body1")
                 b2 = self.body_ref(spec.get("body2"), f"{where}.body2")
                 p1 = self.vector(spec.get("point1", [0] * dim), f"{where}.point1", dim)
                 p2 = self.vector(spec.get("point2", [0] * dim), f"{where}.point2", dim)
                 k = self.sym(spec.get("stiffness", 0), f"{where}.stiffness")
-                c = self.sym(spec.get("damping", 0), f"{where}.damping")
+                c = self.num(spec.get("damping", 0), f"{where}.damping")
                 L0 = self.sym(spec.get("rest_length", 0), f"{where}.rest_length")
                 delta = b1.point(self.geos(p1)) - b2.point(self.geos(p2))
                 d = sp.sqrt((delta.T * delta)[0])
                 self.blocks.append((sp.Integer(0), k / 2 * (d - L0) ** 2))
                 if c != 0:
                     self.add_damping(c, d, xs, vs)
+                    self.energy_elements.append(("damper", where, self.approx_value(c)))
             else:  # a spring-damper on a joint's free coordinate
                 jname = spec.get("joint")
                 if jname not in self.joints:
@@ -723,11 +728,12 @@ class MechanismBuilder:
                     )
                 theta = self.joint_coordinate(jname)
                 k = self.sym(spec.get("stiffness", 0), f"{where}.stiffness")
-                c = self.sym(spec.get("damping", 0), f"{where}.damping")
+                c = self.num(spec.get("damping", 0), f"{where}.damping")
                 th0 = self.sym(spec.get(rest, 0), f"{where}.{rest}")
                 self.blocks.append((sp.Integer(0), k / 2 * (theta - th0) ** 2))
                 if c != 0:
                     self.add_damping(c, theta, xs, vs)
+                    self.energy_elements.append(("damper", where, self.approx_value(c)))
 
     def add_damping(self, c, coord, xs, vs):
         """Q = -c (d coord/dt) d coord/dx for a scalar coordinate of x."""

@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 8
+#define MCS_MODEL_ABI_VERSION 9
 
 /* Kernel of (x, t): c (nc), A (nc x nx), c_t (nc), M (nx x nx), A_nz (a_nnz), M_nz (m_nnz). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -103,6 +103,16 @@ typedef struct mcs_band_structure {
     const int *kkt_pos; /* (nx + nc) position of each variable (coordinates, then rows) */
 } mcs_band_structure;
 
+/* What physics says of the energy T + V of a model's motion, decided at generation from its
+ * structure with the mechanism file's parameter values (generator/mcsgen/model/energy.py). A run
+ * in which it grows although it cannot is wrong (mcs_simulate: the summary says so). */
+typedef enum mcs_energy_balance {
+    MCS_ENERGY_UNDEFINED = 0,  /* the model defines no potential energy */
+    MCS_ENERGY_CONSERVED = 1,  /* gravity, springs and ideal joints only */
+    MCS_ENERGY_DISSIPATED = 2, /* dampers besides: it can only decrease (locks lose some too) */
+    MCS_ENERGY_EXCHANGED = 3   /* drivers, applied or time-varying forces: it may grow */
+} mcs_energy_balance;
+
 typedef struct mcs_model {
     int abi_version;                     /* MCS_MODEL_ABI_VERSION at generation */
     const char *name;                    /* model name (a C identifier) */
@@ -181,6 +191,7 @@ typedef struct mcs_model {
     mcs_kernel_xt held; /* (nheld x (nx + 1)) [H(x) | h]: H v = h held; NULL when nheld = 0 */
     /* The banded simulator's structure, or NULL (no rows, or A structurally rank deficient). */
     const mcs_band_structure *band;
+    int energy_balance; /* an mcs_energy_balance */
 } mcs_model;
 
 #endif /* MCS_MODEL_H */
