@@ -121,7 +121,12 @@ def format_statics(result: dict, limit: int = 24) -> str:
     lines = [
         f"statics of {result['model']}: {s['message']}",
         f"  method {s['method']}, K_c {'included' if s['use_kc'] else 'left out'}, "
-        f"{s['iterations']} Newton steps ({s['evaluations']} evaluations), rank {s['rank']}",
+        + (
+            f"start assembled onto c = 0 in {s['assembly_steps']} steps, "
+            if s.get("assembly_steps")
+            else ""
+        )
+        + f"{s['iterations']} Newton steps ({s['evaluations']} evaluations), rank {s['rank']}",
         f"  residuals: |c| {s['residual_c']:.3g}, |f - A'lambda| {s['residual_f']:.3g}",
         "  merit per step: " + ", ".join(f"{m:.2e}" for m in s["merit"]),
     ]

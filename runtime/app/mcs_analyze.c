@@ -319,10 +319,10 @@ int main(int argc, char **argv)
             die("statics refused", mcs_status_str(st));
         printf(",\n\"statics\": {");
         print_status(st);
-        printf(", \"method\": \"%s\", \"use_kc\": %d, \"iterations\": %d, \"evaluations\": %d, "
-               "\"rank\": %d, \"residual_c\": %.17g, \"residual_f\": %.17g, ",
-               a.kkt ? "kkt" : "tangent", a.statics_kc, srep.iterations, srep.evaluations,
-               srep.rank, (double)srep.residual_c, (double)srep.residual_f);
+        printf(", \"method\": \"%s\", \"use_kc\": %d, \"assembly_steps\": %d, \"iterations\": %d, "
+               "\"evaluations\": %d, \"rank\": %d, \"residual_c\": %.17g, \"residual_f\": %.17g, ",
+               a.kkt ? "kkt" : "tangent", a.statics_kc, srep.assembly_steps, srep.iterations,
+               srep.evaluations, srep.rank, (double)srep.residual_c, (double)srep.residual_f);
         print_vector("merit", srep.merit, srep.history_len);
         printf(", ");
         print_vector("step", srep.step, srep.history_len);

@@ -26,6 +26,7 @@ typedef struct statics_ws {
     int *piv;        /* (m) pivot order of the QR */
     int *ipiv;       /* (k) LU pivots */
     int rank;
+    int rank_max; /* the rank at the assembled start: rows dependent there stay dependent */
 } statics_ws;
 
 static int statics_carve(statics_ws *w, int n, int m, mcs_real *work, size_t work_len, int *iwork,
@@ -96,6 +97,9 @@ static mcs_status evaluate(const mcs_model *md, const void *p, const mcs_statics
         st = mcs_qr_basis(n, m, w->A, m, opt->rank_tol, w->Q, w->R, w->piv, &w->rank, w->bwork);
         if (st != MCS_OK) {
             return st;
+        }
+        if (w->rank > w->rank_max) {
+            w->rank = w->rank_max; /* the trailing pivots: the rows least independent here */
         }
         if (!keep_lambda) {
             st = mcs_min_norm_multipliers(n, m, w->rank, w->Q, w->R, w->piv, w->f, lambda, w->N,
@@ -184,19 +188,14 @@ static mcs_status continue_basis(const mcs_statics_options *opt, statics_ws *w)
     return MCS_OK;
 }
 
-/* The tangent-space Newton step dx (n) at the state last evaluated, with the tangent basis T
- * (n x f): the caller's continued one, or the QR basis. */
-static mcs_status tangent_step(statics_ws *w, const mcs_real *basis)
+/* The minimum-norm step dx (n) with A_S dx = -c_S on the independent rows S at the state last
+ * evaluated (the normal part of the tangent step): (R11^T a = -(P^T c)[:r], dx = U a). */
+static void normal_step(statics_ws *w)
 {
     const int n = w->n;
     const int r = w->rank;
-    const int f = n - r;
-    const mcs_real *T = (basis != NULL) ? basis : &w->Q[(size_t)r * (size_t)n];
     mcs_real *a = w->y;
-    mcs_real *KT = w->Kc;
-    mcs_real *g = w->xt;
     int i;
-    /* normal part: A U a = -c on the r independent rows, R11^T a = -(P^T c)[:r] */
     for (i = 0; i < r; ++i) {
         a[i] = -w->c[w->piv[i]];
     }
@@ -209,6 +208,20 @@ static mcs_status tangent_step(statics_ws *w, const mcs_real *basis)
     if (r > 0) {
         mcs_mat_gemm(0, 0, n, 1, r, 1, w->Q, n, a, r, 0, w->dx, n);
     }
+}
+
+/* The tangent-space Newton step dx (n) at the state last evaluated, with the tangent basis T
+ * (n x f): the caller's continued one, or the QR basis. */
+static mcs_status tangent_step(statics_ws *w, const mcs_real *basis)
+{
+    const int n = w->n;
+    const int r = w->rank;
+    const int f = n - r;
+    const mcs_real *T = (basis != NULL) ? basis : &w->Q[(size_t)r * (size_t)n];
+    mcs_real *KT = w->Kc;
+    mcs_real *g = w->xt;
+    int i;
+    normal_step(w); /* A U a = -c on the r independent rows */
     if (f == 0) {
         return MCS_OK;
     }
@@ -305,6 +318,7 @@ static mcs_status checked(int n, const mcs_real *x, int m, const mcs_real *lambd
 static void clear_report(mcs_statics_report *rep)
 {
     int i;
+    rep->assembly_steps = 0;
     rep->iterations = 0;
     rep->evaluations = 0;
     rep->rank = 0;
@@ -325,6 +339,64 @@ static int is_kkt(const mcs_statics_options *opt)
         kkt = 1;
     }
     return kkt;
+}
+
+/* Gauss-Newton steps of the assembly (mcs_statics_solve) before the position counts as on c = 0. */
+#define STATICS_ASSEMBLY_STEPS 50
+
+/* The start onto c = 0 (to tol L) by minimum-norm Gauss-Newton steps with a backtracking line
+ * search on |c|^2; *steps their number. Off the constraint manifold rows that are dependent on it
+ * are not (a parallelogram's extra bar), and the rank there is not the mechanism's: Newton on the
+ * equilibrium with it diverges (issue 34). The rank found at the assembled state is kept
+ * (w->rank_max) for the rest. */
+static mcs_status assemble(const mcs_model *md, const void *p, const mcs_statics_options *opt,
+                           statics_ws *w, mcs_real *x, mcs_real *lambda, mcs_real L, int *steps)
+{
+    const int n = w->n;
+    const int m = w->m;
+    mcs_real merit;
+    mcs_real trial;
+    mcs_real cn;
+    mcs_real alpha;
+    mcs_status st;
+    int i;
+    int halvings;
+    *steps = 0;
+    for (;;) {
+        st = evaluate(md, p, opt, w, x, lambda, 0, MCS_R(0.0), &merit);
+        if (st != MCS_OK) {
+            return st;
+        }
+        cn = max_abs(m, w->c);
+        if (cn <= (opt->tol * L)) {
+            break;
+        }
+        if (*steps == STATICS_ASSEMBLY_STEPS) {
+            return MCS_ERR_ASSEMBLY;
+        }
+        normal_step(w);
+        alpha = MCS_R(1.0);
+        for (halvings = 0; halvings < 30; ++halvings) {
+            for (i = 0; i < n; ++i) {
+                w->xt[i] = x[i] + (alpha * w->dx[i]);
+            }
+            md->c(w->xt, opt->t, p, w->c);
+            trial = sum_sq(m, w->c);
+            if (trial <= ((MCS_R(1.0) - (MCS_R(1e-4) * alpha)) * merit)) {
+                break;
+            }
+            alpha /= MCS_R(2.0);
+        }
+        if (!(trial <= merit)) {
+            return MCS_ERR_ASSEMBLY; /* no step lowers |c|: no configuration near satisfies c */
+        }
+        for (i = 0; i < n; ++i) {
+            x[i] = w->xt[i];
+        }
+        ++*steps;
+    }
+    w->rank_max = w->rank;
+    return MCS_OK;
 }
 
 mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_statics_options *opt,
@@ -371,6 +443,7 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
     if (!statics_carve(&w, n, m, work, work_len, iwork, iwork_len)) {
         return MCS_ERR_WORKSPACE;
     }
+    w.rank_max = m;
     for (i = 0; i < n; ++i) {
         w.zero[i] = MCS_R(0.0);
     }
@@ -384,6 +457,12 @@ mcs_status mcs_statics_solve(const mcs_model *md, const void *p, const mcs_stati
     L = (L > MCS_R(1.0)) ? L : MCS_R(1.0);
     F = (F > MCS_R(1.0)) ? F : MCS_R(1.0);
     scale = L / F;
+    if (m > 0) {
+        st = assemble(md, p, opt, &w, x, lambda, L, &rep->assembly_steps);
+        if (st != MCS_OK) {
+            return st;
+        }
+    }
     st = evaluate(md, p, opt, &w, x, lambda, 0, scale, &merit);
     ++rep->evaluations;
     iter = 0;

@@ -375,3 +375,63 @@ def test_max_iter_at_the_limit_runs():
     assert MAX_STATICS_ITER == history - 1
     r = run_analysis("pendulum_kc", max_iter=MAX_STATICS_ITER)
     assert r["statics"]["status"] == 0 and 1 <= r["statics"]["iterations"] < MAX_STATICS_ITER
+
+
+# A spatial parallelogram: two cranks (1 m, hinged to the ground 2 m apart) and a coupler, all
+# four revolute axes along y. Three spatial bodies (21 coordinates, 3 normalizations + 4 x 5 joint
+# rows = 23 rows): Grubler's count gives -2, the mechanism moves (mobility 1) because three rows
+# are dependent on the constraint manifold, and only there. Hanging under gravity from 60 degrees.
+PARALLELOGRAM = """\
+name: parallelogram
+description: a spatial parallelogram four-bar with parallel revolute axes (overconstrained)
+parameters:
+  g: {value: 9.81, unit: m/s^2, description: gravity along -z}
+gravity: [0, 0, -g]
+bodies:
+  - {name: left, type: spatial, mass: 1, inertia: [0.1, 0.1, 0.01],
+     position: ["sin(pi/3)/2", 0, "-cos(pi/3)/2"]}
+  - {name: right, type: spatial, mass: 1, inertia: [0.1, 0.1, 0.01],
+     position: ["2 + sin(pi/3)/2", 0, "-cos(pi/3)/2"]}
+  - {name: coupler, type: spatial, mass: 2, inertia: [0.01, 0.7, 0.7],
+     position: ["1 + sin(pi/3)", 0, "-cos(pi/3)"]}
+joints:
+  - {name: A, type: revolute, body1: left, body2: ground, point: [0, 0, 0], axis: [0, 1, 0]}
+  - {name: B, type: revolute, body1: right, body2: ground, point: [2, 0, 0], axis: [0, 1, 0]}
+  - {name: C, type: revolute, body1: coupler, body2: left,
+     point: ["sin(pi/3)", 0, "-cos(pi/3)"], axis: [0, 1, 0]}
+  - {name: D, type: revolute, body1: coupler, body2: right,
+     point: ["2 + sin(pi/3)", 0, "-cos(pi/3)"], axis: [0, 1, 0]}
+"""
+
+
+def test_statics_of_an_overconstrained_linkage_from_off_its_manifold(write_model):
+    """Issue 34, item 7: from a pose off the constraint manifold the three rows that are dependent
+    on it are not, the rank came out full and Newton diverged; from a pose on it, three steps. The
+    start is now assembled onto c = 0 first and the rank found there kept: both starts find the
+    hanging equilibrium (cranks straight down) with the manifold's rank."""
+    import random
+
+    path = write_model(PARALLELOGRAM, "parallelogram")
+    generate(path)
+    on = run_analysis("parallelogram")
+    s = on["statics"]
+    assert s["status"] == 0 and s["rank"] == 20 and s["assembly_steps"] == 0
+    x = np.array(on["x"])
+    names = on["coordinates"]
+    # the cranks hang straight down: centres at z = -1/2 below their hinges, the coupler at -1
+    assert abs(x[names.index("left.x")]) < 1e-12 and abs(x[names.index("right.x")] - 2) < 1e-12
+    assert abs(x[names.index("coupler.z")] + 1) < 1e-12
+    rng = random.Random(7)
+    start = [v + 1e-3 * rng.uniform(-1, 1) for v in generate_start(path)]
+    off = run_analysis("parallelogram", x=start)
+    s = off["statics"]
+    assert s["status"] == 0, s["message"]
+    assert s["assembly_steps"] >= 1 and s["rank"] == 20 and s["iterations"] <= 10
+    assert np.allclose(off["x"], on["x"], rtol=0, atol=1e-10)
+
+
+def generate_start(path):
+    """The model file's initial configuration x (n)."""
+    from mcsgen.model import load_model
+
+    return list(load_model(path).x0)

@@ -14,6 +14,11 @@
  *     lambda a Newton variable. Singular whenever rows are dependent; kept as the cross-check
  *     (the two must agree where both apply).
  *
+ * Both start from x assembled onto c = 0 (minimum-norm Gauss-Newton with a line search; the
+ * report's assembly_steps) and keep the rank found there: off the constraint manifold rows that
+ * are dependent on it are not (a parallelogram's extra bar), and Newton with that rank diverges.
+ * A start no step brings closer to c = 0 gives MCS_ERR_ASSEMBLY.
+ *
  * Nothing is allocated: the caller passes work arrays of MCS_STATICS_WORK_SIZE(n, m) reals and
  * MCS_STATICS_IWORK_SIZE(n, m) ints (compile-time sizes; mcs_statics_work_size() at run time).
  */
@@ -54,6 +59,7 @@ typedef struct mcs_statics_options {
 #define MCS_STATICS_HISTORY 64
 
 typedef struct mcs_statics_report {
+    int assembly_steps;                  /* Gauss-Newton steps that brought the start onto c = 0 */
     int iterations;                      /* Newton steps taken */
     int evaluations;                     /* residual evaluations, line-search trials included */
     int rank;                            /* rank of A at the last iterate */
