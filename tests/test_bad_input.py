@@ -255,6 +255,20 @@ MODEL_CASES = [
     ("mass-indefinite", "pend", "{diagonal: [M, M]}", "{diagonal: [M, -M]}", "mass_matrix"),
     ("mass-negative-param", "pend", "M: {value: 1.0,", "M: {value: -1.0,", "mass_matrix"),
     ("mass-cancels", "pend", "{diagonal: [M, M]}", "{diagonal: [M, M - M]}", "mass_matrix"),
+    # constraints that are not real numbers near the initial configuration (issue 34)
+    ("complex-sqrt", "pend", '"x**2 + z**2 - l**2"', '"sqrt(x - 5) + z"', "constraints[0].expr"),
+    ("complex-log", "pend", '"x**2 + z**2 - l**2"', '"log(z - 1) + x"', "constraints[0].expr"),
+    ("complex-pow", "pend", '"x**2 + z**2 - l**2"', '"(x - 3)**0.5 + z"', "constraints[0].expr"),
+    # a planar body whose joint lets it turn about its centre of mass, without inertia (issue 34)
+    (
+        "planar-free-turn-no-inertia",
+        "mech",
+        "joints:\n  - {name: J1,",
+        "  - {name: spin, type: planar, mass: 1, inertia: 0, angle: 0, position: [5, 0]}\n"
+        "joints:\n  - {name: J0, type: revolute, body1: spin, body2: ground, point: [5, 0]}\n"
+        "  - {name: J1,",
+        "bodies",
+    ),
 ]
 
 # Command lines: (id, arguments after `./mcsgen`, what the message must name). {csv} is a

@@ -80,3 +80,15 @@ def test_ctrl_c_leaves_a_valid_partial_csv(cli, tmp_path):
     assert f"holds the {len(lines) - 1} rows" in stderr
     # the summary says the run was interrupted, not that it hit a step limit (issue 34)
     assert "(stopped: interrupted (Ctrl-C))" in stdout and "limit" not in stdout, stdout
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/version"), reason="needs /proc/version")
+def test_an_output_that_cannot_be_written_leaves_no_other(cli, tmp_path):
+    """Issue 34, item 8: `--events /proc/version` (opened, but refusing the writes) left the CSV
+    of the run behind, and the folders made for it. One line names the file; nothing is left."""
+    out = tmp_path / "new" / "deeper" / "run.csv"
+    proc = cli("simulate", "spatial_pendulum", "--t-end", "0.1", "--out", out,
+               "--events", "/proc/version")  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "/proc/version" in proc.stderr, proc.stderr
+    assert list(tmp_path.iterdir()) == []

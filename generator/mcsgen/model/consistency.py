@@ -27,15 +27,18 @@ MASS_TOL = 1e-12  # eigenvalues below MASS_TOL * the largest count as zero
 def check_consistency(model: "Model") -> None:
     """Raise a ModelError naming the field when the constraints cannot be satisfied near the
     initial configuration or the mass matrix is not positive definite on the free motions."""
-    x = _assembled_positions(model)
-    _check_mass_matrix(model, x)
+    x, A = _assembled_positions(model)
+    _check_mass_matrix(model, x, A)
 
 
 def _assembled_positions(model):
-    """x0 assembled onto c(x, t0) = 0 (floats). Bodies-and-joints models were assembled when
-    their initial velocities were solved (initial.complete_initial_state reports its own error)."""
-    if model.x_assembled is not None or not model.constraints:
-        return list(model.x_assembled or model.x0)
+    """x0 assembled onto c(x, t0) = 0 (floats) and A there ((m x n) floats). Bodies-and-joints
+    models were assembled when their initial velocities were solved
+    (initial.complete_initial_state reports its own error)."""
+    if not model.constraints:
+        return list(model.x_assembled or model.x0), np.zeros((0, model.n))
+    if model.x_assembled is not None:
+        return list(model.x_assembled), model.jacobian_assembled
     _, report = solve_initial_velocities(model, model.x0, [], model.x, model.time)
     if report["assembly_residual"] > ASSEMBLY_TOL:
         row = report["worst_row"]
@@ -47,26 +50,31 @@ def _assembled_positions(model):
             f"residual stays at {report['assembly_residual']:.3g} after the Newton correction from "
             "initial.x (has it a real solution? is it the intended sign?)",
         )
-    return report["x_assembled"]
+    return report["x_assembled"], report["jacobian"]
 
 
-def _check_mass_matrix(model, x):
+def _check_mass_matrix(model, x, A):
     """M(x) with the default parameters: no negative eigenvalue, and T'MT (T an orthonormal
-    basis of the null space of A(x)) positive definite. Bodies carry their own checks
-    (positive masses, `inertia_check`)."""
-    if model.blocks is not None or model.n == 0:
+    basis of the null space of A(x)) positive definite. A bodies-and-joints model's M is assembled
+    from its bodies' blocks: a planar body may have zero inertia where its joints make its
+    rotation move its mass (a bob on a link, 003's pendulum), not where it turns freely."""
+    if model.n == 0:
         return
-    given = model.mass_matrix is not None
-    field = "dynamics.mass_matrix" if given else "dynamics.kinetic"
-    values = {p.symbol: p.exact for p in model.parameters}
+    values = model.parameter_values()
     values.update(zip(model.x, (sp.Float(a) for a in x)))
     values[model.time] = sp.Integer(0)
-    if given:
-        M = model.mass_matrix
+    if model.blocks is not None:
+        field = "bodies"
+        M = _blocks_mass_matrix(model, values)
     else:
-        M = sp.hessian(model.kinetic, model.v)
-        values.update((v, sp.Integer(0)) for v in model.v)
-    M = np.array(M.xreplace(values).evalf(), dtype=float)
+        given = model.mass_matrix is not None
+        field = "dynamics.mass_matrix" if given else "dynamics.kinetic"
+        if given:
+            M = model.mass_matrix
+        else:
+            M = sp.hessian(model.kinetic, model.v)
+            values.update((v, sp.Integer(0)) for v in model.v)
+        M = np.array(M.xreplace(values).evalf(), dtype=float)
     eig = np.linalg.eigvalsh(0.5 * (M + M.T))
     scale = max(float(np.abs(eig).max()), 1e-300)
     where = "at the initial configuration with the default parameters"
@@ -78,8 +86,6 @@ def _check_mass_matrix(model, x):
             "must not be negative (are all masses positive?)",
         )
     if model.constraints:
-        A = sp.Matrix([c.expr for c in model.constraints]).jacobian(model.x)
-        A = np.array(A.xreplace(values).evalf(), dtype=float)
         _, s, vt = np.linalg.svd(A)
         rank = int(np.sum(s > 1e-9 * max(s.max(initial=0.0), 1.0)))
         T = vt[rank:].T
@@ -87,12 +93,38 @@ def _check_mass_matrix(model, x):
         T = np.eye(model.n)
     if T.shape[1] == 0:
         return
-    reduced = np.linalg.eigvalsh(T.T @ M @ T)
+    reduced, shapes = np.linalg.eigh(T.T @ M @ T)
     if reduced[0] <= MASS_TOL * scale:
+        motion = T @ shapes[:, 0]  # (n) the free motion without mass
+        main = model.coordinates[int(np.argmax(np.abs(motion)))].name
+        hint = "a zero entry?"
+        if model.blocks is not None:
+            hint = (
+                "a body with zero inertia that its joints let turn about its centre of mass? "
+                "give it a positive inertia"
+            )
         raise ModelError(
             model.path,
             field,
             f"the mass matrix is singular on a motion the constraints leave free {where} "
-            f"(T'MT has eigenvalue {reduced[0]:.3g}): every free motion needs mass (a zero "
-            "entry?)",
+            f"(T'MT has eigenvalue {reduced[0]:.3g}, the motion mostly along {main}): every "
+            f"free motion needs mass ({hint})",
         )
+
+
+def _blocks_mass_matrix(model, values):
+    """M (n x n, floats) of a bodies-and-joints model at `values` (parameters, geometry, x): the
+    sum of its blocks' d2T/dv2, each over its own few velocities."""
+    vindex = {s: i for i, s in enumerate(model.v)}
+    M = np.zeros((model.n, model.n))
+    for block in model.blocks:
+        T = block[0]
+        after = block[2] if len(block) > 2 else {}
+        vs = sorted((s for s in T.free_symbols if s in vindex), key=lambda s: vindex[s])
+        if not vs:
+            continue
+        H = sp.hessian(T, vs).xreplace(after).xreplace(values)
+        H = np.array(H.evalf(), dtype=float)
+        cols = [vindex[s] for s in vs]
+        M[np.ix_(cols, cols)] += H
+    return M

@@ -43,6 +43,7 @@ def complete_initial_state(model: "Model") -> "Model":
         )
     model.v0 = v
     model.x_assembled = report.pop("x_assembled")
+    model.jacobian_assembled = report.pop("jacobian")
     report.pop("worst_row")
     model.initial_report = report
     model.pending_initial = None
@@ -115,15 +116,24 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
 
         pvals = [mp(a) for a in values.values()]
 
+        def real(value, row):
+            """An mpmath number of row `row` as an mpf; NotReal when it has an imaginary part
+            (sqrt or log of a negative expression)."""
+            if isinstance(value, mpmath.mpc):
+                if value.imag != 0:
+                    raise NotReal(row, value)
+                value = value.real
+            return mpmath.mpf(value)
+
         def constraints(x):
             """c (m), the sparse rows of [A; H] ({column: value}), b = [-c_t; h]."""
             zero = mpmath.mpf(0)
             c, rows, b = [], [], []
-            for cols, fn in rows_fn:
+            for i, (cols, fn) in enumerate(rows_fn):
                 ci, gi, cti = fn([x[j] for j in cols], pvals, zero)
-                c.append(mpmath.mpf(ci))
-                rows.append({j: mpmath.mpf(g) for j, g in zip(cols, gi) if g != 0})
-                b.append(-mpmath.mpf(cti))
+                c.append(real(ci, i))
+                rows.append({j: real(g, i) for j, g in zip(cols, gi) if g != 0})
+                b.append(-real(cti, i))
             for (cols, spec), h in zip(held_rows, rhs):
                 if callable(spec):
                     grad = spec([x[j] for j in cols], pvals)
@@ -135,14 +145,27 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
 
         x = [mp(a) for a in x0]
         tol = mpmath.mpf(10) ** -(DIGITS - 8)
-        c, rows, b = constraints(x)
-        for _ in range(50):
-            if max((abs(a) for a in c), default=0) <= tol:
-                break
-            keep = independent_rows(rows[:m], n)
-            dx = min_norm_solution([rows[i] for i in keep], [-c[i] for i in keep], n)
-            x = [a + d for a, d in zip(x, dx)]
+        where = "at the initial configuration"
+        try:
             c, rows, b = constraints(x)
+            for _ in range(50):
+                if max((abs(a) for a in c), default=0) <= tol:
+                    break
+                keep = independent_rows(rows[:m], n)
+                dx = min_norm_solution([rows[i] for i in keep], [-c[i] for i in keep], n)
+                x = [a + d for a, d in zip(x, dx)]
+                where = "at a configuration the assembly from the initial one reached"
+                c, rows, b = constraints(x)
+        except NotReal as exc:
+            con = model.constraints[exc.row]
+            field = f"constraints[{exc.row}].expr" if model.blocks is None else "joints"
+            raise ModelError(
+                model.path,
+                field,
+                f"constraint '{con.name}' is not a real number {where} (its value or derivative "
+                f"is {mpmath.nstr(exc.value, 6)}): a square root or logarithm of a negative "
+                "expression? Constraints must be real near the initial configuration",
+            ) from None
         assembly = max((abs(a) for a in c), default=mpmath.mpf(0))
         worst_row = max(range(m), key=lambda i: abs(c[i])) if m else None
         keep = independent_rows(rows, n)
@@ -168,8 +191,28 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
         "assembly_residual": float(assembly),
         "worst_row": worst_row,  # the constraint row farthest from 0 after the assembly
         "x_assembled": [float(a) for a in x],  # (for checks only: never emitted)
+        # A there (m x n, floats; for checks only: consistency.py)
+        "jacobian": _dense([rows[i] for i in range(m)], n),
     }
     return v_double, report
+
+
+def _dense(rows, n):
+    """Sparse rows ({column: mpf}) as an (len(rows) x n) float array."""
+    out = np.zeros((len(rows), n))
+    for i, row in enumerate(rows):
+        for j, a in row.items():
+            out[i, j] = float(a)
+    return out
+
+
+class NotReal(Exception):
+    """A constraint row (its index) that is complex at a configuration."""
+
+    def __init__(self, row, value):
+        super().__init__(row)
+        self.row = row
+        self.value = value
 
 
 def mpf_to_double(value):

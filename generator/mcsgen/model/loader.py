@@ -125,6 +125,7 @@ class Model:
     blocks: list = None
     initial_report: dict = None
     x_assembled: list = None  # x0 assembled onto c = 0 (floats, for checks; consistency.py)
+    jacobian_assembled: object = None  # A there ((m x n) floats, for checks; consistency.py)
     # parameters the file's `freeze:` list makes constants at generation: name -> the field
     # that says so. `--param` refuses them.
     frozen_parameters: dict = field(default_factory=dict)
