@@ -20,7 +20,7 @@ TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
 .PHONY: all deps generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
-        firmware install clean fuzz fuzz-deps test-fuzz-replay misra bench-compare c-binaries
+        firmware install develop clean fuzz fuzz-deps test-fuzz-replay misra bench-compare c-binaries
 
 all: runtime
 
@@ -198,10 +198,20 @@ firmware: deps
 	  scripts/firmware $$m || exit 1; done
 
 # The runtime's headers and static libraries (double and float, LAPACK and portable), the mcsgen
-# command and the CMake module (cmake/mcsgen.cmake) under PREFIX (README "Firmware").
+# command, the Python package (`import mcsgen`: PREFIX/lib/python3.X/dist-packages, which Debian's
+# Python reads for /usr/local) and the CMake module (cmake/mcsgen.cmake) under PREFIX (README
+# "Python API", "Firmware").
 PREFIX ?= /usr/local
 install: deps
 	scripts/install "$(PREFIX)"
+
+# `import mcsgen` from any directory with this checkout's package (it builds into build/ here): a
+# .pth file in the user's site-packages naming generator/ (README "Python API").
+develop:
+	@site=$$($(PYTHON) -m site --user-site) \
+	  || { echo "make develop: the user site-packages is turned off ($$site)" >&2; exit 1; }; \
+	  mkdir -p "$$site" && echo "$(CURDIR)/generator" > "$$site/mcsgen.pth" \
+	  && echo "$$site/mcsgen.pth: import mcsgen finds $(CURDIR)/generator/mcsgen"
 
 clean:
 	rm -rf $(B) out

@@ -1,8 +1,10 @@
 """mcsgen.api, the Python way in (issue 14): the slider-crank run in-process without writing a
 file, its numbers the command line's to the last bit, events as objects, errors as McsError."""
 
+import hashlib
 import math
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -131,3 +133,79 @@ def test_statics_and_modes_in_the_api():
         solver.statics(params={"nope": 1.0})
     with pytest.raises(McsError, match="x must have 3 entries"):
         solver.statics(x=[0.0, 1.0])
+
+
+PENDULUM = """name: arm
+coordinates: [x, z]
+parameters: {l: LENGTH, g: 9.81}
+constraints:
+  - {name: length, expr: "x**2 + z**2 - l**2"}
+dynamics:
+  mass_matrix: {diagonal: [1, 1]}
+  forces: ["0", "-g"]
+  potential: "g*z"
+initial:
+  x: {x: "l*sin(0.1)", z: "-l*cos(0.1)"}
+"""
+
+
+def quarter_period(run):
+    """The first time the bob passes under the pivot (x = 0, from x > 0), interpolated."""
+    x, t = run.x[:, 0], run.t
+    i = int(np.argmax(x <= 0))
+    assert i > 0, "no crossing"
+    return t[i - 1] + (t[i] - t[i - 1]) * x[i - 1] / (x[i - 1] - x[i])
+
+
+def test_two_files_of_one_model_name_are_two_solvers_in_one_process(tmp_path):
+    """Issue 34: two mechanism files named arm.yaml (`name: arm`) in two folders, pendulums of 1 m
+    and 4 m, each get their own generated C and solver library (keyed by the file's path), and in
+    one process each simulates its own pendulum (radius l, a quarter period near pi/2 sqrt(l/g));
+    the first one's statics finds its own equilibrium, and each generated folder keeps its own
+    file's C (building one never evicts the other)."""
+    from mcsgen.generate import BANNER
+    from mcsgen.model import load_model
+
+    paths = {}
+    for length, folder in ((1.0, "a"), (4.0, "b")):
+        (tmp_path / folder).mkdir()
+        paths[length] = tmp_path / folder / "arm.yaml"
+        paths[length].write_text(PENDULUM.replace("LENGTH", str(length)))
+    solvers = {length: mcsgen.load(path).build() for length, path in paths.items()}
+    assert solvers[1.0].generated_dir != solvers[4.0].generated_dir
+    assert solvers[1.0].library != solvers[4.0].library
+    for length, solver in solvers.items():
+        run = solver.simulate(t_end=1.2, h=1e-3, dt_out=0.01)
+        assert run.ok
+        assert np.allclose(np.hypot(run.x[:, 0], run.x[:, 1]), length, rtol=1e-9)
+        expected = math.pi / 2 * math.sqrt(length / 9.81) * (1 + 0.1**2 / 16)  # amplitude 0.1
+        assert abs(quarter_period(run) - expected) < 1e-3 * expected, length
+        header = (solver.generated_dir / "arm.h").read_text()
+        assert BANNER.search(header).group(3) == load_model(paths[length]).file_hash
+    assert np.allclose(solvers[1.0].statics().x, [0, -1.0], rtol=0, atol=1e-12)
+
+
+def test_a_solver_rebuilt_in_the_process_is_loaded_again(tmp_path):
+    """The dynamic loader hands back the library it already loaded from a path: a solver library
+    rebuilt at the same path (its mechanism file changed) is loaded from a copy named after its
+    build stamp, and the old one goes on serving the solvers made before."""
+    from mcsgen.api import _load_library
+
+    library = tmp_path / "libsolver.so"
+
+    def build(value):
+        src = tmp_path / "solver.c"
+        src.write_text(f"int mcs_value(void) {{ return {value}; }}\n")
+        tmp = tmp_path / "new.so"
+        cmd = ["cc", "-shared", "-fPIC", str(src), "-o", str(tmp)]
+        assert subprocess.run(cmd, capture_output=True).returncode == 0
+        os.replace(tmp, library)
+        stamp = hashlib.sha256(str(value).encode()).hexdigest()  # as build._cached's
+        (tmp_path / "libsolver.so.stamp").write_text(stamp)
+
+    build(1)
+    first = _load_library(library)
+    build(2)
+    second = _load_library(library)
+    assert (first.mcs_value(), second.mcs_value()) == (1, 2)
+    assert _load_library(library).mcs_value() == 2

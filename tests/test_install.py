@@ -2,11 +2,15 @@
 command and cmake/mcsgen.cmake installed into a temporary prefix; a C program compiled against
 the installed headers and library runs; the consumer project (tests/cmake_consumer) configures,
 builds and runs out of tree against the installation and against the checkout, generating at
-build time and again only when the model changes."""
+build time and again only when the model changes. The Python package (issue 34): `import mcsgen`
+from another directory, installed (it builds in the user's cache, never in the installation) and
+through `make develop` (the checkout's package)."""
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -23,6 +27,90 @@ def prefix(tmp_path_factory):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return where
+
+
+def files_under(folder):
+    """Every file and link under folder, with its size and modification time."""
+    return {p: (p.lstat().st_size, p.lstat().st_mtime_ns) for p in folder.rglob("*")}
+
+
+def python_elsewhere(tmp_path, code, **env):
+    """Debian's Python running code in tmp_path with a home of its own there, nothing of the
+    checkout on its path (no user site-packages unless env names a PYTHONUSERBASE) and env's
+    variables; returns the JSON it prints last."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "MCSGEN", "XDG"))}
+    base.update(HOME=str(tmp_path / "home"), **env)
+    if "PYTHONUSERBASE" not in env:
+        base["PYTHONNOUSERSITE"] = "1"
+    proc = subprocess.run(
+        ["/usr/bin/python3", "-c", code], cwd=tmp_path, capture_output=True, text=True, env=base
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+WHERE = """
+import json, mcsgen
+from mcsgen import paths
+where = dict(package=mcsgen.__file__, root=str(paths.ROOT), build=str(paths.BUILD))
+"""
+
+
+def test_import_mcsgen_from_the_installation(prefix, tmp_path):
+    """`make install PREFIX=DIR` puts the package where Debian's Python finds it for the prefix
+    (DIR/lib/python3.X/dist-packages: /usr/local's is on its path; another DIR's is named by
+    PYTHONPATH): from another directory it loads a shipped model, generates and builds its solver
+    in the user's cache and simulates it, writing nothing into the installation."""
+    version = "python%d.%d" % sys.version_info[:2]  # the tests run under /usr/bin/python3
+    site = prefix / "lib" / version / "dist-packages"
+    before = files_under(prefix)
+    code = (
+        WHERE
+        + """
+solver = mcsgen.load("spatial_pendulum").build()
+run = solver.simulate(t_end=0.1)
+where.update(ok=run.ok, rows=len(run.t), library=str(solver.library))
+print(json.dumps(where))
+"""
+    )
+    where = python_elsewhere(tmp_path, code, PYTHONPATH=str(site))
+    share = prefix / "share" / "mcsgen"
+    assert where["package"] == str(site / "mcsgen" / "__init__.py")
+    assert where["root"] == str(share.resolve())
+    cache = tmp_path / "home" / ".cache" / "mcsgen"
+    assert where["build"] == str(cache)
+    assert where["ok"] and where["rows"] > 10 and where["library"].startswith(str(cache))
+    assert files_under(prefix) == before  # nothing written into the installation
+    # $XDG_CACHE_HOME when set, $MCSGEN_BUILD_DIR above both
+    code = WHERE + "print(json.dumps(where))"
+    xdg = python_elsewhere(tmp_path, code, PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path))
+    assert xdg["build"] == str(tmp_path / "mcsgen")
+    chosen = python_elsewhere(
+        tmp_path, code, PYTHONPATH=str(site), XDG_CACHE_HOME="/x", MCSGEN_BUILD_DIR="/y/b"
+    )
+    assert chosen["build"] == "/y/b"
+
+
+def test_make_develop_imports_the_checkout_from_anywhere(tmp_path):
+    """`make develop` writes a .pth file naming the checkout's generator/ into the user's
+    site-packages: `import mcsgen` then works from any directory, building into the checkout's
+    build/."""
+    userbase = tmp_path / "userbase"
+    proc = subprocess.run(
+        ["make", "-s", "develop"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONUSERBASE=str(userbase)),
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (pth,) = userbase.rglob("mcsgen.pth")
+    assert pth.read_text().strip() == str(ROOT / "generator")
+    where = python_elsewhere(
+        tmp_path, WHERE + "print(json.dumps(where))", PYTHONUSERBASE=str(userbase)
+    )  # nothing on PYTHONPATH: the user site-packages' .pth
+    assert where["package"] == str(ROOT / "generator" / "mcsgen" / "__init__.py")
+    assert where["build"] == str(ROOT / "build")
 
 
 def env_outside(tmp_path):

@@ -8,13 +8,15 @@ in-process and get NumPy arrays, without CSV files.
     run.t, run.x, run.q, run.energy, run.events
 
 `build` generates the model's C when it is not up to date (the shipped models' committed
-generated/, a file of yours into build/generated/) and compiles the simulate driver with it as a
-shared library (build/<model>/libsimulate_<model>_<backend>.so, cached like the command line's
-executable). `simulate` calls that library through ctypes: the very program `./mcsgen simulate`
-runs, with its CSV, event log and summary handed back in memory instead of written, so a run's
-numbers are the command line's to the last bit (the CSV's 17 significant digits read back are the
-doubles). It takes the options of `./mcsgen simulate` (options.py) as keyword arguments, with
-`params`, `lock` and `unlock` as a dict and lists. The command line's `simulate` is built on it.
+generated/, a file of yours into build/generated/<model>/<key>/, a folder per file) and compiles
+the simulate driver with it as a shared library (build/<model>/libsimulate_<model>_<backend>.so,
+for a file of yours build/<model>/at-<key>/..., cached like the command line's executable): two
+files that share a model name are two solvers, in one process too. `simulate` calls that library
+through ctypes: the very program `./mcsgen simulate` runs, with its CSV, event log and summary
+handed back in memory instead of written, so a run's numbers are the command line's to the last
+bit (the CSV's 17 significant digits read back are the doubles). It takes the options of
+`./mcsgen simulate` (options.py) as keyword arguments, with `params`, `lock` and `unlock` as a
+dict and lists. The command line's `simulate` is built on it.
 `statics` and `modes` run the compiled analyzer of `./mcsgen statics`/`modes` (analyze.py) in a
 child process and return its results as NumPy arrays.
 """
@@ -22,6 +24,7 @@ child process and return its results as NumPy arrays.
 import ctypes
 import io
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
@@ -162,19 +165,46 @@ class Mechanism:
 
         if backend not in (None, "lapack", "portable"):
             raise McsError(f"build: backend must be 'lapack' or 'portable', not '{backend}'")
-        generate(self.path)
-        backend = backend or simulator_backend(self.name)
-        return Solver(self, build_simulator_library(self.name, backend), backend)
+        _, gdir, _ = generate(self.path)
+        backend = backend or simulator_backend(self.name, gdir)
+        return Solver(self, build_simulator_library(self.name, backend, gdir), backend, gdir)
+
+
+# The solver libraries this process loaded, by path, with the build stamp of what it loaded: the
+# dynamic loader hands back the library it already has for a path, so a library rebuilt since
+# (its mechanism file changed) is loaded from a copy named after its stamp (_load_library).
+_loaded: Dict[str, str] = {}
+
+
+def _load_library(library: Path) -> ctypes.CDLL:
+    stamp_file = library.with_name(library.name + ".stamp")
+    stamp = stamp_file.read_text() if stamp_file.exists() else ""
+    first = _loaded.setdefault(str(library), stamp)
+    if first != stamp:
+        copy = library.with_name(f"{library.stem}.{stamp[:16]}{library.suffix}")
+        if not copy.exists():
+            tmp = copy.with_name(f".{copy.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(library.read_bytes())
+            os.replace(tmp, copy)
+        library = copy
+    return ctypes.CDLL(str(library))
 
 
 class Solver:
     """The compiled solver of one mechanism, loaded in this process."""
 
-    def __init__(self, mechanism: Mechanism, library: Path, backend: str):
+    def __init__(
+        self,
+        mechanism: Mechanism,
+        library: Path,
+        backend: str,
+        generated_dir: Optional[Path] = None,
+    ):
         self.mechanism = mechanism
         self.library = library
         self.backend = backend
-        self._lib = ctypes.CDLL(str(library))
+        self.generated_dir = generated_dir  # the model's C (None: build.model_dir finds it)
+        self._lib = _load_library(Path(library))
         self._run = self._lib.mcs_simulate_run
         self._run.restype = ctypes.c_int
         self._run.argtypes = [
@@ -268,6 +298,7 @@ class Solver:
             raise McsError(f"statics {self.mechanism.name}: x must have {n} entries (n)")
         return run_analysis(
             self.mechanism.name,
+            generated_dir=self.generated_dir,
             params=[f"{k}={_number_text(v)}" for k, v in params.items()],
             x=None if x is None else [float(v) for v in x],
             **kw,
@@ -306,7 +337,9 @@ class Solver:
             if not _close(f):
                 failed.add(channel)
         for channel, path in (("csv", csv_path), ("events", events_path)):
-            if channel in failed:
+            if channel in failed:  # half a run's output is none: remove both files
+                for other in (csv_path, events_path):
+                    Path(other).unlink(missing_ok=True)
                 raise McsError(
                     f"simulate {self.mechanism.name}: cannot write (the data is incomplete): "
                     f"{path}"

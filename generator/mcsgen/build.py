@@ -8,7 +8,16 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 from .errors import BuildError
-from .paths import BUILD, GENERATED, MODELS, ROOT, RUNTIME, USER_GENERATED, PathLike
+from .paths import (
+    BUILD,
+    GENERATED,
+    MODELS,
+    ROOT,
+    RUNTIME,
+    USER_GENERATED,
+    PathLike,
+    remembered_user_dir,
+)
 
 # The compile line's parts. The Makefile (CFLAGS_STRICT, LIBS) and scripts/firmware spell the
 # same flags; tests/test_build.py checks that they agree with these.
@@ -113,11 +122,14 @@ def _cached(target, inputs, cmd, what):
 
 
 def _build_dir(name: str, gdir: Optional[PathLike] = None) -> Path:
-    """build/<name>/ for the model's default sources; a subfolder per other source directory
-    (`generate --out`, tests' temporary copies), so builds of the same name never collide."""
-    if gdir is None or Path(gdir).resolve() == (_generated_root(name) / name).resolve():
+    """build/<name>/ for a shipped model's generated/<name>/; a subfolder per other source
+    directory (a user's file's build/generated/<name>/<key>/, `generate --out`, tests' temporary
+    copies), so that builds of the same name never collide: two mechanism files of one name get
+    two solver libraries at two paths, which one process can load side by side."""
+    gdir = Path(gdir) if gdir else model_dir(name)
+    if gdir.resolve() == (_generated_root(name) / name).resolve():
         return BUILD / name
-    tag = hashlib.sha256(str(Path(gdir).resolve()).encode()).hexdigest()[:12]
+    tag = hashlib.sha256(str(gdir.resolve()).encode()).hexdigest()[:12]
     return BUILD / name / f"at-{tag}"
 
 
@@ -128,8 +140,24 @@ def _generated_root(name: str) -> Path:
 
 
 def model_dir(name: str) -> Path:
-    """generated/<name>/ of a shipped model, build/generated/<name>/ of a user's."""
+    """The generated C of the model called `name`: generated/<name>/ of a shipped model; of a
+    user's, the build/generated/<name>/<key>/ this process last generated it into (the command
+    line generates, then builds by name), else the only one there is. The Python API passes the
+    folder instead (two files of one name have two)."""
     d = _generated_root(name) / name
+    if d.parent != GENERATED:
+        remembered = remembered_user_dir(name)
+        if remembered is not None and remembered.parent == d:
+            return remembered
+        keyed = sorted(k.parent for k in d.glob(f"*/{name}.c"))
+        if len(keyed) > 1:
+            shown = d.relative_to(ROOT) if d.is_relative_to(ROOT) else d
+            raise BuildError(
+                f"{shown}/: {len(keyed)} mechanism files named {name} were generated: give the "
+                "file (a path), not the name"
+            )
+        if keyed:
+            return keyed[0]
     if not (d / f"{name}.c").exists():
         shown = d.relative_to(ROOT) if d.is_relative_to(ROOT) else d
         raise BuildError(f"{shown}/{name}.c not found: run `./mcsgen generate` first")
@@ -189,9 +217,11 @@ def program_command(
     ]
 
 
-def _simulator_inputs(name: str, backend: Optional[str] = None) -> List[Path]:
+def _simulator_inputs(
+    name: str, backend: Optional[str] = None, gdir: Optional[PathLike] = None
+) -> List[Path]:
     """Every file the simulate driver of one model is built from (for the build cache)."""
-    gdir = model_dir(name)
+    gdir = Path(gdir) if gdir else model_dir(name)
     return (
         simulator_sources()
         + [gdir / f"{name}.c"]
@@ -203,32 +233,46 @@ def _simulator_inputs(name: str, backend: Optional[str] = None) -> List[Path]:
     )
 
 
-def build_simulator(name: str, extra_flags: Sequence[str] = ()) -> Path:
-    """The simulate driver linked with one generated model; returns the executable's path."""
-    backend = simulator_backend(name)
-    target = BUILD / name / f"simulate_{name}_{backend}"
-    cmd = program_command(name, simulator_sources(), target, backend, extra_flags=extra_flags)
+def build_simulator(
+    name: str, extra_flags: Sequence[str] = (), gdir: Optional[PathLike] = None
+) -> Path:
+    """The simulate driver linked with one generated model (model_dir, or gdir); returns the
+    executable's path."""
+    gdir = Path(gdir) if gdir else model_dir(name)
+    backend = simulator_backend(name, gdir)
+    target = _build_dir(name, gdir) / f"simulate_{name}_{backend}"
+    cmd = program_command(
+        name, simulator_sources(), target, backend, extra_flags=extra_flags, gdir=gdir
+    )
     return _cached(
-        target, _simulator_inputs(name, backend), cmd, f"compiling the simulator of {name}"
+        target, _simulator_inputs(name, backend, gdir), cmd, f"compiling the simulator of {name}"
     )
 
 
-def build_simulator_library(name: str, backend: Optional[str] = None) -> Path:
-    """The simulate driver of one model as a shared library for in-process runs (mcsgen.api):
-    the same sources and flags as the executable, plus -DMCS_APP_LIBRARY (mcs_simulate_run in
-    place of main), position-independent, and bound to its own symbols (-Bsymbolic), so that
-    the libraries of several models load side by side."""
-    backend = backend or simulator_backend(name)
-    target = BUILD / name / f"libsimulate_{name}_{backend}.so"
+def build_simulator_library(
+    name: str, backend: Optional[str] = None, gdir: Optional[PathLike] = None
+) -> Path:
+    """The simulate driver of one model (model_dir, or gdir) as a shared library for in-process
+    runs (mcsgen.api): the same sources and flags as the executable, plus -DMCS_APP_LIBRARY
+    (mcs_simulate_run in place of main), position-independent, and bound to its own symbols
+    (-Bsymbolic), so that the libraries of several models load side by side (two files of one
+    name too: their libraries have two paths, _build_dir)."""
+    gdir = Path(gdir) if gdir else model_dir(name)
+    backend = backend or simulator_backend(name, gdir)
+    target = _build_dir(name, gdir) / f"libsimulate_{name}_{backend}.so"
     cmd = program_command(
         name,
         simulator_sources(),
         target,
         backend=backend,
         extra_flags=["-DMCS_APP_LIBRARY", "-fPIC", "-shared", "-Wl,-Bsymbolic"],
+        gdir=gdir,
     )
     return _cached(
-        target, _simulator_inputs(name, backend), cmd, f"compiling the solver library of {name}"
+        target,
+        _simulator_inputs(name, backend, gdir),
+        cmd,
+        f"compiling the solver library of {name}",
     )
 
 

@@ -1,4 +1,7 @@
-"""Firmware properties: no heap in the runtime or generated code, strict C99, float builds."""
+"""Firmware properties: no heap in the runtime or generated code, strict C99, float builds;
+scripts/firmware's arguments (a mechanism file anywhere, or a shipped model's name)."""
+import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -126,3 +129,54 @@ def test_float_build_runs(tmp_path, backend):
     assert summary["ok"] and summary["steps"] == 2000
     assert summary["max_c_norm"] < 1e-7  # float round-off on |x|^2 - l^2 ~ 6e-3
     assert summary["energy_drift_rel"] < 1e-3
+
+
+FIRMWARE = ROOT / "scripts" / "firmware"
+CROSS = all(shutil.which(t) for t in ("arm-none-eabi-gcc", "qemu-system-arm"))
+
+
+@pytest.mark.skipif(not CROSS, reason="the cross toolchain and QEMU: make deps installs them")
+def test_the_firmware_script_takes_a_mechanism_file_anywhere(tmp_path):
+    """Issue 34: `scripts/firmware` takes a mechanism file's path (here relative to another
+    directory), as ./mcsgen's verbs do, not only a name under models/: the spatial pendulum as
+    tmp/elsewhere/my_pendulum.yaml (0.1 s of its firmware run), its image built, run under QEMU
+    and on the host, and recorded under its name in --out's sizes.json and runs.json."""
+    (tmp_path / "elsewhere").mkdir()
+    text = (ROOT / "models" / "spatial_pendulum.yaml").read_text()
+    text = text.replace("name: spatial_pendulum", "name: my_pendulum", 1)
+    text = text.replace("firmware:", "firmware:\n  t_end: 0.1", 1).replace("  t_end: 1.0\n", "")
+    (tmp_path / "elsewhere" / "my_pendulum.yaml").write_text(text)
+    proc = subprocess.run(
+        [str(FIRMWARE), "--out", "fw", "elsewhere/my_pendulum.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("my_pendulum for Cortex-M4F"), proc.stdout
+    sizes = json.loads((tmp_path / "fw" / "sizes.json").read_text())
+    runs = json.loads((tmp_path / "fw" / "runs.json").read_text())
+    assert list(sizes) == list(runs) == ["my_pendulum"] and sizes["my_pendulum"]["heap"] == 0
+    assert runs["my_pendulum"]["qemu"]["ok"] and runs["my_pendulum"]["host"]["ok"]
+    assert runs["my_pendulum"]["qemu"]["steps"] == 200  # 0.1 s at h = 0.5 ms
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["elsewhere/no_such.yaml"], "elsewhere/no_such.yaml: cannot read file"),
+        (["no_such_model"], "models/no_such_model.yaml: cannot read file"),
+        (["one", "two"], "usage: scripts/firmware [--out DIR] [MODEL]"),
+        (["--out"], "--out needs a directory"),
+    ],
+)
+def test_the_firmware_script_refuses_bad_arguments_in_one_line(tmp_path, args, said):
+    """A missing file or an unknown name is the generator's one-line error (exit 2), said before
+    anything is built or installed, and nothing is written."""
+    out = ["--out", "fw"] if args[0] != "--out" else []
+    proc = subprocess.run(
+        [str(FIRMWARE), *out, *args], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert said in proc.stderr and "Traceback" not in proc.stderr
+    assert list(tmp_path.iterdir()) == []

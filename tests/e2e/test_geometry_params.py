@@ -11,8 +11,6 @@ import pytest
 import mcsgen
 from mcsgen.errors import McsError
 
-from conftest import ROOT
-
 # A planar double pendulum whose link lengths, initial angle and crank rate are parameters: they
 # enter the joint points (world, initial pose), the bodies' poses and inertias, and the held rate.
 PLANAR = """\
@@ -143,8 +141,8 @@ def test_frozen_parameters_are_constants_and_param_refuses_them(tmp_path, capsys
 
     path = write(tmp_path, PLANAR, "geo_frozen", PLANAR_DEFAULTS, freeze="freeze: [L1, th0]\n")
     solver = mcsgen.load(path).build()
-    header = (ROOT / "build" / "generated" / "geo_frozen" / "geo_frozen.h").read_text()
-    source = (ROOT / "build" / "generated" / "geo_frozen" / "geo_frozen.c").read_text()
+    header = (solver.generated_dir / "geo_frozen.h").read_text()
+    source = (solver.generated_dir / "geo_frozen.c").read_text()
     assert '#define GEO_FROZEN_FROZEN_PARAMS "L1,th0"' in header
     assert "p->L1" not in source and "p->th0" not in source and "p->L2" in source
     with pytest.raises(McsError, match=r"--param L1: frozen at generation \(freeze\[0\]\)"):
