@@ -80,8 +80,38 @@ static void joint_coordinates(run_info *ri, const mcs_sim *sim, mcs_real t, cons
     ri->jc_started = 1;
 }
 
-static void check(run_info *ri, mcs_status st);
-static void follow_energy(run_info *ri, mcs_real kin, mcs_real pot);
+/* The first failure of a call the output makes (its status, for the summary). */
+static void check(run_info *ri, mcs_status st)
+{
+    if (st != MCS_OK && ri->output_status == MCS_OK)
+        ri->output_status = st;
+}
+
+/* The energy statistics of a state seen (a row, or an accepted step): its deviation from the
+ * level of the last transition, its rise above the lowest energy seen before it since then, the
+ * largest
+ * kinetic energy and the range of the potential (the scale of the energy in motion). */
+static void follow_energy(run_info *ri, mcs_real kin, mcs_real pot)
+{
+    const mcs_real e = kin + pot;
+    if (!ri->energy_seen) {
+        ri->e0 = ri->e_initial = ri->e_low = e;
+        ri->pot_min = ri->pot_max = pot;
+        ri->energy_seen = 1;
+    }
+    if (kin > ri->kin_max)
+        ri->kin_max = kin;
+    if (pot < ri->pot_min)
+        ri->pot_min = pot;
+    if (pot > ri->pot_max)
+        ri->pot_max = pot;
+    if (mcs_fabs(e - ri->e0) > ri->e_dev_max)
+        ri->e_dev_max = mcs_fabs(e - ri->e0);
+    if (e - ri->e_low > ri->e_rise_max)
+        ri->e_rise_max = e - ri->e_low;
+    if (e < ri->e_low)
+        ri->e_low = e;
+}
 
 void output_follow_step(run_info *ri, mcs_sim *sim)
 {
@@ -242,39 +272,6 @@ static void progress(run_info *ri, mcs_real t)
     ri->bar_shown = 1;
 }
 
-/* The first failure of a call the output makes (its status, for the summary). */
-static void check(run_info *ri, mcs_status st)
-{
-    if (st != MCS_OK && ri->output_status == MCS_OK)
-        ri->output_status = st;
-}
-
-/* The energy statistics of a state seen (a row, or an accepted step): its deviation from the
- * level of the last transition, its rise above the lowest energy seen before it since then, the
- * largest
- * kinetic energy and the range of the potential (the scale of the energy in motion). */
-static void follow_energy(run_info *ri, mcs_real kin, mcs_real pot)
-{
-    const mcs_real e = kin + pot;
-    if (!ri->energy_seen) {
-        ri->e0 = ri->e_initial = ri->e_low = e;
-        ri->pot_min = ri->pot_max = pot;
-        ri->energy_seen = 1;
-    }
-    if (kin > ri->kin_max)
-        ri->kin_max = kin;
-    if (pot < ri->pot_min)
-        ri->pot_min = pot;
-    if (pot > ri->pot_max)
-        ri->pot_max = pot;
-    if (mcs_fabs(e - ri->e0) > ri->e_dev_max)
-        ri->e_dev_max = mcs_fabs(e - ri->e0);
-    if (e - ri->e_low > ri->e_rise_max)
-        ri->e_rise_max = e - ri->e_low;
-    if (e < ri->e_low)
-        ri->e_low = e;
-}
-
 void output_record(run_info *ri, mcs_sim *sim, const run_row *row)
 {
     mcs_real kin = 0, pot = 0, cn = 0;
@@ -430,158 +427,4 @@ int output_close(run_info *ri)
     if (result == 0 && (ri->csv.failed || ri->events.failed))
         result = ri->csv.failed ? -1 : -2;
     return result;
-}
-
-static void json_string(app_stream *o, const char *s)
-{
-    stream_printf(o, "\"");
-    for (; *s; ++s)
-        stream_printf(o, (*s == '"' || *s == '\\') ? "\\%c" : "%c", *s);
-    stream_printf(o, "\"");
-}
-
-/* A rise of the energy above this share of the energy in motion (the largest kinetic energy and
- * the range of the potential) is no integration error: the run went unstable. */
-#define ENERGY_RISE 0.01
-/* More retakes than this share of the accepted steps (and at least RETAKES_MIN) mean the step is
- * too long for the model. */
-#define RETAKES_SHARE 0.5
-#define RETAKES_MIN 10
-
-static const char *const method_names[] = {"rk4", "dopri5", "dop853"};
-static const char *const energy_names[] = {"undefined", "conserved", "dissipated", "exchanged"};
-
-/* What to try when a run's result is not to be trusted, for its method. */
-static void advice(char *text, size_t cap, const mcs_options *opt)
-{
-    if (opt->method == MCS_METHOD_RK4)
-        snprintf(text, cap, "take a smaller --h (now %g s), or --method dopri5", (double)opt->h);
-    else
-        snprintf(text, cap, "take a smaller --rtol (now %g)", (double)opt->rtol);
-}
-
-/* The problems of a run that reached its end but whose result is wrong, as JSON strings of one
- * line each into the summary; their number. An energy that rose in a model that cannot gain it
- * (conserved, or only dissipated: locks lose energy too), or retakes on most steps. */
-static int problems(run_info *ri, const mcs_sim *sim, const run_summary *rs)
-{
-    const mcs_model *md = ri->model;
-    const mcs_options *opt = rs->opt;
-    const long steps = sim->stats.steps, retakes = sim->stats.rejected + sim->stats.detours;
-    const mcs_real scale = ri->kin_max + (ri->pot_max - ri->pot_min);
-    app_stream *o = &ri->summary;
-    char fix[96], text[512];
-    int count = 0;
-    advice(fix, sizeof fix, opt);
-    stream_printf(o, ", \"problems\": [");
-    if (md->potential &&
-        (md->energy_balance == MCS_ENERGY_CONSERVED ||
-         md->energy_balance == MCS_ENERGY_DISSIPATED) &&
-        ri->e_rise_max > ENERGY_RISE * scale &&
-        ri->e_rise_max > 1e3 * MCS_REAL_EPS * (mcs_fabs(ri->e_initial) + scale)) {
-        snprintf(text, sizeof text,
-                 "the energy rose by %.3g above its lowest value in a model whose energy can "
-                 "only %s: the integration is unstable at this step; %s",
-                 (double)ri->e_rise_max,
-                 md->energy_balance == MCS_ENERGY_CONSERVED ? "stay constant" : "decrease", fix);
-        json_string(o, text);
-        ++count;
-    }
-    if (retakes >= RETAKES_MIN && (double)retakes > RETAKES_SHARE * (double)steps) {
-        snprintf(text, sizeof text,
-                 "%ld steps were retaken for %ld accepted (%ld rejected, %ld detours): the step "
-                 "is too long for this model (stiff?); %s",
-                 retakes, steps, sim->stats.rejected, sim->stats.detours, fix);
-        stream_printf(o, "%s", count ? ", " : "");
-        json_string(o, text);
-        ++count;
-    }
-    stream_printf(o, "]");
-    return count;
-}
-
-int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
-{
-    static const char *const cont_names[] = {"exp", "euler", "none", "off"};
-    const mcs_model *md = ri->model;
-    const mcs_options *opt = rs->opt;
-    const mcs_assembly *a = rs->assembly;
-    app_stream *o = &ri->summary;
-    int i, ok;
-    stream_printf(o, "{\"model\": ");
-    json_string(o, md->name);
-    stream_printf(o, ", \"status\": ");
-    /* Ctrl-C stops the run as a step limit would (MCS_ERR_LIMIT): say which it was */
-    json_string(o, ri->interrupted ? "interrupted (Ctrl-C)" : mcs_status_str(rs->status));
-    ok = problems(ri, sim, rs) == 0; /* said for a run that stopped too: why it did */
-    ok = ok && rs->status == MCS_OK;
-    stream_printf(o, ", \"ok\": %s, \"interrupted\": %s, \"t_reached\": %.17g, \"t_end\": %.17g",
-                  ok ? "true" : "false", ri->interrupted ? "true" : "false", (double)sim->cur.t,
-                  (double)rs->t_end);
-    stream_printf(o, ", \"events_log\": %s", ri->nevents > 0 ? "true" : "false");
-    stream_printf(o, ", \"simulator\": \"%s\"", ri->simulator);
-    stream_printf(o,
-                  ", \"method\": \"%s\", \"continuation\": \"%s\", \"h\": %.17g, \"rtol\": %.17g, "
-                  "\"atol\": %.17g",
-                  method_names[opt->method], cont_names[opt->continuation], (double)opt->h,
-                  (double)opt->rtol, (double)opt->atol);
-    stream_printf(
-        o, ", \"n\": %d, \"m\": %d, \"rank\": %d, \"dof\": %d, \"rank_min\": %d, \"rank_max\": %d",
-        md->nx, md->nc, rs->rank0, md->nx - rs->rank0, ri->rank_min, ri->rank_max);
-    stream_printf(
-        o,
-        ", \"steps\": %ld, \"rejected\": %ld, \"evaluations\": %ld, \"newton_iterations\": %ld, "
-        "\"factorizations\": %ld, \"rank_changes\": %ld, \"rows\": %d, \"events\": %ld, "
-        "\"detours\": %ld",
-        sim->stats.steps, sim->stats.rejected, sim->stats.evaluations, sim->stats.newton_iterations,
-        sim->stats.factorizations, sim->stats.rank_changes, ri->rows, sim->stats.events,
-        sim->stats.detours);
-    stream_printf(o, ", \"sing_tol\": %.17g, \"rank_tol\": %.17g", (double)opt->sing_tol,
-                  (double)opt->rank_tol);
-    stream_printf(o, ", \"dependent_rows\": [");
-    for (i = rs->rank0; i < md->nc; ++i)
-        stream_printf(o, "%s\"%s\"", i > rs->rank0 ? ", " : "", md->constraint_names[rs->piv0[i]]);
-    stream_printf(o, "]");
-    stream_printf(o, ", \"max_c_norm\": %.17g, \"wall_s\": %.6f, \"blas_threads\": %d",
-                  (double)ri->c_max, rs->wall_s, rs->blas_threads);
-    stream_printf(o, ", \"transitions\": [");
-    for (i = 0; i < ri->ntransitions; ++i) {
-        const mcs_transition *tr = &ri->transitions[i];
-        stream_printf(o,
-                      "%s{\"kind\": \"%s\", \"t\": %.17g, \"target\": \"%s\", \"impulse\": %.17g, "
-                      "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g, \"dependent\": %d, "
-                      "\"dof_after\": %d}",
-                      i ? ", " : "", tr->lock ? "lock" : "unlock", (double)tr->t,
-                      lock_name(md, tr->key), (double)tr->impulse, (double)tr->jump.kinetic_before,
-                      (double)tr->jump.kinetic_after, tr->jump.dependent, tr->jump.dof_after);
-    }
-    stream_printf(o, "]");
-    if (ri->reactions) {
-        stream_printf(o, ", \"reactions_status\": ");
-        json_string(o, mcs_status_str(ri->reaction_status));
-    }
-    stream_printf(
-        o, ", \"energy_balance\": \"%s\"",
-        energy_names[md->energy_balance >= 0 && md->energy_balance <= 3 ? md->energy_balance : 0]);
-    if (md->potential) {
-        mcs_real scale = mcs_fabs(ri->e0) > ri->kin_max ? mcs_fabs(ri->e0) : ri->kin_max;
-        stream_printf(o,
-                      ", \"energy0\": %.17g, \"energy_drift\": %.17g, \"energy_drift_rel\": %.17g",
-                      (double)ri->e_initial, (double)ri->e_dev_max,
-                      (double)(scale > 0 ? ri->e_dev_max / scale : 0));
-        stream_printf(o,
-                      ", \"energy_rise\": %.17g, \"energy_scale\": %.17g, "
-                      "\"energy_transitions\": %.17g",
-                      (double)ri->e_rise_max, (double)(ri->kin_max + (ri->pot_max - ri->pot_min)),
-                      (double)ri->e_transitions);
-    }
-    stream_printf(
-        o,
-        ", \"assembly\": {\"c_norm_before\": %.17g, \"c_norm_after\": %.17g, \"dx_norm\": %.17g, "
-        "\"cdot_norm_before\": %.17g, \"dv_norm\": %.17g, \"iterations\": %d}",
-        (double)a->c_norm_before, (double)a->c_norm_after, (double)a->dx_norm,
-        (double)a->cdot_norm_before, (double)a->dv_norm, a->iterations);
-    stream_printf(o, "}\n");
-    stream_flush(o);
-    return ok;
 }
