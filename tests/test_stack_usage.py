@@ -28,21 +28,21 @@ def graph(tmp_path, text, model="/m/model.c"):
 
 
 def test_the_heaviest_path_through_indirect_calls_and_library_leaves(tmp_path):
-    """main (100) -> step (40) -> indirect: the heaviest trampoline d_K (0) -> kernel (700) ->
-    memset (library allowance 128): 968; the light branch (d_c -> 16) is not the worst."""
+    """main (100) -> step (40) -> indirect: the heaviest trampoline mcs_gen_d_K (0) -> kernel (700) ->
+    memset (library allowance 128): 968; the light branch (mcs_gen_d_c -> 16) is not the worst."""
     text = (
         node("main", 100) + node("step", 40) + node("other", 500)
-        + node("/m/model.c:d_c", 0) + node("/m/model.c:d_K", 0)
+        + node("/m/model.c:mcs_gen_d_c", 0) + node("/m/model.c:mcs_gen_d_K", 0)
         + node("kernel_c", 16) + node("kernel_K", 700)
         + edge("main", "step") + edge("main", "other") + edge("step", "__indirect_call")
-        + edge("/m/model.c:d_c", "kernel_c") + edge("/m/model.c:d_K", "kernel_K")
+        + edge("/m/model.c:mcs_gen_d_c", "kernel_c") + edge("/m/model.c:mcs_gen_d_K", "kernel_K")
         + edge("kernel_K", "memset")
     )  # fmt: skip
     proc = graph(tmp_path, text)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["stack"] == 100 + 40 + 0 + 700 + 128
-    assert result["path"][:4] == ["main (100)", "step (40)", "d_K (0)", "kernel_K (700)"]
+    assert result["path"][:4] == ["main (100)", "step (40)", "mcs_gen_d_K (0)", "kernel_K (700)"]
     assert result["library_calls"] == ["memset"]
 
 
@@ -56,5 +56,5 @@ def test_the_heaviest_path_through_indirect_calls_and_library_leaves(tmp_path):
     ids=["recursion", "dynamic-frame", "no-entry"],
 )
 def test_no_bound_is_an_error(tmp_path, text, problem):
-    proc = graph(tmp_path, node("/m/model.c:d_c", 0) + text)
+    proc = graph(tmp_path, node("/m/model.c:mcs_gen_d_c", 0) + text)
     assert proc.returncode != 0 and problem in proc.stderr

@@ -13,7 +13,7 @@ from pathlib import Path
 from .version import __version__
 from .errors import Interrupted, McsError, ModelError
 from .options import MAX_STATICS_ITER
-from .paths import MODELS, ROOT, model_path
+from .paths import MODELS, OUT, ROOT, model_path
 
 
 class Spinner:
@@ -159,7 +159,7 @@ def cmd_audit(args):
     if args.format not in ("html", "md"):
         raise McsError(f"audit --format: 'html' or 'md', got '{args.format}'")
     model = _ensure_generated(args.model)
-    out = Path(args.out) if args.out else ROOT / "out" / model.name / f"audit.{args.format}"
+    out = Path(args.out) if args.out else OUT / model.name / f"audit.{args.format}"
     if out.suffix.lower() not in (".html", ".htm", ".md"):
         out = out / f"audit.{args.format}"  # a directory
     with Spinner(f"auditing {model.name}"):
@@ -344,7 +344,7 @@ def cmd_simulate(args):
     }
     out = args.out
     if out is None:
-        out = ROOT / "out" / f"{model.name}.csv"
+        out = OUT / f"{model.name}.csv"
     events = Path(args.events) if args.events else Path(out).with_suffix(".events.json")
     from .api import Mechanism, Solver
     from .build import build_simulator_library, simulator_backend

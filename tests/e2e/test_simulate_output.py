@@ -95,12 +95,12 @@ def test_a_damped_robot_run_returns_at_once(light_arm):
     out = subprocess.run(
         [str(ROOT / "mcsgen"), "simulate", str(path), "--t-end", "1", "--h", "2e-4",
          "--dt-out", "0.01", "--out", str(path.parent / "run.csv")],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     took = time.monotonic() - start
     assert out.returncode == 0, out.stdout + out.stderr
     assert "(dissipated)" in out.stdout and "warning" not in out.stderr
-    assert took < 60, f"simulate took {took:.0f} s"
+    assert took < 120, f"simulate took {took:.0f} s"  # generated and compiled already: seconds
 
 
 def test_an_unstable_run_of_a_dissipative_model_is_not_ok(cli, light_arm):
@@ -175,3 +175,19 @@ def test_energy_lost_at_locks_is_reported(cli, tmp_path):
     # of body coordinates without the momentum balance even makes some (43 J)
     assert -40 < runs["minimal"]["energy_transitions"] < -30
     assert runs["naive"]["energy_transitions"] > 40
+
+
+def test_a_model_path_without_its_suffix(cli, tmp_path, monkeypatch):
+    """Issue 34, item 9: `simulate models/slider_crank` looked for models/models/slider_crank.yaml.
+    A path without .yaml is the file with it; a bare name is a shipped model's."""
+    from mcsgen.paths import MODELS, model_path
+
+    monkeypatch.chdir(ROOT)
+    assert model_path("models/slider_crank").resolve() == MODELS / "slider_crank.yaml"
+    assert model_path("slider_crank") == MODELS / "slider_crank.yaml"
+    assert model_path(tmp_path / "arm") == tmp_path / "arm.yaml"  # named, not found: said later
+    out = cli("simulate", "models/spatial_pendulum", "--t-end", "0.01", "--out", tmp_path / "r.csv")
+    assert out.returncode == 0 and out.stdout.startswith("spatial_pendulum: "), out.stderr
+    out = cli("simulate", "models/no_such_model", "--t-end", "0.01")
+    assert out.returncode == 2 and "models/no_such_model.yaml" in out.stderr
+    assert "models/models" not in out.stderr

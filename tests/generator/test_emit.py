@@ -90,11 +90,12 @@ def test_compiled_kernels_equal_sympy_evaluation(path):
     args = model.x + model.v + d.lam + [model.time] + model.p
     rng = np.random.default_rng(3)
     n, m = model.n, model.m
+    geometry = dict(model.geometry)  # geometric quantities as expressions of the parameters
     funcs = {
-        name: sp.lambdify(args, getattr(d, name), modules="numpy")
+        name: sp.lambdify(args, getattr(d, name).xreplace(geometry), modules="numpy")
         for name in ("c", "A", "c_t", "gamma", "A_dot", "M", "f", "K_c", "K_f", "D")
     }
-    kinetic = sp.lambdify(args, d.kinetic, modules="numpy")
+    kinetic = sp.lambdify(args, d.kinetic.xreplace(geometry), modules="numpy")
     for _ in range(4):
         x = np.array(model.x0) + 0.3 * rng.standard_normal(n)
         v = rng.standard_normal(n)
@@ -188,7 +189,7 @@ def test_render_completes_the_initial_state_of_a_freshly_loaded_model():
     assert model.v0 is None
     files = render(model, derive(model))
     zeros = "{ MCS_R(0.0), MCS_R(0.0), MCS_R(0.0) }"
-    assert f"static const mcs_real v0[3] = {zeros};" in files["pendulum_kc.c"]
+    assert f"static const mcs_real mcs_gen_v0[3] = {zeros};" in files["pendulum_kc.c"]
 
 
 def test_kernels_split_into_parts_compute_the_same(tmp_path, monkeypatch):
@@ -241,7 +242,7 @@ def test_sparse_kernels_are_the_dense_ones_nonzeros(name):
     text = (ROOT / "generated" / name / f"{name}.c").read_text()
     if a_pat:
         rows = ", ".join(str(i) for i, _ in a_pat)
-        assert f"static const int a_rows[{len(a_pat)}] = {{ {rows} }};" in text
+        assert f"static const int mcs_gen_a_rows[{len(a_pat)}] = {{ {rows} }};" in text
     rng = np.random.default_rng(5)
     for _ in range(3):
         x = np.array(model.x0) + 0.2 * rng.standard_normal(model.n)
@@ -271,3 +272,73 @@ def test_written_files_have_the_usual_mode(tmp_path):
         os.umask(old)
     for name in ("a.c", "a.h"):
         assert (tmp_path / "out" / name).stat().st_mode & 0o777 == 0o644
+
+
+# Every header of the C99 library: a firmware translation unit may include any of them before a
+# generated header, and the generated source is compiled with all of them in force below.
+C99_HEADERS = """assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp signal
+stdarg stdbool stddef stdint stdio stdlib string tgmath time wchar wctype""".split()
+# parameters named like those headers' macros (and GNU C's predefined `linux`, `unix`)
+LIBRARY_NAMES = """I EOF stdin complex BUFSIZ assert errno NAN INFINITY HUGE_VAL M_PI DBL_MAX
+FLT_EPSILON isnan CHAR_BIT EXIT_SUCCESS SIG_DFL va_arg setjmp imaginary linux unix
+SEEK_SET L_tmpnam P_tmpdir INT8_C""".split()
+
+
+@pytest.mark.parametrize("std", ["c99", "gnu99"])
+def test_c_library_names_compile(std, tmp_path):
+    """Issue 34, item 8: user names that collide with identifiers the generated code can see gave
+    C that did not compile (a model named like the descriptor's thunks, d_c; parameters named like
+    <stdio.h>'s or <complex.h>'s macros). Every user name now reaches C behind a prefix the runtime
+    reserves, so a model named `d` whose parameters are those macros compiles with every C99 header
+    included first (and GNU C's `linux` and `unix` defined), and computes with the right values."""
+    from mcsgen.emit.render import STATIC_PREFIX
+    from mcsgen.model.reader import MAX_PARAM_NAME, PARAM_PREFIX
+    from mcsgen.paths import RUNTIME
+
+    long_name = "q" * MAX_PARAM_NAME
+    params = "\n".join(f"  {n}: {{value: {k + 1}}}" for k, n in enumerate(LIBRARY_NAMES))
+    text = (ROOT / "models" / "planar_pendulum.yaml").read_text()
+    text = text.replace("name: planar_pendulum", "name: d").replace(
+        "parameters:\n", f"parameters:\n{params}\n  {long_name}: {{value: 0.5}}\n"
+    )
+    text = text.replace('"x**2 + z**2 - l**2"', f'"x**2 + z**2 - (l*EOF*{long_name}/2)**2"')
+    text = text.replace('["0", "-M*g"]', '["0", "-M*g*I*stdin/3"]')
+    path = tmp_path / "d.yaml"
+    path.write_text(text)
+    _, out, _ = generate(path, out_root=tmp_path / "gen", force=True)
+    source = (out / "d.c").read_text()
+    assert f"p->{PARAM_PREFIX}I" in source and f"{STATIC_PREFIX}d_c(" in source
+    everything = tmp_path / "everything.h"
+    everything.write_text("".join(f"#include <{h}.h>\n" for h in C99_HEADERS))
+    main = tmp_path / "main.c"
+    main.write_text(
+        '#include "d.h"\n#include <stdio.h>\n'
+        "int main(void)\n{\n"
+        "    d_params p = d_default_params;\n"
+        "    mcs_real x[2] = {3, 4}, c;\n"
+        f"    p.{PARAM_PREFIX}EOF = 10; /* l EOF q.../2 = 1 * 10 * 0.5 / 2 = 2.5 */\n"
+        "    d_c(x, 0, &p, &c);\n"
+        '    printf("%.17g %s\\n", (double)c, d_model.name);\n'
+        "    return 0;\n}\n"
+    )
+    exe = tmp_path / "main"
+    cc = [
+        "gcc", f"-std={std}", "-pedantic", "-Wall", "-Wextra", "-Werror", "-include", str(everything),
+        f"-I{RUNTIME / 'include'}", f"-I{out}", str(main), str(out / "d.c"), "-o", str(exe), "-lm",
+    ]  # fmt: skip
+    built = subprocess.run(cc, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(exe)], capture_output=True, text=True, check=True)
+    assert ran.stdout.split() == [repr(25 - 2.5**2), "d"]
+
+
+def test_the_runtime_leaves_the_generated_prefixes_alone():
+    """No identifier of the runtime starts with the prefixes generated code gives user names and
+    its own statics (what makes their collisions impossible by construction)."""
+    from mcsgen.emit.render import STATIC_PREFIX
+    from mcsgen.model.reader import PARAM_PREFIX
+    from mcsgen.paths import RUNTIME
+
+    for path in sorted(RUNTIME.rglob("*.[ch]")):
+        text = path.read_text()
+        assert PARAM_PREFIX not in text and STATIC_PREFIX not in text, path

@@ -78,7 +78,10 @@ def test_an_omitted_kernel_is_neither_emitted_nor_in_the_descriptor(tmp_path):
     h = (out / "double_four_bar.h").read_text()
     for name in ("A_dot", "K_c", "K_f", "D", "group_0_g", "group_0_G_dot"):
         assert f"double_four_bar_{name}(" not in c + h, name
-    assert "d_c, d_A, d_c_t, d_gamma, NULL, d_M, d_f, NULL, NULL, NULL," in c
+    assert (
+        "mcs_gen_d_c, mcs_gen_d_A, mcs_gen_d_c_t, mcs_gen_d_gamma, NULL, mcs_gen_d_M, mcs_gen_d_f, "
+        "NULL, NULL, NULL," in c
+    )
     assert '#define DOUBLE_FOUR_BAR_KERNELS "motion"' in h
     assert "#define DOUBLE_FOUR_BAR_NGROUPS 0" in h
     assert " * Kernels: motion." in c and "generate --firmware models/" in c

@@ -184,7 +184,7 @@ static void test_start_with_parameters_in_a_small_layout(void **state)
     int i;
     (void)state;
     md.initial = initial_of_the_file;
-    p.g = 9.80; /* not the default: the run-time construction */
+    p.mcs_p_g = 9.80; /* not the default: the run-time construction */
     for (i = 0; i < 2; ++i) {
         options_for(&md, i ? MCS_MEM_COMPACT : 0U, 1, &opt);
         size = mcs_sim_memory_size(&md, &opt);

@@ -312,7 +312,7 @@ static void test_start_is_the_files_state_for_the_parameters(void **state)
     assert_memory_equal(x, sim.cur.x, sizeof x);
     assert_memory_equal(v, sim.cur.v, sizeof v);
 
-    p.l = 0.1;
+    p.mcs_p_l = 0.1;
     assert_int_equal(mcs_model_initial_state(md, &p, xv), MCS_OK);
     for (i = 0; i < 3; ++i) {
         assert_true(xv[i] == md->x0[i] && xv[3 + i] == md->v0[i]);
@@ -326,7 +326,7 @@ static void test_start_is_the_files_state_for_the_parameters(void **state)
                           sim.cur.x[2] * sim.cur.x[2]) -
                      0.1) < 1e-12);
 
-    p.l = (mcs_real)NAN; /* bad parameters are a status, not a state */
+    p.mcs_p_l = (mcs_real)NAN; /* bad parameters are a status, not a state */
     assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_ERR_NONFINITE);
     assert_int_equal(mcs_sim_start(NULL, 0, NULL), MCS_ERR_ARGUMENT);
     assert_int_equal(mcs_model_initial_state(md, NULL, xv), MCS_ERR_ARGUMENT);
@@ -431,7 +431,7 @@ static void first_stage_is_the_last_one(mcs_method method, long per_step)
         mcs_frame end;
         int i;
         if (step == 30) {
-            p.g *= 1 + 1e-9; /* between steps, as a caller may */
+            p.mcs_p_g *= 1 + 1e-9; /* between steps, as a caller may */
         }
         assert_int_equal(mcs_sim_step(&sim, 1.0), MCS_OK);
         /* one evaluation fewer, but not after set_state (step 0) and the change of g (a step
@@ -617,7 +617,7 @@ static void test_hostile_inputs_get_statuses(void **state)
     /* dense output at NaN: no dense output there */
     assert_int_equal(mcs_sim_dense(&sim, (mcs_real)NAN, x, v, q, NULL), MCS_ERR_NO_DENSE);
     /* non-finite parameters: the first kernel evaluation says so, the state is kept */
-    bad.g = (mcs_real)NAN;
+    bad.mcs_p_g = (mcs_real)NAN;
     sim.params = &bad;
     assert_int_equal(mcs_sim_step(&sim, 2), MCS_ERR_NONFINITE);
     sim.params = &spatial_pendulum_default_params;

@@ -18,6 +18,7 @@ from ..model import complete_initial_state
 from ..model import kernel_sets
 from ..model.energy import KINDS as ENERGY_KINDS
 from ..model.exact import clean
+from ..model.reader import PARAM_PREFIX
 from ..paths import TEMPLATES, shipped
 from .fingerprint import generator_fingerprint
 from .structure import givens_qr, kkt_band
@@ -39,6 +40,19 @@ JOINT_COORD_ID = {
 }
 
 
+# User names reach C only behind prefixes the runtime reserves (model names may not start with
+# mcs_, model/reader.py): a parameter is the struct member mcs_p_<name>, so no macro of a header
+# a firmware includes (stdio.h's EOF, complex.h's I, ...) can replace it; the generated file's
+# own statics are mcs_gen_<name>, which no model prefix <model>_ can spell. Nothing in the
+# runtime starts with either (tests/generator/test_emit.py).
+STATIC_PREFIX = "mcs_gen_"
+
+
+def param_member(name):
+    """The C member of parameter `name` in the model's parameter struct."""
+    return PARAM_PREFIX + name
+
+
 def symbol_names(model, lam):
     """C text for every symbol a kernel may read."""
     names = {model.time: "t"}
@@ -46,7 +60,7 @@ def symbol_names(model, lam):
         names[c.symbol] = f"x[{i}]"
         names[c.velocity] = f"v[{i}]"
     for p in model.parameters:
-        names[p.symbol] = f"p->{p.name}"
+        names[p.symbol] = f"p->{param_member(p.name)}"
     for i, s in enumerate(lam):
         names[s] = f"lam[{i}]"
     return names
@@ -481,7 +495,11 @@ def render(
         "kernels": kernels,
         # the descriptor's entries of the kernels a subset may omit
         "ref": {
-            name: (f"d_{name}" if any(k["name"] == name for k in kernels + views) else "NULL")
+            name: (
+                f"{STATIC_PREFIX}d_{name}"
+                if any(k["name"] == name for k in kernels + views)
+                else "NULL"
+            )
             for name in ("A_dot", "A_dot_nz", "K_c", "K_f", "D")
         },
         "views": views,
@@ -513,6 +531,8 @@ def render(
         "energy_id": ENERGY_KINDS.index(model.energy.kind),
         "energy": model.energy,
         "comment_safe": _comment_safe,
+        "member": param_member,
+        "gs": STATIC_PREFIX,
     }
     return {
         f"{model.name}.h": env.get_template("model.h.j2").render(ctx),

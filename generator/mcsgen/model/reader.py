@@ -16,22 +16,18 @@ int long register restrict return short signed sizeof static struct switch typed
 void volatile while _Bool _Complex _Imaginary bool true false NULL main
 """.split()
 )
-# Names the expression language already uses (t is time). User names reach C as parameter-struct
-# members (p->name) and as the model's prefix (name_c, NAME_NX): a macro of a header the
-# generated code includes would replace them, so those names are reserved too.
-RESERVED = frozenset({"t", "unused_"}) | set(FUNCTIONS) | set(CONSTANTS)
-C_MACROS = frozenset(
-    """
-NAN INFINITY HUGE_VAL HUGE_VALF HUGE_VALL FP_NAN FP_INFINITE FP_ZERO FP_SUBNORMAL FP_NORMAL
-FP_ILOGB0 FP_ILOGBNAN FP_FAST_FMA FP_FAST_FMAF FP_FAST_FMAL MATH_ERRNO MATH_ERREXCEPT
-math_errhandling fpclassify isfinite isinf isnan isnormal signbit isgreater isgreaterequal
-isless islessequal islessgreater isunordered errno offsetof NULL
-""".split()
-)
-# the runtime's and generated code's own identifiers: mcs_*, MCS_* (mcs_sin, MCS_R, mcs_real, ...)
+# Names the expression language already uses (t is time).
+RESERVED = frozenset({"t"}) | set(FUNCTIONS) | set(CONSTANTS)
+# The runtime's and generated code's own identifiers: mcs_*, MCS_* (mcs_sin, MCS_R, mcs_real, ...).
+# User names reach C only behind them, so no header can replace one (emit/render.py): a parameter
+# is the struct member mcs_p_<name>, the generated file's statics are mcs_gen_*, and a model's
+# name prefixes its API (<model>_c, <MODEL>_NX), which cannot spell those. Bodies, joints,
+# coordinates and rows reach C as strings only.
 RUNTIME_PREFIXES = ("mcs_", "MCS_")
+PARAM_PREFIX = "mcs_p_"
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 MAX_NAME = 63  # characters of a name: C99 keeps 63 significant in an identifier
+MAX_PARAM_NAME = MAX_NAME - len(PARAM_PREFIX)  # a parameter's C member is mcs_p_<name>
 NUMERAL = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
 
@@ -110,8 +106,6 @@ class Reader:
             self.fail(where, f"{kind} name 'main' is reserved (the C program's entry point)")
         if name in C_KEYWORDS:
             self.fail(where, f"{kind} name '{name}' is a C keyword")
-        if name in C_MACROS or name.startswith(("M_", "FLT_", "DBL_")):
-            self.fail(where, f"{kind} name '{name}' is a macro of the C library's headers")
         if name.startswith(RUNTIME_PREFIXES) or name in ("mcs", "MCS"):
             self.fail(where, f"{kind} name '{name}' is reserved for the runtime (mcs_, MCS_)")
         if "__" in name:
@@ -120,6 +114,13 @@ class Reader:
 
     def declare(self, name, where, kind):
         self.identifier(name, where, kind)
+        if kind == "parameter" and len(name) > MAX_PARAM_NAME:
+            self.fail(
+                where,
+                f"parameter name '{shorten(name)}' is {len(name)} characters long: at most "
+                f"{MAX_PARAM_NAME} (its C member is {PARAM_PREFIX}<name>, and C keeps {MAX_NAME} "
+                "characters of an identifier)",
+            )
         if name in RESERVED:
             self.fail(
                 where,

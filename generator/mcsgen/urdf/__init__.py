@@ -16,7 +16,8 @@ import mpmath
 
 from ..errors import ModelError
 from ..model.loader import SIM_DEFAULTS
-from ..model.reader import C_KEYWORDS, C_MACROS, MAX_NAME, RESERVED, RUNTIME_PREFIXES, Reader
+from ..model.reader import C_KEYWORDS, MAX_NAME, MAX_PARAM_NAME, RESERVED, RUNTIME_PREFIXES
+from ..model.reader import Reader
 from .read import parse
 from .tree import DIGITS, Tree, mp
 from .write import render
@@ -24,14 +25,14 @@ from .write import render
 IDENT = re.compile(r"[^A-Za-z0-9_]+")
 DAMPING = "damping_"  # the prefix of a damped joint's parameter (write.py)
 # names the generator refuses by their start (model/reader.py, Reader.identifier)
-REFUSED_PREFIXES = RUNTIME_PREFIXES + ("M_", "FLT_", "DBL_")
-REFUSED = C_KEYWORDS | C_MACROS | RESERVED | {"ground"}
+REFUSED_PREFIXES = RUNTIME_PREFIXES
+REFUSED = C_KEYWORDS | RESERVED | {"ground"}
 
 
 def c_name(text, taken, longest=MAX_NAME):
     """A model name for a URDF name: letters, digits and '_' (runs of others become one '_'),
     starting with a letter (else prefixed 'n'), no '__', at most `longest` characters, none the
-    generator refuses (C keywords and macros, reserved names, the runtime's mcs_ and MCS_), not
+    generator refuses (C keywords, reserved names, the runtime's mcs_ and MCS_), not
     taken (then _2, _3, ...)."""
     base = IDENT.sub("_", text).strip("_")
     base = re.sub("_+", "_", base) or "x"
@@ -53,7 +54,8 @@ def model_names(robot):
     for what, items in (("link", robot.links), ("joint", [j.name for j in robot.joints])):
         for original in items:
             damper = what == "joint" and original in damped
-            name = c_name(original, taken, MAX_NAME - len(DAMPING) if damper else MAX_NAME)
+            longest = MAX_PARAM_NAME - len(DAMPING) if damper else MAX_NAME
+            name = c_name(original, taken, longest)
             names[original] = name
             if name != original:
                 notes.append(f"{what} '{original}' is named {name} in the model")
