@@ -35,6 +35,7 @@ from .errors import Interrupted, McsError
 from .paths import model_path
 
 CHANNELS = ("csv", "events", "summary")  # what mcs_simulate_run passes on channels 0, 1, 2
+LARGE_CSV = 1 << 30  # a CSV past this size is said (simulate_to_files' large)
 TEXT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
 
 
@@ -304,13 +305,21 @@ class Solver:
             **kw,
         )
 
-    def simulate_to_files(self, csv_path: Path, events_path: Path, **options) -> dict:
+    def simulate_to_files(
+        self,
+        csv_path: Path,
+        events_path: Path,
+        large: Optional[Callable[[int], None]] = None,
+        **options,
+    ) -> dict:
         """Run (options as run_text) writing the CSV and the event log as the text comes, as
         `./mcsgen simulate` does; returns the summary. Both files are opened first (an
         unwritable path is named before the run) and removed when the run is refused; the log
         of a run without events is removed; a write that fails (a full disk) raises McsError
-        naming the file, never a summary over lost data."""
+        naming the file, never a summary over lost data. large(bytes) is called once when the
+        CSV passes LARGE_CSV bytes (the command line warns)."""
         files, failed = {}, set()
+        written = [0]
 
         def sink(channel, piece):
             if channel not in failed:
@@ -318,6 +327,10 @@ class Solver:
                     files[channel].write(piece)
                 except OSError:  # not raised through the C caller: reported after the run
                     failed.add(channel)
+            if channel == "csv" and large is not None and written[0] <= LARGE_CSV:
+                written[0] += len(piece)
+                if written[0] > LARGE_CSV:
+                    large(written[0])
 
         try:
             for channel, path in (("csv", csv_path), ("events", events_path)):

@@ -258,6 +258,32 @@ def format_summary(s):
     return "\n".join(lines)
 
 
+def csv_size_warning(model, options):
+    """One line when the run's CSV will pass api.LARGE_CSV bytes (400 s of a robot at 0.1 ms, one
+    row per step, are gigabytes): its rows are known before the run with --dt-out (t_end / dt_out)
+    or RK4 (t_end / h); an adaptive run's are said when it gets there (simulate_to_files)."""
+    from .api import LARGE_CSV
+
+    sim = dict(model.simulation)
+    sim.update({k: v for k, v in options.items() if k in sim and v is not None})
+    if sim.get("dt_out"):
+        rows, why = sim["t_end"] / sim["dt_out"], f"a row every --dt-out {sim['dt_out']:g} s"
+    elif sim["method"] == "rk4":
+        rows, why = sim["t_end"] / sim["h"], f"a row per step of {sim['h']:g} s"
+    else:
+        return []
+    n, m = model.n, model.m
+    columns = 1 + 4 * n + 2 + min(n, m) + 1 + 2 * len(model.joints)
+    columns += n * n * bool(options.get("basis")) + n * bool(options.get("momenta"))
+    size = rows * columns * 22  # a value is about 22 characters with its comma
+    if size <= LARGE_CSV:
+        return []
+    return [
+        f"the CSV will be about {size / 2**30:.1f} GiB ({rows:.3g} rows of {columns} columns, "
+        f"{why}): give --dt-out to write fewer rows"
+    ]
+
+
 ENERGY_WARNING = 0.01  # relative change of T + V that makes a conservative run meaningless
 
 
@@ -313,20 +339,24 @@ def format_events(path, limit=12):
 
 
 @contextlib.contextmanager
-def _output_directory(folder):
-    """Creates `folder` (and its missing parents) for a run's files, and removes what it
-    created again when the run is refused or fails: a bad input leaves nothing behind."""
-    folder = Path(folder)
-    first_new = None  # the outermost directory this creates
-    for p in [folder, *folder.parents]:
-        if p.exists():
-            break
-        first_new = p
-    folder.mkdir(parents=True, exist_ok=True)
+def _output_directories(*folders):
+    """Creates the folders (and their missing parents) for a run's files (--out's and --events':
+    the same rule for both), and removes what it created again when the run is refused or fails:
+    a bad input leaves nothing behind."""
+    created = []  # the outermost directory each creates
     try:
+        for folder in map(Path, folders):
+            first_new = None
+            for p in [folder, *folder.parents]:
+                if p.exists():
+                    break
+                first_new = p
+            folder.mkdir(parents=True, exist_ok=True)
+            if first_new is not None:
+                created.append(first_new)
         yield
     except BaseException:
-        if first_new is not None:
+        for first_new in created:
             for p in sorted(first_new.rglob("*"), reverse=True) + [first_new]:
                 if p.is_dir() and not any(p.iterdir()):
                     p.rmdir()
@@ -353,9 +383,19 @@ def cmd_simulate(args):
     with Spinner(f"compiling {model.name}"):
         library = build_simulator_library(model.name, backend)
     solver = Solver(Mechanism(model, model_path(args.model)), library, backend)
-    with _output_directory(Path(out).parent):
+    for line in csv_size_warning(model, options):
+        print(f"mcsgen: warning: {line}", file=sys.stderr)
+
+    def large(size):  # a run whose size could not be told before it started
+        print(
+            f"mcsgen: warning: {out} has passed {size / 2**30:.1f} GiB: --dt-out writes fewer "
+            "rows (Ctrl-C stops the run with the rows so far)",
+            file=sys.stderr,
+        )
+
+    with _output_directories(Path(out).parent, events.parent):
         summary = solver.simulate_to_files(
-            Path(out), events, progress=sys.stderr.isatty(), **options
+            Path(out), events, large=large, progress=sys.stderr.isatty(), **options
         )
     # the human summary on stdout, or with --json on stderr: stdout is then the JSON alone
     human = sys.stderr if args.json else sys.stdout

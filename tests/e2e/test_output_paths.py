@@ -16,11 +16,23 @@ def test_a_full_disk_is_an_error_not_a_lost_run(cli):
 
 
 def test_an_unwritable_event_log_is_named(cli, tmp_path):
-    log = tmp_path / "missing" / "run.events.json"
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    log = blocker / "run.events.json"  # under a file: no folder can be made there
     proc = cli("simulate", "spatial_pendulum", "--t-end", "0.2", "--out", tmp_path / "run.csv",
                "--events", log)  # fmt: skip
     assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and f"cannot write: {log}" in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1 and str(blocker) in proc.stderr, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
+
+
+def test_events_makes_its_folders_as_out_does(cli, tmp_path):
+    """Issue 34, item 9: --out created missing folders, --events refused them."""
+    out = tmp_path / "runs" / "a" / "run.csv"
+    log = tmp_path / "logs" / "b" / "run.events.json"
+    proc = cli("simulate", "double_four_bar", "--t-end", "1.2", "--out", out, "--events", log)
+    assert proc.returncode == 0, proc.stderr
+    assert out.is_file() and log.is_file()  # the double four-bar crosses its singular point
 
 
 def test_generate_into_an_impossible_directory_is_one_line(cli, tmp_path):

@@ -191,3 +191,29 @@ def test_a_model_path_without_its_suffix(cli, tmp_path, monkeypatch):
     out = cli("simulate", "models/no_such_model", "--t-end", "0.01")
     assert out.returncode == 2 and "models/no_such_model.yaml" in out.stderr
     assert "models/models" not in out.stderr
+
+
+def test_a_csv_of_gigabytes_is_said(tmp_path, monkeypatch):
+    """Issue 34, item 9: a 400 s run of a robot at 0.1 ms without --dt-out silently wrote 5.1 GB
+    of CSV. When the rows are known before the run (RK4, or --dt-out) the size is said before it
+    starts; an adaptive run's CSV is said when it passes the size."""
+    import mcsgen.api as api
+    from mcsgen.cli import csv_size_warning
+    from mcsgen.model import load_model
+    from mcsgen.paths import model_path
+
+    puma = load_model(model_path("puma560_estop"))  # 42 coordinates: 220 columns
+    (line,) = csv_size_warning(puma, {"t_end": 400.0, "h": 1e-4, "method": "rk4"})
+    assert line.startswith("the CSV will be about 18.0 GiB (4e+06 rows of 220 columns")
+    assert line.endswith("give --dt-out to write fewer rows")
+    assert (
+        csv_size_warning(puma, {"t_end": 400.0, "h": 1e-4, "method": "rk4", "dt_out": 0.01}) == []
+    )
+    assert csv_size_warning(puma, {"t_end": 400.0, "method": "dopri5"}) == []  # told on the way
+    monkeypatch.setattr(api, "LARGE_CSV", 20_000)
+    said = []
+    solver = mcsgen.load("spatial_pendulum").build()
+    solver.simulate_to_files(
+        tmp_path / "r.csv", tmp_path / "r.events.json", large=said.append, t_end=1.0
+    )
+    assert len(said) == 1 and said[0] > 20_000  # once, with the size passed (64 KiB pieces)
