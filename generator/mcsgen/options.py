@@ -146,7 +146,9 @@ OPTIONS = (
     SimOption(
         "sing-watch",
         "real",
-        "search a step for such a minimum when the ratio at one of its ends is below W",
+        "near a singular configuration: the ratio below W times the run's largest (whatever the "
+        "mechanism's size); such steps are searched for a minimum, placed across it (RK4) or "
+        "left to DOPRI5 (DOP853)",
         "W",
         default="0.05",
         field="sing_watch",

@@ -60,7 +60,7 @@ static const sim_option SIM_OPTIONS[] = {
     {"sing-tol", OPT_REAL, (long)offsetof(mcs_options, sing_tol), NULL, "S",
      "an event is a minimum of the smallest retained |R_ii|/|R_11| below S (0 turns detection off) (default: 1e-6)"},
     {"sing-watch", OPT_REAL, (long)offsetof(mcs_options, sing_watch), NULL, "W",
-     "search a step for such a minimum when the ratio at one of its ends is below W (default: 0.05)"},
+     "near a singular configuration: the ratio below W times the run's largest (whatever the mechanism's size); such steps are searched for a minimum, placed across it (RK4) or left to DOPRI5 (DOP853) (default: 0.05)"},
     {"chart-tol", OPT_REAL, (long)offsetof(mcs_options, chart_tol), NULL, "C",
      "retake a step shorter if it would end with the ratio below C (default: 1e-4)"},
     {"sing-gap", OPT_REAL, (long)offsetof(mcs_options, sing_gap), NULL, "G",

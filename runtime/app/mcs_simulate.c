@@ -206,6 +206,7 @@ static int fire_conditions(mcs_sim *sim, run_info *ri, app_args *app, const mcs_
     const int k = first_condition(sim, ri, app, &t_e);
     app_event ev;
     mcs_stats keep;
+    mcs_real sigma_ref;
     if (k < 0)
         return 0;
     if (dt_out > 0 && opt->method != MCS_METHOD_RK4)
@@ -215,10 +216,13 @@ static int fire_conditions(mcs_sim *sim, run_info *ri, app_args *app, const mcs_
         *st = mcs_sim_dense(sim, t_e, xbuf, vbuf, NULL, NULL);
     if (*st != MCS_OK)
         return 1;
-    keep = sim->stats; /* a restart, not a new run: keep the counts */
+    keep = sim->stats; /* a restart, not a new run: keep the counts and sigma's scale */
+    sigma_ref = sim->w.sigma_ref;
     *st = mcs_sim_set_state(sim, t_e, xbuf, vbuf, NULL);
     keep.factorizations = sim->stats.factorizations;
     sim->stats = keep;
+    if (sigma_ref > sim->w.sigma_ref)
+        sim->w.sigma_ref = sigma_ref;
     if (*st != MCS_OK)
         return 1;
     app->fired[k] = 1;

@@ -144,10 +144,11 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     s->w.dense_ready = 0;
     s->w.fsal = 0;
     {
-        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0};
+        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, 0};
         zero.factorizations = s->stats.factorizations;
         s->stats = zero;
     }
+    s->w.sigma_ref = fr->sigma;
     s->ready = 1;
     return MCS_OK;
 }

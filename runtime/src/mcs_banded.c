@@ -326,7 +326,7 @@ mcs_status mcs_banded_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, co
         if (((it > 0) && (dp_norm > (MCS_R(0.9) * last))) || ((it + 1) >= s->opt.newton_max_iter)) {
             /* the chord does not contract: too far from its chart, or (a chart near losing rank)
              * at a singular configuration, where the banded simulator stops (both retaken) */
-            return (ch->sigma < s->opt.sing_watch) ? MCS_ERR_SINGULAR_CHART : MCS_ERR_NEWTON;
+            return (ch->sigma < mcs_sim_watch_level(s)) ? MCS_ERR_SINGULAR_CHART : MCS_ERR_NEWTON;
         }
         last = dp_norm;
         ++it;

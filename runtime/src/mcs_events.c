@@ -98,7 +98,7 @@ void mcs_events_detect(mcs_sim *s)
         return;
     }
     ends = MIN2(s->prev.sigma, s->cur.sigma);
-    if (!(ends < s->opt.sing_watch) || !minimum_possible(s)) {
+    if (!(ends < mcs_sim_watch_level(s)) || !minimum_possible(s)) {
         return;
     }
     c = b - (g * (b - a));

@@ -121,7 +121,7 @@ static int first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
     const int f = s->n - s->cur.r;
     int i;
     if (!s->w.fsal || ((s->w.dense_ready != 1) && (s->w.dense_ready != 3)) ||
-        (s->w.a_end == NULL) || !(s->cur.sigma > s->opt.sing_watch) ||
+        (s->w.a_end == NULL) || !(s->cur.sigma > mcs_sim_watch_level(s)) ||
         (params_fingerprint(s) != s->w.fsal_params)) {
         return 0;
     }

@@ -42,7 +42,9 @@ static mcs_status refactor_current(mcs_sim *s)
             return MCS_ERR_LINALG;
         }
     }
-    /* the last step's dense output and any pending event belong to the old constraints */
+    /* the last step's dense output and any pending event belong to the old constraints, and
+     * sigma's scale to their rows */
+    s->w.sigma_ref = cur->sigma;
     s->h_last = MCS_R(0.0);
     s->w.dense_ready = 0;
     s->w.fsal = 0;

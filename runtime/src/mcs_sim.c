@@ -150,10 +150,11 @@ void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const 
     s->w.retries = 0;
     s->w.pred_x = NULL;
     s->w.want_lo = 0;
+    s->w.sigma_ref = MCS_R(1.0);
     s->event_ready = 0;
     s->ready = 0;
     {
-        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0};
+        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, 0};
         s->stats = zero;
     }
 }
@@ -212,4 +213,9 @@ mcs_status mcs_sim_energy(mcs_sim *s, mcs_real *kinetic, mcs_real *potential)
         return MCS_ERR_ARGUMENT;
     }
     return mcs_sim_energy_at(s, s->cur.t, s->cur.x, s->cur.v, kinetic, potential);
+}
+
+mcs_real mcs_sim_watch_level(const mcs_sim *s)
+{
+    return s->opt.sing_watch * s->w.sigma_ref;
 }

@@ -79,6 +79,9 @@ void mcs_lock_rows_A(const mcs_sim *s, int k, const mcs_real *x, mcs_real t, mcs
 
 /* |R_{r-1, r-1}| / |R_00| of a factored frame (1 when r = 0): how far from losing rank r. */
 mcs_real mcs_frame_ratio(const mcs_sim *s, const mcs_frame *fr, int r);
+/* sigma below this is near a singular configuration: options.sing_watch times the largest sigma
+ * of the run so far (mcs_sim.h; mcs_sim.c) */
+mcs_real mcs_sim_watch_level(const mcs_sim *s);
 
 /* A(fr->x, fr->t)^T P = Q R into fr (Q = the fresh Q^), rank and sigma. Writes w.A (left valid:
  * A at the frame) and w.basis_work. */

@@ -52,6 +52,9 @@ static mcs_status finish_step(mcs_sim *s, mcs_real h)
     s->h_last = h;
     s->stats.steps++;
     s->w.retries = 0;
+    if (s->cur.sigma > s->w.sigma_ref) {
+        s->w.sigma_ref = s->cur.sigma;
+    }
     if (s->cur.r != r_old) {
         s->stats.rank_changes++;
     }
@@ -82,7 +85,7 @@ static int predict_crossing(const mcs_sim *s, mcs_real *t_star, mcs_real *rate)
     const mcs_real dt = s->cur.t - s->w.sigma_start_t;
     const mcs_real ds = s->w.sigma_start - s->cur.sigma;
     if (!(s->h_last > MCS_R(0.0)) || (s->w.sigma_start_r != s->cur.r) || (s->cur.r == 0) ||
-        !(s->cur.sigma < s->opt.sing_watch) || !(dt > MCS_R(0.0)) || !(ds > MCS_R(0.0))) {
+        !(s->cur.sigma < mcs_sim_watch_level(s)) || !(dt > MCS_R(0.0)) || !(ds > MCS_R(0.0))) {
         return 0;
     }
     *rate = ds / dt;
@@ -141,17 +144,18 @@ static int near_crossing(const mcs_sim *s, mcs_real ahead)
 {
     const mcs_real dt = s->cur.t - s->w.sigma_start_t;
     const mcs_real ds = s->w.sigma_start - s->cur.sigma;
+    const mcs_real watch = mcs_sim_watch_level(s);
     if (s->cur.r == 0) {
         return 0;
     }
-    if (!(s->cur.sigma > s->opt.sing_watch)) {
+    if (!(s->cur.sigma > watch)) {
         return 1;
     }
     if (!(s->h_last > MCS_R(0.0)) || (s->w.sigma_start_r != s->cur.r) || !(dt > MCS_R(0.0)) ||
         !(ds > MCS_R(0.0))) {
         return 0;
     }
-    return ((s->cur.sigma - s->opt.sing_watch) < ((ds / dt) * ahead)) ? 1 : 0;
+    return ((s->cur.sigma - watch) < ((ds / dt) * ahead)) ? 1 : 0;
 }
 
 /* Whether a failed step should be retaken shorter (the failures a singular point causes). */
@@ -237,6 +241,9 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
                 s->w.dense_ready = 3;
             }
             st = finish_step(s, s->prev.t - t);
+            if ((st == MCS_OK) && (dop853 != 0)) {
+                s->stats.steps_dop853++;
+            }
             if (st == MCS_ERR_SINGULAR_CHART) { /* rule 1: never end a step at a singular point */
                 s->stats.detours++;
                 s->w.retries++;

@@ -294,3 +294,35 @@ def test_p3_rk4_error_does_not_grow_as_the_step_shrinks(tmp_path, p3_reference, 
     """RK4 at 1 ms used to give 1.9e-9 and at 0.25 ms to stop 7 s in, creeping onto the singular
     point (each crossing lost more energy the closer its stages came)."""
     assert p3_error(tmp_path, p3_reference, method="rk4", h=h, dt_out=0.5) <= 1.5e-9
+
+
+def test_the_singular_watch_does_not_depend_on_the_size(tmp_path):
+    """Issue 34, item 4: sigma (the smallest |R_ii| / |R_11|) scales with the lengths of a
+    mechanism; the watch compared it with 0.05, so a small mechanism was "near a singular
+    configuration" everywhere and DOP853 left every step to DOPRI5. The double four-bar at 1 m
+    and at 1 cm (lengths, inertias and gravity scaled: the same motion of the angles) crosses its
+    singular configuration 10 times either way, and DOP853 leaves about the same few steps
+    around the crossings to DOPRI5."""
+    import re
+
+    import mcsgen
+
+    src = (ROOT / "models" / "double_four_bar.yaml").read_text()
+    shares = {}
+    for s, name in ((1.0, "dfb_m"), (0.01, "dfb_cm")):
+        text = src.replace("name: double_four_bar", f"name: {name}")
+        text = text.replace("g: {value: 9.81,", f"g: {{value: {9.81 * s!r},")
+        text = text.replace("Jb: {value: 0.08333333333333333,", f"Jb: {{value: {s * s / 12!r},")
+        text = re.sub(
+            r"(position|point): \[([-0-9.]+), ([-0-9.]+)\]",
+            lambda m: f"{m.group(1)}: [{float(m.group(2)) * s!r}, {float(m.group(3)) * s!r}]",
+            text,
+        )
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text)
+        run = mcsgen.load(path).build().simulate(method="dop853", rtol=1e-9, atol=1e-15)
+        counts = run.summary["steps_by_method"]
+        assert run.ok and run.summary["events"] == 10, name
+        assert counts["dop853"] + counts["dopri5"] == run.summary["steps"]
+        shares[name] = counts["dopri5"] / run.summary["steps"]
+    assert 0.1 < shares["dfb_m"] < 0.4 and 0.1 < shares["dfb_cm"] < 0.4, shares

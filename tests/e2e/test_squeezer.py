@@ -8,10 +8,12 @@ The model has the bodies' absolute angles; the benchmark's seven angles are
 beta = body1, Theta = body2 - body1, gamma = body3, Phi = body4 - body5, delta = body5,
 Omega = body6 - body7, epsilon = body7.
 
-Tolerances: 10x the error measured at DOP853, rtol 1e-10, atol 1e-12 (rounded up): beta 2.7e-9,
-Theta -3.3e-9, gamma 2.6e-11, Phi 4.5e-11, delta 1.3e-12, Omega -4.5e-11, epsilon 7.6e-13.
-(With the default sing_watch its steps are DOPRI5's here: the smallest |R_ii|/|R_11| of this
-model, lengths in metres, is about 0.008 < 0.05 throughout; DOPRI5 gives the same numbers.) The
+Tolerances: about 10x the error measured at DOP853, rtol 1e-10, atol 1e-12 (rounded up): beta
+3.7e-9, Theta -4.6e-9, gamma 3.6e-11, Phi 6.3e-11, delta 1.9e-12, Omega -6.3e-11, epsilon
+1.1e-12 (DOPRI5 at the same tolerance: 2.7e-9, -3.3e-9, ...). The smallest |R_ii|/|R_11| of this
+centimetre mechanism is about 0.01 throughout, below the 0.05 that once meant "near a singular
+configuration" whatever the size: then every step was DOPRI5's (352 steps, 2 576 evaluations).
+The watch now compares it with the run's largest (issue 34): DOP853 takes all 99 steps. The
 reference itself is about 1.4e-9 off in beta and Theta: two independent formulations (this model
 at rtol 1e-13, and the test set's 7-angle equations integrated with SciPy's DOP853 at rtol 1e-13)
 agree with each other to 1e-11 and differ from it by -1.1e-9 (beta) and 1.4e-9 (Theta).
@@ -98,3 +100,13 @@ def test_squeezer_energy_grows_by_the_work_of_the_torque(run):
     work = MOM * (beta - beta[0])
     assert work[-1] > 0.5
     assert np.abs(run.energy - run.energy[0] - work).max() < 1e-8
+
+
+def test_dop853_takes_the_steps_of_a_small_mechanism(run):
+    """Issue 34, item 4: `method: dop853` silently ran DOPRI5 on this centimetre-scale mechanism
+    (the singular-configuration watch compared sigma, which scales with the lengths, with 0.05).
+    No configuration of this run is near singular: DOP853 takes every step, and the summary says
+    which method took how many."""
+    s = run.summary
+    assert s["steps_by_method"] == {"rk4": 0, "dopri5": 0, "dop853": s["steps"]}
+    assert s["steps"] < 150 and s["evaluations"] < 2000  # DOPRI5 throughout: 352, 2 576

@@ -50,11 +50,16 @@ typedef struct mcs_options {
     int newton_max_iter;      /* chart Newton iterations before MCS_ERR_NEWTON */
     mcs_real chart_pivot_min; /* a stage whose LU of A_S U has a pivot ratio below this fails */
     /* Singular configurations (SPEC §6). sigma = smallest retained |R_ii| / |R_11| (rank from
-     * rank_tol). A step is searched for a minimum of sigma when sigma at one of its ends is below
-     * sing_watch; a minimum below sing_tol inside the step is an event. A step that would end
+     * rank_tol). sigma depends on the mechanism's size (A's columns of angles are lengths, of
+     * positions numbers: a centimetre mechanism's sigma is about 0.01 everywhere), so "near a
+     * singular configuration" is sigma below sing_watch times the largest sigma of the run so
+     * far (w.sigma_ref): the same decisions at any scale. Near one, DOP853 leaves the step to
+     * DOPRI5, RK4 places its steps across it, and a step is searched for a minimum of sigma
+     * (when sigma at one of its ends is near); a minimum below sing_tol inside the step is an
+     * event. A step that would end
      * with sigma below chart_tol is retaken shorter (no chart is centred at a singular point).
      * sing_tol = 0 turns event detection off. */
-    mcs_real sing_watch; /* default 0.05 */
+    mcs_real sing_watch; /* default 0.05 (of the run's largest sigma) */
     mcs_real sing_tol;   /* default 1e-6 (float 1e4 eps): the rank tolerance at the event too */
     mcs_real chart_tol;  /* default 1e-4 */
     /* RK4 places its steps so that no stage comes closer to a predicted crossing than where
@@ -124,6 +129,7 @@ typedef struct mcs_stats {
     long rank_changes;      /* accepted steps after which the rank differs */
     long events;            /* singular configurations located */
     long detours;           /* steps retaken shorter near a singular configuration (rules 1-2) */
+    long steps_dop853;      /* accepted steps DOP853 took (an adaptive run's others: DOPRI5's) */
 } mcs_stats;
 
 /* A singular configuration located inside the last accepted step (SPEC §6). */
@@ -268,6 +274,9 @@ typedef struct mcs_sim {
         mcs_real sigma_before;
         int sigma_before_r;
         int searched;
+        /* the largest sigma of the run's frames: the watch compares sigma with sing_watch times
+         * it (mcs_sim_watch_level), so that it does not depend on the mechanism's size */
+        mcs_real sigma_ref;
     } w;
 } mcs_sim;
 
