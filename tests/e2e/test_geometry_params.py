@@ -144,7 +144,8 @@ def test_frozen_parameters_are_constants_and_param_refuses_them(tmp_path, capsys
     header = (solver.generated_dir / "geo_frozen.h").read_text()
     source = (solver.generated_dir / "geo_frozen.c").read_text()
     assert '#define GEO_FROZEN_FROZEN_PARAMS "L1,th0"' in header
-    assert "p->L1" not in source and "p->th0" not in source and "p->L2" in source
+    assert "p->mcs_p_L1" not in source and "p->mcs_p_th0" not in source
+    assert "p->mcs_p_L2" in source
     with pytest.raises(McsError, match=r"--param L1: frozen at generation \(freeze\[0\]\)"):
         solver.simulate(params={"L1": 2.0})
     out = tmp_path / "run.csv"
@@ -162,7 +163,7 @@ def test_frozen_parameters_are_constants_and_param_refuses_them(tmp_path, capsys
     # speed on a spatial model)
     unfrozen = generate(write(tmp_path / "u", PLANAR, "geo_frozen", PLANAR_DEFAULTS), tmp_path)[1]
     text = (unfrozen / "geo_frozen.c").read_text()
-    assert text.count("p->") > source.count("p->") and "mcs_sin(p->th0)" in text
+    assert text.count("p->") > source.count("p->") and "mcs_sin(p->mcs_p_th0)" in text
 
 
 def test_the_animation_draws_the_geometry_the_run_simulated(tmp_path, capsys):

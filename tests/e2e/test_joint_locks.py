@@ -155,7 +155,7 @@ def test_bad_joint_lock_options_are_one_line_errors(cli):
 
 # ---- PUMA 560 emergency stop (004 §7) ----------------------------------------------------------
 
-DH = [  # (d, a, alpha) of ../shared/data/puma560.md
+DH = [  # (d, a, alpha) of docs/data/puma560.md
     (0, 0, np.pi / 2),
     (0, 0.4318, 0),
     (0.15005, 0.0203, -np.pi / 2),

@@ -161,7 +161,7 @@ def test_bad_locks_and_rotors(write_model, change, field, words):
 
 
 def test_identified_inertia_is_accepted_only_when_asked_and_loudly(write_model, cli, tmp_path):
-    """A triangle-inequality violation (identified data, ../shared/data/puma560.md note 2) is an
+    """A triangle-inequality violation (identified data, docs/data/puma560.md note 2) is an
     error that names the per-body override; with `inertia_check: warn` it loads with a warning
     that generate prints; positive definiteness is still required."""
     bad = "mass: 1.0, inertia: [1, 1, 5]"

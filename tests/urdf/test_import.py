@@ -417,8 +417,8 @@ def test_model_names_are_made_valid_and_said(tmp_path, cli):
 
 def test_name_lengths_follow_the_generator(tmp_path):
     """Names are at most reader.MAX_NAME (63) characters, as the generator says; a damped joint's
-    name leaves room for its parameter damping_<joint>."""
-    from mcsgen.model.reader import MAX_NAME
+    name leaves room for its parameter damping_<joint> (a parameter: MAX_PARAM_NAME, 57)."""
+    from mcsgen.model.reader import MAX_NAME, MAX_PARAM_NAME
 
     src = tmp_path / "robot.urdf"
     long_joint = "a_very_long_joint_name_" * 4  # 92 characters, damped
@@ -433,7 +433,7 @@ def test_name_lengths_follow_the_generator(tmp_path):
     model = load_model(path)
     assert model.name == name
     (param,) = [p for p in yaml.safe_load(path.read_text())["parameters"] if p != "g"]
-    assert param.startswith("damping_a_very_long") and len(param) == MAX_NAME
+    assert param.startswith("damping_a_very_long") and len(param) == MAX_PARAM_NAME
     assert any(f"link '{'b' * 70}' is named {'b' * MAX_NAME} in the model" in n for n in notes)
     too_long = "m" * (MAX_NAME + 1)
     for kw in (dict(name=too_long), dict()):

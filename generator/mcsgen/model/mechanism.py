@@ -225,7 +225,7 @@ class MechanismBuilder:
     def read_inertia(self, body, raw, where, check="strict"):
         """The inertia about the centre of mass (body axes): symmetric positive definite, and
         a rigid body's (J1 + J2 >= J3) unless check is "warn" (identified data often violate
-        it, ../shared/data/puma560.md): then accepted with a warning."""
+        it, docs/data/puma560.md): then accepted with a warning."""
         if body.kind == "planar":
             body.inertia = self.sym(raw, where)
             value = float(self.approx_value(self.num(raw, where)))

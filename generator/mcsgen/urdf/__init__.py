@@ -26,7 +26,7 @@ IDENT = re.compile(r"[^A-Za-z0-9_]+")
 DAMPING = "damping_"  # the prefix of a damped joint's parameter (write.py)
 # names the generator refuses by their start (model/reader.py, Reader.identifier)
 REFUSED_PREFIXES = RUNTIME_PREFIXES
-REFUSED = C_KEYWORDS | RESERVED | {"ground"}
+REFUSED = C_KEYWORDS | RESERVED | {"ground", "main"}
 
 
 def c_name(text, taken, longest=MAX_NAME):
