@@ -28,8 +28,9 @@ def graph(tmp_path, text, model="/m/model.c"):
 
 
 def test_the_heaviest_path_through_indirect_calls_and_library_leaves(tmp_path):
-    """main (100) -> step (40) -> indirect: the heaviest trampoline mcs_gen_d_K (0) -> kernel (700) ->
-    memset (library allowance 128): 968; the light branch (mcs_gen_d_c -> 16) is not the worst."""
+    """main (100) -> step (40) -> indirect: the heaviest trampoline mcs_gen_d_K (0) ->
+    kernel (700) -> memset (library allowance 128): 968; the light branch (mcs_gen_d_c -> 16) is
+    not the worst."""
     text = (
         node("main", 100) + node("step", 40) + node("other", 500)
         + node("/m/model.c:mcs_gen_d_c", 0) + node("/m/model.c:mcs_gen_d_K", 0)

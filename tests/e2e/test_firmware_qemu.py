@@ -40,10 +40,10 @@ def coordinate(model, name):
 
 
 def test_the_slider_crank_fits_48_kib_of_flash_and_8_kib_of_ram(firmware):
-    """the team's target (README "make bench"): the slider-crank solver for a Cortex-M4F (float, -Os) in 48 KiB of
-    flash and 8 KiB of RAM (static data + bss + worst-case stack), no heap: RK4, continuation
-    none, the compact simulator (its file's firmware: settings), only the parts of the runtime
-    they use (mcs_config.h's MCS_WITH_*)."""
+    """the team's target (README "make bench"): the slider-crank solver for a Cortex-M4F (float,
+    -Os) in 48 KiB of flash and 8 KiB of RAM (static data + bss + worst-case stack), no heap: RK4,
+    continuation none, the compact simulator (its file's firmware: settings), only the parts of
+    the runtime they use (mcs_config.h's MCS_WITH_*)."""
     sizes, _ = firmware
     s = sizes["slider_crank"]
     assert s["flash"] <= 48 * KIB, s

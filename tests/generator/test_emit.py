@@ -276,8 +276,8 @@ def test_written_files_have_the_usual_mode(tmp_path):
 
 # Every header of the C99 library: a firmware translation unit may include any of them before a
 # generated header, and the generated source is compiled with all of them in force below.
-C99_HEADERS = """assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp signal
-stdarg stdbool stddef stdint stdio stdlib string tgmath time wchar wctype""".split()
+C99_HEADERS = """assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp
+signal stdarg stdbool stddef stdint stdio stdlib string tgmath time wchar wctype""".split()
 # parameters named like those headers' macros (and GNU C's predefined `linux`, `unix`)
 LIBRARY_NAMES = """I EOF stdin complex BUFSIZ assert errno NAN INFINITY HUGE_VAL M_PI DBL_MAX
 FLT_EPSILON isnan CHAR_BIT EXIT_SUCCESS SIG_DFL va_arg setjmp imaginary linux unix
@@ -323,8 +323,9 @@ def test_c_library_names_compile(std, tmp_path):
     )
     exe = tmp_path / "main"
     cc = [
-        "gcc", f"-std={std}", "-pedantic", "-Wall", "-Wextra", "-Werror", "-include", str(everything),
-        f"-I{RUNTIME / 'include'}", f"-I{out}", str(main), str(out / "d.c"), "-o", str(exe), "-lm",
+        "gcc", f"-std={std}", "-pedantic", "-Wall", "-Wextra", "-Werror",
+        "-include", str(everything), f"-I{RUNTIME / 'include'}", f"-I{out}",
+        str(main), str(out / "d.c"), "-o", str(exe), "-lm",
     ]  # fmt: skip
     built = subprocess.run(cc, capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
