@@ -12,12 +12,17 @@
 4. Large models: the cost of one RK4 step against n = 40 .. 600 on point and spatial chains, the
    default simulator against the banded one (bench/growth.py, with the growth exponents), and 60 s
    of the 43-body anchor chain's free vibration (n = 301) through `./mcsgen simulate`.
+5. A 7-DOF arm (models/urdf/panda.urdf, the Franka Emika Panda): the time of its URDF import, its
+   derivation and its MISRA check, as `./mcsgen import-urdf` and `./mcsgen generate` run them,
+   against issue 34's target of 2 minutes (one run: the derivation alone takes minutes).
 
 Timings are the best of several interleaved repeats (the machines are shared and noisy).
-Writes build/bench/results.json and prints a table.
+Writes build/bench/results.json and prints a table. `bench/run.py SECTION...` runs only the named
+sections (SECTIONS: arm) and updates their entries in build/bench/results.json.
 """
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -200,7 +205,85 @@ def anchor_chain_60s():
     return rows
 
 
+ARM_URDF = ROOT / "models" / "urdf" / "panda.urdf"
+ARM_TARGET_S = 120.0  # issue 34, item 5: a 7-DOF arm generated, MISRA check included
+
+
+def arm_generation():
+    """The 7-DOF arm: import (`./mcsgen import-urdf`), derivation and emission (`generate`), and
+    the MISRA check `./mcsgen generate` runs on what it wrote; seconds of each, one run."""
+    from mcsgen import misra
+    from mcsgen.urdf import import_urdf
+
+    arm = OUT / "arm"
+    arm.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    path, _ = import_urdf(ARM_URDF, arm / "panda.yaml")
+    imported = time.perf_counter()
+    model, out_dir, _ = generate(path, out_root=arm / "generated", force=True)
+    derived = time.perf_counter()
+    result = misra.check_model(out_dir) if shutil.which("cppcheck") else None
+    checked = time.perf_counter()
+    row = dict(
+        model=model.name,
+        n=model.n,
+        m=model.m,
+        c_bytes=sum(p.stat().st_size for p in out_dir.glob("*.[ch]")),
+        import_s=imported - start,
+        derivation_s=derived - imported,
+        misra_s=checked - derived if result else None,
+        misra_pieces=result.pieces if result else None,
+        misra_workers=misra.WORKERS,
+        misra=result.summary() if result else "not checked (no cppcheck)",
+        total_s=checked - start,
+        target_s=ARM_TARGET_S,
+    )
+    print(
+        f"  {row['model']} (n = {row['n']}, m = {row['m']}, {row['c_bytes'] / 1e6:.1f} MB of C): "
+        f"import {row['import_s']:.1f} s, derivation {row['derivation_s']:.1f} s, MISRA "
+        + (
+            f"{row['misra_s']:.1f} s ({row['misra_pieces']} pieces, {row['misra_workers']} at a "
+            f"time)"
+            if result
+            else "not checked"
+        )
+        + f"; total {row['total_s']:.1f} s (target < {ARM_TARGET_S:.0f} s: "
+        + ("met" if row["total_s"] < ARM_TARGET_S else "NOT met")
+        + ")"
+    )
+    print(f"  {row['misra']}")
+    return row
+
+
+# sections that `bench/run.py SECTION` runs alone: name -> (results key, title, function)
+SECTIONS = {
+    "arm": (
+        "arm_generation",
+        "7-DOF arm (models/urdf/panda.urdf): URDF import, derivation and MISRA check",
+        arm_generation,
+    ),
+}
+
+
+def run_sections(names):
+    """Only the named sections, their entries of build/bench/results.json updated."""
+    unknown = [n for n in names if n not in SECTIONS]
+    if unknown:
+        sys.exit(f"bench/run.py: no section {', '.join(unknown)} (sections: {', '.join(SECTIONS)})")
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / "results.json"
+    results = json.loads(path.read_text()) if path.exists() else {}
+    for name in names:
+        key, title, run = SECTIONS[name]
+        print(title)
+        results[key] = run()
+    path.write_text(json.dumps(results, indent=2))
+    print(f"results: {path}")
+
+
 def main():
+    if sys.argv[1:]:
+        return run_sections(sys.argv[1:])
     OUT.mkdir(parents=True, exist_ok=True)
     gen_root = OUT / "generated"
     results = {"generation_s": {}}
@@ -398,6 +481,9 @@ def main():
     import gen_chain
 
     results["chain_generation_s"] = dict(gen_chain.main([5, 10, 20, 40]))
+    key, title, run = SECTIONS["arm"]
+    print(title)
+    results[key] = run()
     print("DOPRI5 tolerances: steps, rejections and energy drift (the defaults' reason)")
     import dopri5_defaults
 

@@ -8,13 +8,17 @@ match; every line carries a justification. Whatever no line covers is a finding.
 """
 
 import fnmatch
+import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
+from bisect import bisect_right
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
 from .errors import McsError
 from .paths import GENERATED, ROOT, RUNTIME
@@ -72,6 +76,7 @@ class Result:
     scope: str  # "runtime" or a model name
     findings: list = field(default_factory=list)  # not deviated
     deviated: dict = field(default_factory=dict)  # rule -> count
+    pieces: int = 1  # Cppcheck runs its C was checked in (a large model's: see split_source)
 
     def summary(self):
         rules = ", ".join(f"{r} ({n})" for r, n in sorted(self.deviated.items(), key=_rule_key))
@@ -138,6 +143,10 @@ def run_cppcheck(sources, includes, jobs=1, all_configs=True, extra=(), build_di
     cppcheck_version()
     with tempfile.TemporaryDirectory(prefix="mcs-misra-") as tmp:
         cmd = ["cppcheck", "--addon=misra", "--std=c99", "--quiet", f"-j{jobs}"]
+        # the addon (Python, half of the time) on the interpreter mcsgen runs on, not the first
+        # python3 on PATH: Debian's is built with profile-guided optimization, the addon ran
+        # about 15 % faster on it than on a pyenv build
+        cmd += [f"--addon-python={sys.executable}"] if sys.executable else []
         cmd += [f"--cppcheck-build-dir={build_dir or tmp}"]
         cmd += ["--template={file}:{line}:{column}: [{id}]"]
         if not all_configs:
@@ -155,6 +164,22 @@ def run_cppcheck(sources, includes, jobs=1, all_configs=True, extra=(), build_di
             path = path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path
             found.add(Finding(str(path), int(m.group(2)), int(m.group(3)), m.group(4)))
     return sorted(found, key=lambda f: (f.path, f.line, f.column, f.rule))
+
+
+def preprocesses(source, includes, extra=()):
+    """Raise when `source` reaches an #error: Cppcheck 2.10 then skips the configuration without
+    a word, and the check would pass having checked nothing (a model generated for another
+    runtime ABI). The system C compiler's preprocessor decides; without one, nothing is said."""
+    cc = shutil.which("cc")
+    if cc is None:
+        return
+    cmd = [cc, "-E", "-std=c99", "-o", os.devnull] + [f"-I{p}" for p in includes]
+    for arg in extra:
+        cmd += ["-include", arg.split("=", 1)[1]] if arg.startswith("--include=") else [arg]
+    proc = subprocess.run(cmd + [str(source)], capture_output=True, text=True, cwd=ROOT)
+    errors = [line.strip() for line in proc.stderr.splitlines() if "#error" in line]
+    if proc.returncode != 0 and errors:
+        raise McsError(f"MISRA check: {errors[0]} (Cppcheck would skip the file and check nothing)")
 
 
 def apply_deviations(scope, findings, deviations, base=None):
@@ -184,18 +209,21 @@ def check_runtime(deviations=None):
     return check_all([], runtime=True, deviations=deviations)[0]
 
 
-def check_all(model_dirs, runtime=True, deviations=None, workers=2):
+def check_all(model_dirs, runtime=True, deviations=None, workers=None, piece_bytes=None):
     """The runtime (optionally) and each generated model directory, `workers` Cppcheck runs at a
-    time: one Result per scope, the runtime first."""
+    time (default: one per core): one Result per scope, the runtime first. A model's .c larger
+    than piece_bytes (default PIECE_BYTES) is checked in pieces (split_source), every piece a
+    run of its own; 0 checks every model whole."""
     deviations = load_deviations() if deviations is None else deviations
+    workers = WORKERS if workers is None else workers
+    piece_bytes = PIECE_BYTES if piece_bytes is None else piece_bytes
     includes = [RUNTIME / "include", RUNTIME / "src"]
-    jobs = [("runtime", None), ("example", [FIRMWARE_EXAMPLE])] if runtime else []
-    n_runtime = len(jobs)
-    jobs += [("model", Path(d)) for d in model_dirs]
+    runs = []  # (scope index, work estimate (bytes squared), function of no arguments -> findings)
+    merges = []  # per scope: function of its runs' findings -> findings
 
-    def run(job):
-        kind, what = job
-        if kind == "runtime":
+    if runtime:
+
+        def runtime_run():
             # one build directory for both backend sets: the second pass reuses the analysis
             # of the files they share and analyses only its own backend
             found = set()
@@ -203,7 +231,8 @@ def check_all(model_dirs, runtime=True, deviations=None, workers=2):
                 for sources in BACKEND_SETS.values():
                     found.update(run_cppcheck(sources, includes, build_dir=shared))
             return sorted(found, key=_finding_key)
-        if kind == "example":
+
+        def example_run():
             model_dir = GENERATED / FIRMWARE_MODEL
             upper = FIRMWARE_MODEL.upper()
             defines = [f"-DMCS_APP_MODEL={FIRMWARE_MODEL}_model",
@@ -213,42 +242,429 @@ def check_all(model_dirs, runtime=True, deviations=None, workers=2):
                        f"-DMCS_APP_MAX_DOF={upper}_FIRMWARE_MAX_DOF",
                        f"-DMCS_APP_FEATURES={upper}_FIRMWARE_FEATURES",
                        f"--include={model_dir / (FIRMWARE_MODEL + '.h')}"]  # fmt: skip
-            found = run_cppcheck(what, [RUNTIME / "include", model_dir], extra=defines)
+            preprocesses(FIRMWARE_EXAMPLE, [RUNTIME / "include", model_dir], defines)
+            found = run_cppcheck([FIRMWARE_EXAMPLE], [RUNTIME / "include", model_dir],
+                                 extra=defines)  # fmt: skip
             return [f for f in found if f.path.startswith("runtime/")]
-        return _model_findings(what)
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        outputs = list(pool.map(run, jobs))
+        size = sum(p.stat().st_size for p in RUNTIME_SOURCES)
+        runs += [(0, size**2, runtime_run), (0, 0, example_run)]
+        merges.append(lambda outputs: sorted(set().union(*outputs), key=_finding_key))
+    pieces = []
+    for d in model_dirs:
+        model_runs, merge = _model_plan(Path(d), piece_bytes)
+        runs += [(len(merges), size, run) for size, run in model_runs]
+        merges.append(merge)
+        pieces.append(len(model_runs))
+
+    # the largest runs first, so that the last to finish are short ones
+    order = sorted(range(len(runs)), key=lambda i: -runs[i][1])
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = {i: pool.submit(runs[i][2]) for i in order}
+        outputs = [futures[i].result() for i in range(len(runs))]
+    per_scope = [[] for _ in merges]
+    for (scope, _, _), found in zip(runs, outputs):
+        per_scope[scope].append(found)
+    findings = [merge(found) for merge, found in zip(merges, per_scope)]
     results = []
     if runtime:
-        found = sorted(set().union(*outputs[:n_runtime]), key=_finding_key)
-        results.append(apply_deviations("runtime", found, deviations))
-        outputs = outputs[n_runtime:]
-    for d, own in zip(model_dirs, outputs):
-        results.append(apply_deviations(Path(d).name, own, deviations, base=Path(d)))
+        results.append(apply_deviations("runtime", findings.pop(0), deviations))
+    for d, own, n in zip(model_dirs, findings, pieces):
+        result = apply_deviations(Path(d).name, own, deviations, base=Path(d))
+        result.pieces = n
+        results.append(result)
     return results
 
 
-def check_model(model_dir, deviations=None):
+def check_model(model_dir, deviations=None, piece_bytes=None):
     """One generated model (<dir>/<name>.c with its header), on its own as firmware links it."""
-    return check_all([model_dir], runtime=False, deviations=deviations)[0]
+    return check_all([model_dir], runtime=False, deviations=deviations,
+                     piece_bytes=piece_bytes)[0]  # fmt: skip
 
 
-def _model_findings(model_dir):
-    model_dir = Path(model_dir)
+def _model_plan(model_dir, piece_bytes):
+    """The Cppcheck runs that check one model, as (work estimate, function of no arguments that
+    returns its findings), and the function that makes the model's own findings of their
+    results: one run of its files, or one per piece of a large .c (split_source)."""
     sources = sorted(model_dir.glob("*.c"))
     if not sources:
         raise McsError(f"{model_dir}: no generated C to check")
-    found = run_cppcheck(sources, [RUNTIME / "include", model_dir], all_configs=False)
-    # the runtime headers it includes are the runtime's findings, counted there; the model's own
-    # files are named generated/<model>/<file> wherever they were written
-    own = []
+    includes = [RUNTIME / "include", model_dir]
+    for source in sources:
+        preprocesses(source, includes)
+    text = sources[0].read_text() if len(sources) == 1 else ""
+    split = None
+    if piece_bytes and len(text) > piece_bytes:
+        header = "\n".join(p.read_text() for p in sorted(model_dir.glob("*.h")))
+        split = split_source(text, piece_bytes, header)
+    if split is None:
+        size = sum(p.stat().st_size for p in sources)
+
+        def whole():
+            return run_cppcheck(sources, includes, all_configs=False)
+
+        return [(size**2, whole)], lambda outputs: _own(model_dir, outputs[0])
+
+    source = sources[0].resolve()
+    headers = {p.resolve() for p in model_dir.glob("*.h")}
+
+    def piece_run(piece):
+        def run():
+            with tempfile.TemporaryDirectory(prefix="mcs-misra-piece-") as tmp:
+                path = Path(tmp) / source.name
+                path.write_text(piece.text)
+                found = run_cppcheck([path], includes, all_configs=False)
+                here = path.resolve()
+            out = []
+            for f in found:
+                p = Path(f.path) if Path(f.path).is_absolute() else ROOT / f.path
+                if p.resolve() == here:
+                    if f.line in piece.owned:  # its own lines only (not its prototypes')
+                        out.append(Finding(str(source), f.line, f.column, f.rule))
+                else:
+                    out.append(f)
+            return out
+
+        return run
+
+    def merge(outputs):
+        # a finding on a line every piece holds (the header, the .c's shared part) is a finding
+        # of the whole file when one piece reports it, except for the rules that say something
+        # is not used anywhere (2.3, 2.4, 2.5): those when every piece reports it
+        count = {}
+        for found in outputs:
+            for f in set(found):
+                count[f] = count.get(f, 0) + 1
+        kept = []
+        for f, n in count.items():
+            p = Path(f.path) if Path(f.path).is_absolute() else ROOT / f.path
+            everywhere = p.resolve() in headers or (
+                p.resolve() == source and f.line in split.shared
+            )
+            if f.rule not in UNUSED_RULES or not everywhere or n == len(outputs):
+                kept.append(f)
+        return _own(model_dir, kept)
+
+    return [(piece.work, piece_run(piece)) for piece in split.pieces], merge
+
+
+def _own(model_dir, found):
+    """The findings in the model's own files, named generated/<model>/<file> wherever they were
+    written; the runtime headers it includes are the runtime's findings, counted there."""
+    own = set()
     for f in found:
         p = Path(f.path) if Path(f.path).is_absolute() else ROOT / f.path
         if p.resolve().parent == model_dir.resolve():
-            own.append(Finding(f"generated/{model_dir.name}/{p.name}", f.line, f.column, f.rule))
-    return own
+            own.add(Finding(f"generated/{model_dir.name}/{p.name}", f.line, f.column, f.rule))
+    return sorted(own, key=_finding_key)
 
 
 def _finding_key(f):
     return (f.path, f.line, f.column, f.rule)
+
+
+# ---- a large model in pieces ------------------------------------------------------------------
+# One Cppcheck run takes time that grows faster than the size of a file (the addon's rule 8.2
+# walks the file's whole token list once for every pointer variable) and of each function (value
+# flow through a kernel of a thousand straight lines), on one core: 340 s and 1.7 GB for a 7-DOF
+# arm's 1.9 MB of C. A model's .c above PIECE_BYTES is therefore checked in pieces of about that
+# size, each a Cppcheck run of its own, WORKERS at a time (129 s for the arm on 2 cores). A piece
+# is the whole file with the functions of the other pieces blanked out: every line keeps its
+# number and column, so findings need no mapping (split_source says what goes where).
+
+PIECE_BYTES = 100_000
+# the cores this process may run on (a container's, not the machine's), at most 8
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+WORKERS = max(1, min(_CORES or 1, 8))
+# rules that report something as not used anywhere in the file: a piece reports it when its own
+# functions do not use it, so on a line every piece holds it is a finding when all pieces say so
+UNUSED_RULES = {"2.3", "2.4", "2.5"}
+
+_TOKEN = re.compile(
+    r"(?P<comment>/\*.*?\*/|//[^\n]*)"
+    r"|(?P<directive>^[ \t]*#(?:\\\n|[^\n])*)"  # preprocessor lines, continued or not
+    r"|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"  # string and character literals
+    r"|[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|[\w.])*|\S",
+    re.S | re.M,
+)
+
+
+@dataclass
+class _Item:
+    """A top-level item of a C file: a function definition, a declaration or a directive."""
+
+    first: int  # its lines, 1-based, inclusive
+    last: int
+    names: set  # the identifiers it uses (not in comments or literals)
+    function: Optional[str] = None  # the function it defines
+    static: bool = False
+    returns_void: bool = False
+    signature: str = ""  # a definition's text before its body
+    params: tuple = ()  # a definition's parameter names
+    tokens: tuple = ()  # a definition's tokens
+    declares: set = field(default_factory=set)  # what a declaration declares
+
+
+@dataclass
+class Piece:
+    text: str  # the source: the original's lines, or empty ones, or prototypes
+    owned: set  # the lines whose findings are the piece's to report
+    work: int = 0  # an estimate of its cost: Cppcheck's grows as the square of a function's size
+
+
+@dataclass
+class Split:
+    pieces: list  # of Piece
+    shared: set  # the lines every piece holds
+
+
+def _top_level_items(text):
+    """The top-level items of generated C, or None where the file is not as plain as the
+    generator writes it (two items on one line, an unterminated item)."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line(offset):
+        return bisect_right(starts, offset)
+
+    items, tokens = [], []  # tokens of the item being read: (text, offset)
+    depth = paren = 0
+    end = 0  # where the item being read ends so far
+    body = None  # offset of a function body's "{"
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind == "comment":
+            end = m.end() if tokens else end
+            continue
+        tok = m.group()
+        if kind == "directive" and not tokens:
+            items.append(_Item(line(m.start()), line(m.end() - 1), set(_IDENT.findall(tok))))
+            continue
+        tokens.append((tok, m.start()))
+        end = m.end()
+        if tok == "(":
+            paren += 1
+        elif tok == ")":
+            paren -= 1
+        elif tok == "{":
+            if depth == 0 and paren == 0 and len(tokens) > 1 and tokens[-2][0] == ")":
+                body = m.start()
+            depth += 1
+        elif tok == "}":
+            depth -= 1
+        if depth < 0 or paren < 0:
+            return None
+        if depth == 0 and paren == 0 and (tok == ";" or (tok == "}" and body is not None)):
+            first, last = line(tokens[0][1]), line(end - 1)
+            items.append(_make_item(text, tokens, first, last, body))
+            tokens, body = [], None
+    if tokens:
+        return None
+    for a, b in zip(items, items[1:]):
+        if b.first <= a.last:
+            return None
+    return items
+
+
+_IDENT = re.compile(r"\b[A-Za-z_]\w*")
+
+
+def _make_item(text, tokens, first, last, body):
+    names = {t for t, _ in tokens if _IDENT.fullmatch(t)}
+    item = _Item(first, last, names)
+    head = [t for t, off in tokens if body is None or off < body]
+    if body is not None:  # a function definition: its name is the identifier before the "("
+        k = head.index("(")
+        item.function = head[k - 1]
+        item.static = "static" in head[: k - 1]
+        item.returns_void = [t for t in head[: k - 1] if t not in ("static", "inline")] == ["void"]
+        item.signature = text[tokens[0][1] : body].rstrip()
+        item.tokens = tuple(t for t, _ in tokens)
+        item.params = tuple(arg[-1] for arg in _arguments(head, k) if _IDENT.fullmatch(arg[-1]))
+        return item
+    # a declaration: the object it declares is the name before its initializer or bounds (a
+    # function's prototype names the function, which the item then uses)
+    level, before, stop = 0, [], None
+    for t in head:
+        if level == 0 and t in ("=", ";", ","):
+            stop = t
+            break
+        level += t in ("(", "{", "[")
+        level -= t in (")", "}", "]")
+        before.append(t)
+    cut = next((i for i, t in enumerate(before) if t in ("[", "(")), len(before))
+    if before[cut : cut + 2] == ["(", "*"]:  # a function pointer: "void (*name)(...)"
+        cut = next((i for i in range(cut + 2, len(before)) if before[i] == ")"), cut)
+    declared = [t for t in before[:cut] if _IDENT.fullmatch(t)]
+    if stop == "," or not declared:  # several declarators: any name may be one
+        item.declares = {t for t in head if _IDENT.fullmatch(t)} - _KEYWORDS
+    else:
+        item.declares = {declared[-1]}
+    return item
+
+
+def _arguments(tokens, k):
+    """The comma-separated token lists between tokens[k] == "(" and its ")"."""
+    args, current, level = [], [], 0
+    for t in tokens[k + 1 :]:
+        if level == 0 and t in (",", ")"):
+            if current:
+                args.append(current)
+            if t == ")":
+                break
+            current = []
+            continue
+        level += t in ("(", "{", "[")
+        level -= t in (")", "}", "]")
+        current.append(t)
+    return args
+
+
+def _plain_calls(caller, callee):
+    """Whether every use of callee in caller is a call that passes the caller's own parameters,
+    unchanged (what is known of them at the call is then what the callee's piece knows)."""
+    toks = caller.tokens
+    for i, t in enumerate(toks):
+        if t != callee:
+            continue
+        if i + 1 >= len(toks) or toks[i + 1] != "(":
+            return False
+        for arg in _arguments(toks, i + 1):
+            if len(arg) != 1 or arg[0] not in caller.params:
+                return False
+    return True
+
+
+_KEYWORDS = {
+    "auto", "char", "const", "double", "enum", "extern", "float", "inline", "int", "long",
+    "register", "restrict", "short", "signed", "sizeof", "static", "struct", "typedef", "union",
+    "unsigned", "void", "volatile",
+}  # fmt: skip
+
+
+class _Classes:
+    """Union-find over function names and "shared" (in every piece)."""
+
+    def __init__(self):
+        self.parent = {}
+
+    def find(self, a):
+        self.parent.setdefault(a, a)
+        while self.parent[a] != a:
+            self.parent[a] = self.parent[self.parent[a]]
+            a = self.parent[a]
+        return a
+
+    def union(self, a, b):
+        self.parent[self.find(a)] = self.find(b)
+
+
+_SHARED = None  # the class of what every piece holds
+
+
+def split_source(text, piece_bytes, header_text=None):
+    """The pieces to check a generated .c in, each about piece_bytes, or None to check it whole
+    (it is small, not as plain as the generator writes it, or does not split).
+
+    A piece holds every line that is not a function definition (includes, macros, objects, the
+    descriptor), the functions those use, and a share of the other functions; the lines of the
+    rest are left empty, so every line has its number. Functions go to a piece in classes that
+    keep together what a whole-file rule looks at across functions: a function and the
+    functions it uses, unless the user is in every piece or the used one is a `static void`
+    function that uses no other (its prototype, on its own lines, stands in for it elsewhere:
+    the generator's kernel parts); and the functions that use one file-scope object (rule 8.9
+    counts them). A piece's findings are those on its own lines: its functions' and the shared
+    ones. UNUSED_RULES on a shared line count when every piece reports them."""
+    items = _top_level_items(text)
+    if items is None:
+        return None
+    functions = {it.function: it for it in items if it.function}
+    if len(functions) != sum(1 for it in items if it.function):
+        return None  # a name defined twice: not the generator's C
+    # static file-scope objects (rule 8.9 counts the functions that use each), of the .c and of
+    # the model's header (a static object there is one of each file that includes it)
+    header_items = _top_level_items(header_text or "")
+    if header_items is None:
+        return None
+    objects = set()
+    for it in items + header_items:
+        if not it.function and "static" in it.names and "typedef" not in it.names:
+            objects |= it.declares
+    defined = set(functions)
+    objects -= defined
+    uses = {name: (it.names & defined) - {name} for name, it in functions.items()}
+    leaves = {
+        name
+        for name, it in functions.items()
+        if it.static
+        and it.returns_void
+        and not uses[name]
+        and all(_plain_calls(functions[f], name) for f in functions if name in uses[f])
+    }
+    classes = _Classes()
+    for name in functions:
+        classes.find(name)
+    for it in items:
+        if not it.function:  # a declaration or directive that names a function holds it
+            for name in it.names & defined:
+                classes.union(name, _SHARED)
+    for obj in objects:
+        users = [name for name, it in functions.items() if obj in it.names]
+        for a, b in zip(users, users[1:]):
+            classes.union(a, b)
+    for name in functions:
+        for used in uses[name]:
+            if used not in leaves and functions[used].static:
+                classes.union(name, used)
+    for name in functions:
+        for used in uses[name]:
+            if used in leaves or functions[used].static:
+                continue
+            # a public function: declared in the header, so any piece may call it; but rule
+            # 8.7 counts its uses, so its users go with it unless they are in every piece
+            declared = header_text is not None and re.search(rf"\b{used}\s*\(", header_text)
+            if not declared or classes.find(name) != classes.find(_SHARED):
+                classes.union(name, used)
+
+    lines = text.split("\n")
+    shared_lines = set(range(1, len(lines) + 1))
+    groups = {}  # class -> its functions, in file order
+    for it in items:
+        if it.function and classes.find(it.function) != classes.find(_SHARED):
+            groups.setdefault(classes.find(it.function), []).append(it)
+            shared_lines -= set(range(it.first, it.last + 1))
+
+    def size(group):
+        return sum(sum(len(ln) + 1 for ln in lines[it.first - 1 : it.last]) for it in group)
+
+    # pack the classes into pieces in file order, a new piece when one is full
+    bins, current, filled = [], [], 0
+    for group in groups.values():
+        if current and filled + size(group) > piece_bytes:
+            bins.append(current)
+            current, filled = [], 0
+        current += group
+        filled += size(group)
+    if current:
+        bins.append(current)
+    if len(bins) < 2:
+        return None
+    pieces = []
+    for held in bins:
+        owned = set(shared_lines)
+        for it in held:
+            owned |= set(range(it.first, it.last + 1))
+        out = [ln if i + 1 in owned else "" for i, ln in enumerate(lines)]
+        # prototypes of the leaves its functions (and the shared ones) call but it does not hold
+        calls = set()
+        for it in items:
+            if it.function and it.first in owned:
+                calls |= it.names & leaves
+        for name in sorted(calls):
+            leaf = functions[name]
+            if leaf.first in owned:
+                continue
+            proto = (leaf.signature + ";").split("\n")
+            out[leaf.first - 1 : leaf.first - 1 + len(proto)] = proto
+        work = sum(size([it]) ** 2 for it in held)
+        pieces.append(Piece("\n".join(out), owned, work))
+    return Split(pieces, shared_lines)

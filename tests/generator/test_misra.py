@@ -3,6 +3,7 @@ model with every joint type and force element checked clean, and a planted viola
 The runtime and the shipped models are checked by `make misra` (part of `make test`)."""
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -189,6 +190,90 @@ def test_a_planted_violation_is_a_finding(tmp_path):
     rules = {(f.rule, f.line) for f in found.findings}
     assert rules == {("15.6", line), ("12.1", line + 2)}, found.findings
     assert all(f.path == "generated/planar_pendulum/planar_pendulum.c" for f in found.findings)
+
+
+@needs_cppcheck
+def test_pieces_find_what_the_whole_file_finds(tmp_path):
+    """A large model's C is checked in pieces (misra.split_source): the same findings, at the
+    same lines, and the same deviation counts as one run over the whole file. Planted: an unbraced
+    if and an implicit precedence in a kernel (one piece's lines), an implicit precedence in a
+    descriptor trampoline (lines every piece holds), a macro no function uses (rule 2.5: every
+    piece reports it) and one only that kernel uses (the pieces without the kernel report it, the
+    whole file does not)."""
+    name = "double_four_bar"
+    model = tmp_path / name
+    shutil.copytree(ROOT / "generated" / name, model)
+    c = model / f"{name}.c"
+    lines = c.read_text().split("\n")
+    # bottom up, so that the places found stay where they are
+    call = next(i for i, ln in enumerate(lines) if ln.strip().startswith(f"{name}_c(x, t, "))
+    lines.insert(call, "    out[0] = out[0] + t * t;")
+    kernel = next(i for i, ln in enumerate(lines) if ln.startswith(f"void {name}_c("))
+    body = next(i for i in range(kernel, len(lines)) if lines[i] == "{") + 1
+    lines[body:body] = [
+        "    if (t > MCS_R(1.0))",
+        "        out[0] = t;",
+        "    out[0] = out[0] * t + t;",
+        "    out[0] = out[0] * MCS_TEST_USED;",
+    ]
+    include = lines.index(f'#include "{name}.h"') + 1
+    lines[include:include] = ["#define MCS_TEST_UNUSED 1", "#define MCS_TEST_USED MCS_R(2.0)"]
+    text = "\n".join(lines)
+    c.write_text(text)
+
+    def at(line_text):
+        return 1 + lines.index(line_text)
+
+    split = misra.split_source(text, 8000, (model / f"{name}.h").read_text())
+    assert split is not None and len(split.pieces) >= 3
+    assert at("    out[0] = out[0] + t * t;") in split.shared
+    assert at("    if (t > MCS_R(1.0))") not in split.shared
+    whole = misra.check_model(model, piece_bytes=0)
+    pieces = misra.check_model(model, piece_bytes=8000)
+    assert (whole.pieces, pieces.pieces) == (1, len(split.pieces))
+    assert pieces.findings == whole.findings
+    assert pieces.deviated == whole.deviated and whole.deviated["8.7"] > 10
+    planted = {
+        ("2.5", at("#define MCS_TEST_UNUSED 1")),
+        ("15.6", at("    if (t > MCS_R(1.0))")),
+        ("12.1", at("    out[0] = out[0] * t + t;")),
+        ("12.1", at("    out[0] = out[0] + t * t;")),
+    }
+    assert {(f.rule, f.line) for f in whole.findings} == planted, whole.findings
+    assert {f.path for f in whole.findings} == {f"generated/{name}/{name}.c"}
+
+
+def test_a_large_model_splits_into_pieces_that_compile(tmp_path):
+    """Every line of the PUMA 560's C is in exactly one piece or in all of them, as it is; each
+    piece is C that compiles (the kernel parts another piece holds stand in as prototypes)."""
+    name = "puma560_estop"
+    source = ROOT / "generated" / name / f"{name}.c"
+    text = source.read_text()
+    split = misra.split_source(text, misra.PIECE_BYTES, source.with_suffix(".h").read_text())
+    assert split is not None and len(split.pieces) >= 3
+    lines = text.split("\n")
+    owners = {}
+    for piece in split.pieces:
+        theirs = piece.text.split("\n")
+        assert len(theirs) == len(lines)
+        assert all(theirs[k - 1] == lines[k - 1] for k in piece.owned)
+        for k in piece.owned - split.shared:
+            owners[k] = owners.get(k, 0) + 1
+    assert set(owners.values()) == {1}
+    assert set(owners) | split.shared == set(range(1, len(lines) + 1))
+    cc = shutil.which("cc")
+    if cc is None:
+        return
+    for k, piece in enumerate(split.pieces):
+        path = tmp_path / str(k) / source.name
+        path.parent.mkdir()
+        path.write_text(piece.text)
+        proc = subprocess.run(
+            [cc, "-std=c99", "-pedantic", "-fsyntax-only", "-Werror=implicit-function-declaration",
+             f"-I{ROOT / 'runtime' / 'include'}", f"-I{source.parent}", str(path)],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[:2000]
 
 
 def test_cli_misra_without_a_target_is_one_line(cli):
