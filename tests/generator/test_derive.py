@@ -76,3 +76,51 @@ def test_lagrange_3r_gravity_at_rest():
     state.update({v: 0 for v in model.v})
     f = np.array(d.f.subs(values).subs(state), dtype=float).ravel()
     assert np.allclose(f, -108 * 9.81 * 0.5 * np.ones(3), atol=1e-9)
+
+
+def test_joint_damper_is_the_torque_of_the_joint_angle_rate(tmp_path):
+    """A rotational damper on a revolute joint between two moving bodies (skew axis, bodies
+    turned away from the world axes) is -c rate d rate/dv with the axial rate a1 . w1' - a2 . w2'
+    (mechanism.add_rate_damping): on the constraint manifold it is the generalized force of the
+    joint angle, -c (grad theta . v) grad theta, at every velocity the joints allow."""
+    path = tmp_path / "damped_pair.yaml"
+    path.write_text(
+        """\
+name: damped_pair
+parameters: {c: 0.7}
+gravity: [0, 0, -9.81]
+bodies:
+  - {name: upper, type: spatial, mass: 2, inertia: [0.1, 0.2, 0.15], position: [0.3, 0, -0.5],
+     orientation: {axis: [1, 2, 3], angle: 0.4}}
+  - {name: lower, type: spatial, mass: 1, inertia: [0.05, 0.04, 0.03], position: [0.6, 0.2, -1],
+     orientation: {axis: [-2, 1, 1], angle: 1.1}}
+joints:
+  - {name: shoulder, type: spherical, body1: upper, body2: ground, point: [0, 0, 0]}
+  - {name: elbow, type: revolute, body1: lower, body2: upper, point: [0.5, 0.1, -0.8],
+     axis: [0.3, 1, -0.2]}
+forces:
+  - {type: rotational_spring_damper, joint: elbow, damping: c}
+"""
+    )
+    model = load_model(path)
+    elbow = next(j for j in model.joints if j.name == "elbow")
+    theta = elbow.coordinate
+    x0 = {s: float(a) for s, a in zip(model.x, model.x0)}
+    values = {p.symbol: p.value for p in model.parameters}
+    values.update({g: float(e.xreplace(values)) for g, e in model.geometry})
+    at = {**x0, **values}
+    A = np.array(sp.Matrix([c.expr for c in model.constraints]).jacobian(model.x).xreplace(at),
+                 dtype=float)  # fmt: skip
+    assert np.abs(np.array([float(c.expr.xreplace(at)) for c in model.constraints])).max() < 1e-14
+    _, s, vt = np.linalg.svd(A)
+    tangent = vt[np.sum(s > 1e-10) :].T  # (n x f) the velocities the joints allow
+    assert tangent.shape[1] == 4  # three turns of the upper body, one of the elbow
+    grad = np.array([float(sp.diff(theta, s).xreplace(at)) for s in model.x])
+    Q = sp.Matrix(model.forces).xreplace(at)
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        v = tangent @ rng.normal(size=tangent.shape[1])
+        rate = grad @ v
+        assert abs(rate) > 1e-3
+        got = np.array([float(q.xreplace(dict(zip(model.v, v)))) for q in Q])
+        assert np.abs(got - (-0.7 * rate * grad)).max() < 1e-12 * np.abs(got).max()

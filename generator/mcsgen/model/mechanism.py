@@ -97,6 +97,8 @@ class MechanismBuilder:
         # kind "force", "torque" or "damper" (energy.mechanism_balance)
         self.energy_elements = []
         self.joints = {}
+        # revolute joint -> the rate of its angle as a linear form in v (axial_rate)
+        self.axial_rates = {}
         self.held = []  # (description, row (n), value)
         self.gravity = None
         self.kind = None  # "spatial" | "planar"
@@ -413,31 +415,39 @@ class MechanismBuilder:
                 driven=driven,
                 lock=None if driven else self.lock,
             )
+            if jt.coordinate == "angle":
+                self.axial_rates[name] = self.axial_rate(spec, b1, b2, where)
             self.joint_rate(name, spec, where)
             if "rotor_inertia" in spec:
-                self.rotor(spec, b1, b2, where)
+                self.rotor(name, spec, where)
 
-    def rotor(self, spec, b1, b2, where):
+    def axial_rate(self, spec, b1, b2, where):
+        """The rate of a revolute joint's angle as a linear form in v: in 3D a1 . w1' - a2 . w2'
+        with the body-frame angular velocities w' = 2 G(e) edot and the axis in each body's frame
+        (equal to the world axis projection a . (w1 - w2), and to the time derivative of the
+        joint angle, wherever the joint's rows hold). Polynomial in e, where the derivative of
+        the angle 2 atan2(rel_1, rel_0) is a rational function of both bodies' e."""
+        if self.kind == "planar":
+            return sum(
+                (s * b.qd[2] for s, b in ((1, b1), (-1, b2)) if b.kind != "ground"), sp.Integer(0)
+            )
+        F1, F2 = self.joint_frames(spec, b1, b2, where)
+        w = sp.Integer(0)
+        for s, body, F in ((1, b1, F1), (-1, b2, F2)):
+            if body.kind == "ground":
+                continue
+            a = F.applyfunc(self.geo)[:, 0]
+            w_body = 2 * G_matrix(body.q[3:7]) * sp.Matrix(body.qd[3:7])
+            w += s * (a.T * w_body)[0]
+        return w
+
+    def rotor(self, name, spec, where):
         """A revolute joint's `rotor_inertia` I_r: a Lagrange block T = I_r w_rel^2 / 2, w_rel the
-        rate of the joint angle. In 3D w_rel = a1 . w1' - a2 . w2' with the body-frame angular
-        velocities w' = 2 G(e) edot and the axis in each body's frame (equal to the world axis
-        projection a . (w1 - w2) wherever the joint's rows hold)."""
+        rate of the joint angle (axial_rate)."""
         I_r = self.sym(spec["rotor_inertia"], f"{where}.rotor_inertia")
         if not approx(self.num_of(I_r, f"{where}.rotor_inertia")) >= 0:
             self.ctx.fail(f"{where}.rotor_inertia", "rotor inertia must be non-negative")
-        if self.kind == "planar":
-            w = sum(
-                (s * b.qd[2] for s, b in ((1, b1), (-1, b2)) if b.kind != "ground"), sp.Integer(0)
-            )
-        else:
-            F1, F2 = self.joint_frames(spec, b1, b2, where)
-            w = sp.Integer(0)
-            for s, body, F in ((1, b1, F1), (-1, b2, F2)):
-                if body.kind == "ground":
-                    continue
-                a = F.applyfunc(self.geo)[:, 0]
-                w_body = 2 * G_matrix(body.q[3:7]) * sp.Matrix(body.qd[3:7])
-                w += s * (a.T * w_body)[0]
+        w = self.axial_rates[name]
         self.blocks.append((I_r * w**2 / 2, sp.Integer(0)))
 
     def joint_points(self, spec, b1, b2, where, dim):
@@ -731,7 +741,10 @@ class MechanismBuilder:
                 c = self.num(spec.get("damping", 0), f"{where}.damping")
                 th0 = self.sym(spec.get(rest, 0), f"{where}.{rest}")
                 self.blocks.append((sp.Integer(0), k / 2 * (theta - th0) ** 2))
-                if c != 0:
+                if c != 0 and rotational:
+                    self.add_rate_damping(c, self.axial_rates[jname], vs)
+                    self.energy_elements.append(("damper", where, self.approx_value(c)))
+                elif c != 0:
                     self.add_damping(c, theta, xs, vs)
                     self.energy_elements.append(("damper", where, self.approx_value(c)))
 
@@ -740,6 +753,14 @@ class MechanismBuilder:
         grad = [sp.diff(coord, x) for x in xs]
         rate = sum((g * v for g, v in zip(grad, vs) if g != 0), sp.Integer(0))
         self.add_applied(sp.Matrix([-c * rate * g for g in grad]))
+
+    def add_rate_damping(self, c, rate, vs):
+        """Q = -c rate d rate/dv for a rate linear in v (a revolute joint's axial_rate): the
+        damper's torque -c rate about the axis, equal and opposite on the two bodies. Where the
+        joint's rows hold it is add_damping of the joint angle, force and power alike (the
+        angle's gradient is then a pure axial rotation too); its expressions are polynomials of
+        e instead of the angle's rational functions, a small part of the size of K_f and D."""
+        self.add_applied(sp.Matrix([-c * rate * sp.diff(rate, v) for v in vs]))
 
     # --- energy and initial state ---------------------------------------------------------------
     def build_dynamics(self, gravity):
