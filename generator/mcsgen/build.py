@@ -17,6 +17,8 @@ from .paths import (
     USER_GENERATED,
     PathLike,
     remembered_user_dir,
+    file_key,
+    shipped,
 )
 
 # The compile line's parts. The Makefile (CFLAGS_STRICT, LIBS) and scripts/firmware spell the
@@ -162,6 +164,16 @@ def model_dir(name: str) -> Path:
         shown = d.relative_to(ROOT) if d.is_relative_to(ROOT) else d
         raise BuildError(f"{shown}/{name}.c not found: run `./mcsgen generate` first")
     return d
+
+
+def generated_dir_of(model) -> Path:
+    """The generated C of a loaded model: generated/<name>/ of a shipped file, the folder keyed
+    by the user's file when generation wrote one there, else what
+    model_dir finds by name (a model generated with --out and remembered in this process)."""
+    if shipped(model.path):
+        return GENERATED / model.name
+    keyed = USER_GENERATED / model.name / file_key(model.path)  # paths.user_generated_dir
+    return keyed if (keyed / f"{model.name}.c").exists() else model_dir(model.name)
 
 
 def simulator_sources() -> List[Path]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from ..build import build_shared
+from ..build import build_shared, generated_dir_of
 from ..errors import McsError
 from ..model import Model, complete_initial_state
 
@@ -31,12 +31,13 @@ def _ptr(a):
 
 
 class CompiledModel:
-    """ctypes view of generated/<name>/<name>.c (or gdir/<name>.c) compiled as a shared library
-    (double)."""
+    """ctypes view of the model's generated C (build.generated_dir_of, or gdir/<name>.c)
+    compiled as a shared library (double)."""
 
     def __init__(self, model, gdir=None):
         self.model = model
         self.n, self.m = model.n, model.m
+        gdir = gdir if gdir is not None else generated_dir_of(model)  # its file's own C
         self.lib = ctypes.CDLL(str(build_shared(model.name, gdir)))
         self.params = np.array([p.value for p in model.parameters] or [0.0], dtype=float)
         self.has_potential = model.potential is not None
