@@ -123,7 +123,11 @@ def clean(expr):
     """`expr` with every Float coefficient replaced by its exact rational when it is one (the
     40-digit noise of products of rounded constants), so that exact zeros vanish and exact ones
     print as 1."""
-    floats = expr.atoms(sp.Float) if isinstance(expr, sp.Basic) else ()
+    if not isinstance(expr, sp.Basic):
+        return expr
+    if expr.is_Atom:  # most entries of a large model's n x n matrices are the Integer 0
+        return coefficient(expr) if expr.is_Float else expr
+    floats = expr.atoms(sp.Float)
     if not floats:
         return expr
     return expr.xreplace({f: coefficient(f) for f in floats})
