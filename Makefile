@@ -10,9 +10,12 @@ CFLAGS_STRICT := -std=c99 -pedantic -Wall -Wextra -Werror
 INCLUDES := -Iruntime/include -Iruntime/src
 LIBS := -llapacke -llapack -lblas -lm
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-RUNTIME_SRC := $(filter-out runtime/src/mcs_linalg_portable.c,$(sort $(wildcard runtime/src/*.c)))
-PORTABLE_SRC := $(filter-out runtime/src/mcs_linalg_lapack.c,$(sort $(wildcard runtime/src/*.c)))
-RUNTIME_HDR := $(wildcard runtime/include/mcs/*.h runtime/src/*.h)
+# the runtime library by layer: runtime/src/{linalg,basis,sim,sim/variant,analysis}/ (README
+# "Layout"); its files include each other's internal headers by their path under runtime/src/
+LIB_SRC := $(sort $(wildcard runtime/src/*/*.c runtime/src/*/*/*.c))
+RUNTIME_SRC := $(filter-out runtime/src/linalg/mcs_linalg_portable.c,$(LIB_SRC))
+PORTABLE_SRC := $(filter-out runtime/src/linalg/mcs_linalg_lapack.c,$(LIB_SRC))
+RUNTIME_HDR := $(wildcard runtime/include/mcs/*.h runtime/src/*/*.h runtime/src/*/*/*.h)
 TEST_MODELS := spatial_pendulum pendulum_3r planar_pendulum_redundant pendulum_3r_bodies slider_crank \
 	pendulum_kc pendulum_torsion double_four_bar modified_triple_four_bar
 TEST_MODEL_SRC := $(foreach m,$(TEST_MODELS),generated/$(m)/$(m).c)
@@ -175,7 +178,7 @@ test-fuzz-replay: deps $(addprefix $(B)/fuzz-replay/,$(FUZZ_VARIANTS))
 
 # Formatting and static checks (black, flake8, clang-format; configured in pyproject.toml, .flake8
 # and .clang-format). Generated C is not linted.
-C_LINT := $(filter-out runtime/app/mcs_options_table.h,$(sort $(wildcard runtime/src/*.[ch] \
+C_LINT := $(filter-out runtime/app/mcs_options_table.h,$(sort $(LIB_SRC) $(wildcard runtime/src/*/*.h \
           runtime/include/mcs/*.h runtime/app/*.[ch] tests/runtime/*.c tests/fuzz/*.c bench/*.c)))
 lint: deps
 	black --check --quiet generator tests bench

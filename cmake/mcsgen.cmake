@@ -51,7 +51,7 @@ function(_mcsgen_runtime variant float portable)
       IMPORTED_LOCATION "${MCSGEN_PREFIX}/lib/lib${variant}.a"
       INTERFACE_INCLUDE_DIRECTORIES "${MCSGEN_PREFIX}/include")
   else()
-    file(GLOB sources CONFIGURE_DEPENDS "${MCSGEN_PREFIX}/runtime/src/*.c")
+    file(GLOB_RECURSE sources CONFIGURE_DEPENDS "${MCSGEN_PREFIX}/runtime/src/*.c")
     if(portable)
       list(FILTER sources EXCLUDE REGEX "mcs_linalg_lapack\\.c$")
     else()

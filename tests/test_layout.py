@@ -73,12 +73,11 @@ def test_generator_has_no_import_cycle():
 
 
 def runtime_includes():
-    files = list((ROOT / "runtime" / "include" / "mcs").glob("*.h")) + list(
-        (ROOT / "runtime" / "src").glob("*.[ch]")
-    )
+    src = ROOT / "runtime" / "src"
+    files = list((ROOT / "runtime" / "include" / "mcs").glob("*.h")) + list(src.rglob("*.[ch]"))
     by_name = {}
-    for f in files:
-        key = f"mcs/{f.name}" if f.parent.name == "mcs" else f.name
+    for f in files:  # as they are included: "mcs/<name>" or by their path under runtime/src
+        key = f"mcs/{f.name}" if f.parent.name == "mcs" else f.relative_to(src).as_posix()
         by_name[key] = f
     graph = {}
     for key, f in by_name.items():

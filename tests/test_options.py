@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from mcsgen import options
-from mcsgen.paths import RUNTIME
+from mcsgen.paths import RUNTIME, runtime_c_files
 
 PROBE = r"""
 #include <stdio.h>
@@ -56,7 +56,7 @@ def test_documented_defaults_are_the_runtimes(tmp_path, real):
             f"-I{RUNTIME / 'include'}",
             f"-I{RUNTIME / 'src'}",
             str(src),
-            *map(str, sorted((RUNTIME / "src").glob("*.c"))),
+            *map(str, runtime_c_files()),
             "-o",
             str(exe),
             "-DMCS_LINALG_PORTABLE",

@@ -612,9 +612,9 @@ def test_the_limits_the_readme_quotes_are_the_codes():
     ) in text
     below = source_constant("generator/mcsgen/build.py", r"^PORTABLE_BELOW = (\d+)")
     assert f"a model with fewer than {below} coordinates with the portable backend" in text
-    gemm = source_constant("runtime/src/mcs_linalg.h", r"^#define MCS_LA_GEMM_MIN (\d+)\.0")
+    gemm = source_constant("runtime/src/linalg/mcs_linalg.h", r"^#define MCS_LA_GEMM_MIN (\d+)\.0")
     assert f"products of at least {gemm} multiply-adds" in text
-    sim = "runtime/src/mcs_sim.c"
+    sim = "runtime/src/sim/mcs_sim.c"
     steps = int(source_constant(sim, r"opt->max_steps = (\d+)L;"))
     attempts = source_constant(sim, r"opt->max_attempts = (\d+);")
     exponent = "⁰¹²³⁴⁵⁶⁷⁸⁹"[len(str(steps)) - 1]

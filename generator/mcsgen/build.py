@@ -17,7 +17,10 @@ from .paths import (
     USER_GENERATED,
     PathLike,
     remembered_user_dir,
+    RUNTIME_SRC,
     file_key,
+    runtime_c_files,
+    runtime_internal_headers,
     shipped,
 )
 
@@ -69,7 +72,7 @@ def runtime_sources(backend: Optional[str] = None) -> List[Path]:
     skip = {"lapack": "mcs_linalg_portable.c", "portable": "mcs_linalg_lapack.c"}[
         backend or linalg_backend()
     ]
-    return sorted(p for p in (RUNTIME / "src").glob("*.c") if p.name != skip)
+    return [p for p in runtime_c_files() if p.name != skip]
 
 
 def backend_flags(backend: Optional[str] = None) -> Tuple[List[str], List[str]]:
@@ -210,7 +213,7 @@ def program_command(
         *extra_flags,
         *defines,
         f"-I{RUNTIME / 'include'}",
-        f"-I{RUNTIME / 'src'}",
+        f"-I{RUNTIME_SRC}",
         f"-I{RUNTIME / 'app'}",
         f"-I{gdir}",
         f"-DMCS_APP_MODEL={name}",
@@ -239,7 +242,7 @@ def _simulator_inputs(
         + [gdir / f"{name}.c"]
         + runtime_sources(backend)
         + sorted((RUNTIME / "include" / "mcs").glob("*.h"))
-        + sorted((RUNTIME / "src").glob("*.h"))
+        + runtime_internal_headers()
         + sorted((RUNTIME / "app").glob("*.h"))
         + [gdir / f"{name}.h"]
     )
@@ -298,7 +301,7 @@ def build_analyzer(
     sources = main + [gdir / f"{name}.c"] + runtime_sources()
     headers = (
         sorted((RUNTIME / "include" / "mcs").glob("*.h"))
-        + sorted((RUNTIME / "src").glob("*.h"))
+        + runtime_internal_headers()
         + [RUNTIME / "app" / "mcs_app_util.h", gdir / f"{name}.h"]
     )
     target = _build_dir(name, gdir) / f"analyze_{name}_{linalg_backend()}"

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Optional
 
 from .errors import McsError
-from .paths import GENERATED, ROOT, RUNTIME
+from .paths import GENERATED, ROOT, RUNTIME, RUNTIME_SRC, runtime_c_files
 
 DEVIATIONS = ROOT / "misra" / "deviations.txt"
 
@@ -36,7 +36,7 @@ ADVISORY = {
 MANDATORY = {"9.1", "12.5", "13.6", "17.3", "17.4", "17.6", "19.1", "21.13", "21.17", "21.18",
              "21.19", "21.20", "22.2", "22.4", "22.5", "22.6"}  # fmt: skip
 
-RUNTIME_SOURCES = sorted((RUNTIME / "src").glob("*.c"))
+RUNTIME_SOURCES = runtime_c_files()
 # the two linear-algebra backends define the same functions: exactly one is linked, so each is
 # checked in a set of its own (rule 8.6 holds in each)
 BACKEND_SETS = {
@@ -217,7 +217,7 @@ def check_all(model_dirs, runtime=True, deviations=None, workers=None, piece_byt
     deviations = load_deviations() if deviations is None else deviations
     workers = WORKERS if workers is None else workers
     piece_bytes = PIECE_BYTES if piece_bytes is None else piece_bytes
-    includes = [RUNTIME / "include", RUNTIME / "src"]
+    includes = [RUNTIME / "include", RUNTIME_SRC]
     runs = []  # (scope index, work estimate (bytes squared), function of no arguments -> findings)
     merges = []  # per scope: function of its runs' findings -> findings
 

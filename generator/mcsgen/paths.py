@@ -10,6 +10,21 @@ PACKAGE = ROOT / "generator" / "mcsgen"  # this package
 TEMPLATES = ROOT / "templates"  # Jinja2 templates of the generated C
 MODELS = ROOT / "models"  # the shipped mechanism files
 RUNTIME = ROOT / "runtime"  # the C runtime (include/, src/, app/)
+# the runtime library's sources, by layer (README "Layout": linalg/, basis/, sim/, analysis/);
+# its files include each other's internal headers by their path under src/ (-I runtime/src)
+RUNTIME_SRC = RUNTIME / "src"
+
+
+def runtime_c_files() -> list:
+    """Every C file of the runtime library (both linear-algebra backends), sorted by path."""
+    return sorted(RUNTIME_SRC.rglob("*.c"))
+
+
+def runtime_internal_headers() -> list:
+    """The runtime library's internal headers (under src/), sorted by path."""
+    return sorted(RUNTIME_SRC.rglob("*.h"))
+
+
 # `make install` (scripts/install) leaves this file in PREFIX/share/mcsgen: the package runs from
 # an installation, which may be read-only and shared by several users
 INSTALLED = (ROOT / "INSTALLED").is_file()

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "mcs/mcs_basis.h"
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 #define NMAX 8
 static mcs_real work[MCS_BASIS_WORK_SIZE(NMAX, NMAX)];

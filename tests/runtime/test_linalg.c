@@ -9,7 +9,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 #define N 7
 static mcs_real work[MCS_LA_LWORK(N) + 4 * N * N];

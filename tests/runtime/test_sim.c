@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "mcs/mcs_sim.h"
-#include "mcs_sim_internal.h" /* mcs_chart_rhs: a fresh first stage to compare with */
+#include "sim/mcs_sim_internal.h" /* mcs_chart_rhs: a fresh first stage to compare with */
 #include "pendulum_3r.h"
 #include "planar_pendulum_redundant.h"
 #include "spatial_pendulum.h"

@@ -2,7 +2,7 @@
  * sigma(t) on the dense output, the new admissible motions aligned with the continued basis
  * (SPEC §6, §3.7). */
 
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 #if MCS_WITH_EVENTS
 /* sigma at time t inside the last step, measured at the chart's rank: the dense state's

@@ -3,7 +3,7 @@
  * simulator's here, the compact one's in mcs_compact.c; MCS_WITH_DEFAULT_CHART = 0 leaves the
  * default's out. */
 
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 void mcs_q_carry(int f_from, const mcs_real *q_from, const mcs_real *dq, int f_to, mcs_real *q_to)
 {

@@ -1,6 +1,6 @@
 /* mcs_reactions.c - constraint multipliers (joint reactions), minimum-norm over dependent rows. */
 
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
                                mcs_real *lambda)

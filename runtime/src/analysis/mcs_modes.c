@@ -1,7 +1,7 @@
 /* mcs_modes.c - reduced linearization and its eigenvalues (mcs_modes.h). */
 #include "mcs/mcs_modes.h"
 
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 #define TWO_PI MCS_R(6.283185307179586476925)
 

@@ -15,8 +15,8 @@
  * It takes: a model with rows and a banded structure (model->band), A of full row rank along the motion (no redundant rows, no singular configuration:
  * a factorization with sigma below rank_tol is MCS_ERR_SINGULAR_CHART), continuation off, none
  * or euler, no dense output of q and qd, no events, no locks (else MCS_ERR_UNSUPPORTED). */
-#include "mcs_band.h"
-#include "mcs_sim_internal.h"
+#include "linalg/mcs_band.h"
+#include "sim/mcs_sim_internal.h"
 
 /* ---------------------------------------------------------------- frames */
 

@@ -1,8 +1,8 @@
 /* mcs_statics.c - static equilibrium by Newton with K_c and a line search (mcs_statics.h): the
  * iteration (assembly of the start, steps, line search, convergence, the report); the steps are
  * mcs_statics_step.c's. */
-#include "mcs_linalg.h"
-#include "mcs_statics_internal.h"
+#include "linalg/mcs_linalg.h"
+#include "analysis/mcs_statics_internal.h"
 
 static int statics_carve(statics_ws *w, int n, int m, mcs_real *work, size_t work_len, int *iwork,
                          size_t iwork_len)

@@ -4,7 +4,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 #ifdef MCS_REAL_FLOAT
 #define mcs_lapacke_geqp3 LAPACKE_sgeqp3_work

@@ -1,7 +1,7 @@
 /* mcs_step.c - the step policy: RK4 on its grid, DOPRI5 error control, retakes near singular
  * configurations (SPEC §6 rules 1-3), acceptance with re-factorization and basis continuation. */
 
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 /* Retakes of one step near a singular point before the step is accepted as it is. */
 #define MAX_RETRIES 6

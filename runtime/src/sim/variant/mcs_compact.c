@@ -12,7 +12,7 @@
  * What it leaves out (mcs_sim_check answers MCS_ERR_UNSUPPORTED): the probe frame (dense output
  * of q and qd, multipliers), singular-configuration events and locks.
  */
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 /* ---------------------------------------------------------------- sparse products */
 

@@ -1,8 +1,8 @@
 /* mcs_statics_step.c - the Newton step of the static equilibrium at an iterate (mcs_statics.c
  * iterates): residuals and the factorization of A^T, the stiffness, the minimum-norm, tangent-space
  * and saddle-point steps. */
-#include "mcs_linalg.h"
-#include "mcs_statics_internal.h"
+#include "linalg/mcs_linalg.h"
+#include "analysis/mcs_statics_internal.h"
 
 mcs_real mcs_statics_max_abs(int len, const mcs_real *a)
 {

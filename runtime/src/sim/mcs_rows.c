@@ -4,7 +4,7 @@
  * model (mcs_model.h: a joint's lock, a switch's explicit rows), whose rows are formed here from
  * the group's generated quantities g(x) and the values captured at the activation. Every kernel of
  * the rows goes through these functions. Locks have no time dependence (their c_t is 0). */
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 /* What a group kernel evaluates. */
 typedef enum { ROWS_C, ROWS_A, ROWS_GAMMA, ROWS_A_DOT } rows_kind;

@@ -3,7 +3,7 @@
  * projected forms as cross-checks, and the naive projection for comparisons. */
 #include "mcs/mcs_transition.h"
 
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 #define MAX2(a, b) (((a) > (b)) ? (a) : (b))
 

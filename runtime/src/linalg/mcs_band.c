@@ -3,7 +3,7 @@
  * out (mcs_band_structure, generator/mcsgen/emit/structure.py), applications of its Q, solves with
  * its banded R, and an LU with partial pivoting of a banded matrix (LAPACK's gbtrf storage). Every
  * cost is O(n w) or O(N b^2), w and b the bands: no n x n matrix. Plain C99, no allocation. */
-#include "mcs_band.h"
+#include "linalg/mcs_band.h"
 
 /* sqrt(a^2 + b^2) without overflow or underflow in the squares (mcs_linalg_portable.c has its own
  * copy: that backend references nothing but libm, tests/e2e/test_firmware.py) */

@@ -2,7 +2,7 @@
  * of the result in registers; 1 x 4 with MCS_SMALL_KERNELS) and mcs_mat_multiply_tn (a^T b by
  * dot products, and its symmetric form); the LAPACK backend hands the large ones to the BLAS
  * (MCS_LA_GEMM_MIN). The general mcs_mat_gemm is in mcs_gemm.c. */
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 /* c_j..j+3 (rows x 4) = (c_j.. when accumulate) + a (rows x inner) b_j..j+3: four rows at a
  * time, the sums of a 4 x 4 block of c in acc with rows i..i+3 side by side (a compiler may pair

@@ -29,7 +29,7 @@
 
 #include "mcs/mcs_sim.h"
 
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 #define MAX2(a, b) (((a) > (b)) ? (a) : (b))
 #define MIN2(a, b) (((a) < (b)) ? (a) : (b))

@@ -5,7 +5,7 @@
  * last digits for the model-sized matrices of modal analysis); the general pencil is not
  * available there (firmware computes undamped modes only) and returns MCS_LA_UNSUPPORTED.
  */
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 #ifndef MCS_LINALG_PORTABLE
 #include <lapacke.h>

@@ -1,7 +1,7 @@
 /* mcs_basis.c - QR tangent basis, predictors and polar alignment (SPEC §2, §3). */
 #include "mcs/mcs_basis.h"
 
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 /* max(n, m, 1): the order of the square work matrices (MCS_BASIS_K in int, before the
  * arguments are checked) */

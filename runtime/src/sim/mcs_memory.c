@@ -3,7 +3,7 @@
  * two work arrays of mcs_sim_init (every feature, every shape at its largest). The same code
  * counts and carves, so the sizes can never disagree with the layout; the MCS_SIM_*_SIZE and
  * MCS_SIM_MEMORY_REALS macros are checked equal to it by tests/runtime/test_sim.c. */
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 typedef struct carver {
     mcs_real *w; /* NULL: count only */

@@ -4,7 +4,7 @@
  * the upper triangle, as LAPACK's dgeqp3/dorgqr; tau = 0 when the column is already reduced.
  * Written for the small matrices of mechanisms (order up to a few dozen): plain loops, O(n^3). */
 #ifdef MCS_LINALG_PORTABLE
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 static mcs_real hypot2(mcs_real a, mcs_real b)
 {

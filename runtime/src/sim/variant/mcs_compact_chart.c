@@ -4,7 +4,7 @@
  * the same factor: no r x r G is formed or stored. Both converge like |x - x_k| / sigma, so steps
  * far from singular configurations cost a few iterations more than the default LU of G, and a
  * stage that stops converging near one fails and is retaken (SPEC §6 rule 2). */
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 /* ---------------------------------------------------------------- solves with G = A_S U */
 

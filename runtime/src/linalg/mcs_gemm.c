@@ -2,7 +2,7 @@
  * transposes, alpha and beta; a zero multiplier skipped in its axpy form, for the sparse
  * matrices the chart multiplies); the LAPACK backend hands the large ones to the BLAS
  * (MCS_LA_GEMM_MIN). The dense products are in mcs_matmul.c. */
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 /* c_j..c_j+3 (rows each, ld ldc) += a (rows x inner, ld lda) times the four columns b0..b3 of
  * op(B) (entry k of column t at b[t stride_c + k stride_k]), scaled by alpha: two rows at a time,

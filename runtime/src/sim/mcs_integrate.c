@@ -1,7 +1,7 @@
 /* mcs_integrate.c - the integrators on a frozen chart: RK4 and Dormand-Prince 5(4) stages, and
  * dense output inside the last accepted step (DOPRI5's continuous extension, RK4 Hermite). */
 
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 static void axpy_stage(int len, const mcs_real *y0, mcs_real h, int nst, const mcs_real *coef,
                        mcs_real *const *k, mcs_real *out)

@@ -2,7 +2,7 @@
  * (mcs_memory.c lays the memory out), and the small queries. The integration itself is in
  * mcs_frame.c, mcs_chart.c, mcs_integrate.c and mcs_step.c
  * (mcs_sim_internal.h lists who does what). */
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
 {

@@ -3,7 +3,7 @@
  * (C^T C)^-1/2, the SVD for a rank change or a C far from orthogonal (mcs_align_basis). */
 #include "mcs/mcs_basis.h"
 
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 /* c = op(a) b for square a, b, c (k x k, k <= 4: one or a few degrees of freedom) by plain
  * loops, op(a) = a^T when transpose_a: the calls and set-up of the blocked products cost more

@@ -3,7 +3,7 @@
  * switch's explicit rows; mcs_rows.c) with the momentum-consistent velocity jump of mcs_jump; an
  * unlock removes them without a jump. Either way the Jacobian is re-factored at the current state and the tangent
  * basis aligned with the one before (SPEC §3.7), so the projected coordinates stay continuous. */
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 #if MCS_WITH_LOCKS
 /* cur has a new row set: keep the old frame in prev (free between steps), factor cur again and

@@ -6,7 +6,7 @@
  * Coefficients: E. Hairer, S. P. Norsett, G. Wanner, Solving Ordinary Differential Equations I,
  * 2nd ed., Springer 1993, section II.10 (the published values of Hairer's dop853). */
 
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 #define STAGES 12 /* of a step; stage 12 is the end (FSAL), 13-15 the dense output's */
 #define AT(row, j) ((((row) * ((row) + 1)) / 2) + (j)) /* A (row, j) in the packed rows */

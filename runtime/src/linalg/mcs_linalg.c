@@ -1,5 +1,5 @@
 /* mcs_linalg.c - small dense loops shared by the linear-algebra backends. */
-#include "mcs_linalg.h"
+#include "linalg/mcs_linalg.h"
 
 void mcs_mat_solve_right_upper(int rows, int k, const mcs_real *r, int ldr, mcs_real *b, int ldb)
 {

@@ -2,7 +2,7 @@
  * Maggi-Kane ODE on it (SPEC §4), the default simulator's here (the compact one's in
  * mcs_compact_chart.c); frames and their bases are mcs_frame.c's. */
 
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 /* ---------------------------------------------------------------- the default simulator
  * (options.compact = 0): explicit n x n Q, the chart Newton with an LU of G = A_S U at every

@@ -1,7 +1,7 @@
 /* mcs_assembly.c - a consistent initial state: positions onto c = 0 by minimum-norm Newton,
  * velocities projected onto A v + c_t = 0 (SPEC §4). */
 
-#include "mcs_sim_internal.h"
+#include "sim/mcs_sim_internal.h"
 
 mcs_real mcs_constraint_norm_at(mcs_sim *s, const mcs_real *x, mcs_real t)
 {
