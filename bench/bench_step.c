@@ -85,7 +85,7 @@ static int setup_banded(mcs_continuation cont, double h, mcs_sim *sim)
     opt.h = h;
     opt.dense_output = 0;
     opt.sing_tol = 0;
-    opt.banded = 1;
+    opt.variant = MCS_VARIANT_BANDED;
     if (!blocks[slot]) {
         sizes[slot] = mcs_sim_memory_size(&MODEL, &opt);
         if (sizes[slot] == 0)

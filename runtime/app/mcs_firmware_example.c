@@ -36,7 +36,7 @@ int main(void)
         opt.sing_tol = MCS_R(0.0); /* no singular-configuration search */
     }
     if ((MCS_APP_FEATURES & MCS_MEM_COMPACT) != 0U) {
-        opt.compact = 1; /* the compact simulator (mcs_sim.h) */
+        opt.variant = MCS_VARIANT_COMPACT; /* the compact variant (mcs_sim.h) */
     }
     if (status == MCS_OK) {
         status = mcs_sim_assign(&sim, &MCS_APP_MODEL, &MCS_APP_PARAMS, &opt, memory, sizeof memory);

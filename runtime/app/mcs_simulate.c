@@ -87,7 +87,7 @@ static int key_rows(const mcs_model *md, int key)
     return key < md->nx ? 1 : md->groups[key - md->nx].nrows;
 }
 
-/* A dense-output row at t inside the last step (the default simulator's: the banded one has no
+/* A dense-output row at t inside the last step (the dense variant's: the banded one has no
  * probe frame, and takes no --dt-out with the adaptive methods). */
 static mcs_status record_dense(mcs_sim *sim, run_info *ri, mcs_real t)
 {
@@ -381,7 +381,7 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
 
     setup_simulator(&sim, md, &params, &opt, &app, work, sizeof work / sizeof *work, iwork,
                     sizeof iwork / sizeof *iwork);
-    ri.simulator = opt.banded ? "banded" : "dense";
+    ri.simulator = (opt.variant == MCS_VARIANT_BANDED) ? "banded" : "dense";
     if ((st = mcs_sim_start(&sim, 0, &asm_rep)) != MCS_OK)
         die("initial conditions", mcs_status_str(st));
     rs.rank0 = sim.cur.r;

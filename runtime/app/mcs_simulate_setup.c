@@ -64,7 +64,7 @@ static void assign_banded(mcs_sim *sim, const mcs_model *md, const void *params,
     opt->sing_tol = 0; /* it stops at a singular configuration instead of crossing it */
     opt->dense_output = 0;
     opt->max_locks = 0;
-    opt->banded = 1;
+    opt->variant = MCS_VARIANT_BANDED;
     size = mcs_sim_memory_size(md, opt);
     if (size == 0)
         die("--simulator banded: these options are not for it", NULL);

@@ -20,9 +20,9 @@ void require(int ok, const char *option, const char *rule, double value);
 void check_run_size(const app_args *app, const mcs_options *opt);
 /* Why this run cannot take the banded simulator (the message of --simulator banded), or NULL. */
 const char *banded_refusal(const mcs_model *md, const mcs_options *opt, const app_args *app);
-/* The simulator --simulator asks for, bound to the model (dies when it cannot be): the default
- * one in work/iwork (room for every option), or the banded one (opt->banded set, and its events,
- * dense output and locks off) in a block of its own size. */
+/* The simulator --simulator asks for, bound to the model (dies when it cannot be): the dense
+ * variant in work/iwork (room for every option), or the banded one (MCS_VARIANT_BANDED, and its
+ * events, dense output and locks off) in a block of its own size. */
 void setup_simulator(mcs_sim *sim, const mcs_model *md, const void *params, mcs_options *opt,
                      const app_args *app, mcs_real *work, size_t work_len, int *iwork,
                      size_t iwork_len);

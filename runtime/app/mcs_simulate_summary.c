@@ -111,9 +111,9 @@ int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
     /* which method took how many steps: DOP853 leaves those near a singular configuration to
      * DOPRI5 (mcs_sim.h, sing_watch) */
     stream_printf(o, ", \"steps_by_method\": {\"rk4\": %ld, \"dopri5\": %ld, \"dop853\": %ld}",
-                  opt->method == MCS_METHOD_RK4 ? sim->stats.steps : 0L,
-                  opt->method == MCS_METHOD_RK4 ? 0L : sim->stats.steps - sim->stats.steps_dop853,
-                  sim->stats.steps_dop853);
+                  sim->stats.steps_by_method[MCS_METHOD_RK4],
+                  sim->stats.steps_by_method[MCS_METHOD_DOPRI5],
+                  sim->stats.steps_by_method[MCS_METHOD_DOP853]);
     stream_printf(o, ", \"sing_tol\": %.17g, \"rank_tol\": %.17g", (double)opt->sing_tol,
                   (double)opt->rank_tol);
     stream_printf(o, ", \"dependent_rows\": [");

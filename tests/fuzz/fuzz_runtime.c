@@ -182,7 +182,7 @@ static void compact_options(unsigned memory, mcs_options *opt)
 {
     if (((memory >> 6) & 1U) == 0U)
         return;
-    opt->compact = 1;
+    opt->variant = MCS_VARIANT_COMPACT;
     if (((memory >> 7) & 1U) == 0U) {
         opt->dense_output = 0;
         opt->sing_tol = 0;

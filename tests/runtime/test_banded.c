@@ -40,7 +40,7 @@ static void options(const mcs_model *md, mcs_method method, mcs_continuation c, 
     opt->atol = 1e-12;
     opt->dense_output = 0; /* what the banded simulator needs (the default one the same) */
     opt->sing_tol = 0;
-    opt->banded = banded;
+    opt->variant = banded ? MCS_VARIANT_BANDED : MCS_VARIANT_DENSE;
 }
 
 /* A simulator in memory malloc'ed to the byte (ASan: a byte past it is an error); *raw to free. */
@@ -63,7 +63,7 @@ static double run(const mcs_model *md, const mcs_options *opt, double t_end, mcs
     void *raw = NULL;
     double scale = 1;
     int i;
-    if (opt->banded)
+    if (opt->variant == MCS_VARIANT_BANDED)
         assert_int_equal(assign(&sim, md, opt, &raw), MCS_OK);
     else
         assert_int_equal(mcs_sim_init(&sim, md, md->default_params, opt, WORK_ARGS), MCS_OK);
@@ -344,10 +344,9 @@ static void test_banded_refuses_what_it_does_not_do(void **state)
     opt.max_locks = 1;
     assert_int_equal(check(md, &opt), MCS_ERR_UNSUPPORTED);
     options(md, MCS_METHOD_RK4, MCS_CONT_NONE, 1, &opt);
-    opt.compact = 1;
-    assert_int_equal(check(md, &opt), MCS_ERR_UNSUPPORTED);
-    options(md, MCS_METHOD_RK4, MCS_CONT_NONE, 1, &opt);
-    opt.banded = 2;
+    opt.variant = (mcs_variant)3; /* no variant */
+    assert_int_equal(check(md, &opt), MCS_ERR_ARGUMENT);
+    opt.variant = (mcs_variant)-1;
     assert_int_equal(check(md, &opt), MCS_ERR_ARGUMENT);
     /* no rows (nothing to band), and rows without a band structure (16 rows on 14 coordinates) */
     options(&pendulum_3r_model, MCS_METHOD_RK4, MCS_CONT_NONE, 1, &opt);
@@ -367,18 +366,17 @@ static void test_banded_layout_and_options_must_agree(void **state)
     options(md, MCS_METHOD_RK4, MCS_CONT_NONE, 1, &opt);
     assert_int_equal(assign(&sim, md, &opt, &raw), MCS_OK);
     assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);
-    sim.opt.banded = 0;
+    sim.opt.variant = MCS_VARIANT_DENSE;
     assert_int_equal(mcs_sim_step(&sim, 0.1), MCS_ERR_ARGUMENT);
-    sim.opt.compact = 1;
+    sim.opt.variant = MCS_VARIANT_COMPACT;
     assert_int_equal(mcs_sim_step(&sim, 0.1), MCS_ERR_ARGUMENT);
-    sim.opt.compact = 0;
-    sim.opt.banded = 1;
+    sim.opt.variant = MCS_VARIANT_BANDED;
     assert_int_equal(mcs_sim_step(&sim, 0.1), MCS_OK);
     free(raw);
     options(md, MCS_METHOD_RK4, MCS_CONT_NONE, 0, &opt);
     assert_int_equal(mcs_sim_init(&sim, md, md->default_params, &opt, WORK_ARGS), MCS_OK);
     assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);
-    sim.opt.banded = 1;
+    sim.opt.variant = MCS_VARIANT_BANDED;
     assert_int_equal(mcs_sim_step(&sim, 0.1), MCS_ERR_ARGUMENT);
 }
 

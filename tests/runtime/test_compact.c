@@ -34,7 +34,7 @@ static void options(const mcs_model *md, mcs_method method, mcs_continuation c, 
     opt->h = 1e-3;
     opt->rtol = 1e-10;
     opt->atol = 1e-12;
-    opt->compact = compact;
+    opt->variant = compact ? MCS_VARIANT_COMPACT : MCS_VARIANT_DENSE;
     if (compact) { /* what it needs */
         opt->dense_output = 0;
         opt->sing_tol = 0;
@@ -233,7 +233,7 @@ static void test_compact_needs_less_memory(void **state)
     opt.sing_tol = 0;
     opt.max_dof = 1;
     lean = mcs_sim_memory_size(md, &opt);
-    opt.compact = 1;
+    opt.variant = MCS_VARIANT_COMPACT;
     compact = mcs_sim_memory_size(md, &opt);
     assert_int_equal(compact, MCS_SIM_MEMORY_REALS(SLIDER_CRANK_NX, SLIDER_CRANK_NC,
                                                    SLIDER_CRANK_A_NNZ, SLIDER_CRANK_M_NNZ, 0, 0, 0,
@@ -283,9 +283,9 @@ static void test_compact_refuses_what_it_does_not_do(void **state)
     assert_int_equal(mcs_sim_lock(&sim, 0, MCS_JUMP_MINIMAL, dv, jw, 256, jiw, 64, &tr),
                      MCS_ERR_UNSUPPORTED);
     assert_int_equal(mcs_sim_momenta(&sim, sim.cur.v, q), MCS_OK); /* M as its nonzeros */
-    sim.opt.compact = 0; /* the default simulator needs what this block lacks */
+    sim.opt.variant = MCS_VARIANT_DENSE; /* the dense variant needs what this block lacks */
     assert_int_equal(mcs_sim_step(&sim, 1.0), MCS_ERR_ARGUMENT);
-    sim.opt.compact = 1;
+    sim.opt.variant = MCS_VARIANT_COMPACT;
     sim.opt.sing_tol = 1e-6; /* events after the check: this block has no room for them */
     assert_int_equal(mcs_sim_step(&sim, 1.0), MCS_ERR_ARGUMENT);
     sim.opt.sing_tol = 0;

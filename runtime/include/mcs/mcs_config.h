@@ -73,9 +73,9 @@ typedef double mcs_real;
  *   MCS_WITH_EVENTS         the singular-configuration search (options.sing_tol > 0)
  *   MCS_WITH_LOCKS          locks and unlocks (options.max_locks > 0, mcs_sim_lock, ...)
  *   MCS_WITH_PREDICTORS     the euler and exp continuation predictors (options.continuation)
- *   MCS_WITH_DEFAULT_CHART  the default simulator (options.compact = 0)
- *   MCS_WITH_COMPACT        the compact simulator (options.compact = 1); one of the two at least
- *   MCS_WITH_BANDED         the banded simulator (options.banded = 1) */
+ *   MCS_WITH_DENSE          the dense variant (options.variant MCS_VARIANT_DENSE, mcs_sim.h)
+ *   MCS_WITH_COMPACT        the compact variant (MCS_VARIANT_COMPACT); one of the two at least
+ *   MCS_WITH_BANDED         the banded variant (MCS_VARIANT_BANDED) */
 #ifndef MCS_WITH_DOP853
 #define MCS_WITH_DOP853 1
 #endif
@@ -88,8 +88,8 @@ typedef double mcs_real;
 #ifndef MCS_WITH_PREDICTORS
 #define MCS_WITH_PREDICTORS 1
 #endif
-#ifndef MCS_WITH_DEFAULT_CHART
-#define MCS_WITH_DEFAULT_CHART 1
+#ifndef MCS_WITH_DENSE
+#define MCS_WITH_DENSE 1
 #endif
 #ifndef MCS_WITH_COMPACT
 #define MCS_WITH_COMPACT 1
@@ -109,8 +109,8 @@ typedef double mcs_real;
 #define MCS_SMALL_KERNELS 0
 #endif
 #endif
-#if (MCS_WITH_DEFAULT_CHART == 0) && (MCS_WITH_COMPACT == 0)
-#error "mcs_config.h: MCS_WITH_DEFAULT_CHART and MCS_WITH_COMPACT are both 0: no simulator left"
+#if (MCS_WITH_DENSE == 0) && (MCS_WITH_COMPACT == 0)
+#error "mcs_config.h: MCS_WITH_DENSE and MCS_WITH_COMPACT are both 0: no simulator left"
 #endif
 
 /* The largest number of coordinates, and of constraint rows plus lock rows, the runtime takes:

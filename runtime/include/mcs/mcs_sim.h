@@ -35,6 +35,29 @@ typedef enum mcs_method {
                               the fewest evaluations at tight tolerances; its steps near a
                               singular configuration are DOPRI5's (README "Integrators") */
 } mcs_method;
+#define MCS_METHOD_COUNT 3 /* the methods above (runtime/src/sim/mcs_method.c: their table) */
+
+/* The simulator's variant (options.variant): three ways to compute the same motion, to round-off,
+ * for different targets. runtime/src/sim/mcs_variant.c is the one place that tells them apart. */
+typedef enum mcs_variant {
+    /* every option (dense output, events, locks, every continuation): frames with the explicit
+     * n x n Q, the chart Newton with an LU of A_S U at every iteration (the default) */
+    MCS_VARIANT_DENSE = 0,
+    /* for memory-bound targets (README "Firmware"): factorizations kept as Householder
+     * reflectors (no n x n Q; both frames share one in mcs_sim_assign's layout), a chord Newton
+     * and refinement on the chart's own factor instead of an LU of A_S U at every iteration (no
+     * r x r G), A and M as their nonzeros. Slower near singular configurations (a stage whose
+     * refinement stops converging is retaken). Needs dense_output 0, sing_tol 0 and max_locks
+     * 0 (else MCS_ERR_UNSUPPORTED). */
+    MCS_VARIANT_COMPACT = 1,
+    /* for large mechanisms with banded constraints (README "Large models"; the model's band
+     * structure, model->band): every step O(n) with continuation off, O(n f^2) with none or
+     * euler. Needs rows of full rank along the motion (no redundancy, no singular
+     * configuration: MCS_ERR_SINGULAR_CHART there), continuation off, none or euler,
+     * dense_output 0, sing_tol 0, max_locks 0 and memory from mcs_sim_assign (else
+     * MCS_ERR_UNSUPPORTED). */
+    MCS_VARIANT_BANDED = 2
+} mcs_variant;
 
 /* Memory sizes: mcs/mcs_sim_memory.h (MCS_MEM_* features, MCS_SIM_MEMORY_REALS, MCS_SIM_WORK_SIZE). */
 
@@ -80,24 +103,12 @@ typedef struct mcs_options {
      * 1 (default) keeps what mcs_sim_dense's q and qd and mcs_sim_multipliers need; 0 does not
      * (they return MCS_ERR_UNSUPPORTED; mcs_sim_dense's x and v still work). max_dof: the most
      * free directions (n - rank) a run without dense output, events or locks meets; 0 (default)
-     * is n (n - nc for the banded simulator, whose rows keep their rank). A factorization with
+     * is n (n - nc for the banded variant, whose rows keep their rank). A factorization with
      * more returns MCS_ERR_WORKSPACE. */
     int dense_output;
     int max_dof;
-    /* 1: the compact simulator (README "Firmware"), for memory-bound targets: factorizations kept
-     * as Householder reflectors (no n x n Q; both frames share one in mcs_sim_assign's layout),
-     * a chord Newton and refinement on the chart's own factor instead of an LU of A_S U at every
-     * iteration (no r x r G), A and M as their nonzeros. The same motion to round-off; slower
-     * near singular configurations (a stage whose refinement stops converging is retaken). Needs
-     * dense_output 0, sing_tol 0 and max_locks 0 (else MCS_ERR_UNSUPPORTED). Default 0. */
-    int compact;
-    /* 1: the banded simulator (README "Large models"), for large mechanisms with banded constraints
-     * (the model's band structure, model->band): every step O(n) with continuation off, O(n f^2)
-     * with none or euler; the same motion to round-off. Needs rows of full rank along the motion
-     * (no redundancy, no singular configuration: MCS_ERR_SINGULAR_CHART there), continuation
-     * off, none or euler, dense_output 0, sing_tol 0, max_locks 0, compact 0, memory from
-     * mcs_sim_assign (else MCS_ERR_UNSUPPORTED). Default 0. */
-    int banded;
+    /* the simulator's variant (mcs_variant above). Default MCS_VARIANT_DENSE. */
+    mcs_variant variant;
 } mcs_options;
 
 /* The state at one time and the factorization of A(x, t)^T there. */
@@ -109,9 +120,9 @@ typedef struct mcs_frame {
     mcs_real *v;    /* (n) velocities */
     mcs_real *q;    /* (n) accumulated chart coordinate (SPEC §4), the first f = n - r in use */
     mcs_real *Q;    /* (n x n) [U | T]: U = Q[:, :r] constrained, T = Q[:, r:] tangent basis;
-                       NULL in a compact simulator (options.compact), which keeps Q as the
+                       NULL in the compact variant (MCS_VARIANT_COMPACT), which keeps Q as the
                        reflectors below R */
-    mcs_real *T;    /* (n x f) the tangent basis: &Q[r n], or a compact simulator's own */
+    mcs_real *T;    /* (n x f) the tangent basis: &Q[r n], or the other variants' own */
     mcs_real *R;    /* (n x m, ld n) R of A^T P = Q R in the upper triangle (compact: the
                        reflectors below it, mcs_la_qr_pivoted's layout) */
     mcs_real *tau;  /* (min(n, m)) the reflectors' scalars (compact simulators only) */
@@ -129,7 +140,9 @@ typedef struct mcs_stats {
     long rank_changes;      /* accepted steps after which the rank differs */
     long events;            /* singular configurations located */
     long detours;           /* steps retaken shorter near a singular configuration (rules 1-2) */
-    long steps_dop853;      /* accepted steps DOP853 took (an adaptive run's others: DOPRI5's) */
+    /* accepted steps each method took, by mcs_method (DOP853 leaves the steps near a singular
+     * configuration to DOPRI5) */
+    long steps_by_method[MCS_METHOD_COUNT];
 } mcs_stats;
 
 /* A singular configuration located inside the last accepted step (SPEC §6). */
@@ -257,8 +270,10 @@ typedef struct mcs_sim {
         uint64_t fsal_params;
         int *ipiv;
         int *basis_iwork;
-        int dense_ready; /* the last step's data are valid for dense output: 1 DOPRI5, 2 RK4,
-                            3 DOP853 (its three dense stages evaluated once dense_extra) */
+        int dense_ready; /* the last step's data are valid for dense output (1), by the method
+                            that took it (dense_method; DOP853's three dense stages evaluated
+                            once dense_extra) */
+        mcs_method dense_method;
         int dense_extra;
         int retries;         /* consecutive retakes of the current step near a singular point */
         mcs_real g_cond;     /* pivot-ratio condition estimate of the last LU of A_S U */

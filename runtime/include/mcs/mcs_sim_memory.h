@@ -19,10 +19,10 @@
 #define MCS_MEM_LOCKS 32U  /* max_locks > 0: transitions */
 #define MCS_MEM_DOP853 64U /* method DOP853: sixteen stages (twelve, the end and three dense) */
 #define MCS_MEM_ALL 127U
-/* options.compact: the compact layout (less: no n x n Q, no r x r G, A and M as nonzeros, one
+/* MCS_VARIANT_COMPACT: the compact layout (less: no n x n Q, no r x r G, A and M as nonzeros, one
  * factorization for both frames); not part of MCS_MEM_ALL, which mcs_sim_init's room covers */
 #define MCS_MEM_COMPACT 128U
-/* options.banded: the banded layout (banded R and rotations, the KKT band; mcs_sim_assign only) */
+/* MCS_VARIANT_BANDED: the banded layout (banded R and rotations, the KKT band; mcs_sim_assign only) */
 #define MCS_MEM_BANDED 256U
 
 /* The stage buffers an mcs_sim holds pointers to (DOP853's 16 when it is compiled in). */

@@ -12,29 +12,6 @@ mcs_real mcs_constraint_norm_at(mcs_sim *s, const mcs_real *x, mcs_real t)
     return mcs_vec_max_abs(s->m, s->w.c);
 }
 
-/* out (n) = -U R_ns^-T b_S: the minimum-norm dx with A_S dx = -b_S (A_S = R_ns^T U^T). */
-static void min_norm_correction(mcs_sim *s, const mcs_frame *fr, const mcs_real *b, mcs_real *out)
-{
-    const int n = s->n;
-    const int r = fr->r;
-    int i;
-    if (MCS_BANDED(s)) {
-        mcs_banded_min_norm(s, fr, b, out);
-        return;
-    }
-    for (i = 0; i < r; ++i) {
-        s->w.tmp[i] = -b[fr->piv[i]];
-    }
-    mcs_mat_solve_upper_transposed(r, fr->R, n, s->w.tmp);
-#if MCS_WITH_COMPACT
-    if (s->opt.compact != 0) {
-        mcs_compact_U(s, fr, s->w.tmp, out);
-        return;
-    }
-#endif
-    mcs_mat_gemm(0, 0, n, 1, r, 1, fr->Q, n, s->w.tmp, MAX2(r, 1), 0, out, n);
-}
-
 mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
                              mcs_assembly *report)
 {
@@ -80,7 +57,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
             break;
         }
         mcs_rows_c(s, fr->x, t, s->w.c);
-        min_norm_correction(s, fr, s->w.c, s->w.rhs);
+        mcs_frame_min_norm(s, fr, s->w.c, s->w.rhs);
         step = mcs_vec_max_abs(n, s->w.rhs);
         if (step < MCS_R(0.0)) {
             return MCS_ERR_ASSEMBLY;
@@ -100,16 +77,12 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     if ((s->m > 0) && (fr->r > 0)) {
         /* velocities: v <- v - U R_ns^-T (A_S v + c_S,t) */
         mcs_rows_c_t(s, fr->x, t, s->w.c_t);
-        if ((s->opt.compact != 0) || MCS_BANDED(s)) {
-            mcs_compact_A_times(s, fr->v, s->w.gamma); /* w.A: A's nonzeros at x */
-        } else {
-            mcs_mat_gemm(0, 0, s->m, 1, n, 1, s->w.A, s->m, fr->v, n, 0, s->w.gamma, s->m);
-        }
+        mcs_frame_A_times(s, fr->v, s->w.gamma); /* w.A: A at x, as the factorization left it */
         for (i = 0; i < s->m; ++i) {
             s->w.gamma[i] += s->w.c_t[i];
         }
         rep.cdot_norm_before = mcs_vec_max_abs(s->m, s->w.gamma);
-        min_norm_correction(s, fr, s->w.gamma, s->w.rhs);
+        mcs_frame_min_norm(s, fr, s->w.gamma, s->w.rhs);
         for (i = 0; i < n; ++i) {
             fr->v[i] += s->w.rhs[i];
         }
@@ -118,14 +91,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     if ((mcs_vec_max_abs(n, fr->x) < MCS_R(0.0)) || (mcs_vec_max_abs(n, fr->v) < MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
     }
-#if MCS_WITH_COMPACT
-    if (s->opt.compact != 0) {
-        mcs_compact_form_T(s, fr, fr->T); /* the basis starts as T^ (a full frame has it) */
-    }
-#endif
-    if (MCS_BANDED(s) && (s->opt.continuation != MCS_CONT_OFF)) {
-        mcs_banded_form_T(s, fr, fr->T); /* the basis to continue starts as T^ */
-    }
+    mcs_frame_start_basis(s, fr); /* the basis starts as T^ */
     for (i = 0; i < n; ++i) {
         dx2 += (fr->x[i] - x[i]) * (fr->x[i] - x[i]);
         dv2 += (fr->v[i] - v[i]) * (fr->v[i] - v[i]);
@@ -144,7 +110,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     s->w.dense_ready = 0;
     s->w.fsal = 0;
     {
-        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
         zero.factorizations = s->stats.factorizations;
         s->stats = zero;
     }
@@ -211,8 +177,8 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
     const mcs_frame *fr = &s->cur;
     const int f = n - fr->r;
     const mcs_real *T = fr->T;
-    /* the banded simulator's traditional basis is implicit: products with it by rows */
-    int implicit = 0;
+    /* a basis kept implicit (the banded variant's traditional one): products with it by rows */
+    const int implicit = mcs_frame_implicit_T(s);
     mcs_real *H = s->lock_G; /* (nh x (n + 1)) [H | h], ld nh: (K + 3) K reals hold it */
     mcs_real *res = s->w.tmp;
     mcs_real *y = s->w.tmp2;
@@ -220,9 +186,6 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
     mcs_real tol;
     int rank = 0;
     int i;
-    if (MCS_BANDED(s) && (s->opt.continuation == MCS_CONT_OFF)) {
-        implicit = 1;
-    }
     for (i = 0; i < n; ++i) {
         out[i] = fr->v[i];
     }
@@ -261,7 +224,7 @@ static mcs_status hold_velocities(mcs_sim *s, mcs_real t, mcs_real *out)
         mcs_mat_solve_upper_transposed(rank, s->w.MPhi, f, y);
         mcs_mat_gemm(0, 0, f, 1, rank, MCS_R(1.0), s->w.Phi, f, y, rank, MCS_R(0.0), s->w.Z, f);
         if (implicit != 0) {
-            mcs_banded_T(s, fr, s->w.Z, s->w.bx);
+            mcs_frame_T(s, fr, s->w.Z, s->w.bx);
             for (i = 0; i < n; ++i) {
                 out[i] += s->w.bx[i];
             }

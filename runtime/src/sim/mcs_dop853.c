@@ -8,6 +8,8 @@
 
 #include "sim/mcs_sim_internal.h"
 
+#if MCS_WITH_DOP853
+
 #define STAGES 12 /* of a step; stage 12 is the end (FSAL), 13-15 the dense output's */
 #define AT(row, j) ((((row) * ((row) + 1)) / 2) + (j)) /* A (row, j) in the packed rows */
 
@@ -345,3 +347,5 @@ mcs_status mcs_dop853_dense(mcs_sim *s, mcs_real th, mcs_real *y)
     }
     return MCS_OK;
 }
+
+#endif /* MCS_WITH_DOP853 */

@@ -80,8 +80,8 @@ static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
     mcs_transition rep;
     mcs_status st;
     int i;
-    if (s->opt.compact != 0) {
-        return MCS_ERR_UNSUPPORTED; /* a compact simulator takes no locks (mcs_sim.h) */
+    if (mcs_variant_takes_locks(s) == 0) {
+        return MCS_ERR_UNSUPPORTED; /* the compact variant takes no locks (mcs_sim.h) */
     }
     if ((rows < 1) || (g && ((g->ng < 1) || (rows != g->nrows) || (g->rotation && (g->ng < 4))))) {
         return MCS_ERR_ARGUMENT; /* a group inconsistent with its own counts */
@@ -314,48 +314,35 @@ mcs_status mcs_sim_unlock(mcs_sim *s, int key, mcs_transition *report)
 }
 #endif
 
-/* P (f) = T^T M(x, t) v for a basis T (n x f). Writes w.M and w.rhs. */
-static mcs_status momenta(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
-                          const mcs_real *T, int f, mcs_real *P)
-{
-    const int n = s->n;
-#if MCS_WITH_COMPACT
-    if ((s->opt.compact != 0) || MCS_BANDED(s)) { /* M as its nonzeros: w.M is small */
-        const mcs_status st = mcs_compact_mass_times(s, x, t, v, s->w.rhs);
-        if (st != MCS_OK) {
-            return st;
-        }
-    } else
-#endif
-    {
-        s->model->M(x, t, s->params, s->w.M);
-        mcs_mat_gemm(0, 0, n, 1, n, 1, s->w.M, n, v, n, 0, s->w.rhs, n);
-    }
-    mcs_mat_gemm(1, 0, f, 1, n, 1, T, n, s->w.rhs, n, 0, P, MAX2(f, 1));
-    return (mcs_vec_max_abs(f, P) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
-}
-
 mcs_status mcs_sim_momenta_at(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
                               const mcs_real *Q, int r, mcs_real *P)
 {
+    const int n = (s != NULL) ? s->n : 0;
+    const int f = n - r;
+    mcs_status st;
     if (!s || !x || !v || !Q || !P || (r < 0) || (r > s->n)) {
         return MCS_ERR_ARGUMENT;
     }
-    return momenta(s, t, x, v, &Q[r * s->n], s->n - r, P);
+    /* P (f) = T^T M(x, t) v with T = Q[:, r:] (M as the variant keeps it: w.M, and w.rhs) */
+    st = mcs_variant_mass_times(s, x, t, v, s->w.rhs);
+    if (st != MCS_OK) {
+        return st;
+    }
+    mcs_mat_gemm(1, 0, f, 1, n, 1, &Q[r * n], n, s->w.rhs, n, 0, P, MAX2(f, 1));
+    return (mcs_vec_max_abs(f, P) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
 mcs_status mcs_sim_momenta(mcs_sim *s, const mcs_real *v, mcs_real *P)
 {
+    mcs_status st;
     if (!s || !s->ready || !v || !P) {
         return MCS_ERR_ARGUMENT;
     }
-    if (MCS_BANDED(s)) { /* M as its nonzeros, T^T through the frame (maybe implicit) */
-        const mcs_status st = mcs_compact_mass_times(s, s->cur.x, s->cur.t, v, s->w.rhs);
-        if (st != MCS_OK) {
-            return st;
-        }
-        mcs_frame_Tt(s, &s->cur, s->w.rhs, P);
-        return (mcs_vec_max_abs(s->n - s->cur.r, P) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
+    /* P = T^T M v with the current basis, through the frame (which may keep it implicit) */
+    st = mcs_variant_mass_times(s, s->cur.x, s->cur.t, v, s->w.rhs);
+    if (st != MCS_OK) {
+        return st;
     }
-    return momenta(s, s->cur.t, s->cur.x, v, s->cur.T, s->n - s->cur.r, P);
+    mcs_frame_Tt(s, &s->cur, s->w.rhs, P);
+    return (mcs_vec_max_abs(s->n - s->cur.r, P) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
 }

@@ -21,11 +21,11 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     if (m == 0) {
         return MCS_OK;
     }
-    if (MCS_BANDED(s)) {
-        return mcs_banded_multipliers(s, t, x, v, lambda); /* the KKT system's lambda */
+    if (mcs_variant_own_multipliers(s) != 0) {
+        return mcs_variant_multipliers(s, t, x, v, lambda); /* e.g. its KKT system's lambda */
     }
-    if ((s->probe.Q == NULL) || (s->w.yerr == NULL) || (s->opt.compact != 0)) {
-        return MCS_ERR_UNSUPPORTED; /* assigned without dense_output, or compact */
+    if ((mcs_variant_has_probe(s) == 0) || (s->w.yerr == NULL)) {
+        return MCS_ERR_UNSUPPORTED; /* assigned without dense_output, or a variant without it */
     }
     pr = &s->probe;
     st = mcs_probe_factor(s, t, x, v);

@@ -26,8 +26,7 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model)
     opt->max_locks = 0;
     opt->dense_output = 1;
     opt->max_dof = 0;
-    opt->compact = 0;
-    opt->banded = 0;
+    opt->variant = MCS_VARIANT_DENSE;
     opt->max_steps = 10000000L;
     opt->max_attempts = 100;
     return MCS_OK;
@@ -51,14 +50,13 @@ static int options_valid(const mcs_options *o, const mcs_model *model)
            in_range(o->sing_tol, 0, 1, 1) && in_range(o->chart_tol, 0, 1, 1) &&
            in_range(o->sing_gap, 0, 1, 1) &&
            /* unsigned: one test covers negative values too, whatever type the ABI gives enums */
-           ((unsigned)o->method <= (unsigned)MCS_METHOD_DOP853) &&
+           ((unsigned)o->method < (unsigned)MCS_METHOD_COUNT) &&
            ((unsigned)o->continuation <= (unsigned)MCS_CONT_OFF) && (o->newton_max_iter >= 1) &&
            (o->newton_max_iter <= 10000) && (o->max_locks >= 0) &&
            (o->max_locks <= (MCS_MAX_DIM - model->nc)) && (o->max_steps >= 1) &&
            (o->max_attempts >= 1) && (o->max_attempts <= 1000000) &&
            ((o->dense_output == 0) || (o->dense_output == 1)) && (o->max_dof >= 0) &&
-           (o->max_dof <= model->nx) && ((o->compact == 0) || (o->compact == 1)) &&
-           ((o->banded == 0) || (o->banded == 1));
+           (o->max_dof <= model->nx) && (mcs_variant_valid(o) != 0);
 }
 
 mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
@@ -83,20 +81,12 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
         ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP))) {
         return MCS_ERR_UNSUPPORTED;
     }
-    if (opt->compact != 0) {
-        /* no probe frame, events or locks (mcs_sim.h) */
-        if ((opt->dense_output != 0) || (opt->sing_tol > MCS_R(0.0)) || (opt->max_locks > 0) ||
-            ((model->nc > 0) && (model->A_dot_nz == NULL) &&
-             ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP)))) {
-            return MCS_ERR_UNSUPPORTED;
+    {
+        /* what the variant takes (mcs_sim.h) */
+        const mcs_status st = mcs_variant_check(model, opt);
+        if (st != MCS_OK) {
+            return st;
         }
-    }
-    if ((opt->banded != 0) &&
-        ((model->band == NULL) || (model->nc < 1) || (opt->compact != 0) ||
-         (opt->dense_output != 0) || (opt->sing_tol > MCS_R(0.0)) || (opt->max_locks > 0) ||
-         (opt->continuation == MCS_CONT_EXP) ||
-         ((opt->continuation == MCS_CONT_EULER) && (model->A_dot_nz == NULL)))) {
-        return MCS_ERR_UNSUPPORTED; /* what the banded simulator takes: mcs_sim.h */
     }
     return mcs_sim_compiled_in(opt);
 }
@@ -104,9 +94,7 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
 mcs_status mcs_sim_compiled_in(const mcs_options *opt)
 {
     int out = 0; /* an option needs a part the build left out (mcs_config.h) */
-#if !MCS_WITH_DOP853
-    out |= (opt->method == MCS_METHOD_DOP853) ? 1 : 0;
-#endif
+    out |= (mcs_method_compiled_in(opt->method) == 0) ? 1 : 0;
 #if !MCS_WITH_EVENTS
     out |= (opt->sing_tol > MCS_R(0.0)) ? 1 : 0;
 #endif
@@ -116,16 +104,7 @@ mcs_status mcs_sim_compiled_in(const mcs_options *opt)
 #if !MCS_WITH_PREDICTORS
     out |= ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP)) ? 1 : 0;
 #endif
-#if !MCS_WITH_DEFAULT_CHART
-    out |= (opt->compact == 0) ? 1 : 0;
-#endif
-#if !MCS_WITH_COMPACT
-    out |= (opt->compact != 0) ? 1 : 0;
-#endif
-#if !MCS_WITH_BANDED
-    out |= (opt->banded != 0) ? 1 : 0;
-#endif
-    (void)opt;
+    out |= (mcs_variant_compiled_in(opt) == 0) ? 1 : 0;
     return (out != 0) ? MCS_ERR_UNSUPPORTED : MCS_OK;
 }
 
@@ -146,6 +125,7 @@ void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const 
     s->t_grid0 = MCS_R(0.0);
     s->grid_index = 0;
     s->w.dense_ready = 0;
+    s->w.dense_method = opt->method;
     s->w.fsal = 0;
     s->w.retries = 0;
     s->w.pred_x = NULL;
@@ -154,7 +134,7 @@ void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const 
     s->event_ready = 0;
     s->ready = 0;
     {
-        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
         s->stats = zero;
     }
 }
@@ -213,9 +193,4 @@ mcs_status mcs_sim_energy(mcs_sim *s, mcs_real *kinetic, mcs_real *potential)
         return MCS_ERR_ARGUMENT;
     }
     return mcs_sim_energy_at(s, s->cur.t, s->cur.x, s->cur.v, kinetic, potential);
-}
-
-mcs_real mcs_sim_watch_level(const mcs_sim *s)
-{
-    return s->opt.sing_watch * s->w.sigma_ref;
 }

@@ -1,4 +1,4 @@
-/* mcs_step.c - the step policy: RK4 on its grid, DOPRI5 error control, retakes near singular
+/* mcs_step.c - the step policy: RK4 on its grid, adaptive error control, retakes near singular
  * configurations (SPEC §6 rules 1-3), acceptance with re-factorization and basis continuation. */
 
 #include "sim/mcs_sim_internal.h"
@@ -70,12 +70,6 @@ static mcs_real retake_factor(const mcs_sim *s)
 {
     return (s->cur.sigma > (MCS_R(3.0) * s->opt.chart_tol)) ? MCS_R(0.45) : MCS_R(3.0);
 }
-
-/* Where the crossing falls in a placed step: RK4's nodes are 0, 1/2, 1 (1/4 is h/4 from each
- * neighbour); DOPRI5's are 0, 1/5, 3/10, 4/5, 8/9, 1 (0.55 is the middle of its widest gap).
- * DOP853 leaves the steps near a crossing to DOPRI5 (near_crossing). */
-#define PLACE_RK4 MCS_R(0.25)
-#define PLACE_DOPRI5 MCS_R(0.55)
 
 /* The time a singular configuration is predicted to be crossed, from sigma at the start and the
  * end of the last accepted step (sigma(t) ~ rate |t - t*| near a crossing, SPEC §6): 0 when none
@@ -165,24 +159,30 @@ static int retryable(mcs_status st)
            (st == MCS_ERR_MASS_NOT_PD) || (st == MCS_ERR_NONFINITE);
 }
 
-static mcs_status step_rk4(mcs_sim *s, mcs_real h)
+/* A fixed-step method's step of length h, accepted (no error control). */
+static mcs_status step_fixed(mcs_sim *s, mcs_real h)
 {
-    mcs_status st = mcs_rk4_attempt(s, h);
-    return (st != MCS_OK) ? st : finish_step(s, h);
+    mcs_real err;
+    mcs_status st = mcs_method_attempt(s, s->opt.method, h, &err);
+    if (st == MCS_OK) {
+        st = finish_step(s, h);
+    }
+    if (st == MCS_OK) {
+        s->stats.steps_by_method[s->opt.method]++;
+    }
+    return st;
 }
 
-/* DOPRI5 and DOP853: error control (the step factor 0.9 err^(-1/q), q = 5 and 8, within 0.2 ..
- * 5), retakes of failed stages, acceptance. */
+/* An adaptive method's step (mcs_methods: DOPRI5, DOP853): error control (the step factor
+ * 0.9 err^exponent, within 0.2 .. 5), retakes of failed stages, acceptance. Near a singular
+ * configuration the steps are its near_singular method's. */
 static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
 {
     const mcs_real t = s->cur.t;
-    int dop853 = 0;
+    mcs_method method = s->opt.method; /* compiled in: mcs_sim_step checked */
     int last_rejected = 0;
     int attempts = 0;
     int shortened = 0;
-    if (s->opt.method == MCS_METHOD_DOP853) {
-        dop853 = 1; /* compiled in: mcs_sim_step checked */
-    }
     for (;;) {
         mcs_real h = s->h_next;
         mcs_real err = MCS_R(0.0);
@@ -192,14 +192,15 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
         if (++attempts > s->opt.max_attempts) {
             return MCS_ERR_LIMIT;
         }
-        if ((dop853 != 0) && (near_crossing(s, h) != 0)) {
-            dop853 = 0;
-            if ((attempts == 1) && (s->w.dense_ready == 3)) {
-                h *= MCS_R(0.25); /* from DOP853's step: DOPRI5 needs shorter ones */
+        if ((mcs_methods[method].near_singular != method) && (near_crossing(s, h) != 0)) {
+            if ((attempts == 1) && s->w.dense_ready && (s->w.dense_method == method)) {
+                h *= mcs_methods[method].handover; /* from its own step: the other needs less */
             }
+            method = mcs_methods[method].near_singular;
         }
         {
-            const mcs_real placed = place_step(s, h, h, PLACE_DOPRI5, MCS_R(0.0), t_target);
+            const mcs_real place = mcs_methods[method].place;
+            const mcs_real placed = place_step(s, h, h, place, MCS_R(0.0), t_target);
             shortened = 0;
             if (placed < h) {
                 shortened = 1;
@@ -214,11 +215,7 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
         if (!(h >= s->opt.h_min) || !((t + h) > t)) {
             return MCS_ERR_STEP_TOO_SMALL;
         }
-#if MCS_WITH_DOP853
-        st = (dop853 != 0) ? mcs_dop853_attempt(s, h, &err) : mcs_dopri5_attempt(s, h, &err);
-#else
-        st = mcs_dopri5_attempt(s, h, &err); /* mcs_sim_check refuses DOP853 */
-#endif
+        st = mcs_method_attempt(s, method, h, &err);
         if (retryable(st) != 0) {
             /* a failed stage rejects the step; it is retaken on the same chart, shorter, or
              * longer when the chart itself is close to the singular point */
@@ -230,19 +227,16 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
         if (st != MCS_OK) {
             return st;
         }
-        fac = (err > MCS_R(0.0))
-                  ? (MCS_R(0.9) * mcs_pow(err, (dop853 != 0) ? MCS_R(-0.125) : MCS_R(-0.2)))
-                  : MCS_R(5.0);
+        fac = (err > MCS_R(0.0)) ? (MCS_R(0.9) * mcs_pow(err, mcs_methods[method].exponent))
+                                 : MCS_R(5.0);
         if (err <= MCS_R(1.0)) {
             fac = MIN2(fac, (last_rejected != 0) ? MCS_R(1.0) : MCS_R(5.0));
             s->prev.t = final ? t_target : (t + h);
             s->w.dense_ready = 1;
-            if (dop853 != 0) {
-                s->w.dense_ready = 3;
-            }
+            s->w.dense_method = method;
             st = finish_step(s, s->prev.t - t);
-            if ((st == MCS_OK) && (dop853 != 0)) {
-                s->stats.steps_dop853++;
+            if (st == MCS_OK) {
+                s->stats.steps_by_method[method]++;
             }
             if (st == MCS_ERR_SINGULAR_CHART) { /* rule 1: never end a step at a singular point */
                 s->stats.detours++;
@@ -274,27 +268,20 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
 mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
 {
     mcs_status st;
-    if (!s || !s->ready || !(t_target > s->cur.t)) {
+    if (!s || !s->ready || !(t_target > s->cur.t) ||
+        ((unsigned)s->opt.method >= (unsigned)MCS_METHOD_COUNT)) {
         return MCS_ERR_ARGUMENT;
     }
-    {
-        /* options changed to need memory mcs_sim_assign did not give (a compact run fits in
-         * any layout; a compact layout holds only a compact run) */
-        const unsigned need = mcs_sim_memory_features(&s->opt);
-        if (((need & ~s->features & ~MCS_MEM_COMPACT) != 0U) ||
-            (((s->features & MCS_MEM_COMPACT) != 0U) && ((need & MCS_MEM_COMPACT) == 0U))) {
-            return MCS_ERR_ARGUMENT;
-        }
-        /* a banded layout holds only a banded run, and a banded run needs its layout */
-        if ((((s->features & MCS_MEM_BANDED) != 0U) ? 1 : 0) != (MCS_BANDED(s) ? 1 : 0)) {
-            return MCS_ERR_ARGUMENT;
-        }
-        if (((s->opt.compact != 0) && (s->opt.sing_tol > MCS_R(0.0))) ||
-            (mcs_sim_compiled_in(&s->opt) != MCS_OK)) {
-            return MCS_ERR_UNSUPPORTED; /* options changed after mcs_sim_check */
-        }
+    /* options changed to need memory mcs_sim_assign did not give, or that the variant or the
+     * build does not take (changed after mcs_sim_check) */
+    st = mcs_variant_fits(s, mcs_sim_memory_features(&s->opt));
+    if (st != MCS_OK) {
+        return st;
     }
-    if (s->opt.method != MCS_METHOD_RK4) {
+    if (mcs_sim_compiled_in(&s->opt) != MCS_OK) {
+        return MCS_ERR_UNSUPPORTED;
+    }
+    if (mcs_methods[s->opt.method].adaptive != 0) {
         return step_adaptive(s, t_target);
     }
     {
@@ -314,8 +301,8 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
         }
         end = next;
         {
-            const mcs_real placed =
-                place_step(s, next - s->cur.t, h, PLACE_RK4, s->opt.sing_gap, t_target);
+            const mcs_real placed = place_step(
+                s, next - s->cur.t, h, mcs_methods[s->opt.method].place, s->opt.sing_gap, t_target);
             if (placed != (next - s->cur.t)) {
                 end = s->cur.t + placed;
             }
@@ -327,7 +314,7 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
             if (!(end > s->cur.t)) { /* h below the resolution of t: no progress is possible */
                 return MCS_ERR_STEP_TOO_SMALL;
             }
-            st = step_rk4(s, end - s->cur.t);
+            st = step_fixed(s, end - s->cur.t);
             if (st == MCS_OK) {
                 break;
             }

@@ -1,6 +1,8 @@
-/* mcs_banded.c - the banded simulator (options.banded; README "Large models"): the motion of SPEC
- * §2-§4 at a cost that grows like n, for large mechanisms whose constraints are banded after the
- * generator's ordering (chains, ladders). mcs_band.c has its linear algebra.
+/* mcs_banded.c - the banded variant (MCS_VARIANT_BANDED, mcs_sim.h; README "Large models"): the
+ * motion of SPEC §2-§4 at a cost that grows like n, for large mechanisms whose constraints are
+ * banded after the generator's ordering (chains, ladders). This file: its options, layout, frames
+ * and basis (mcs_banded_chart.c: the chart); linalg/mcs_band.c has its linear algebra. A leaf:
+ * mcs_variant.c alone calls it (mcs_variants.h). MCS_WITH_BANDED = 0 leaves it out.
  *
  *  - A frame factors A^T = Q [R; 0] by rows and Givens rotations along the model's structure:
  *    R (m x w) banded, Q kept as its rotations. U p and T^T y apply them, O(n w).
@@ -16,7 +18,51 @@
  * a factorization with sigma below rank_tol is MCS_ERR_SINGULAR_CHART), continuation off, none
  * or euler, no dense output of q and qd, no events, no locks (else MCS_ERR_UNSUPPORTED). */
 #include "linalg/mcs_band.h"
-#include "sim/mcs_sim_internal.h"
+#include "sim/variant/mcs_variants.h"
+
+#if MCS_WITH_BANDED
+
+/* ---------------------------------------------------------------- options and layout */
+
+mcs_status mcs_banded_check(const mcs_model *model, const mcs_options *opt)
+{
+    if ((model->band == NULL) || (model->nc < 1) || (opt->dense_output != 0) ||
+        (opt->sing_tol > MCS_R(0.0)) || (opt->max_locks > 0) ||
+        (opt->continuation == MCS_CONT_EXP) ||
+        ((opt->continuation == MCS_CONT_EULER) && (model->A_dot_nz == NULL))) {
+        return MCS_ERR_UNSUPPORTED; /* what the banded variant takes: mcs_sim.h */
+    }
+    return MCS_OK;
+}
+
+void mcs_banded_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
+{
+    const unsigned predictor = l->features & (MCS_MEM_EULER | MCS_MEM_EXP);
+    const size_t n = l->n;
+    mcs_frame *frames[2];
+    int i;
+    frames[0] = &s->cur;
+    frames[1] = &s->prev;
+    for (i = 0; i < 2; ++i) { /* R (m x bw) and rotations (cosines then sines, in tau) */
+        mcs_frame *fr = frames[i];
+        mcs_carve_frame_state(c, fr, l);
+        fr->R = mcs_carve_take(c, l->m * l->bw);
+        fr->tau = mcs_carve_take(c, 2U * l->nrot);
+        fr->piv = NULL; /* the structure's order */
+    }
+    mcs_carve_no_frame(&s->probe);
+    s->w.A = mcs_carve_take(c, MAX2(l->a_nnz, 1U));
+    s->w.A_nz = NULL;
+    s->w.A_dot = mcs_carve_take_if(c, predictor, MAX2(l->a_nnz, 1U));
+    s->w.M = mcs_carve_take(c, MAX2(l->m_nnz, 1U));
+    s->w.G = NULL;
+    s->w.bz = mcs_carve_take(c, n);
+    s->w.bx = mcs_carve_take(c, n);
+    s->w.bq = mcs_carve_take(c, l->f);
+    s->w.bwin = mcs_carve_take(c, l->bw);
+    s->w.kkt = mcs_carve_take(c, (n + l->m) * ((3U * l->kb) + 1U));
+    s->w.kkt_rhs = mcs_carve_take(c, n + l->m);
+}
 
 /* ---------------------------------------------------------------- frames */
 
@@ -66,16 +112,13 @@ static const mcs_real *sin_of(const mcs_sim *s, const mcs_frame *fr)
     return &fr->tau[s->model->band->nrot];
 }
 
-/* Whether T is implicit (continuation off: Q's tangent columns) rather than fr->T. */
-static int implicit_T(const mcs_sim *s)
+int mcs_banded_implicit_T(const mcs_sim *s)
 {
     return (s->opt.continuation == MCS_CONT_OFF) ? 1 : 0;
 }
 
-/* out (n) = Q z for z (by slot) = [p at R's rows (r), q at the tangent slots (f)]: U p + T^ q;
- * p or q may be NULL (0). Writes w.bz. */
-static void apply_q(mcs_sim *s, const mcs_frame *fr, const mcs_real *p, const mcs_real *q,
-                    mcs_real *out)
+void mcs_banded_apply_q(mcs_sim *s, const mcs_frame *fr, const mcs_real *p, const mcs_real *q,
+                        mcs_real *out)
 {
     const mcs_band_structure *bs = s->model->band;
     mcs_real *z = s->w.bz;
@@ -117,7 +160,7 @@ void mcs_banded_Tt(mcs_sim *s, const mcs_frame *fr, const mcs_real *y, mcs_real 
 {
     const int n = s->n;
     const int f = n - fr->r;
-    if (implicit_T(s) != 0) {
+    if (mcs_banded_implicit_T(s) != 0) {
         apply_qt(s, fr, y);
         tangent_part(s, out);
         return;
@@ -139,8 +182,8 @@ void mcs_banded_T(mcs_sim *s, const mcs_frame *fr, const mcs_real *q, mcs_real *
 {
     const int n = s->n;
     const int f = n - fr->r;
-    if (implicit_T(s) != 0) {
-        apply_q(s, fr, NULL, q, out);
+    if (mcs_banded_implicit_T(s) != 0) {
+        mcs_banded_apply_q(s, fr, NULL, q, out);
         return;
     }
     mcs_mat_gemm(0, 0, n, 1, f, 1, fr->T, n, q, MAX2(f, 1), 0, out, n);
@@ -157,7 +200,7 @@ void mcs_banded_form_T(mcs_sim *s, const mcs_frame *fr, mcs_real *T)
         for (i = 0; i < f; ++i) {
             s->w.bq[i] = (i == j) ? MCS_R(1.0) : MCS_R(0.0);
         }
-        apply_q(s, fr, NULL, s->w.bq, col);
+        mcs_banded_apply_q(s, fr, NULL, s->w.bq, col);
     }
 }
 
@@ -170,7 +213,7 @@ void mcs_banded_min_norm(mcs_sim *s, const mcs_frame *fr, const mcs_real *b, mcs
         s->w.tmp[c] = -b[bs->c_order[c]];
     }
     mcs_band_solve_rt(m, bs->width, fr->R, s->w.tmp);
-    apply_q(s, fr, s->w.tmp, NULL, out);
+    mcs_banded_apply_q(s, fr, s->w.tmp, NULL, out);
 }
 
 /* ---------------------------------------------------------------- the basis (SPEC §3) */
@@ -186,7 +229,7 @@ mcs_status mcs_banded_predict(mcs_sim *s, const mcs_frame *from, mcs_real h)
     int i;
     int c;
     int k;
-    if (implicit_T(s) != 0) {
+    if (mcs_banded_implicit_T(s) != 0) {
         return MCS_OK;
     }
     mcs_mat_copy(n, f, from->T, n, s->w.Tpred, n);
@@ -221,7 +264,7 @@ mcs_status mcs_banded_predict(mcs_sim *s, const mcs_frame *from, mcs_real h)
     /* T~ = T - h U Omega_s^T: column i of U Omega_s^T is U (row i of Omega_s) */
     for (i = 0; i < f; ++i) {
         mcs_real *col = &s->w.Tpred[i * n];
-        apply_q(s, from, &Os[i * m], NULL, s->w.bx);
+        mcs_banded_apply_q(s, from, &Os[i * m], NULL, s->w.bx);
         for (c = 0; c < n; ++c) {
             col[c] -= h * s->w.bx[c];
         }
@@ -239,7 +282,7 @@ mcs_status mcs_banded_align(mcs_sim *s, int f_old, mcs_frame *to)
     mcs_real *Z = &W[f * f];               /* (f x f) */
     int i;
     int j;
-    if (implicit_T(s) != 0) {
+    if (mcs_banded_implicit_T(s) != 0) {
         return MCS_OK;
     }
     if (f_old != f) {
@@ -259,206 +302,9 @@ mcs_status mcs_banded_align(mcs_sim *s, int f_old, mcs_frame *to)
         for (i = 0; i < f; ++i) {
             s->w.bq[i] = C[j + (i * f)];
         }
-        apply_q(s, to, NULL, s->w.bq, &to->T[j * n]);
+        mcs_banded_apply_q(s, to, NULL, s->w.bq, &to->T[j * n]);
     }
     return MCS_OK;
 }
 
-/* ---------------------------------------------------------------- the chart (SPEC §4) */
-
-/* x = x_k + T q + U p at (q, p = w.p) on the chart ch, into x; Tq (n) holds T q (explicit T) */
-static void chart_point(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *Tq,
-                        mcs_real *x)
-{
-    int i;
-    if (implicit_T(s) != 0) {
-        apply_q(s, ch, s->w.p, q, s->w.bx);
-        for (i = 0; i < s->n; ++i) {
-            x[i] = ch->x[i] + s->w.bx[i];
-        }
-        return;
-    }
-    apply_q(s, ch, s->w.p, NULL, s->w.bx);
-    for (i = 0; i < s->n; ++i) {
-        x[i] = ch->x[i] + (Tq[i] + s->w.bx[i]);
-    }
-}
-
-mcs_status mcs_banded_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, const mcs_real *qd,
-                          mcs_real t, mcs_real *x, mcs_real *v)
-{
-    const mcs_model *md = s->model;
-    const mcs_band_structure *bs = md->band;
-    const int n = s->n;
-    const int m = s->m;
-    const int f = n - ch->r;
-    const int w = bs->width;
-    const mcs_real tol = s->opt.newton_tol * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, ch->x));
-    mcs_real *Tq = s->w.xq;
-    mcs_real *dp = s->w.rhs;
-    mcs_real last = MCS_R(0.0);
-    int i;
-    int it;
-    if (implicit_T(s) == 0) {
-        mcs_mat_gemm(0, 0, n, 1, f, 1, ch->T, n, q, MAX2(f, 1), 0, Tq, n);
-    }
-    it = 0;
-    for (;;) { /* the chord Newton: dp = -R^-T c_S */
-        mcs_real dp_norm;
-        chart_point(s, ch, q, Tq, x);
-        mcs_rows_c(s, x, t, s->w.c);
-        for (i = 0; i < m; ++i) {
-            dp[i] = -s->w.c[bs->c_order[i]];
-        }
-        mcs_band_solve_rt(m, w, ch->R, dp);
-        dp_norm = mcs_vec_max_abs(m, dp);
-        if (dp_norm < MCS_R(0.0)) {
-            return MCS_ERR_NONFINITE;
-        }
-        for (i = 0; i < m; ++i) {
-            s->w.p[i] += dp[i];
-        }
-        s->stats.newton_iterations++;
-        if (dp_norm <= tol) {
-            chart_point(s, ch, q, Tq, x);
-            break;
-        }
-        if (((it > 0) && (dp_norm > (MCS_R(0.9) * last))) || ((it + 1) >= s->opt.newton_max_iter)) {
-            /* the chord does not contract: too far from its chart, or (a chart near losing rank)
-             * at a singular configuration, where the banded simulator stops (both retaken) */
-            return (ch->sigma < mcs_sim_watch_level(s)) ? MCS_ERR_SINGULAR_CHART : MCS_ERR_NEWTON;
-        }
-        last = dp_norm;
-        ++it;
-    }
-    if (s->w.want_lo != 0) { /* the step's end: x = x_k + (x_k's low part + d), split exactly */
-        for (i = 0; i < n; ++i) {
-            const mcs_real a = ch->x[i];
-            const mcs_real d = ((ch->x_lo != NULL) ? ch->x_lo[i] : MCS_R(0.0)) + (x[i] - a);
-            const mcs_real sum = a + d;
-            const mcs_real dd = sum - a;
-            s->w.x_lo[i] = (a - (sum - dd)) + (d - dd);
-            x[i] = sum;
-        }
-    }
-    /* v = T qd + U sigma with A(x) v + c_t = 0: sigma by refinement on R^T */
-    mcs_banded_T(s, ch, qd, v);
-    md->A_nz(x, t, s->params, s->w.A);
-    mcs_rows_c_t(s, x, t, s->w.c_t);
-    last = MCS_R(0.0);
-    it = 0;
-    for (;;) {
-        mcs_real ds;
-        mcs_compact_A_times(s, v, s->w.c); /* residual -(A v + c_t) in constraint order */
-        for (i = 0; i < m; ++i) {
-            dp[i] = -(s->w.c[bs->c_order[i]] + s->w.c_t[bs->c_order[i]]);
-        }
-        mcs_band_solve_rt(m, w, ch->R, dp);
-        apply_q(s, ch, dp, NULL, s->w.bx);
-        for (i = 0; i < n; ++i) {
-            v[i] += s->w.bx[i];
-        }
-        ds = mcs_vec_max_abs(m, dp);
-        if (ds < MCS_R(0.0)) {
-            return MCS_ERR_NONFINITE;
-        }
-        if ((ds <= (MCS_R(4.0) * MCS_REAL_EPS * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, v)))) ||
-            ((it > 0) && (ds > (MCS_R(0.5) * last)))) {
-            break; /* converged, or at the rounding floor */
-        }
-        if ((it + 1) >= s->opt.newton_max_iter) {
-            return MCS_ERR_SINGULAR_CHART;
-        }
-        last = ds;
-        ++it;
-    }
-    return MCS_OK;
-}
-
-/* [[M, A^T], [A, 0]] (xdd, lambda) = (f, gamma) at (x, v, t), A's nonzeros at x in w.A: the
- * solution in w.kkt_rhs, variables in the structure's order (kkt_pos). */
-static mcs_status kkt_solve(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t)
-{
-    const mcs_model *md = s->model;
-    const mcs_band_structure *bs = md->band;
-    const int n = s->n;
-    const int m = s->m;
-    const int N = n + m;
-    const int kb = bs->kkt_band;
-    const int ld = (3 * kb) + 1;
-    mcs_real *ab = s->w.kkt;
-    mcs_real *b = s->w.kkt_rhs;
-    int i;
-    int k;
-    md->M_nz(x, t, s->params, s->w.M);
-    md->f(x, v, t, s->params, s->w.f);
-    mcs_rows_gamma(s, x, v, t, s->w.gamma);
-    for (i = 0; i < (N * ld); ++i) {
-        ab[i] = MCS_R(0.0);
-    }
-    for (k = 0; k < md->m_nnz; ++k) {
-        const int pi = bs->kkt_pos[md->m_rows[k]];
-        const int pj = bs->kkt_pos[md->m_cols[k]];
-        ab[((2 * kb) + (pi - pj)) + (pj * ld)] = s->w.M[k];
-    }
-    for (k = 0; k < md->a_nnz; ++k) {
-        const int pr = bs->kkt_pos[n + md->a_rows[k]];
-        const int pc = bs->kkt_pos[md->a_cols[k]];
-        ab[((2 * kb) + (pr - pc)) + (pc * ld)] = s->w.A[k];
-        ab[((2 * kb) + (pc - pr)) + (pr * ld)] = s->w.A[k];
-    }
-    for (i = 0; i < n; ++i) {
-        b[bs->kkt_pos[i]] = s->w.f[i];
-    }
-    for (i = 0; i < m; ++i) {
-        b[bs->kkt_pos[n + i]] = s->w.gamma[i];
-    }
-    if (mcs_band_lu(N, kb, ab, s->w.kkt_ipiv) != 0) {
-        return MCS_ERR_MASS_NOT_PD; /* M not definite on the tangent space */
-    }
-    mcs_band_lu_solve(N, kb, ab, s->w.kkt_ipiv, b);
-    return (mcs_vec_max_abs(N, b) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
-}
-
-mcs_status mcs_banded_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
-                          mcs_real *ydot)
-{
-    const mcs_band_structure *bs = s->model->band;
-    const int n = s->n;
-    const int f = n - ch->r;
-    mcs_real *xdd = s->w.Z; /* left for DOPRI5's next first stage (mcs_integrate.c) */
-    mcs_status st;
-    int i;
-    st = mcs_banded_map(s, ch, y, &y[f], t, s->w.xs, s->w.vs);
-    if (st == MCS_OK) {
-        st = kkt_solve(s, s->w.xs, s->w.vs, t); /* A at x: left in w.A by the map */
-    }
-    if (st != MCS_OK) {
-        return st;
-    }
-    for (i = 0; i < n; ++i) {
-        xdd[i] = s->w.kkt_rhs[bs->kkt_pos[i]];
-    }
-    for (i = 0; i < f; ++i) {
-        ydot[i] = y[f + i];
-    }
-    mcs_banded_Tt(s, ch, xdd, &ydot[f]); /* q'' = T^T x'' */
-    return (mcs_vec_max_abs(2 * f, ydot) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
-}
-
-mcs_status mcs_banded_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
-                                  mcs_real *lambda)
-{
-    const mcs_band_structure *bs = s->model->band;
-    mcs_status st;
-    int i;
-    s->model->A_nz(x, t, s->params, s->w.A);
-    st = kkt_solve(s, x, v, t);
-    if (st != MCS_OK) {
-        return st;
-    }
-    for (i = 0; i < s->m; ++i) { /* M xdd + A^T lambda = f */
-        lambda[i] = s->w.kkt_rhs[bs->kkt_pos[s->n + i]];
-    }
-    return MCS_OK;
-}
+#endif /* MCS_WITH_BANDED */

@@ -1,6 +1,7 @@
-/* mcs_compact.c - the compact simulator (options.compact; README "Firmware"): the same motion
- * as the default one in a fraction of its memory, for microcontrollers. This file: its frames
- * and basis (mcs_compact_chart.c: the chart).
+/* mcs_compact.c - the compact variant (MCS_VARIANT_COMPACT, mcs_sim.h; README "Firmware"): the
+ * same motion as the dense one in a fraction of its memory, for microcontrollers. This file: its
+ * options, layout, frames and basis (mcs_compact_chart.c: the chart). A leaf: mcs_variant.c
+ * alone calls it (mcs_variants.h). MCS_WITH_COMPACT = 0 leaves it out.
  *
  *  - A factorization A^T P = Q R stays as mcs_la_qr_pivoted leaves it: R above the diagonal,
  *    Q's reflectors below it (n x m), never the n x n Q. U p and U^T y apply the reflectors; the
@@ -12,56 +13,55 @@
  * What it leaves out (mcs_sim_check answers MCS_ERR_UNSUPPORTED): the probe frame (dense output
  * of q and qd, multipliers), singular-configuration events and locks.
  */
-#include "sim/mcs_sim_internal.h"
+#include "sim/variant/mcs_variants.h"
 
-/* ---------------------------------------------------------------- sparse products */
+#if MCS_WITH_COMPACT
 
-void mcs_compact_A_times(const mcs_sim *s, const mcs_real *u, mcs_real *out)
+/* ---------------------------------------------------------------- options and layout */
+
+mcs_status mcs_compact_check(const mcs_model *model, const mcs_options *opt)
 {
-    const mcs_model *md = s->model;
+    /* no probe frame, events or locks (mcs_sim.h) */
+    if ((opt->dense_output != 0) || (opt->sing_tol > MCS_R(0.0)) || (opt->max_locks > 0) ||
+        ((model->nc > 0) && (model->A_dot_nz == NULL) &&
+         ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP)))) {
+        return MCS_ERR_UNSUPPORTED;
+    }
+    return MCS_OK;
+}
+
+void mcs_compact_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
+{
+    const unsigned predictor = l->features & (MCS_MEM_EULER | MCS_MEM_EXP);
+    mcs_frame *frames[2];
+    mcs_real *R;
+    mcs_real *tau;
+    int *piv;
     int i;
-    int k;
-    for (i = 0; i < s->m; ++i) {
-        out[i] = MCS_R(0.0);
+    frames[0] = &s->cur;
+    frames[1] = &s->prev;
+    for (i = 0; i < 2; ++i) {
+        mcs_carve_frame_state(c, frames[i], l);
     }
-    for (k = 0; k < md->a_nnz; ++k) {
-        out[md->a_rows[k]] += s->w.A[k] * u[md->a_cols[k]];
+    R = mcs_carve_take(c, l->n * MAX2(l->m, 1U));
+    tau = mcs_carve_take(c, mcs_carve_kmin(l));
+    piv = mcs_carve_itake(c, MAX2(l->m, 1U));
+    for (i = 0; i < 2; ++i) {
+        frames[i]->R = R;
+        frames[i]->tau = tau;
+        frames[i]->piv = piv;
     }
-}
-
-void mcs_compact_M_times(const mcs_sim *s, int ncol, mcs_real alpha, const mcs_real *B,
-                         mcs_real beta, mcs_real *out)
-{
-    const mcs_model *md = s->model;
-    const int n = s->n;
-    int j;
-    int k;
-    for (j = 0; j < ncol; ++j) {
-        mcs_real *oj = &out[j * n];
-        const mcs_real *bj = &B[j * n];
-        if (beta == MCS_R(0.0)) {
-            int i;
-            for (i = 0; i < n; ++i) {
-                oj[i] = MCS_R(0.0);
-            }
-        }
-        for (k = 0; k < md->m_nnz; ++k) {
-            oj[md->m_rows[k]] += alpha * (s->w.M[k] * bj[md->m_cols[k]]);
-        }
-    }
-}
-
-mcs_status mcs_compact_mass_times(mcs_sim *s, const mcs_real *x, mcs_real t, const mcs_real *v,
-                                  mcs_real *out)
-{
-    s->model->M_nz(x, t, s->params, s->w.M);
-    mcs_compact_M_times(s, 1, MCS_R(1.0), v, MCS_R(0.0), out);
-    return (mcs_vec_max_abs(s->n, out) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
+    mcs_carve_no_frame(&s->probe);
+    s->w.A = mcs_carve_take(c, MAX2(l->a_nnz, 1U));
+    s->w.A_nz = NULL; /* the nonzeros are in w.A */
+    s->w.A_dot = mcs_carve_take_if(c, predictor, MAX2(l->a_nnz, 1U));
+    s->w.M = mcs_carve_take(c, MAX2(l->m_nnz, 1U));
+    s->w.G = NULL;
 }
 
 /* ---------------------------------------------------------------- factorization */
 
-int mcs_compact_kmin(const mcs_sim *s)
+static int compact_kmin(const mcs_sim *s)
 {
     return MIN2(s->n, s->m);
 }
@@ -74,7 +74,7 @@ static mcs_status factor_at(mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real 
     const mcs_model *md = s->model;
     const int n = s->n;
     const int m = s->m;
-    const int kmin = mcs_compact_kmin(s);
+    const int kmin = compact_kmin(s);
     const int lwork = (int)MCS_LINALG_LWORK_QR((size_t)MCS_SIM_K(n, m));
     int i;
     int k;
@@ -145,12 +145,12 @@ void mcs_compact_U(const mcs_sim *s, const mcs_frame *fr, const mcs_real *p, mcs
     for (i = 0; i < n; ++i) {
         out[i] = (i < fr->r) ? p[i] : MCS_R(0.0);
     }
-    mcs_qr_apply(n, mcs_compact_kmin(s), fr->R, n, fr->tau, 0, out);
+    mcs_qr_apply(n, compact_kmin(s), fr->R, n, fr->tau, 0, out);
 }
 
 void mcs_compact_Ut(const mcs_sim *s, const mcs_frame *fr, mcs_real *y)
 {
-    mcs_qr_apply(s->n, mcs_compact_kmin(s), fr->R, s->n, fr->tau, 1, y);
+    mcs_qr_apply(s->n, compact_kmin(s), fr->R, s->n, fr->tau, 1, y);
 }
 
 void mcs_compact_form_T(const mcs_sim *s, const mcs_frame *fr, mcs_real *T)
@@ -164,7 +164,7 @@ void mcs_compact_form_T(const mcs_sim *s, const mcs_frame *fr, mcs_real *T)
         for (i = 0; i < n; ++i) {
             col[i] = (i == (fr->r + j)) ? MCS_R(1.0) : MCS_R(0.0);
         }
-        mcs_qr_apply(n, mcs_compact_kmin(s), fr->R, n, fr->tau, 0, col);
+        mcs_qr_apply(n, compact_kmin(s), fr->R, n, fr->tau, 0, col);
     }
 }
 
@@ -270,3 +270,31 @@ mcs_status mcs_compact_align(mcs_sim *s, int f_old, mcs_frame *to)
     }
     return MCS_OK;
 }
+
+/* ---------------------------------------------------------------- what the stages need */
+
+void mcs_compact_min_norm(mcs_sim *s, const mcs_frame *fr, const mcs_real *b, mcs_real *out)
+{
+    const int r = fr->r;
+    int i;
+    for (i = 0; i < r; ++i) {
+        s->w.tmp[i] = -b[fr->piv[i]];
+    }
+    mcs_mat_solve_upper_transposed(r, fr->R, s->n, s->w.tmp);
+    mcs_compact_U(s, fr, s->w.tmp, out);
+}
+
+void mcs_compact_Ut_p(mcs_sim *s, const mcs_frame *ch, mcs_real *y)
+{
+    /* U^T applies the reflectors of the chart's factorization */
+    const mcs_status ok = mcs_compact_ensure(s, ch);
+    int i;
+    if (ok == MCS_OK) {
+        mcs_compact_Ut(s, ch, y);
+    }
+    for (i = 0; i < ch->r; ++i) {
+        s->w.p[i] = (ok == MCS_OK) ? y[i] : MCS_R(0.0);
+    }
+}
+
+#endif /* MCS_WITH_COMPACT */

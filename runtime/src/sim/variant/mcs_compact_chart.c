@@ -1,10 +1,12 @@
-/* mcs_compact_chart.c - the compact simulator's chart (options.compact; mcs_compact.c has its
+/* mcs_compact_chart.c - the compact variant's chart (MCS_VARIANT_COMPACT; mcs_compact.c has its
  * frames): the chart Newton is a chord Newton on the chart's own factor A_S(x_k) U = R_ns^T, and
  * the systems with G = A_S(x) U at a stage (Phi, v, beta; SPEC §4) are solved by refinement on
  * the same factor: no r x r G is formed or stored. Both converge like |x - x_k| / sigma, so steps
  * far from singular configurations cost a few iterations more than the default LU of G, and a
  * stage that stops converging near one fails and is retaken (SPEC §6 rule 2). */
-#include "sim/mcs_sim_internal.h"
+#include "sim/variant/mcs_variants.h"
+
+#if MCS_WITH_COMPACT
 
 /* ---------------------------------------------------------------- solves with G = A_S U */
 
@@ -29,7 +31,7 @@ static mcs_status solve_G(mcs_sim *s, const mcs_frame *ch, const mcs_real *b, mc
         mcs_real dz;
         mcs_real zn;
         mcs_compact_U(s, ch, z, u);
-        mcs_compact_A_times(s, u, w);
+        mcs_sparse_A_times(s, u, w);
         for (i = 0; i < r; ++i) {
             u[i] = b[i] - w[ch->piv[i]];
         }
@@ -203,7 +205,7 @@ mcs_status mcs_compact_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, c
     if ((r > 0) && (f > 0)) {
         mcs_real *Z = s->w.Z;
         for (j = 0; j < f; ++j) {
-            mcs_compact_A_times(s, &T[j * n], s->w.gamma);
+            mcs_sparse_A_times(s, &T[j * n], s->w.gamma);
             for (i = 0; i < r; ++i) {
                 dp[i] = s->w.gamma[ch->piv[i]];
             }
@@ -262,8 +264,10 @@ mcs_status mcs_compact_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, m
         if (st != MCS_OK) {
             return st;
         }
-        mcs_compact_M_times(s, 1, -MCS_R(1.0), s->w.Z, MCS_R(1.0), rhs);
+        mcs_sparse_M_times(s, 1, -MCS_R(1.0), s->w.Z, MCS_R(1.0), rhs);
     }
-    mcs_compact_M_times(s, f, MCS_R(1.0), s->w.Phi, MCS_R(0.0), s->w.MPhi);
+    mcs_sparse_M_times(s, f, MCS_R(1.0), s->w.Phi, MCS_R(0.0), s->w.MPhi);
     return mcs_chart_reduced_solve(s, f, y, ydot);
 }
+
+#endif /* MCS_WITH_COMPACT */

@@ -1,0 +1,78 @@
+/* mcs_rk4.c - classic fixed-step Runge-Kutta 4 on the frozen chart of s->cur (the firmware
+ * default), and its dense output: the cubic Hermite interpolant of the chart coordinates. */
+
+#include "sim/mcs_sim_internal.h"
+
+/* One RK4 step of length h on the chart of s->cur: the end state in s->prev (x, v, t); y0, y1 are
+ * kept for the Hermite dense output. */
+mcs_status mcs_rk4_attempt(mcs_sim *s, mcs_real h)
+{
+    const int f = s->n - s->cur.r;
+    const int len = 2 * f;
+    const mcs_real t = s->cur.t;
+    static const mcs_real c1[1] = {MCS_R(0.5)};
+    static const mcs_real c2[2] = {0, MCS_R(0.5)};
+    static const mcs_real c3[3] = {0, 0, 1};
+    static const mcs_real b[4] = {MCS_R(1.0) / MCS_R(6.0), MCS_R(1.0) / MCS_R(3.0),
+                                  MCS_R(1.0) / MCS_R(3.0), MCS_R(1.0) / MCS_R(6.0)};
+    mcs_real **k = s->w.k;
+    mcs_status st;
+    mcs_chart_start(s, s->w.y0);
+    st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, k[0]);
+    if (st != MCS_OK) {
+        return st;
+    }
+    mcs_rk_combine(len, s->w.y0, h, 1, c1, k, s->w.ys);
+    st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + (h / MCS_R(2.0)), k[1]);
+    if (st != MCS_OK) {
+        return st;
+    }
+    mcs_rk_combine(len, s->w.y0, h, 2, c2, k, s->w.ys);
+    st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + (h / MCS_R(2.0)), k[2]);
+    if (st != MCS_OK) {
+        return st;
+    }
+    mcs_rk_combine(len, s->w.y0, h, 3, c3, k, s->w.ys);
+    st = mcs_chart_rhs(s, &s->cur, s->w.ys, t + h, k[3]);
+    if (st != MCS_OK) {
+        return st;
+    }
+    mcs_rk_combine(len, s->w.y0, h, 4, b, k, s->w.y1);
+    s->w.want_lo = 1;
+    st = mcs_chart_map(s, &s->cur, s->w.y1, &s->w.y1[f], t + h, s->prev.x, s->prev.v);
+    s->w.want_lo = 0;
+    if (st != MCS_OK) {
+        return st;
+    }
+    mcs_mat_copy(s->n, 1, s->w.x_lo, s->n, s->prev.x_lo, s->n);
+    s->prev.t = t + h;
+    s->w.dense_ready = 1; /* y0, y1 kept for the Hermite dense output */
+    s->w.dense_method = MCS_METHOD_RK4;
+    return MCS_OK;
+}
+
+/* y (2f) = the cubic Hermite interpolant of q through (q, qd) at both ends of the last step, and
+ * qd from its derivative, at the fraction th of it (third order). */
+mcs_status mcs_rk4_dense(mcs_sim *s, mcs_real th, mcs_real *y)
+{
+    const int f = s->n - s->prev.r;
+    const mcs_real h = s->h_last;
+    const mcs_real h00 = (((MCS_R(2.0) * th) - MCS_R(3.0)) * th * th) + MCS_R(1.0);
+    const mcs_real h10 = (((th - MCS_R(2.0)) * th) + MCS_R(1.0)) * th;
+    const mcs_real h01 = (MCS_R(3.0) - (MCS_R(2.0) * th)) * th * th;
+    const mcs_real h11 = (th - MCS_R(1.0)) * th * th;
+    const mcs_real d00 = MCS_R(6.0) * th * (th - MCS_R(1.0));
+    const mcs_real d10 = (((MCS_R(3.0) * th) - MCS_R(4.0)) * th) + MCS_R(1.0);
+    const mcs_real d01 = -d00;
+    const mcs_real d11 = ((MCS_R(3.0) * th) - MCS_R(2.0)) * th;
+    int i;
+    for (i = 0; i < f; ++i) {
+        const mcs_real q0 = s->w.y0[i];
+        const mcs_real q1 = s->w.y1[i];
+        const mcs_real v0 = s->w.y0[f + i];
+        const mcs_real v1 = s->w.y1[f + i];
+        y[i] = (h00 * q0) + (h10 * h * v0) + (h01 * q1) + (h11 * h * v1);
+        y[f + i] = (((d00 * q0) + (d01 * q1)) / h) + (d10 * v0) + (d11 * v1);
+    }
+    return MCS_OK;
+}
