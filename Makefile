@@ -23,7 +23,8 @@ TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
 .PHONY: all deps generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
-        firmware install develop clean fuzz fuzz-deps test-fuzz-replay misra bench-compare c-binaries
+        firmware install develop clean fuzz fuzz-deps test-fuzz-replay misra bench-compare c-binaries \
+        test-configs
 
 all: runtime
 
@@ -109,7 +110,7 @@ $(eval $(call TEST_RULE,tests-asan,asan,$(RUNTIME_SRC),$(LIBS)))
 $(eval $(call TEST_RULE,tests-portable,portable,$(PORTABLE_SRC),-lm))
 
 C_TESTS := test_basis test_sim test_memory test_linalg test_transition test_locks test_statics \
-	test_compact test_banded
+	test_compact test_banded test_configs
 
 test-c: deps $(addprefix $(B)/tests/,$(C_TESTS)) $(addprefix $(B)/tests-portable/,$(C_TESTS))
 	@for t in $(C_TESTS); do $(B)/tests/$$t || exit 1; done
@@ -119,6 +120,11 @@ test-sanitize: deps $(addprefix $(B)/tests-asan/,$(C_TESTS))
 	@for t in $(C_TESTS); do \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(B)/tests-asan/$$t || exit 1; done
+
+# every combination of the runtime's parts mcs_config.h allows (MCS_WITH_*: 96), test_configs
+# under ASan/UBSan in each (scripts/config-matrix; about a minute on 2 cores)
+test-configs: deps
+	@$(PYTHON) scripts/config-matrix --build $(B)
 
 test-py: deps
 	$(PYTHON) -m pytest -q -n 2 --dist loadfile tests
@@ -187,7 +193,7 @@ lint: deps
 	@echo "lint: clean"
 
 # The README's test command: everything, about 12 minutes on 2 cores (README "Quick start").
-test: deps lint check-generated misra c-binaries test-c test-sanitize test-fuzz-replay test-py
+test: deps lint check-generated misra c-binaries test-c test-sanitize test-fuzz-replay test-configs test-py
 
 # Every C test program, compiled on both cores (each links its build's objects of the runtime and
 # the models: build/obj-<variant>/, compiled once per variant).
