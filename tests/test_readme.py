@@ -429,6 +429,7 @@ def test_make_test_runs_what_the_tests_section_says():
         "test-c": "the CMocka runtime tests",
         "test-sanitize": "AddressSanitizer and UndefinedBehaviorSanitizer",
         "test-fuzz-replay": "the replay of the fuzz corpus",
+        "test-configs": "every configuration of the runtime",
         "test-py": "pytest",
     }
     assert set(prerequisites) <= set(said), sorted(set(prerequisites) - set(said))
