@@ -209,3 +209,15 @@ def test_a_solver_rebuilt_in_the_process_is_loaded_again(tmp_path):
     second = _load_library(library)
     assert (first.mcs_value(), second.mcs_value()) == (1, 2)
     assert _load_library(library).mcs_value() == 2
+
+
+def test_every_api_user_gets_the_energy_judgment_of_the_command_line(slider_crank):
+    """The judgment that a conservative model's energy drifted (cli's before issue 35) is the
+    API's: Run.warnings, which `./mcsgen simulate` prints."""
+    run = slider_crank.simulate(t_end=0.2, method="rk4", h=1e-3)
+    assert run.ok and run.warnings == [] and run.summary["energy_balance"] == "conserved"
+    drifted = dict(run.summary, energy_drift_rel=0.05)  # what a too long step leaves
+    (line,) = mcsgen.api.run_warnings(drifted)
+    assert "which physics conserves, changed by 5%" in line and "a smaller --h" in line
+    assert mcsgen.api.run_warnings(dict(drifted, energy_balance="dissipative")) == []
+    assert mcsgen.api.run_warnings(dict(drifted, problems=["the energy rose"])) == []

@@ -68,6 +68,27 @@ class Event:
             raise AttributeError(name) from None
 
 
+ENERGY_WARNING = 0.01  # relative change of T + V that makes a conservative run meaningless
+
+
+def run_warnings(summary: dict) -> List[str]:
+    """What the error indicators of a run say about its result, one line each (empty when
+    nothing is wrong): the energy of a model that conserves it (the summary's energy_balance,
+    decided at generation: model/energy.py) changed by more than ENERGY_WARNING relative. A rise
+    the simulator itself calls a problem (the summary's "problems", which make the run not ok)
+    is not repeated here. Run.warnings, and `./mcsgen simulate` prints them."""
+    drift = summary.get("energy_drift_rel")
+    if drift is None or drift <= ENERGY_WARNING or summary.get("energy_balance") != "conserved":
+        return []
+    if summary.get("problems"):
+        return []
+    fix = "a smaller --h" if summary["method"] == "rk4" else "a smaller --rtol"
+    return [
+        f"the energy of {summary['model']}, which physics conserves, changed by {drift:.0%} over "
+        f"the run: the result is meaningless at this step (h = {summary['h']:g}); try {fix}"
+    ]
+
+
 @dataclass
 class Run:
     """A simulated run, in arrays of rows (N rows: the initial state, then each step or each
@@ -93,6 +114,12 @@ class Run:
     @property
     def ok(self) -> bool:
         return bool(self.summary["ok"])
+
+    @property
+    def warnings(self) -> List[str]:
+        """What makes an ok run's result doubtful (run_warnings): energy a conservative model
+        lost or gained at this step."""
+        return run_warnings(self.summary)
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The options of `simulate`: one table, the single source of their names, defaults and help.
 
-Read by the command line (cli.py builds its `simulate` parser from it), by the C simulator
+Read by the command line (cli/parser.py builds its `simulate` parser from it), by the C simulator
 (`runtime/app/mcs_options_table.h` is generated from it: `write_c_table`), and by the README (its
 options table is generated from it: `markdown_table`). Tests check that the generated header and
 the README block are current, and that every default below is what the C runtime's

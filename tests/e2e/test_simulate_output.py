@@ -198,7 +198,7 @@ def test_a_csv_of_gigabytes_is_said(tmp_path, monkeypatch):
     of CSV. When the rows are known before the run (RK4, or --dt-out) the size is said before it
     starts; an adaptive run's CSV is said when it passes the size."""
     import mcsgen.api as api
-    from mcsgen.cli import csv_size_warning
+    from mcsgen.cli.simulate import csv_size_warning
     from mcsgen.model import load_model
     from mcsgen.paths import model_path
 

@@ -1,0 +1,71 @@
+"""`statics` and `modes`: one analyzer run each (analyze.run_analysis) and its printing."""
+
+import json
+
+from .generation import ensure_generated
+from .spinner import Spinner
+
+
+def _analysis(args, modes):
+    from ..analyze import load_start, run_analysis
+
+    model = ensure_generated(args.model)
+    x = load_start(args.start) if args.start else None
+    kw = dict(modes=modes, params=args.param or (), x=x, kkt=args.kkt, max_iter=args.max_iter)
+    if modes:
+        kw.update(modes_kc=not args.no_kc, damped=args.damped, count=args.count)
+        kw.update(verify=(args.count or 4) if args.verify else 0)
+    else:
+        kw.update(statics_kc=not args.no_kc)
+    with Spinner(f"{'modes' if modes else 'statics'} of {model.name}"):
+        return model, run_analysis(model.name, **kw)
+
+
+def _write_analysis(args, model, result, stem):
+    from ..analyze import write_outputs
+
+    if not args.out:
+        return
+    written = write_outputs(result, args.out, stem)
+    if getattr(args, "plot", False) or getattr(args, "animate", False):
+        from ..outputs.modes_plot import plot_modes
+
+        written += plot_modes(result, args.out, animate=getattr(args, "animate", False))
+    for path in written:
+        print(f"wrote {path}")
+
+
+def cmd_statics(args):
+    from ..analyze import format_statics
+
+    model, result = _analysis(args, modes=False)
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        print(format_statics(result))
+    _write_analysis(args, model, result, "statics")
+    return 0 if result["statics"]["status"] == 0 else 1
+
+
+def cmd_modes(args):
+    from ..analyze import format_modes, format_statics, format_verify, verify_table
+
+    model, result = _analysis(args, modes=True)
+    st = result["statics"]
+    if args.json:
+        print(json.dumps(result, indent=1))
+    elif st["status"] != 0:
+        print(format_statics(result))
+        print("modes: no equilibrium to linearize about")
+    else:
+        print(
+            f"equilibrium of {model.name}: {st['iterations']} Newton steps, "
+            f"|c| {st['residual_c']:.2g}, |f - A'lambda| {st['residual_f']:.2g}"
+        )
+        print(format_modes(result))
+        if args.verify and "verify" in result:
+            print("verification by simulation (FFT of the free response along each mode):")
+            print(format_verify(verify_table(result)))
+    _write_analysis(args, model, result, "modes")
+    ok = st["status"] == 0 and result.get("modes", {}).get("status") == 0
+    return 0 if ok else 1

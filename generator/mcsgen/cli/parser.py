@@ -1,0 +1,349 @@
+"""The command line's parser: the verbs, their arguments and help (README "CLI reference"), and
+one-line errors for bad arguments."""
+
+import argparse
+import re
+
+from ..options import MAX_STATICS_ITER
+from ..version import __version__
+from .analysis import cmd_modes, cmd_statics
+from .drawing import cmd_animate, cmd_plot
+from .generation import cmd_audit, cmd_check, cmd_generate, cmd_import_urdf, cmd_misra
+from .simulate import cmd_simulate
+
+
+MODEL_HELP = "a mechanism file (path), or the name of a shipped model (models/NAME.yaml)"
+
+
+def _checked(kind, valid):
+    """argparse type: a finite number of `kind` (float or int) passing options.VALID[valid]."""
+    from ..options import SimOption, option_value
+
+    return option_value(SimOption("", "real" if kind is float else "int", "", valid=valid))
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: `mcsgen simulate: argument --h: expected a number > 0, got
+    -1 (see mcsgen simulate --help)`, exit 2 (no usage block)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+# a number as an option's value: argparse takes `-1e-3` for an option unless it is joined
+_NUMBER = r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"
+
+
+_NEGATIVE_NUMBER = re.compile(rf"^-{_NUMBER}(,[-+]?{_NUMBER})*$|^-(inf|nan)$", re.I)  # or X,Y,Z
+
+
+def join_negative_values(argv):
+    """`--h -1e-3` -> `--h=-1e-3`, so a negative number reaches the option (which then says
+    whether it takes it) instead of being read as an unknown option."""
+    out = []
+    for arg in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and _NEGATIVE_NUMBER.match(arg):
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
+def _analysis_arguments(parser):
+    parser.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    parser.add_argument(
+        "--no-kc",
+        action="store_true",
+        help="leave the tangent stiffness of constraints K_c out (003: statics then fail, "
+        "a pendulum has zero stiffness)",
+    )
+    parser.add_argument(
+        "--param", action="append", metavar="NAME=VALUE", help="override a parameter (repeatable)"
+    )
+    parser.add_argument(
+        "--from",
+        dest="start",
+        metavar="FILE.json",
+        help="start from the configuration x of a statics result instead of the model's",
+    )
+    parser.add_argument(
+        "--kkt",
+        action="store_true",
+        help="Newton on the full saddle-point matrix [[K, A'], [A, 0]] instead of the tangent "
+        "space (a cross-check; fails with dependent rows)",
+    )
+    parser.add_argument(
+        "--max-iter",
+        type=_checked(int, "newton-steps"),
+        default=50,
+        help=f"Newton steps (default 50, at most {MAX_STATICS_ITER})",
+    )
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    parser.add_argument("--out", metavar="DIR", help="write JSON and CSV files (and plots) here")
+
+
+def build_parser():
+    parser = _Parser(
+        prog="mcsgen",
+        description="Mechanism file -> allocation-free C solver with QR "
+        "tangent-space continuation.",
+    )
+    parser.add_argument("--version", action="version", version=f"mcsgen {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
+    sub.required = True
+
+    g = sub.add_parser(
+        "generate",
+        help="derive and emit C for models",
+        description="Derive c, A, c_t, gamma, A_dot, M, f, K_c, K_f, D and emit "
+        "generated/<model>/<model>.{h,c}. Skipped when the generator "
+        "version and the model file's hash are unchanged.",
+    )
+    g.add_argument(
+        "models",
+        nargs="*",
+        metavar="MODEL",
+        help="model file or name in models/ (default: every model)",
+    )
+    g.add_argument("--force", action="store_true", help="regenerate even when up to date")
+    g.add_argument("--out", metavar="DIR", help="output root instead of generated/")
+    g.add_argument(
+        "--firmware",
+        action="store_true",
+        help="a firmware build: the file's `firmware:` settings (default RK4, continuation "
+        "none) as the defaults, only the kernels they need (default output root "
+        "build/firmware/generated/)",
+    )
+    g.add_argument(
+        "--kernels",
+        metavar="SETS",
+        help="emit only these kernel sets, comma-separated, besides motion: predictor (A_dot), "
+        "stiffness (K_c, K_f, D), transitions (row groups, switches, events); default all, "
+        "or with --firmware what its settings need",
+    )
+    g.add_argument(
+        "--no-misra",
+        action="store_true",
+        help="skip the MISRA C:2012 check of the emitted C (by default Cppcheck's addon checks "
+        "each model written, and a finding makes the exit status 1: seconds for most models, "
+        "about 40 s on 2 cores for a 7-DOF arm's 820 KB of C, which is checked in pieces)",
+    )
+    g.set_defaults(func=cmd_generate)
+
+    mi = sub.add_parser(
+        "misra",
+        help="MISRA C:2012 check of the runtime and generated models",
+        description="Run Cppcheck's MISRA C:2012 addon over the runtime and generated models, "
+        "apply misra/deviations.txt, print every finding left; exit 1 if there is one.",
+    )
+    mi.add_argument("dirs", nargs="*", metavar="DIR", help="generated model directories")
+    mi.add_argument("--runtime", action="store_true", help="check the runtime library")
+    mi.add_argument(
+        "--all",
+        action="store_true",
+        help="the runtime and every model in generated/; unused deviations are findings",
+    )
+    mi.set_defaults(func=cmd_misra)
+
+    c = sub.add_parser(
+        "check",
+        help="compare derived terms with finite differences",
+        description="Evaluate the compiled model at random states and compare A, "
+        "c_t, gamma, A_dot, K_c, K_f, D (and M, f of Lagrange models) "
+        "with central finite differences of lower-order functions.",
+    )
+    c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    c.add_argument(
+        "--samples", type=_checked(int, "count"), default=5, help="random states (default 5)"
+    )
+    c.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    c.add_argument(
+        "--tol",
+        type=_checked(float, "positive"),
+        default=1e-6,
+        help="max relative error (default 1e-6; a number > 0)",
+    )
+    c.set_defaults(func=cmd_check)
+
+    au = sub.add_parser(
+        "audit",
+        help="write the derivation audit report (HTML or Markdown)",
+        description="One self-contained report of a model: identity and hashes, bodies, "
+        "joints and the origin of every constraint row, every derived term as mathematics with "
+        "its CSE definitions and C lines, sparsity pictures and operation counts, the "
+        "finite-difference self-check and an entry-by-entry SymPy evaluation of the compiled "
+        "kernels, and the physics at the initial state. Exit 1 when verification fails.",
+    )
+    au.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    au.add_argument(
+        "--out", metavar="PATH", help="file or directory (default out/<model>/audit.<format>)"
+    )
+    au.add_argument("--format", default="html", help="html (default) or md")
+    au.add_argument(
+        "--samples",
+        type=_checked(int, "count"),
+        default=3,
+        help="check's random states (default 3)",
+    )
+    au.add_argument(
+        "--no-misra",
+        action="store_true",
+        help="leave out the MISRA C:2012 check of the generated C (Cppcheck: seconds for most "
+        "models, minutes for a robot's megabytes of C)",
+    )
+    au.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    au.set_defaults(func=cmd_audit)
+
+    u = sub.add_parser(
+        "import-urdf",
+        help="write a mechanism file from a URDF robot",
+        description="Read a URDF robot description (safely: no DTDs, no entities) and write an "
+        "ordinary mechanism file: one spatial body per moving link (fixed joints merged), "
+        "revolute, continuous, prismatic and planar joints, joint damping as dampers. The root "
+        "link is fixed to the ground; joints start at 0 unless --q says otherwise; gravity is "
+        "9.81 m/s^2 along -z. What the import did is printed, one line per item.",
+    )
+    u.add_argument("urdf", metavar="ROBOT.urdf")
+    u.add_argument(
+        "--out", metavar="MODEL.yaml", help="the file to write (default: <name>.yaml, here)"
+    )
+    u.add_argument("--name", help="model name (default: the --out file's, else the robot's)")
+    u.add_argument(
+        "--q",
+        action="append",
+        default=[],
+        metavar="JOINT=VALUE",
+        help="start position of a joint (rad or m; an expression such as pi/4; default 0)",
+    )
+    u.add_argument(
+        "--qd",
+        action="append",
+        default=[],
+        metavar="JOINT=VALUE",
+        help="start rate of a joint (rad/s or m/s; default 0)",
+    )
+    u.add_argument(
+        "--gravity", metavar="X,Y,Z", help="gravity in m/s^2, world frame (default 0,0,-9.81)"
+    )
+    u.set_defaults(func=cmd_import_urdf)
+
+    s = sub.add_parser(
+        "simulate",
+        help="build and run the solver, write CSV",
+        description="Compile the generated model with the runtime, simulate, write "
+        "a CSV and print a summary. Defaults come from the model file.",
+    )
+    s.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    from ..options import add_arguments
+
+    add_arguments(s)  # the one table of simulate options (options.py)
+    s.add_argument("--json", action="store_true", help="also print the summary as JSON")
+    s.set_defaults(func=cmd_simulate)
+
+    st = sub.add_parser(
+        "statics",
+        help="static equilibrium (Newton with K_c)",
+        description="Solve A'lambda = f(x, 0), c(x) = 0 from the model's initial configuration "
+        "by Newton with the tangent stiffness of constraints K_c and a line search; print the "
+        "equilibrium, the residual history and the joint reactions (003 §4).",
+    )
+    _analysis_arguments(st)
+    st.add_argument("--plot", action="store_true", help="with --out: draw the equilibrium")
+    st.set_defaults(func=cmd_statics)
+
+    mo = sub.add_parser(
+        "modes",
+        help="vibration modes about the equilibrium",
+        description="Find the static equilibrium, linearize there in the tangent space and "
+        "print eigenvalues, frequencies, damping and mode shapes (003 §4).",
+    )
+    _analysis_arguments(mo)
+    mo.add_argument("--damped", action="store_true", help="include D (first-order form)")
+    mo.add_argument(
+        "--count", type=_checked(int, "count"), default=None, help="the first N modes (default all)"
+    )
+    mo.add_argument(
+        "--verify",
+        action="store_true",
+        help="simulate each mode from the equilibrium and compare the FFT peak with it",
+    )
+    mo.add_argument("--plot", action="store_true", help="with --out: draw the mode shapes")
+    mo.add_argument("--animate", action="store_true", help="with --out: also a GIF of each mode")
+    mo.set_defaults(func=cmd_modes)
+
+    p = sub.add_parser(
+        "plot",
+        help="PNG figures of runs and events",
+        description="Plot q_i and qdot_i of one or more runs side by side (as in "
+        "the papers' figures), plus constraint residual and energy; "
+        "or with --rdiag the diagonal of R over time (002 Figs. 2, 5, "
+        "8, 14); with --basis BODY the tangent-basis components of a "
+        "body (runs made with simulate --basis; 002 Figs. 10-11); "
+        "with --events the admissible motions at each singular "
+        "configuration drawn on the mechanism (002 Figs. 3, 6, 9); "
+        "with --modes the equilibrium or the mode shapes of a saved "
+        "statics/modes result drawn on the mechanism (003 Figs. 3, 5).",
+    )
+    p.add_argument("csv", nargs="*", metavar="FILE.csv")
+    p.add_argument("--rdiag", action="store_true", help="diag(R) over time")
+    p.add_argument(
+        "--columns",
+        metavar="COL,...",
+        help="these CSV columns over time, one panel each (e.g. x.crank.theta,v.crank.theta,"
+        "energy); with --model, axes carry the coordinates' units",
+    )
+    p.add_argument(
+        "--momenta",
+        action="store_true",
+        help="also the generalized momenta P = T'Mv (runs of simulate --momenta; 004 Fig. 4a)",
+    )
+    p.add_argument("--basis", metavar="BODY", help="components of T for BODY's coordinates")
+    p.add_argument("--events", metavar="FILE.json", help="draw the motions of an event log")
+    p.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="the model of the runs: draws --events; units of --columns and of the q panels",
+    )
+    p.add_argument(
+        "--modes", metavar="FILE.json", help="draw a statics/modes result (modes --json/--out)"
+    )
+    p.add_argument("--animate", action="store_true", help="with --modes: a GIF of each mode")
+    p.add_argument(
+        "--out",
+        metavar="FILE.png",
+        help="output (default: next to the first CSV; with --modes a directory, default the "
+        "JSON's)",
+    )
+    p.add_argument("--label", action="append", help="legend label per CSV (default: file name)")
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser(
+        "animate",
+        help="GIF of a run: the mechanism drawn over time",
+        description="Draw the bodies and joints of a simulated run over time (planar in 2D, "
+        "spatial as a 3D line drawing from the joint points), with the time and the energy in "
+        "a corner: a GIF, or an MP4 when ffmpeg is installed.",
+    )
+    p.add_argument("csv", metavar="FILE.csv", help="a run written by simulate")
+    p.add_argument("--model", required=True, help="the model of the run (bodies and joints)")
+    p.add_argument(
+        "--out", metavar="FILE.gif", help="FILE.gif or FILE.mp4 (default: the CSV's, .gif)"
+    )
+    p.add_argument(
+        "--frames",
+        type=_checked(int, "count"),
+        default=100,
+        help="frames, at equal times through the run (default 100)",
+    )
+    p.add_argument(
+        "--fps", type=_checked(int, "count"), default=20, help="frames per second (default 20)"
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a parameter value the run was simulated with (repeatable): the joint points are "
+        "drawn where that geometry puts them",
+    )
+    p.set_defaults(func=cmd_animate)
+    return parser
