@@ -14,7 +14,7 @@ from mcsgen.emit.printer import McsCodePrinter
 from mcsgen.errors import McsError
 from mcsgen.generate import generate
 from mcsgen.model.joints import PLANAR_TYPES, SPATIAL_TYPES
-from mcsgen.model.mechanism import FORCE_TYPES
+from mcsgen.model.forces import FORCE_TYPES
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_cppcheck = pytest.mark.skipif(shutil.which("cppcheck") is None, reason="make deps")

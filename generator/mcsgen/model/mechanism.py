@@ -28,6 +28,7 @@ from .bodies import (
     relative_rotation_rows,
 )
 from .exact import NotANumber, approx, clean, coefficient, numbers_as_coefficients, to_double
+from .forces import ForceElements
 from .joints import SPATIAL_JOINTS, Joint, joint_types, spatial_lock
 from .switches import RowGroup
 
@@ -55,33 +56,9 @@ BODY_KEYS = {
     "angular_velocity",
     "inertia_check",
 }
-FORCE_KEYS = {
-    "name",
-    "type",
-    "body",
-    "point",
-    "force",
-    "torque",
-    "body1",
-    "body2",
-    "point1",
-    "point2",
-    "stiffness",
-    "damping",
-    "rest_length",
-    "joint",
-    "rest_angle",
-}
-FORCE_TYPES = (
-    "force",
-    "torque",
-    "spring_damper",
-    "rotational_spring_damper",
-    "translational_spring_damper",
-)
 
 
-class MechanismBuilder:
+class MechanismBuilder(ForceElements):
     def __init__(self, ctx, params, t):
         self.ctx = ctx  # a reader.Reader: typed values, names, expressions, error messages
         self.params = params  # name -> Symbol
@@ -650,117 +627,6 @@ class MechanismBuilder:
             name = self.ctx.declare(spec["name"], f"{where}.name", "driver")
             s, _ = self.coordinate(spec["coordinate"], f"{where}.coordinate")
             self.add_row(name, s - self.sym(spec["expr"], f"{where}.expr", allow_t=True))
-
-    def add_applied(self, q):
-        if self.applied is None:
-            self.applied = sp.zeros(len(self.coords), 1)
-        self.applied += q
-
-    def build_forces(self, raw):
-        raw = self.ctx.seq(raw or [], "forces")
-        n = len(self.coords)
-        xs = [c[2] for c in self.coords]
-        vs = [c[3] for c in self.coords]
-        for i, spec in enumerate(raw):
-            where = f"forces[{i}]"
-            spec = self.ctx.mapping(spec, where)
-            self.ctx.unknown_keys(spec, FORCE_KEYS, where)
-            ftype = spec.get("type")
-            if ftype not in FORCE_TYPES:
-                self.ctx.fail(f"{where}.type", f"'{ftype}' is not one of {', '.join(FORCE_TYPES)}")
-            dim = 2 if self.kind == "planar" else 3
-            if ftype in ("force", "torque"):
-                body = self.body_ref(spec.get("body"), f"{where}.body")
-                if body.kind == "ground":
-                    self.ctx.fail(f"{where}.body", "forces on ground do nothing")
-                idx = range(body.index0, body.index0 + len(body.q))
-                Q = sp.zeros(n, 1)
-                if ftype == "force":
-                    F = sp.Matrix(
-                        self.vector(
-                            spec.get("force"), f"{where}.force", dim, numeric=False, allow_t=True
-                        )
-                    )
-                    p = self.vector(spec.get("point", [0] * dim), f"{where}.point", dim)
-                    P = body.point(self.geos(p))
-                    for k in idx:
-                        Q[k] = (sp.Matrix([sp.diff(P[a], xs[k]) for a in range(dim)]).T * F)[0]
-                else:
-                    if dim == 2:
-                        tau = self.sym(spec.get("torque"), f"{where}.torque", allow_t=True)
-                        Q[body.index0 + 2] = tau
-                    else:
-                        tau = sp.Matrix(
-                            self.vector(
-                                spec.get("torque"),
-                                f"{where}.torque",
-                                3,
-                                numeric=False,
-                                allow_t=True,
-                            )
-                        )
-                        # virtual work tau . dtheta_world, dtheta_world = 2 E(e) de
-                        Qe = 2 * E_matrix(body.q[3:7]).T * tau
-                        for a in range(4):
-                            Q[body.index0 + 3 + a] = Qe[a]
-                self.add_applied(Q)
-                self.energy_elements.append((ftype, where, None))
-            elif ftype == "spring_damper":
-                b1 = self.body_ref(spec.get("body1"), f"{where}.body1")
-                b2 = self.body_ref(spec.get("body2"), f"{where}.body2")
-                p1 = self.vector(spec.get("point1", [0] * dim), f"{where}.point1", dim)
-                p2 = self.vector(spec.get("point2", [0] * dim), f"{where}.point2", dim)
-                k = self.sym(spec.get("stiffness", 0), f"{where}.stiffness")
-                c = self.num(spec.get("damping", 0), f"{where}.damping")
-                L0 = self.sym(spec.get("rest_length", 0), f"{where}.rest_length")
-                delta = b1.point(self.geos(p1)) - b2.point(self.geos(p2))
-                d = sp.sqrt((delta.T * delta)[0])
-                self.blocks.append((sp.Integer(0), k / 2 * (d - L0) ** 2))
-                if c != 0:
-                    self.add_damping(c, d, xs, vs)
-                    self.energy_elements.append(("damper", where, self.approx_value(c)))
-            else:  # a spring-damper on a joint's free coordinate
-                jname = spec.get("joint")
-                if jname not in self.joints:
-                    self.ctx.fail(f"{where}.joint", f"unknown joint '{jname}'")
-                rotational = ftype == "rotational_spring_damper"
-                needed = "revolute" if rotational else "prismatic"
-                if self.joints[jname].type.name != needed:
-                    self.ctx.fail(
-                        f"{where}.joint",
-                        f"a {ftype.replace('_', ' ')} needs a {needed} joint",
-                    )
-                rest = "rest_angle" if rotational else "rest_length"
-                if ("rest_length" if rotational else "rest_angle") in spec:
-                    self.ctx.fail(
-                        f"{where}.{'rest_length' if rotational else 'rest_angle'}",
-                        f"a {ftype.replace('_', ' ')} takes '{rest}'",
-                    )
-                theta = self.joint_coordinate(jname)
-                k = self.sym(spec.get("stiffness", 0), f"{where}.stiffness")
-                c = self.num(spec.get("damping", 0), f"{where}.damping")
-                th0 = self.sym(spec.get(rest, 0), f"{where}.{rest}")
-                self.blocks.append((sp.Integer(0), k / 2 * (theta - th0) ** 2))
-                if c != 0 and rotational:
-                    self.add_rate_damping(c, self.axial_rates[jname], vs)
-                    self.energy_elements.append(("damper", where, self.approx_value(c)))
-                elif c != 0:
-                    self.add_damping(c, theta, xs, vs)
-                    self.energy_elements.append(("damper", where, self.approx_value(c)))
-
-    def add_damping(self, c, coord, xs, vs):
-        """Q = -c (d coord/dt) d coord/dx for a scalar coordinate of x."""
-        grad = [sp.diff(coord, x) for x in xs]
-        rate = sum((g * v for g, v in zip(grad, vs) if g != 0), sp.Integer(0))
-        self.add_applied(sp.Matrix([-c * rate * g for g in grad]))
-
-    def add_rate_damping(self, c, rate, vs):
-        """Q = -c rate d rate/dv for a rate linear in v (a revolute joint's axial_rate): the
-        damper's torque -c rate about the axis, equal and opposite on the two bodies. Where the
-        joint's rows hold it is add_damping of the joint angle, force and power alike (the
-        angle's gradient is then a pure axial rotation too); its expressions are polynomials of
-        e instead of the angle's rational functions, a small part of the size of K_f and D."""
-        self.add_applied(sp.Matrix([-c * rate * sp.diff(rate, v) for v in vs]))
 
     # --- energy and initial state ---------------------------------------------------------------
     def build_dynamics(self, gravity):
