@@ -203,73 +203,70 @@ typedef struct mcs_sim {
                            after init and after a failed set_state (whose partial work is not a
                            state); the calls that need the state return MCS_ERR_ARGUMENT then */
     int event_ready;    /* set by a step that located an event; the caller clears it */
-    /* Internal scratch, carved from the caller's work array by mcs_sim_init. */
+    /* Internal scratch, laid out in the caller's memory by mcs_sim_assign or mcs_sim_init
+     * (runtime/src/sim/mcs_memory.c; a buffer the layout leaves out is NULL). Shapes: n
+     * coordinates, m = nc + max_locks rows (mr = max(m, 1)), k = max(n, m, 1), f the largest
+     * number of degrees of freedom (options.max_dof), r <= min(n, m) the rank, a_nnz and m_nnz
+     * the model's nonzeros of A and M; matrices column-major. */
     struct mcs_sim_scratch {
-        mcs_real *A;
-        mcs_real *A_nz; /* (a_nnz) the default chart's A at a stage as its nonzeros */
-        mcs_real *A_dot;
-        mcs_real *c;
-        mcs_real *c_t;
-        mcs_real *gamma;
-        mcs_real *M;
-        mcs_real *f;
-        mcs_real *G;
-        mcs_real *Z;
-        mcs_real *Phi;
-        mcs_real *MPhi;
-        mcs_real *Mred;
-        mcs_real *p;
-        mcs_real *xs;
-        mcs_real *vs;
-        mcs_real *rhs;
-        mcs_real *tmp;
-        mcs_real *tmp2;
-        mcs_real *y0;
-        mcs_real *y1;
-        mcs_real *ys;
-        mcs_real *yerr;
-        mcs_real *k[MCS_SIM_STAGES]; /* stages: RK4 4, DOPRI5 7, DOP853 16 */
-        mcs_real *That;
-        mcs_real *Tpred;
-        mcs_real *basis_work;
-        /* The chart's last solution, for the next evaluation's first-order warm start p =
-         * p_last + dpdq (q - q_last): dpdq = dp/dq = -G^-1 A_S T (r x f), valid while pred_x and
-         * pred_t name the same chart and pred_r its rank (mcs_chart_start clears it). */
-        mcs_real *x_lo; /* (n) the chart map's split of its x when want_lo is set */
-        mcs_real *xq;   /* (n) the compact chart's x_k + T q */
-        /* the banded simulator's: vectors by slot and by coordinate (n), f tangent entries, R's
-         * window (w), the KKT matrix's banded LU ((n + m) x (3 kb + 1)), its right side and
-         * pivots (n + m) */
-        mcs_real *bz;
-        mcs_real *bx;
-        mcs_real *bq;
-        mcs_real *bwin;
-        mcs_real *kkt;
-        mcs_real *kkt_rhs;
-        int *kkt_ipiv;
+        /* --- the model's terms at a stage: their shape is the variant's (options.variant) */
+        mcs_real *A;     /* dense (mr x n) with the locks' rows; compact, banded (a_nnz) */
+        mcs_real *A_nz;  /* dense (a_nnz): the chart's A by its nonzeros; compact, banded NULL */
+        mcs_real *A_dot; /* A's shape: the predictors' input; dense: also a lock's scratch */
+        mcs_real *M;     /* dense (n x n); compact, banded (m_nnz) */
+        mcs_real *G;     /* dense (r x r, ld r_max): the LU of A_S U, the multipliers' matrix;
+                            compact, banded NULL (their chart keeps its own factor) */
+        mcs_real *c;     /* (mr) constraint residuals */
+        mcs_real *c_t;   /* (mr) their explicit time derivative */
+        mcs_real *gamma; /* (mr) the acceleration constraints' right side: A x'' = gamma */
+        mcs_real *f;     /* (n) the generalized forces f(x, v, t) */
+        /* --- the chart and the Maggi-Kane ODE (every variant) */
+        mcs_real *Z;     /* (n x f) G^-1 A_S T (r x f) on the chart; n scratch; H T (assembly) */
+        mcs_real *Phi;   /* (n x f) dx/dq = (I - U G^-1 A_S) T */
+        mcs_real *MPhi;  /* (n x f) M Phi */
+        mcs_real *Mred;  /* (f x f) the reduced mass matrix Phi^T M Phi */
+        mcs_real *p;     /* (k) the chart's constrained coordinates (Newton's unknowns) */
+        mcs_real *xs;    /* (n) the stage's positions */
+        mcs_real *vs;    /* (n) the stage's velocities */
+        mcs_real *rhs;   /* (k) right sides: f - M beta, Newton residuals */
+        mcs_real *tmp;   /* (k) scratch */
+        mcs_real *tmp2;  /* (k) scratch */
+        mcs_real *x_lo;  /* (n) the chart map's split of its x when want_lo is set */
+        mcs_real *xq;    /* (n) the compact chart's x_k + T q */
         mcs_real *start; /* (2 n) mcs_sim_start's [x0; v0] of the parameters */
-        /* a compact simulator: the x of the frame whose factorization the storage the frames
-         * share holds (NULL: none) */
-        const mcs_real *qr_x;
         int want_lo;
-        mcs_real *dpdq;
-        mcs_real *q_last;
-        mcs_real *p_last;
+        /* The chart's last solution, for the next evaluation's first-order warm start p =
+         * p_last + dpdq (q - q_last), valid while pred_x and pred_t name the same chart and
+         * pred_r its rank (mcs_chart_start clears it). */
+        mcs_real *dpdq;   /* (r_max x f) dp/dq = -G^-1 A_S T */
+        mcs_real *q_last; /* (f) */
+        mcs_real *p_last; /* (r_max) */
         const mcs_real *pred_x;
         mcs_real pred_t;
         int pred_r;
-        /* DOPRI5's and DOP853's first stage is the last one's (FSAL): a_end (n) is the acceleration at the end of
-         * the last accepted step, from its last stage, and the next step's first stage is
-         * q'' = T^T a_end (SPEC §4: on any chart at x, q'' = T^T x'') instead of a chart
-         * evaluation. Used while fsal is set, the state is still that step's end (dense_ready
-         * = 1: set_state and locks clear it), the parameters' fingerprint fsal_params is the
-         * same (a change of any one 8-byte word of the struct always changes it) and sigma is
-         * above sing_watch (near a singular configuration every stage is evaluated). */
-        mcs_real *a_end;
+        /* --- the basis: alignment and continuation (basis/) */
+        mcs_real *That;       /* (n x f) the new frame's basis before alignment */
+        mcs_real *Tpred;      /* (n x f) the predicted basis it is aligned to */
+        mcs_real *basis_work; /* (basis_work_size: the QR's and the alignment's workspace) */
+        int *ipiv;            /* (k) pivots; compact (max(nheld, 1)) */
+        int *basis_iwork;     /* (k) */
+        /* --- the integrators (sim/mcs_method.c's table says which buffers a method needs) */
+        mcs_real *y0;                /* (2 f) [q; q'] at the step's start */
+        mcs_real *y1;                /* (2 f) at its end */
+        mcs_real *ys;                /* (2 f) at a stage */
+        mcs_real *yerr;              /* (2 f) the error estimate (adaptive methods, dense output) */
+        mcs_real *k[MCS_SIM_STAGES]; /* (2 f) each: the stages, RK4 4, DOPRI5 7, DOP853 16 */
+        /* DOPRI5's and DOP853's first stage is the last one's (FSAL): a_end (n) is the
+         * acceleration at the end of the last accepted step, from its last stage, and the next
+         * step's first stage is q'' = T^T a_end (SPEC §4: on any chart at x, q'' = T^T x'')
+         * instead of a chart evaluation. Used while fsal is set, the state is still that step's
+         * end (dense_ready = 1: set_state and locks clear it), the parameters' fingerprint
+         * fsal_params is the same (a change of any one 8-byte word of the struct always changes
+         * it) and sigma is above sing_watch (near a singular configuration every stage is
+         * evaluated). */
+        mcs_real *a_end; /* (n) */
         int fsal;
         uint64_t fsal_params;
-        int *ipiv;
-        int *basis_iwork;
         int dense_ready; /* the last step's data are valid for dense output (1), by the method
                             that took it (dense_method; DOP853's three dense stages evaluated
                             once dense_extra) */
@@ -278,6 +275,18 @@ typedef struct mcs_sim {
         int retries;         /* consecutive retakes of the current step near a singular point */
         mcs_real g_cond;     /* pivot-ratio condition estimate of the last LU of A_S U */
         mcs_real g_cond_max; /* the largest over the stages of the current DOPRI5 attempt */
+        /* --- the compact variant's: the x of the frame whose factorization the storage the
+         * frames share holds (NULL: none) */
+        const mcs_real *qr_x;
+        /* --- the banded variant's (NULL in the others) */
+        mcs_real *bz;      /* (n) a vector by slot (the structure's column order) */
+        mcs_real *bx;      /* (n) a vector by coordinate */
+        mcs_real *bq;      /* (f) tangent entries */
+        mcs_real *bwin;    /* (bw) a window of R's band */
+        mcs_real *kkt;     /* ((n + m) x (3 kb + 1)) the banded LU of the KKT matrix */
+        mcs_real *kkt_rhs; /* (n + m) its right side */
+        int *kkt_ipiv;     /* (n + m) its pivots */
+        /* --- the singular-configuration watch (sim/mcs_events.c) */
         /* sigma at the start of the last accepted step (valid while h_last > 0): with cur.sigma
          * it predicts where a singular configuration is crossed (stage placement, SPEC §6) */
         mcs_real sigma_start_t;
