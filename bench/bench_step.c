@@ -32,11 +32,14 @@ static int liwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, LROWS)];
 static mcs_real jwork[MCS_JUMP_WORK_SIZE(MCS_APP_NX, LROWS, 6)];
 static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, LROWS, 6)];
 
+/* the method of that name (mcs_method_name), RK4 when none is */
 static mcs_method method_named(const char *name)
 {
-    return !strcmp(name, "dop853")   ? MCS_METHOD_DOP853
-           : !strcmp(name, "dopri5") ? MCS_METHOD_DOPRI5
-                                     : MCS_METHOD_RK4;
+    int m;
+    for (m = 0; m < MCS_METHOD_COUNT; ++m)
+        if (!strcmp(name, mcs_method_name((mcs_method)m)))
+            return (mcs_method)m;
+    return MCS_METHOD_RK4;
 }
 
 static double now(void)

@@ -20,7 +20,6 @@ static void json_string(app_stream *o, const char *s)
 #define RETAKES_SHARE 0.5
 #define RETAKES_MIN 10
 
-static const char *const method_names[] = {"rk4", "dopri5", "dop853"};
 static const char *const energy_names[] = {"undefined", "conserved", "dissipated", "exchanged"};
 
 /* What to try when a run's result is not to be trusted, for its method. */
@@ -95,7 +94,7 @@ int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
     stream_printf(o,
                   ", \"method\": \"%s\", \"continuation\": \"%s\", \"h\": %.17g, \"rtol\": %.17g, "
                   "\"atol\": %.17g",
-                  method_names[opt->method], cont_names[opt->continuation], (double)opt->h,
+                  mcs_method_name(opt->method), cont_names[opt->continuation], (double)opt->h,
                   (double)opt->rtol, (double)opt->atol);
     stream_printf(
         o, ", \"n\": %d, \"m\": %d, \"rank\": %d, \"dof\": %d, \"rank_min\": %d, \"rank_max\": %d",
@@ -110,10 +109,11 @@ int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
         sim->stats.detours);
     /* which method took how many steps: DOP853 leaves those near a singular configuration to
      * DOPRI5 (mcs_sim.h, sing_watch) */
-    stream_printf(o, ", \"steps_by_method\": {\"rk4\": %ld, \"dopri5\": %ld, \"dop853\": %ld}",
-                  sim->stats.steps_by_method[MCS_METHOD_RK4],
-                  sim->stats.steps_by_method[MCS_METHOD_DOPRI5],
-                  sim->stats.steps_by_method[MCS_METHOD_DOP853]);
+    stream_printf(o, ", \"steps_by_method\": {");
+    for (i = 0; i < MCS_METHOD_COUNT; ++i)
+        stream_printf(o, "%s\"%s\": %ld", (i > 0) ? ", " : "", mcs_method_name((mcs_method)i),
+                      sim->stats.steps_by_method[i]);
+    stream_printf(o, "}");
     stream_printf(o, ", \"sing_tol\": %.17g, \"rank_tol\": %.17g", (double)opt->sing_tol,
                   (double)opt->rank_tol);
     stream_printf(o, ", \"dependent_rows\": [");

@@ -36,6 +36,9 @@ typedef enum mcs_method {
                               singular configuration are DOPRI5's (README "Integrators") */
 } mcs_method;
 #define MCS_METHOD_COUNT 3 /* the methods above (runtime/src/sim/mcs_method.c: their table) */
+/* A method's name in model files and on the command line ("rk4", "dopri5", "dop853"); NULL for
+ * a value that is no method. */
+const char *mcs_method_name(mcs_method method);
 
 /* The simulator's variant (options.variant): three ways to compute the same motion, to round-off,
  * for different targets. runtime/src/sim/mcs_variant.c is the one place that tells them apart. */

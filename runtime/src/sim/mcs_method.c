@@ -2,21 +2,27 @@
  * method that the step policy, the dense output and the memory read, and the one switch each of
  * the two operations whose code is the method's own (its attempt and its interpolant, in its
  * file: mcs_rk4.c, mcs_dopri5.c, mcs_dop853.c). A method is added by an entry here, its file,
- * and the options' list (generator/mcsgen/model/enums.py). */
+ * and the options' list (generator/mcsgen/enums.py). */
 
 #include "sim/mcs_sim_internal.h"
 
 const mcs_method_info mcs_methods[MCS_METHOD_COUNT] = {
     /* RK4: fixed step on its grid; its nodes are 0, 1/2, 1: a crossing placed at 1/4 is h/4
      * from each neighbour */
-    {0, 4, MCS_R(0.0), 0, MCS_R(0.25), MCS_METHOD_RK4, MCS_R(1.0), 0U},
+    {"rk4", 0, 4, MCS_R(0.0), 0, MCS_R(0.25), MCS_METHOD_RK4, MCS_R(1.0), 0U},
     /* DOPRI5: error control with q = 5 (the step factor 0.9 err^(-1/5)), first same as last;
      * its nodes 0, 1/5, 3/10, 4/5, 8/9, 1: 0.55 is the middle of the widest gap */
-    {1, 7, MCS_R(-0.2), 1, MCS_R(0.55), MCS_METHOD_DOPRI5, MCS_R(1.0), MCS_MEM_DOPRI5},
+    {"dopri5", 1, 7, MCS_R(-0.2), 1, MCS_R(0.55), MCS_METHOD_DOPRI5, MCS_R(1.0), MCS_MEM_DOPRI5},
     /* DOP853: q = 8; twelve stages, the end and three dense ones; near a singular configuration
      * its steps are DOPRI5's, from a quarter of its own step (README "Integrators") */
-    {1, 16, MCS_R(-0.125), 1, MCS_R(0.55), MCS_METHOD_DOPRI5, MCS_R(0.25), MCS_MEM_DOP853},
+    {"dop853", 1, 16, MCS_R(-0.125), 1, MCS_R(0.55), MCS_METHOD_DOPRI5, MCS_R(0.25),
+     MCS_MEM_DOP853},
 };
+
+const char *mcs_method_name(mcs_method method)
+{
+    return ((unsigned)method < (unsigned)MCS_METHOD_COUNT) ? mcs_methods[method].name : NULL;
+}
 
 int mcs_method_compiled_in(mcs_method method)
 {

@@ -261,6 +261,7 @@ mcs_real mcs_constraint_norm_at(mcs_sim *s, const mcs_real *x, mcs_real t);
 /* ---- mcs_method.c: the integrators as data (SPEC §4: any explicit Runge-Kutta method) ---- */
 
 typedef struct mcs_method_info {
+    const char *name;  /* its name in model files and on the command line (enums.py's list) */
     int adaptive;      /* error control (else fixed steps on the grid t0 + k h) */
     int stages;        /* stage buffers (w.k) its steps and its dense output use */
     mcs_real exponent; /* the step factor 0.9 err^exponent: -1/q, q the error estimate's order */
