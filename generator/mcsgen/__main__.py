@@ -1,3 +1,5 @@
+"""python3 -m mcsgen: the command line (cli/)."""
+
 import sys
 
 from .cli import main
