@@ -637,7 +637,7 @@ def yaml_keys(block, indent=""):
 def test_the_model_file_schema_is_the_loaders():
     """The model-file examples' keys, the joint table and the force types, the simulation and
     firmware settings and the kernel sets are the loader's (model/loader.py, joints.py,
-    mechanism.py, kernel_sets.py)."""
+    forces.py, kernel_sets.py)."""
     model = ROOT / "generator" / "mcsgen" / "model"
     loader = (model / "loader.py").read_text()
     reference = section("Model-file reference")
@@ -651,7 +651,7 @@ def test_the_model_file_schema_is_the_loaders():
     body_example = re.search(r"```yaml\n(.*?)```", bodies, re.S).group(1)
     assert set(yaml_keys(body_example)) <= set(python_set(loader, "BODY_TOP_KEYS"))
     forces = set(re.findall(r"\{type: (\w+),", body_example))
-    assert forces == set(python_set((model / "mechanism.py").read_text(), "FORCE_TYPES"))
+    assert forces == set(python_set((model / "forces.py").read_text(), "FORCE_TYPES"))
     # the joint table: every spatial type with 003 Table 1's rows, and the planar types
     joints = (model / "joints.py").read_text()
     spatial = re.findall(r'_spatial\(\s*"(\w+)",\s*\(([^)]*)\)', joints)
