@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Dict, Optional, Sequence
 
 from .build import build_analyzer
+from .enums import MODE_KIND
 from .errors import McsError
 from .options import MAX_STATICS_ITER
 
-KINDS = {0: "oscillating", 1: "unstable", 2: "decaying", 3: "rigid"}
+KINDS = MODE_KIND.names  # a mode's "kind" is an mcs_mode_kind: its index here
 STATUS_OK = 0
 
 

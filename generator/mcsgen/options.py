@@ -9,6 +9,7 @@ the README block are current, and that every default below is what the C runtime
 
 from dataclasses import dataclass
 
+from .enums import CONTINUATION, JUMP_METHOD, METHOD
 from .paths import ROOT, RUNTIME
 
 
@@ -41,7 +42,7 @@ OPTIONS = (
         "method",
         "choice",
         "integrator",
-        choices=("rk4", "dopri5", "dop853"),
+        choices=METHOD.names,
         default="model",
         field="method",
     ),
@@ -68,7 +69,7 @@ OPTIONS = (
         "choice",
         "tangent basis: exp (exponential predictor), euler (first order), none (polar "
         "alignment only), off (traditional QR)",
-        choices=("exp", "euler", "none", "off"),
+        choices=CONTINUATION.names,
         default="model",
         field="continuation",
     ),
@@ -118,7 +119,7 @@ OPTIONS = (
         "choice",
         "velocity jump at a lock: minimal (004 eq. 37, continued basis), full (eq. 24), "
         "projected (eq. 32), naive (zero the locked rate, no momentum balance)",
-        choices=("minimal", "full", "projected", "naive"),
+        choices=JUMP_METHOD.names,
         default="minimal",
     ),
     SimOption("reactions", "flag", "add the constraint multipliers lam.<row> to the CSV"),

@@ -11,7 +11,7 @@ import pytest
 
 from mcsgen.audit import collect, render
 from mcsgen.derive import derive
-from mcsgen.emit.render import a_pattern
+from mcsgen.emit.tables import a_pattern
 from mcsgen.model import load_model
 
 ROOT = Path(__file__).resolve().parents[2]

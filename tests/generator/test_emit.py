@@ -180,28 +180,32 @@ def test_same_bytes_whatever_the_process(tmp_path):
         ).read_bytes()
 
 
-def test_render_completes_the_initial_state_of_a_freshly_loaded_model():
-    """Loading only loads; rendering a just-loaded mechanism (as bench/gen_chain.py does) solves
-    its initial velocities itself (regression: v0 was None)."""
+def test_render_takes_a_solved_initial_state_and_generate_solves_it(tmp_path):
+    """Loading only loads, and rendering only renders: the pipeline (generate.py) solves the
+    initial velocities; render refuses a just-loaded mechanism whose velocities are not solved
+    (regression: v0 was None), and renders it once they are."""
     from mcsgen.emit import render
+    from mcsgen.model import complete_initial_state
 
     model = load_model(ROOT / "models" / "pendulum_kc.yaml")
     assert model.v0 is None
-    files = render(model, derive(model))
+    with pytest.raises(ValueError, match="complete_initial_state"):
+        render(model, derive(model))
+    files = render(complete_initial_state(model), derive(model))
     zeros = "{ MCS_R(0.0), MCS_R(0.0), MCS_R(0.0) }"
     assert f"static const mcs_real mcs_gen_v0[3] = {zeros};" in files["pendulum_kc.c"]
+    _, gdir, _ = generate(ROOT / "models" / "pendulum_kc.yaml", out_root=tmp_path, force=True)
+    assert (gdir / "pendulum_kc.c").read_text() == files["pendulum_kc.c"]
 
 
 def test_kernels_split_into_parts_compute_the_same(tmp_path, monkeypatch):
-    """A heavy kernel is emitted as static parts (emit.render.KERNEL_PART_WEIGHT): with the limit
+    """A heavy kernel is emitted as static parts (emit.kernels.KERNEL_PART_WEIGHT): with the limit
     lowered so that every slider-crank kernel splits, the parts compile strictly and give the
     committed single-function kernels' values at random states."""
-    import importlib
-
     import mcsgen.build as build
+    from mcsgen.emit import kernels
 
-    render = importlib.import_module("mcsgen.emit.render")  # the module, not emit.render()
-    monkeypatch.setattr(render, "KERNEL_PART_WEIGHT", 600)
+    monkeypatch.setattr(kernels, "KERNEL_PART_WEIGHT", 600)
     path = tmp_path / "slider_crank.yaml"
     path.write_text((ROOT / "models" / "slider_crank.yaml").read_text())
     model, gdir, _ = generate(path, out_root=tmp_path / "gen", force=True)
@@ -232,7 +236,7 @@ def test_sparse_kernels_are_the_dense_ones_nonzeros(name):
     """A_nz, A_dot_nz (in A's pattern) and M_nz write the nonzeros of A, A_dot and M column by
     column, in the order of the descriptor's a_rows/a_cols and m_rows/m_cols; the dense kernels
     are exactly those values spread, zero elsewhere (so the SymPy comparison above covers both)."""
-    from mcsgen.emit.render import a_pattern, m_pattern
+    from mcsgen.emit.tables import a_pattern, m_pattern
 
     model = load_model(ROOT / "models" / f"{name}.yaml")
     d = derive(model)
@@ -263,7 +267,7 @@ def test_written_files_have_the_usual_mode(tmp_path):
     a copy into a team's tree, could not read them. They get 0666 less the umask, as any file."""
     import os
 
-    from mcsgen.emit.render import write_atomically
+    from mcsgen.emit.files import write_atomically
 
     old = os.umask(0o022)
     try:

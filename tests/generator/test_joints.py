@@ -292,6 +292,7 @@ def test_model_joints_reach_the_descriptor(tmp_path):
     import subprocess
 
     from mcsgen.emit.render import MODEL_ABI_VERSION
+    from mcsgen.enums import JOINT_COORDINATE
     from mcsgen.paths import GENERATED, MODELS, RUNTIME
 
     header = (RUNTIME / "include/mcs/mcs_model.h").read_text()
@@ -307,7 +308,7 @@ def test_model_joints_reach_the_descriptor(tmp_path):
         assert (j.coordinate is not None) == j.type.has_rate
         expected.append(
             f"{j.name} {j.type.name} {j.body1} {j.body2} {j.first_row} {j.nrows} "
-            f"{['', 'angle', 'translation'].index(j.type.coordinate)} {j.lock_group} "
+            f"{JOINT_COORDINATE.names.index(j.type.coordinate)} {j.lock_group} "
             f"{model.row_groups[j.lock_group].nrows}"
         )
     # each lock adds the fixed joint's rows the type lacks (003 Table 1); the universal joint's

@@ -18,26 +18,18 @@ import yaml
 from ..version import __version__
 from ..analysis.check import CompiledModel, check_model
 from ..derive import derive
+from ..derive.catalogue import audited
 from ..emit.fingerprint import generator_fingerprint
-from ..emit.render import _nonzero
+from ..emit.kernels import nonzero
 from ..model import complete_initial_state
 from ..model.exact import approx
 from ..model.joints import SPATIAL_JOINTS
 
-# The matrix kernels of the report, in SPEC §5's order: (name, what, row kind, column kind);
-# a kind says what indexes that dimension ("row": constraint rows, "x": coordinates, "1": none).
-TERMS = [
-    ("c", "constraints c(x, t)", "row", "1"),
-    ("A", "Jacobian dc/dx", "row", "x"),
-    ("c_t", "dc/dt", "row", "1"),
-    ("gamma", "A xdd = gamma(x, v, t)", "row", "1"),
-    ("A_dot", "dA/dt along v", "row", "x"),
-    ("M", "mass matrix", "x", "x"),
-    ("f", "applied minus quadratic-velocity forces", "x", "1"),
-    ("K_c", "tangent stiffness of the constraints d(A^T lam)/dx", "x", "x"),
-    ("K_f", "-df/dx", "x", "x"),
-    ("D", "-df/dv", "x", "x"),
-]
+# The matrix kernels of the report, in SPEC §5's order (derive/catalogue.py): (name, what, row
+# kind, column kind); a kind says what indexes that dimension ("row": constraint rows, "x":
+# coordinates, "1": none).
+_INDEX_KIND = {"nc": "row", "nx": "x", "1": "1"}
+TERMS = [(k.name, k.audit, _INDEX_KIND[k.rows], _INDEX_KIND[k.cols]) for k in audited()]
 # 003 Table 1's rows of a spatial joint, and what each constrains
 ROW_MEANING = {
     "x": "translation along the frame's x axis (003 Table 1, C_qx)",
@@ -209,17 +201,17 @@ def _term(name, what, row_kind, col_kind, mat, c_text, prefix, geometry=None) ->
         mat = mat.xreplace(geometry)
     rows, cols = mat.shape
     flat = [(i + j * rows, mat[i, j]) for j in range(cols) for i in range(rows)]
-    nonzero = _nonzero(flat)
+    kept = nonzero(flat)
     definitions, reduced = [], []
-    if nonzero:
+    if kept:
         temps = sp.numbered_symbols("w")
-        definitions, reduced = sp.cse([e for _, e in nonzero], symbols=temps, order="canonical")
+        definitions, reduced = sp.cse([e for _, e in kept], symbols=temps, order="canonical")
     deps = {}
     for sym, expr in definitions:
         direct = {s for s in expr.free_symbols if s in deps}
         deps[sym] = direct.union(*(deps[s] for s in direct)) if direct else set()
     entries = []
-    for (k, _), expr in zip(nonzero, reduced):
+    for (k, _), expr in zip(kept, reduced):
         direct = {s for s in expr.free_symbols if s in deps}
         used = direct.union(*(deps[s] for s in direct)) if direct else set()
         order = sorted(used, key=lambda s: int(str(s)[1:]))

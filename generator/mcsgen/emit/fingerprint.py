@@ -6,8 +6,8 @@ import hashlib
 from ..paths import PACKAGE, TEMPLATES
 
 # The parts of the package that shape generated output (the CLI, analysis, outputs and the
-# build helpers do not).
-SHAPING = ("__init__.py", "generate.py", "model", "derive", "emit")
+# build helpers do not; enums.py gives the descriptor's enumerators).
+SHAPING = ("__init__.py", "enums.py", "generate.py", "model", "derive", "emit")
 
 
 def shaping_files() -> list:

@@ -1,5 +1,6 @@
 """Stage 1 of the pipeline: mechanism file -> validated `Model` (README, "Model-file reference").
 
+- ir.py         the Model the later stages read (coordinates, parameters, rows, initial state)
 - loader.py     YAML -> Model: the file's schema, one error message per problem
 - expr.py       the safe expression parser (no eval, no sympify of model text)
 - exact.py      exact numbers, and rounding to double once (README, "Deterministic output")
@@ -11,16 +12,8 @@
 """
 
 from .initial import complete_initial_state
-from .loader import (
-    CONTINUATIONS,
-    METHODS,
-    SIM_DEFAULTS,
-    Constraint,
-    Coordinate,
-    Model,
-    Parameter,
-    load_model,
-)
+from .ir import Constraint, Coordinate, Model, Parameter
+from .loader import CONTINUATIONS, METHODS, SIM_DEFAULTS, load_model
 
 __all__ = [
     "complete_initial_state",

@@ -18,7 +18,7 @@ from ..errors import ModelError
 from .initial import solve_initial_velocities
 
 if TYPE_CHECKING:  # for the hints only
-    from .loader import Model
+    from .ir import Model
 
 ASSEMBLY_TOL = 1e-8  # |c|_inf after the Newton correction (as for bodies-and-joints models)
 MASS_TOL = 1e-12  # eigenvalues below MASS_TOL * the largest count as zero

@@ -23,12 +23,14 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from ..enums import ENERGY_BALANCE
+
 CONSERVED = "conserved"
 DISSIPATED = "dissipated"
 EXCHANGED = "exchanged"
 UNDEFINED = "undefined"
-# the C enum mcs_energy_balance (runtime/include/mcs/mcs_model.h), in this order
-KINDS = (UNDEFINED, CONSERVED, DISSIPATED, EXCHANGED)
+# the C enum mcs_energy_balance's names, in its order (enums.py)
+KINDS = ENERGY_BALANCE.names
 
 SAMPLES = 8  # states the power of a coordinate model's forces is evaluated at
 ZERO_POWER = 1e-9  # |P| below this times the size of its terms is no power at all

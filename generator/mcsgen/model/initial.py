@@ -15,7 +15,7 @@ from ..errors import ModelError
 from .exact import DIGITS, approx
 
 if TYPE_CHECKING:  # for the hints only
-    from .loader import Model
+    from .ir import Model
 
 
 def complete_initial_state(model: "Model") -> "Model":

@@ -19,23 +19,19 @@ would need it.
 
 from typing import Iterable, Tuple
 
+from ..derive.catalogue import KERNELS, kernel
+
 SETS = ("motion", "predictor", "stiffness", "transitions")
 ALL = frozenset(SETS)
 
-# kernel name -> the set it belongs to (the row groups' kernels: "transitions", by prefix)
-KERNEL_SET = {
-    "A_dot": "predictor",
-    "A_dot_nz": "predictor",
-    "K_c": "stiffness",
-    "K_f": "stiffness",
-    "D": "stiffness",
-}
+# the descriptor's kernel -> the set it belongs to (derive/catalogue.py; a row group's and a
+# condition event's kernels: "transitions")
+KERNEL_SET = {k.name: k.kernel_set for k in KERNELS}
 
 
 def set_of(kernel_name: str) -> str:
-    if kernel_name.startswith("group_") or kernel_name.startswith("event_"):
-        return "transitions"
-    return KERNEL_SET.get(kernel_name, "motion")
+    """The set of a generated kernel (group_<k>_<member> and event_<k> included)."""
+    return kernel(kernel_name).kernel_set
 
 
 def needed(simulation: dict, has_events: bool) -> frozenset:

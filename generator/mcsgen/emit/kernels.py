@@ -1,0 +1,246 @@
+"""Derived expressions -> the bodies of the generated kernels: one CSE per kernel, printed C.
+
+The kernels are the catalogue's (derive/catalogue.py), in its order; a heavy one is split into
+static parts. Output is deterministic: same model file and generator version, same statements.
+"""
+
+import re
+
+import sympy as sp
+
+from ..derive.catalogue import EVENT_KERNELS, ROW_GROUP_KERNELS, printed, scalars
+from ..model import kernel_sets
+from ..model.exact import clean
+from ..model.reader import PARAM_PREFIX
+from .printer import McsCodePrinter
+from .tables import _pattern, a_pattern, counts, m_pattern
+
+
+def param_member(name):
+    """The C member of parameter `name` in the model's parameter struct."""
+    return PARAM_PREFIX + name
+
+
+def symbol_names(model, lam):
+    """C text for every symbol a kernel may read."""
+    names = {model.time: "t"}
+    for i, c in enumerate(model.coordinates):
+        names[c.symbol] = f"x[{i}]"
+        names[c.velocity] = f"v[{i}]"
+    for p in model.parameters:
+        names[p.symbol] = f"p->{param_member(p.name)}"
+    for i, s in enumerate(lam):
+        names[s] = f"lam[{i}]"
+    return names
+
+
+# A kernel whose entries weigh more than this (expression-tree nodes, a proxy for the C it
+# becomes) is emitted as static part functions of at most about this weight each (CSE within a
+# part), called in order by the kernel: GCC's optimizer is superlinear in the size of a function
+# (the 43-body anchor chain's 11,000-line K_c took two minutes at -O2). The largest kernels in
+# models/ (the PUMA 560's gamma, A_dot and K_c, about 37,000) print as one function.
+KERNEL_PART_WEIGHT = 40000
+
+
+def _weight(expr):
+    return sum(1 for _ in sp.preorder_traversal(expr))
+
+
+def _parts(nonzero_entries):
+    """The entries split into consecutive runs of weight at most KERNEL_PART_WEIGHT (a heavier
+    entry alone), or [entries] when the whole kernel is within it."""
+    runs, run, total = [], [], 0
+    for k, e in nonzero_entries:
+        w = _weight(e)
+        if run and total + w > KERNEL_PART_WEIGHT:
+            runs.append(run)
+            run, total = [], 0
+        run.append((k, e))
+        total += w
+    return runs + [run] if run else runs
+
+
+def kernel_body(entries, length, names, out="out"):
+    """C statements that write `out[0..length)` from entries: list of (flat index, expression).
+
+    Every output entry is written (zeros included). Common subexpressions of all entries are
+    shared (one sympy.cse per kernel) and named w0, w1, ...
+    """
+    entries = nonzero(entries)
+    return _zero_fill(entries, length, out) + _assignments(entries, names, out)
+
+
+def nonzero(entries):
+    """The entries that are not exactly zero, as (index, expression) with exact zeros and ones,
+    not 1e-40 noise (clean)."""
+    cleaned = ((k, clean(e)) for k, e in entries)
+    return [(k, e) for k, e in cleaned if e != 0]
+
+
+def _zero_fill(entries, length, out):
+    """Statements that zero the entries of out[0..length) not in entries (the nonzero ones)."""
+    if len(entries) == length:
+        return []
+    if length - len(entries) > 4:
+        return [f"for (k = 0; k < {length}; ++k) {{ {out}[k] = MCS_R(0.0); }}"]
+    done = {k for k, _ in entries}
+    return [f"{out}[{k}] = MCS_R(0.0);" for k in range(length) if k not in done]
+
+
+def _assignments(entries, names, out):
+    """CSE'd temporaries and the assignments of the nonzero entries."""
+    if not entries:
+        return []
+    lines = []
+    temps = sp.numbered_symbols("w")
+    replacements, reduced = sp.cse([e for _, e in entries], symbols=temps, order="canonical")
+    local = dict(names)
+    for sym, _ in replacements:
+        local[sym] = str(sym)
+    printer = McsCodePrinter(local)
+    for sym, expr in replacements:
+        lines.append(f"const mcs_real {sym} = {printer.doprint(expr)};")
+    for (k, _), expr in zip(entries, reduced):
+        lines.append(f"{out}[{k}] = {printer.doprint(expr)};")
+    return lines
+
+
+def _column_major(mat):
+    rows, cols = mat.shape
+    return [(i + j * rows, mat[i, j]) for j in range(cols) for i in range(rows)]
+
+
+def _in_pattern(mat, pattern):
+    """Kernel entries (k, mat[i, j]) for the k-th (i, j) of pattern."""
+    return [(k, mat[i, j]) for k, (i, j) in enumerate(pattern)]
+
+
+def _specs(model, derived):
+    """(name, catalogue entry, output length, entries, shape comment, what) of every kernel the
+    model has, in the generated file's order (derive/catalogue.py: printed, then the row groups').
+    """
+    patterns = {"a": a_pattern(derived), "m": m_pattern(derived)}
+    sizes = counts(model, derived)
+    specs = []
+    for k in printed():
+        mat = getattr(derived, k.term)
+        if mat is None:  # joint_coords, when no joint has a free coordinate
+            continue
+        entries = _in_pattern(mat, patterns[k.pattern]) if k.pattern else _column_major(mat)
+        rows, cols = k.size(sizes)
+        specs.append((k.name, k, rows * cols, entries, k.shape(sizes), k.what))
+    for g, (group, terms) in enumerate(zip(model.row_groups, derived.groups)):
+        group_sizes = dict(sizes, ng=len(group.g))
+        what = f"row group {g} ({group.name}: {group.what})"
+        for i, k in enumerate(ROW_GROUP_KERNELS):
+            rows, cols = k.size(group_sizes)
+            specs.append(
+                (
+                    f"group_{g}_{k.name}",
+                    k,
+                    rows * cols,
+                    _column_major(getattr(terms, k.term)),
+                    k.shape(group_sizes),
+                    f"{what}: {k.what}" if i == 0 else k.what,
+                )
+            )
+    return specs
+
+
+def build_kernels(model, derived, sets=kernel_sets.ALL):
+    """The kernels of SPEC §5 as dicts the templates print: those of the kernel sets `sets`.
+
+    A, A_dot and M are emitted as their nonzeros (A_nz, A_dot_nz in A's pattern, M_nz in M's):
+    the runtime's sparse products and a firmware's memory use those; the dense A, A_dot and M
+    are views that spread them (tables.dense_views)."""
+    names = symbol_names(model, derived.lam)
+    outside = [(i, j) for i, j in _pattern(derived.A_dot) if clean(derived.A[i, j]) == 0]
+    if outside:  # A_dot = dA/dt along v: a structural zero of A stays one
+        raise AssertionError(f"A_dot has nonzeros outside A's pattern: {outside[:4]}")
+    # the geometry symbols of a bodies model back to their expressions of the parameters
+    geometry = dict(model.geometry)
+    kernels = []
+    for name, spec, length, entries, shape, what in _specs(model, derived):
+        if spec.kernel_set not in sets:
+            continue
+        if geometry:
+            entries = [(k, e.xreplace(geometry)) for k, e in entries]
+        entries = nonzero(entries)
+        args = ("x", spec.w, "t", "p", "out")
+        parts = []
+        runs = _parts(entries)
+        if len(runs) > 1:
+            for run in runs:
+                part = _assignments(run, names, "out")
+                used = " ".join(part)
+                parts.append(
+                    {"body": part, "unused": [a for a in args if a and not _uses(used, a)]}
+                )
+            body = _zero_fill(entries, length, "out")
+        else:
+            body = _zero_fill(entries, length, "out") + _assignments(entries, names, "out")
+        used = " ".join(body)
+        kernels.append(
+            {
+                "name": name,
+                "kind": spec.kind,
+                "w": spec.w or None,
+                "shape": shape,
+                "what": what,
+                "body": body,
+                "parts": parts,  # static functions the kernel calls after its body, in order
+                "uses_k": "k = 0" in used,
+                # whether the descriptor points to it (the run-time initial state only when it
+                # depends on the parameters; the held conditions only when there are some)
+                "descriptor": not (
+                    (name == "initial" and not derived.initial_depends_on_params)
+                    or (name == "held" and not derived.held.shape[0])
+                ),
+                "unused": [] if parts else [a for a in args if a and not _uses(used, a)],
+            }
+        )
+    values = {"kinetic": derived.kinetic, "potential": derived.potential}
+    out = [
+        _scalar(k.name, k.kind, values[k.name], names, k.what, geometry)
+        for k in scalars()
+        if values[k.name] is not None and k.kernel_set in sets
+    ]
+    (event,) = EVENT_KERNELS
+    for k, e in enumerate(model.events):  # condition events: g(x, v, t), fires when g crosses 0
+        if e.condition is not None and event.kernel_set in sets:
+            what = f"{event.what} of event {k}"
+            out.append(_scalar(f"event_{k}", event.kind, e.condition, names, what, geometry))
+    return kernels, out
+
+
+def _scalar(name, kind, expr, names, what, geometry=None):
+    """A scalar kernel: CSE'd temporaries and a return statement."""
+    if geometry:
+        expr = sp.sympify(expr).xreplace(geometry)
+    replacements, (reduced,) = sp.cse(
+        [clean(expr)], symbols=sp.numbered_symbols("w"), order="canonical"
+    )
+    local = dict(names)
+    for sym, _ in replacements:
+        local[sym] = str(sym)
+    printer = McsCodePrinter(local)
+    body = [f"const mcs_real {s} = {printer.doprint(e)};" for s, e in replacements]
+    body.append(f"return {printer.doprint(reduced)};")
+    used = " ".join(body)
+    args = ("x", "v", "t", "p") if kind == "xvt" else ("x", "t", "p")
+    return {
+        "name": name,
+        "kind": kind,
+        "what": what,
+        "body": body,
+        "unused": [a for a in args if not _uses(used, a)],
+    }
+
+
+def _uses(code, arg):
+    """Whether C code reads argument `arg` (x[..], v[..], lam[..], t, p->.., out[..])."""
+    if arg == "t":
+        return re.search(r"(?<![A-Za-z0-9_>.\[])t(?![A-Za-z0-9_\[])", code) is not None
+    if arg == "p":
+        return "p->" in code
+    return re.search(rf"(?<![A-Za-z0-9_]){arg}\[", code) is not None
