@@ -24,7 +24,7 @@ B := build
 
 .PHONY: all deps generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
         firmware install develop clean fuzz fuzz-deps test-fuzz-replay misra bench-compare c-binaries \
-        test-configs
+        test-configs bench-compare-cli
 
 all: runtime
 
@@ -224,6 +224,10 @@ bench: deps
 REV ?= HEAD~1
 bench-compare: deps
 	$(PYTHON) bench/compare.py $(REV)
+
+# every command-line run of the shipped models against REV's, byte for byte (bench/cli_compare.py)
+bench-compare-cli: deps
+	$(PYTHON) bench/cli_compare.py $(REV)
 
 # Cortex-M4F builds (float, -Os, portable linear algebra, no heap): flash and RAM per model, and
 # each model's run under QEMU for its file's firmware: t_end (else its simulation: t_end).

@@ -387,14 +387,23 @@ void mcs_variant_carve_ints(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
 
 mcs_status mcs_variant_fits(const mcs_sim *s, unsigned need)
 {
-    const int banded = ((s->opt.variant == MCS_VARIANT_BANDED) && (MCS_WITH_BANDED != 0)) ? 1 : 0;
+    int banded_layout = 0;
+    int banded_run = 0;
+    if ((s->features & MCS_MEM_BANDED) != 0U) {
+        banded_layout = 1;
+    }
+#if MCS_WITH_BANDED
+    if (s->opt.variant == MCS_VARIANT_BANDED) {
+        banded_run = 1;
+    }
+#endif
     /* a compact run fits in any layout; a compact layout holds only a compact run */
     if (((need & ~s->features & ~MCS_MEM_COMPACT) != 0U) ||
         (((s->features & MCS_MEM_COMPACT) != 0U) && ((need & MCS_MEM_COMPACT) == 0U))) {
         return MCS_ERR_ARGUMENT;
     }
     /* a banded layout holds only a banded run, and a banded run needs its layout */
-    if ((((s->features & MCS_MEM_BANDED) != 0U) ? 1 : 0) != banded) {
+    if (banded_layout != banded_run) {
         return MCS_ERR_ARGUMENT;
     }
     if ((s->opt.variant == MCS_VARIANT_COMPACT) && (s->opt.sing_tol > MCS_R(0.0))) {
