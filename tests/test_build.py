@@ -138,9 +138,9 @@ int main(void)
     opt.method = MCS_METHOD_RK4;
     opt.dense_output = 0;
     opt.sing_tol = 0.0;
-    opt.banded = 1;
+    opt.variant = MCS_VARIANT_BANDED;
     assigned = mcs_sim_assign(&sim, md, md->default_params, &opt, block, sizeof block);
-    opt.banded = 0;
+    opt.variant = MCS_VARIANT_DENSE;
     ran = mcs_sim_init(&sim, md, md->default_params, &opt, work, sizeof work / sizeof *work,
                        iwork, sizeof iwork / sizeof *iwork) == MCS_OK
           && mcs_sim_start(&sim, 0, NULL) == MCS_OK && mcs_sim_advance(&sim, 0.1) == MCS_OK;
