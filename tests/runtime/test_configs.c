@@ -76,7 +76,7 @@ static int only_writes(const void *raw, const void *before, size_t size, const m
     return 1;
 }
 
-/* Each variant compiled in runs the slider-crank 0.2 s to the same state (round-off, 1e-11) and
+/* Each variant compiled in runs the slider-crank 0.1 s to the same state (round-off, 1e-11) and
  * gives the same momenta, at the current state (mcs_sim_momenta) and at a state with a given
  * basis (mcs_sim_momenta_at: M v through the variant's own M, n x n or its nonzeros); each one
  * left out is refused. */
@@ -105,8 +105,8 @@ static void test_the_variants_compiled_in_agree(void **state)
         }
         assert_int_equal(st, MCS_OK);
         assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);
-        assert_int_equal(mcs_sim_advance(&sim, 0.2), MCS_OK);
-        assert_int_equal(sim.stats.steps_by_method[MCS_METHOD_RK4], 200);
+        assert_int_equal(mcs_sim_advance(&sim, 0.1), MCS_OK);
+        assert_int_equal(sim.stats.steps_by_method[MCS_METHOD_RK4], 100);
         assert_int_equal(mcs_sim_momenta(&sim, sim.cur.v, P), MCS_OK);
         {
             /* momenta at a state write M (as the variant keeps it: n x n, or its m_nnz
@@ -174,7 +174,7 @@ static void test_the_methods_and_predictors_compiled_in_run(void **state)
         }
         assert_int_equal(st, MCS_OK);
         assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);
-        assert_int_equal(mcs_sim_advance(&sim, 0.1), MCS_OK);
+        assert_int_equal(mcs_sim_advance(&sim, 0.05), MCS_OK);
         assert_true(sim.stats.steps_by_method[opt.method] == sim.stats.steps);
         free(raw);
     }
