@@ -27,14 +27,32 @@ def test_firmware_script_uses_the_same_warnings_and_every_runtime_source():
 
 
 def test_program_command_takes_every_runtime_source(tmp_path):
+    """The runtime comes as one object per source of the backend (compiled once with the
+    program's flags: runtime_objects), the model and the driver as sources."""
     for backend, other in (
         ("lapack", "mcs_linalg_portable.c"),
         ("portable", "mcs_linalg_lapack.c"),
     ):
         cmd = build.program_command("spatial_pendulum", [], tmp_path / "x", backend)
-        sources = {p.name for p in runtime_c_files()} - {other}
-        assert sources <= {a.rsplit("/", 1)[-1] for a in cmd}
+        objects = {a.rsplit("/", 1)[-1] for a in cmd if a.endswith(".o")}
+        assert objects == {p.with_suffix(".o").name for p in runtime_c_files()} - {
+            other.replace(".c", ".o")
+        }
         assert all(f in cmd for f in build.CFLAGS)
+
+
+def test_the_runtime_objects_carry_the_programs_flags_and_are_reused(tmp_path):
+    """A flag that changes the runtime's code (-O0, a sanitizer, MCS_REAL_FLOAT) gives it objects
+    of its own; the program's own flags (-shared, the linker's, MCS_APP_*) do not, and a second
+    program with the same flags links the same objects, compiled once."""
+    plain = build.runtime_objects("portable")
+    assert build.runtime_objects("portable") == plain
+    assert build.runtime_objects("portable", ["-shared", "-Wl,-Bsymbolic", "-DMCS_APP_X"]) == plain
+    mtimes = [p.stat().st_mtime_ns for p in plain]
+    build.program_command("spatial_pendulum", [], tmp_path / "x", "portable")
+    assert [p.stat().st_mtime_ns for p in plain] == mtimes
+    float_objects = build.runtime_objects("portable", ["-DMCS_REAL_FLOAT"])
+    assert float_objects[0].parent.parent != plain[0].parent.parent
 
 
 def test_the_simulator_pins_openblas_to_one_thread(tmp_path, monkeypatch):
