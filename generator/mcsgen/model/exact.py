@@ -56,7 +56,9 @@ def approx(expr, digits=EVAL_DIGITS):
         raise NotANumber(f"'{expr}' is not a number")
     if expr.is_Rational:
         return sp.Float(expr, digits)
-    value = expr.evalf(digits)
+    value = _shared_value(expr, digits)
+    if value is None:
+        value = expr.evalf(digits)
     if not value.is_Number:  # complex, or a non-numeric leftover
         re, im = value.as_real_imag()
         if im.is_Number and abs(im) < SNAP and re.is_Number:
@@ -66,6 +68,57 @@ def approx(expr, digits=EVAL_DIGITS):
     if value in (sp.oo, -sp.oo, sp.zoo, sp.nan) or not value.is_finite:
         raise NotANumber(f"'{expr}' is not finite")
     return sp.Float(value, digits)
+
+
+GUARD = 5  # digits beyond `digits` on which the two precisions of _shared_value must agree
+SHARED_FROM = 200  # tree nodes from which _shared_value is tried before evalf
+
+
+def _shared_value(expr, digits):
+    """The value of an exact expression that repeats its subexpressions (the entries of a
+    rotation built from one quaternion repeat it hundreds of times), each distinct
+    subexpression evaluated once, at two working precisions (digits + 20 and 2 digits + 20); a
+    Float when the two agree to digits + GUARD significant digits, else None (cancellation, an
+    exact zero, a complex intermediate: evalf decides). evalf evaluates a subexpression every time
+    it meets it: a universal joint's frame entry of 1 400 nodes and 45 distinct ones took 0.4 s."""
+    nodes = 0
+    for _ in sp.preorder_traversal(expr):
+        nodes += 1
+        if nodes >= SHARED_FROM:
+            break
+    else:
+        return None
+    values = [_bottom_up(expr, precision) for precision in (digits + 20, 2 * digits + 20)]
+    if any(v is None or not v.is_Float for v in values):
+        return None
+    low, high = values
+    if high == 0 or abs(low - high) > abs(high) * sp.Float(10) ** (-(digits + GUARD)):
+        return None
+    return high
+
+
+def _bottom_up(expr, precision):
+    """expr evaluated at `precision` digits, each distinct subexpression once (None when a
+    value is not a finite real Float)."""
+    memo = {}
+
+    def value(node):
+        known = memo.get(node)
+        if known is not None:
+            return known
+        if not node.args:
+            result = node.evalf(precision)
+        else:
+            args = [value(a) for a in node.args]
+            if any(a is None for a in args):
+                return None
+            result = node.func(*args).evalf(precision)
+        if not result.is_Float or not result.is_finite:
+            return None
+        memo[node] = result
+        return result
+
+    return value(expr)
 
 
 def snap(expr):
