@@ -130,8 +130,11 @@ def test_finite_difference_self_check_passes(path):
     assert report.ok, report.table()
     names = {row[0] for row in report.rows}
     assert {"K_f", "D", "M"} <= names
-    if load_model(path).m:
+    model = load_model(path)
+    if model.m:
         assert {"A", "c_t", "gamma", "A_dot", "K_c"} <= names
+    for group in model.row_groups:  # the PUMA 560's joint locks among them
+        assert {f"group {group.name}: {k}" for k in ("G", "G_dot", "gamma")} <= names, group.name
 
 
 def test_self_check_catches_a_wrong_kernel(tmp_path, monkeypatch):
