@@ -195,7 +195,7 @@ lint: deps
 	clang-format --dry-run --Werror $(C_LINT)
 	@echo "lint: clean"
 
-# The README's test command: everything, about 12 minutes on 2 cores (README "Quick start").
+# The README's test command: everything, about 13 minutes on 2 cores (README "Quick start").
 test: deps lint check-generated misra c-binaries test-c test-sanitize test-fuzz-replay test-configs test-py
 
 # Every C test program, compiled on both cores (each links its build's objects of the runtime and
