@@ -5,11 +5,15 @@ Each tree builds bench/bench_step.c with its own runtime and its own generated m
 build.program_command), so a change of the runtime, of the printer or of the templates shows.
 For each model, backend and method: the best of REPEATS interleaved runs of each binary, the
 step counts and the largest difference of the final positions (0 when the arithmetic is the
-same).
+same), and, where valgrind is installed, the instructions each binary executes for one run
+(callgrind; setup included): a count the machine's timing noise and the code's address layout do
+not move, where a 3 % difference of wall times on a shared VM can be either.
 Writes build/bench/compare.json and prints a table.
 """
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -58,6 +62,17 @@ def timed_run(exe, method, h, rtol, t_end):
     return json.loads(out)
 
 
+def instructions(exe, method, h, rtol, t_end):
+    """Instructions one bench_step run executes (valgrind's callgrind), or None without
+    valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           str(exe), "run", method, str(h), str(rtol), str(t_end), "1"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return int(re.search(r"Collected : (\d+)", proc.stderr).group(1))
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: bench/compare.py REV [MODEL...]")
@@ -88,7 +103,11 @@ def main():
                     best = {k: min(r["wall_s"] for r in v) for k, v in runs.items()}
                     last = {k: v[-1] for k, v in runs.items()}
                     dx = max(abs(a - b) for a, b in zip(last["old"]["x"], last["new"]["x"]))
+                    ir = {k: instructions(exes[k], method, h, rtol, t_end) for k in exes}
+                    ir_ratio = ir["new"] / ir["old"] if ir["old"] else None
                     rows.append(dict(model=name, backend=backend, method=method, rtol=rtol,
+                                     instructions_old=ir["old"], instructions_new=ir["new"],
+                                     instructions_ratio=ir_ratio,
                                      old_ms=1e3 * best["old"], new_ms=1e3 * best["new"],
                                      ratio=best["new"] / best["old"],
                                      steps_old=last["old"]["steps"],
@@ -98,12 +117,13 @@ def main():
     (OUT / "compare.json").write_text(json.dumps({"rev": rev, "rows": rows}, indent=1))
     print(f"integration loop, this checkout against {rev} (best of {REPEATS} interleaved runs)")
     print(f"{'model':<18} {'backend':<9} {'method':<7} {'rtol':>6} {rev[:10]:>10} {'this':>10}"
-          f" {'ratio':>7} {'steps':>13} {'max |dx|':>9}")  # fmt: skip
+          f" {'ratio':>7} {'steps':>13} {'max |dx|':>9} {'instr':>7}")  # fmt: skip
     for r in rows:
         rtol = f"{r['rtol']:.0e}" if r["method"] != "rk4" else "-"
         print(f"{r['model']:<18} {r['backend']:<9} {r['method']:<7} {rtol:>6} "
               f"{r['old_ms']:>8.3f}ms {r['new_ms']:>8.3f}ms {r['ratio']:>7.3f} "
-              f"{r['steps_old']:>6}/{r['steps_new']:<6} {r['max_dx']:>9.1e}")  # fmt: skip
+              f"{r['steps_old']:>6}/{r['steps_new']:<6} {r['max_dx']:>9.1e} "
+              + (f"{r['instructions_ratio']:>7.4f}" if r["instructions_ratio"] else "      -"))
 
 
 if __name__ == "__main__":
