@@ -79,3 +79,38 @@ def test_sign_and_bad_numbers():
         approx(sp.Symbol("x"))
     with pytest.raises(NotANumber):
         approx(sp.oo)
+
+
+def shared_rotation_entries():
+    """Entries of R R R a and of R^T R^T R R a: one quaternion of cos, sin and sqrt repeated
+    hundreds of times (the shape of a joint frame in body coordinates); the second is a[0] = 1/3
+    exactly."""
+    angle, axis = sp.Rational(7, 10), [sp.Rational(1, 5), -1, sp.Rational(2, 5)]
+    norm = sp.sqrt(sum(c**2 for c in axis))
+    w, (x, y, z) = sp.cos(angle / 2), [sp.sin(angle / 2) * c / norm for c in axis]
+    R = sp.Matrix(
+        [
+            [1 - 2 * (y**2 + z**2), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x**2 + z**2), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x**2 + y**2)],
+        ]
+    )
+    a = sp.Matrix([sp.Rational(1, 3), sp.Rational(2, 3), sp.Rational(2, 3)])
+    return (R * (R * (R * a)))[0], (R.T * (R.T * (R * (R * a))))[0]
+
+
+def test_a_shared_expression_is_evaluated_once_per_subexpression_to_evalfs_digits():
+    """approx takes a large expression with repeated parts through exact._shared_value (each
+    distinct subexpression once, two precisions that must agree): evalf's digits; an exact value
+    behind cancellation still snaps exactly, and an exact zero is left to evalf."""
+    from mcsgen.model.exact import EVAL_DIGITS, _shared_value
+
+    irrational, third = shared_rotation_entries()
+    for e in (irrational, third):
+        nodes = sum(1 for _ in sp.preorder_traversal(e))
+        assert nodes > 300 and len(set(sp.preorder_traversal(e))) < nodes / 4
+        assert _shared_value(e, EVAL_DIGITS) is not None  # the shared path took it
+        assert abs(approx(e) - e.evalf(80)) < sp.Float(10) ** -58
+    assert snap(third) == sp.Rational(1, 3) and snap(irrational) is None
+    assert _shared_value(third - sp.Rational(1, 3), EVAL_DIGITS) is None
+    assert coefficient(third - sp.Rational(1, 3)) == 0
