@@ -120,10 +120,12 @@ def main():
           f" {'ratio':>7} {'steps':>13} {'max |dx|':>9} {'instr':>7}")  # fmt: skip
     for r in rows:
         rtol = f"{r['rtol']:.0e}" if r["method"] != "rk4" else "-"
-        print(f"{r['model']:<18} {r['backend']:<9} {r['method']:<7} {rtol:>6} "
-              f"{r['old_ms']:>8.3f}ms {r['new_ms']:>8.3f}ms {r['ratio']:>7.3f} "
-              f"{r['steps_old']:>6}/{r['steps_new']:<6} {r['max_dx']:>9.1e} "
-              + (f"{r['instructions_ratio']:>7.4f}" if r["instructions_ratio"] else "      -"))
+        print(
+            f"{r['model']:<18} {r['backend']:<9} {r['method']:<7} {rtol:>6} "
+            f"{r['old_ms']:>8.3f}ms {r['new_ms']:>8.3f}ms {r['ratio']:>7.3f} "
+            f"{r['steps_old']:>6}/{r['steps_new']:<6} {r['max_dx']:>9.1e} "
+            + (f"{r['instructions_ratio']:>7.4f}" if r["instructions_ratio"] else "      -")
+        )
 
 
 if __name__ == "__main__":
