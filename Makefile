@@ -155,15 +155,19 @@ $(B)/fuzz/%: $(FUZZ_DEPS)
 	  $(call fuzz_flags,$*) $(INCLUDES) $(FUZZ_MODEL_INC) tests/fuzz/fuzz_runtime.c \
 	  $(call fuzz_src,$*) $(FUZZ_MODEL_SRC) -o $@ $(call fuzz_libs,$*)
 
-# the replay: objects of its own per variant (replay-<variant>, as the tests' builds above)
+# the replay: objects of its own per variant (replay-<variant>, as the tests' builds above), but
+# double-lapack's flags are the ASan tests' (-O1 -g $(SANITIZE)): it links their objects
 $(foreach v,$(FUZZ_VARIANTS),$(eval $(call VARIANT_RULES,replay-$(v),-O1 -g $(SANITIZE) \
   $(call fuzz_flags,$(v)))))
+replay_objs = $(if $(filter double-lapack,$(1)),asan,replay-$(1))
 $(B)/fuzz-replay/%: tests/fuzz/fuzz_runtime.c tests/fuzz/replay.c $(RUNTIME_HDR) \
-    $$(call rt_objs,replay-$$*,$$(call fuzz_src,$$*)) $$(call gen_objs,replay-$$*,$(FUZZ_MODELS))
+    $$(call rt_objs,$$(call replay_objs,$$*),$$(call fuzz_src,$$*)) \
+    $$(call gen_objs,$$(call replay_objs,$$*),$(FUZZ_MODELS))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_STRICT) -O1 -g $(SANITIZE) $(call fuzz_flags,$*) $(INCLUDES) $(FUZZ_MODEL_INC) \
-	  tests/fuzz/fuzz_runtime.c tests/fuzz/replay.c $(call rt_objs,replay-$*,$(call fuzz_src,$*)) \
-	  $(call gen_objs,replay-$*,$(FUZZ_MODELS)) -o $@ $(call fuzz_libs,$*)
+	  tests/fuzz/fuzz_runtime.c tests/fuzz/replay.c \
+	  $(call rt_objs,$(call replay_objs,$*),$(call fuzz_src,$*)) \
+	  $(call gen_objs,$(call replay_objs,$*),$(FUZZ_MODELS)) -o $@ $(call fuzz_libs,$*)
 
 fuzz-deps:
 	@scripts/install-deps fuzz
