@@ -271,15 +271,12 @@ def program_command(
     ]
 
 
-def _program_inputs(cmd: Sequence[str], headers: Sequence[Path]) -> List[Path]:
-    """Every file a program's compile line reads (for the build cache): its sources and the
-    runtime's objects (which stand for the runtime's sources and headers), and the headers."""
-    return [Path(a) for a in cmd if a.endswith((".c", ".o"))] + list(headers)
-
-
-def _app_headers(name: str, gdir: Path) -> List[Path]:
+def _program_inputs(cmd: Sequence[str], name: str, gdir: Path) -> List[Path]:
+    """Every file a program's compile line reads (for the build cache): its sources, the
+    runtime's objects (which stand for the runtime's sources), and the headers."""
     return (
-        sorted((RUNTIME / "include" / "mcs").glob("*.h"))
+        [Path(a) for a in cmd if a.endswith((".c", ".o"))]
+        + sorted((RUNTIME / "include" / "mcs").glob("*.h"))
         + runtime_internal_headers()
         + sorted((RUNTIME / "app").glob("*.h"))
         + [gdir / f"{name}.h"]
@@ -299,7 +296,7 @@ def build_simulator(
     )
     return _cached(
         target,
-        _program_inputs(cmd, _app_headers(name, gdir)),
+        _program_inputs(cmd, name, gdir),
         cmd,
         f"compiling the simulator of {name}",
     )
@@ -326,7 +323,7 @@ def build_simulator_library(
     )
     return _cached(
         target,
-        _program_inputs(cmd, _app_headers(name, gdir)),
+        _program_inputs(cmd, name, gdir),
         cmd,
         f"compiling the solver library of {name}",
     )
@@ -340,7 +337,7 @@ def build_analyzer(
     gdir = Path(gdir) if gdir else model_dir(name)
     target = _build_dir(name, gdir) / f"analyze_{name}_{linalg_backend()}"
     cmd = program_command(name, analyzer_sources(), target, extra_flags=extra_flags, gdir=gdir)
-    inputs = _program_inputs(cmd, _app_headers(name, gdir))
+    inputs = _program_inputs(cmd, name, gdir)
     return _cached(target, inputs, cmd, f"compiling the analyzer of {name}")
 
 
