@@ -24,7 +24,7 @@ B := build
 
 .PHONY: all deps generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
         firmware install develop clean fuzz fuzz-deps test-fuzz-replay misra bench-compare c-binaries \
-        test-configs bench-compare-cli
+        test-configs test-configs-all bench-compare-cli
 
 all: runtime
 
@@ -124,9 +124,13 @@ test-sanitize: deps $(addprefix $(B)/tests-asan/,$(C_TESTS))
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(B)/tests-asan/$$t || exit 1; done
 
-# every combination of the runtime's parts mcs_config.h allows (MCS_WITH_*: 96), test_configs
-# under ASan/UBSan in each (scripts/config-matrix; about a minute on 2 cores)
+# the runtime in the combinations of its parts mcs_config.h allows (MCS_WITH_*: 96), under
+# ASan/UBSan (scripts/config-matrix): test_configs in all 96 and every C test in the ten at the
+# edges (about a minute and a half on 2 cores); test-configs-all: every C test in all 96 (four)
 test-configs: deps
+	@$(PYTHON) scripts/config-matrix --build $(B) --set edges --everywhere test_configs
+
+test-configs-all: deps
 	@$(PYTHON) scripts/config-matrix --build $(B)
 
 test-py: deps

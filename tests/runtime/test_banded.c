@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_needs.h"
+
 #include "mcs/mcs_sim.h"
 #include "double_four_bar.h"
 #include "pendulum_3r.h"
@@ -105,6 +107,7 @@ static void same_motion(const mcs_model *md, mcs_method method, mcs_continuation
 static void test_banded_runs_the_default_motion(void **state)
 {
     (void)state;
+    NEEDS(MCS_PART_DOP853 | MCS_PART_PREDICTORS | MCS_PART_DENSE | MCS_PART_BANDED);
     /* every continuation it takes, RK4 and the adaptive methods */
     same_motion(&slider_crank_model, MCS_METHOD_RK4, MCS_CONT_OFF, 0.5, 1e-11);
     same_motion(&slider_crank_model, MCS_METHOD_RK4, MCS_CONT_NONE, 0.5, 1e-11);
@@ -135,6 +138,7 @@ static void test_banded_minimal_coordinates(void **state)
     mcs_real q[3], qd[3], q_ref[3], qd_ref[3];
     int i;
     (void)state;
+    NEEDS(MCS_PART_DENSE | MCS_PART_BANDED);
     options(md, MCS_METHOD_RK4, MCS_CONT_NONE, 0, &opt);
     assert_int_equal(mcs_sim_init(&ref, md, md->default_params, &opt, WORK_ARGS), MCS_OK);
     assert_int_equal(mcs_sim_start(&ref, 0, NULL), MCS_OK);
@@ -159,6 +163,7 @@ static void test_banded_invariants(void **state)
     const mcs_model *md = &slider_crank_model;
     mcs_continuation c;
     (void)state;
+    NEEDS(MCS_PART_BANDED);
     for (c = MCS_CONT_NONE; c <= MCS_CONT_OFF; ++c) {
         mcs_options opt;
         mcs_sim sim;
@@ -208,6 +213,7 @@ static void test_banded_queries(void **state)
     const mcs_continuation conts[2] = {MCS_CONT_NONE, MCS_CONT_OFF};
     int which;
     (void)state;
+    NEEDS(MCS_PART_DENSE | MCS_PART_BANDED);
     for (which = 0; which < 2; ++which) {
         const mcs_continuation c = conts[which];
         mcs_options opt;
@@ -278,6 +284,7 @@ static void test_banded_stops_where_the_rows_lose_rank(void **state)
     mcs_sim sim;
     void *raw;
     (void)state;
+    NEEDS(MCS_PART_BANDED);
     options(&double_four_bar_model, MCS_METHOD_RK4, MCS_CONT_NONE, 1, &opt);
     assert_int_equal(assign(&sim, &double_four_bar_model, &opt, &raw), MCS_OK);
     assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);
@@ -296,6 +303,7 @@ static void test_banded_memory_is_the_macro(void **state)
     const mcs_model *md = &slider_crank_model;
     mcs_continuation c;
     (void)state;
+    NEEDS(MCS_PART_BANDED);
     for (c = MCS_CONT_NONE; c <= MCS_CONT_OFF; ++c) {
         mcs_options opt;
         int f;
@@ -327,6 +335,7 @@ static void test_banded_refuses_what_it_does_not_do(void **state)
     mcs_options opt;
     mcs_sim sim;
     (void)state;
+    NEEDS(MCS_PART_BANDED);
     options(md, MCS_METHOD_RK4, MCS_CONT_NONE, 1, &opt);
     assert_int_equal(check(md, &opt), MCS_OK);
     /* mcs_sim_init's layout has no room for the band structure's sizes */
@@ -363,6 +372,7 @@ static void test_banded_layout_and_options_must_agree(void **state)
     mcs_sim sim;
     void *raw;
     (void)state;
+    NEEDS(MCS_PART_DENSE | MCS_PART_BANDED);
     options(md, MCS_METHOD_RK4, MCS_CONT_NONE, 1, &opt);
     assert_int_equal(assign(&sim, md, &opt, &raw), MCS_OK);
     assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "test_needs.h"
+
 #include "mcs/mcs_basis.h"
 #include "linalg/mcs_linalg.h"
 
@@ -385,6 +387,7 @@ static void test_predictors_agree_to_first_order(void **state)
     int piv[1], r;
     const double h = 1e-3;
     (void)state;
+    NEEDS(MCS_PART_PREDICTORS);
     assert_int_equal(mcs_qr_basis(n, m, A, m, 1e-9, Q, R, piv, &r, work), 0);
     assert_int_equal(
         mcs_predict_tangent(n, m, r, Q, R, piv, Adot, h, MCS_CONT_EXP, Te, work, iwork), 0);
@@ -409,6 +412,7 @@ static void test_predictors_report_a_nonfinite_A_dot(void **state)
     mcs_real A[m * n] = {2, 2, 0, 0, 0, 0}, Adot[m * n], Q[n * n], R[n * m], T0[n * 2], T1[n * 2];
     int piv[m], r, b, col, i;
     (void)state;
+    NEEDS(MCS_PART_PREDICTORS);
     assert_int_equal(mcs_qr_basis(n, m, A, m, 1e-9, Q, R, piv, &r, work), 0);
     assert_int_equal(r, 1);
     for (b = 0; b < 2; ++b) {
@@ -456,6 +460,7 @@ static void test_predictors_by_rows_are_the_dense_ones(void **state)
     mcs_sparse_rows rows;
     int piv[m], r, k, c, i;
     (void)state;
+    NEEDS(MCS_PART_PREDICTORS);
     for (k = 0; k < nnz; ++k) {
         A[row_of[k] + col[k] * m] = sin(1.0 + k) + ((k % 2) ? 0.5 : -0.5);
         val[k] = (k == 5) ? 0.0 : cos(2.0 + 3 * k);
@@ -500,6 +505,7 @@ static void test_exp_predictor_is_the_rotation_on_a_sphere(void **state)
     mcs_real A[3] = {2, 0, 0}, Adot[3] = {0, 2, 0}, Q[9], R[3], Te[6];
     int piv[1], r, k, i, j;
     (void)state;
+    NEEDS(MCS_PART_PREDICTORS);
     assert_int_equal(mcs_qr_basis(n, m, A, m, 1e-9, Q, R, piv, &r, work), 0);
     assert_int_equal(r, 1);
     for (k = 0; k < 3; ++k) {

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_needs.h"
+
 #include "mcs/mcs_sim.h"
 #include "double_four_bar.h"
 #include "modified_triple_four_bar.h"
@@ -84,6 +86,8 @@ static void same_motion(const mcs_model *md, mcs_method method, mcs_continuation
 static void test_compact_runs_the_default_motion(void **state)
 {
     (void)state;
+    NEEDS(MCS_PART_DOP853 | MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE |
+          MCS_PART_COMPACT);
     /* the firmware configuration and every predictor, RK4 and the adaptive methods */
     same_motion(&slider_crank_model, MCS_METHOD_RK4, MCS_CONT_NONE, 0.5, 1e-11);
     same_motion(&slider_crank_model, MCS_METHOD_RK4, MCS_CONT_OFF, 0.5, 1e-11);
@@ -112,6 +116,7 @@ static void test_compact_stops_at_a_singular_configuration(void **state)
     const mcs_model *md = &double_four_bar_model;
     mcs_method method;
     (void)state;
+    NEEDS(MCS_PART_COMPACT);
     for (method = MCS_METHOD_RK4; method <= MCS_METHOD_DOPRI5; ++method) {
         mcs_options opt;
         mcs_sim sim;
@@ -135,6 +140,7 @@ static void test_compact_basis_invariants(void **state)
     static mcs_real A[SLIDER_CRANK_NC * SLIDER_CRANK_NX];
     int k;
     (void)state;
+    NEEDS(MCS_PART_PREDICTORS | MCS_PART_COMPACT);
     options(md, MCS_METHOD_RK4, MCS_CONT_EXP, 1, &opt);
     assert_int_equal(mcs_sim_init(&sim, md, md->default_params, &opt, WORK_ARGS), MCS_OK);
     assert_int_equal(mcs_sim_start(&sim, 0, NULL), MCS_OK);
@@ -178,6 +184,7 @@ static void test_compact_layout_gives_the_same_bits(void **state)
     const mcs_model *mds[2] = {&slider_crank_model, &double_four_bar_model};
     int which;
     (void)state;
+    NEEDS(MCS_PART_COMPACT);
     for (which = 0; which < 2; ++which) {
         const mcs_model *md = mds[which];
         mcs_options opt;
@@ -228,6 +235,7 @@ static void test_compact_needs_less_memory(void **state)
     mcs_options opt;
     size_t lean, compact;
     (void)state;
+    NEEDS(MCS_PART_DENSE | MCS_PART_COMPACT);
     options(md, MCS_METHOD_RK4, MCS_CONT_NONE, 0, &opt);
     opt.dense_output = 0;
     opt.sing_tol = 0;
@@ -259,6 +267,7 @@ static void test_compact_refuses_what_it_does_not_do(void **state)
     mcs_transition tr;
     static mcs_real block[SPATIAL_PENDULUM_SIM_MEMORY(2, MCS_MEM_COMPACT)];
     (void)state;
+    NEEDS(MCS_PART_COMPACT);
     options(md, MCS_METHOD_RK4, MCS_CONT_NONE, 1, &opt);
     opt.dense_output = 1;
     assert_int_equal(mcs_sim_init(&sim, md, md->default_params, &opt, WORK_ARGS),

@@ -1,9 +1,9 @@
 /* test_configs.c - the runtime in whatever parts a build keeps (mcs_config.h's MCS_WITH_*): every
  * part compiled in works, and agrees with the others where they must (the variants give the same
  * motion and the same momenta); every part left out is refused with MCS_ERR_UNSUPPORTED, never
- * reached. scripts/config-matrix builds this program under ASan/UBSan for every combination
- * mcs_config.h allows and runs it (make test-configs, part of make test); the Makefile's C tests
- * run it in the full build too. The simulators live in memory malloc'ed to the byte, so a buffer
+ * reached. scripts/config-matrix builds this program, and the other C tests, under ASan/UBSan for
+ * every combination mcs_config.h allows and runs it (make test-configs, part of make test); the
+ * Makefile's C tests run it in the full build too. The simulators live in memory malloc'ed to the byte, so a buffer
  * a layout sized for less is an ASan error (the banded simulator's M is its nonzeros). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,9 +234,26 @@ static void test_events_and_locks_compiled_in_run(void **state)
     free(raw);
 }
 
+/* mcs_runtime_parts names what the build compiled in: what the other C tests read to skip the
+ * cases that need a part left out (test_needs.h). */
+static void test_the_parts_compiled_in_are_reported(void **state)
+{
+    unsigned expected = 0;
+    (void)state;
+    expected |= MCS_WITH_DOP853 ? MCS_PART_DOP853 : 0u;
+    expected |= MCS_WITH_EVENTS ? MCS_PART_EVENTS : 0u;
+    expected |= MCS_WITH_LOCKS ? MCS_PART_LOCKS : 0u;
+    expected |= MCS_WITH_PREDICTORS ? MCS_PART_PREDICTORS : 0u;
+    expected |= MCS_WITH_DENSE ? MCS_PART_DENSE : 0u;
+    expected |= MCS_WITH_COMPACT ? MCS_PART_COMPACT : 0u;
+    expected |= MCS_WITH_BANDED ? MCS_PART_BANDED : 0u;
+    assert_int_equal(mcs_runtime_parts(), expected);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_the_parts_compiled_in_are_reported),
         cmocka_unit_test(test_the_variants_compiled_in_agree),
         cmocka_unit_test(test_the_methods_and_predictors_compiled_in_run),
         cmocka_unit_test(test_events_and_locks_compiled_in_run),

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <cmocka.h>
 
+#include "test_needs.h"
+
 #include "mcs/mcs_sim.h"
 #include "pendulum_3r_bodies.h"
 #include "slider_crank.h"
@@ -67,6 +69,7 @@ static void test_planar_joint_locks_unlock_in_any_order(void **state)
     mcs_transition tr;
     double held2, held3;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_LOCKS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     assert_true(g2 >= 0 && g3 >= 0 && md->groups[g2].nrows == 1);
     start(&sim, md, &pendulum_3r_bodies_default_params, 4);
     assert_int_equal(mcs_sim_advance(&sim, 0.2), MCS_OK);
@@ -100,6 +103,7 @@ static void test_spatial_ball_joint_lock_stops_the_slider_crank(void **state)
     mcs_real norm;
     mcs_real kin, pot;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_LOCKS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     assert_true(gB >= 0 && md->groups[gB].nrows == 3 && md->groups[gB].rotation == 7);
     start(&sim, md, &slider_crank_default_params, 6);
     assert_int_equal(mcs_sim_advance(&sim, 0.1), MCS_OK);
@@ -126,6 +130,7 @@ static void test_prismatic_lock_beside_a_coordinate_lock(void **state)
     mcs_sim sim;
     mcs_transition tr;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_LOCKS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     assert_true(gD >= 0 && md->groups[gD].rotation == 0 && md->groups[gD].nrows == 1);
     start(&sim, md, &slider_crank_default_params, 2);
     assert_int_equal(mcs_sim_advance(&sim, 0.05), MCS_OK);
@@ -144,6 +149,7 @@ static void test_group_arguments_are_checked(void **state)
     const mcs_model *md = &slider_crank_model;
     mcs_sim sim;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_LOCKS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     start(&sim, md, &slider_crank_default_params, 2);
     assert_int_equal(mcs_sim_lock_group(&sim, 1, md->ngroups, MCS_JUMP_MINIMAL, JWORK, NULL),
                      MCS_ERR_ARGUMENT);

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_needs.h"
+
 #include "mcs/mcs_sim.h"
 #include "planar_pendulum_redundant.h"
 #include "slider_crank.h"
@@ -44,11 +46,27 @@ static void options_for(const mcs_model *md, unsigned feat, int max_dof, mcs_opt
     opt->atol = 1e-11;
 }
 
+/* The parts of the runtime (MCS_PART_*) that options with the features `feat` use. */
+static unsigned parts_used(unsigned feat)
+{
+    unsigned parts = (feat & MCS_MEM_COMPACT)  ? MCS_PART_COMPACT
+                     : (feat & MCS_MEM_BANDED) ? MCS_PART_BANDED
+                                               : MCS_PART_DENSE;
+    parts |= (feat & MCS_MEM_DOP853) ? MCS_PART_DOP853 : 0u;
+    parts |= (feat & (MCS_MEM_EULER | MCS_MEM_EXP)) ? MCS_PART_PREDICTORS : 0u;
+    parts |= (feat & MCS_MEM_EVENTS) ? MCS_PART_EVENTS : 0u;
+    parts |= (feat & MCS_MEM_LOCKS) ? MCS_PART_LOCKS : 0u;
+    return parts;
+}
+
 /* Whether options with the features `feat` run on a model with nc rows: the compact layout has
- * no probe frame, events or locks; the banded layout none of those, no exp and needs rows. */
+ * no probe frame, events or locks; the banded layout none of those, no exp and needs rows; and
+ * the build must have the parts they use (mcs_config.h's MCS_WITH_*). */
 static int supported(unsigned feat, int nc)
 {
     const unsigned probe = MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS;
+    if ((mcs_runtime_parts() & parts_used(feat)) != parts_used(feat))
+        return 0;
     if ((feat & MCS_MEM_COMPACT) && (feat & probe))
         return 0;
     if ((feat & MCS_MEM_BANDED) && ((feat & (probe | MCS_MEM_EXP)) || nc < 1))
@@ -146,6 +164,8 @@ static void same_run(const mcs_model *md, unsigned feat, int max_dof, double t_e
 static void test_assigned_runs_equal_initialized_runs(void **state)
 {
     (void)state;
+    NEEDS(MCS_PART_DOP853 | MCS_PART_EVENTS | MCS_PART_LOCKS | MCS_PART_PREDICTORS |
+          MCS_PART_DENSE);
     /* the firmware configuration: RK4, continuation none, one free direction */
     same_run(&slider_crank_model, 0U, 1, 0.2);
     same_run(&slider_crank_model, MCS_MEM_EXP, 1, 0.1);
@@ -186,6 +206,7 @@ static void test_start_with_parameters_in_a_small_layout(void **state)
     void *raw;
     int i;
     (void)state;
+    NEEDS(MCS_PART_DENSE | MCS_PART_COMPACT);
     md.initial = initial_of_the_file;
     p.mcs_p_g = 9.80; /* not the default: the run-time construction */
     for (i = 0; i < 2; ++i) {
@@ -214,6 +235,7 @@ static void test_options_that_use_less_get_less(void **state)
     mcs_options lean, opt;
     size_t reals = 0, ints = 0;
     (void)state;
+    NEEDS(MCS_PART_DOP853 | MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     options_for(md, 0U, 1, &lean);
     options_for(md, 0U, 0, &opt); /* bases of any size */
     assert_true(mcs_sim_memory_size(md, &lean) < mcs_sim_memory_size(md, &opt));
@@ -252,6 +274,7 @@ static void test_what_the_memory_lacks_is_a_status(void **state)
     mcs_sim sim;
     mcs_real x[3], v[3], q[3], qd[3], lambda[1];
     (void)state;
+    NEEDS(MCS_PART_DENSE);
     options_for(md, 0U, 1, &opt); /* one free direction: the spherical pendulum has two */
     assert_int_equal(mcs_sim_assign(&sim, md, md->default_params, &opt, block, sizeof block),
                      MCS_OK);

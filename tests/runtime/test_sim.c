@@ -9,6 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_needs.h"
+
 #include "mcs/mcs_sim.h"
 #include "sim/mcs_sim_internal.h" /* mcs_chart_rhs: a fresh first stage to compare with */
 #include "pendulum_3r.h"
@@ -62,6 +64,7 @@ static void test_rk4_fourth_order_on_charts(void **state)
     double err[3], h = 1e-3;
     int k;
     (void)state;
+    NEEDS(MCS_PART_DOP853 | MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_DOP853,
            MCS_CONT_EXP, 1e-3, 1e-13, 0.3, ref);
     for (k = 0; k < 3; ++k, h /= 2) {
@@ -102,6 +105,7 @@ static void test_dopri5_meets_tolerance(void **state)
     double rtols[] = {1e-6, 1e-8, 1e-10};
     int k;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     run_to(&pendulum_3r_model, &pendulum_3r_default_params, MCS_METHOD_RK4, MCS_CONT_EXP, 2.5e-4, 1,
            1.0, ref);
     for (k = 0; k < 3; ++k) {
@@ -122,6 +126,7 @@ static void test_dop853_meets_tolerance_with_fewer_evaluations(void **state)
     long evals[3], evals5;
     int k;
     (void)state;
+    NEEDS(MCS_PART_DOP853 | MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     run_to(&pendulum_3r_model, &pendulum_3r_default_params, MCS_METHOD_RK4, MCS_CONT_EXP, 2.5e-4, 1,
            1.0, ref);
     for (k = 0; k < 3; ++k) {
@@ -150,6 +155,7 @@ static void test_basis_invariants_along_motion(void **state)
     double worst_orth = 0, worst_null = 0, worst_jump = 0;
     int step, i, j, l;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     mcs_options_default(&opt, md);
     opt.h = 1e-3;
     assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
@@ -200,6 +206,7 @@ static void test_assembly_corrects_and_reports(void **state)
     mcs_assembly rep;
     double cdot;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     mcs_options_default(&opt, md);
     assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
                      MCS_OK);
@@ -222,6 +229,7 @@ static void test_redundant_rank_and_motion(void **state)
     mcs_sim sim;
     mcs_options opt;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     mcs_options_default(&opt, md);
     assert_int_equal(
         mcs_sim_init(&sim, md, &planar_pendulum_redundant_default_params, &opt, WORK_ARGS), MCS_OK);
@@ -245,6 +253,7 @@ static void test_status_codes(void **state)
     size_t need = 0, ineed = 0;
     int s;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     assert_int_equal(md->nj, 0); /* a model given by coordinates has no joints */
     assert_true(md->joints == NULL);
     assert_int_equal(mcs_options_default(NULL, md), MCS_ERR_ARGUMENT);
@@ -301,6 +310,7 @@ static void test_start_is_the_files_state_for_the_parameters(void **state)
     mcs_real x[3], v[3], xv[6];
     int i;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     assert_non_null(md->initial); /* the constraint depends on l */
     assert_int_equal(md->nheld, 0);
     mcs_options_default(&opt, md);
@@ -343,6 +353,7 @@ static void test_a_model_without_the_predictor_kernels(void **state)
     mcs_real full[3], lean[3];
     int i;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_DENSE);
     subset.A_dot = NULL;
     mcs_options_default(&opt, &subset);
     opt.continuation = MCS_CONT_EXP;
@@ -371,6 +382,7 @@ static void test_workspace_macros_equal_the_layout(void **state)
 {
     int n, m;
     (void)state;
+    NEEDS(MCS_PART_DOP853);
     for (n = 1; n <= 40; ++n)
         for (m = 0; m <= 45; ++m) {
             size_t reals = 0, ints = 0;
@@ -388,6 +400,7 @@ static void test_queries_return_status(void **state)
     mcs_options opt;
     mcs_real q[3], qd[3], kin = -1, pot = -1, cn = -1, x[3], v[3];
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     assert_int_equal(mcs_options_default(&opt, md), MCS_OK);
     assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
                      MCS_OK);
@@ -462,6 +475,7 @@ static void first_stage_is_the_last_one(mcs_method method, long per_step)
 static void test_first_stage_is_the_last_one(void **state)
 {
     (void)state;
+    NEEDS(MCS_PART_DOP853 | MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     first_stage_is_the_last_one(MCS_METHOD_DOPRI5, 6);  /* of 7 */
     first_stage_is_the_last_one(MCS_METHOD_DOP853, 12); /* of 12 stages and the end */
 }
@@ -500,6 +514,7 @@ static void dense_output_matches_steps(mcs_method method)
 static void test_dense_output_matches_steps(void **state)
 {
     (void)state;
+    NEEDS(MCS_PART_DOP853 | MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     dense_output_matches_steps(MCS_METHOD_DOPRI5);
     dense_output_matches_steps(MCS_METHOD_DOP853);
 }
@@ -519,6 +534,7 @@ static void test_accumulated_q_is_the_integral_of_qd(void **state)
     double worst = 0, qd_max = 0, q_range = 0, jump = 0;
     int k, i;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     mcs_options_default(&opt, md);
     opt.h = h;
     assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
@@ -570,6 +586,7 @@ static void test_hostile_inputs_get_statuses(void **state)
     mcs_real x[3], v[3], q[3], T, V;
     size_t need = 0, ineed = 0;
     (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
     mcs_options_default(&opt, md);
     /* a too-small workspace */
     assert_int_equal(mcs_sim_workspace_size(3, 1, &need, &ineed), MCS_OK);

@@ -314,6 +314,18 @@ typedef struct mcs_sim {
  * configuration cannot be measured much below 1e-3, and sing_gap 1e5 eps). */
 mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model);
 
+/* The parts of the runtime this build compiled in (mcs_config.h's MCS_WITH_*), as MCS_PART_*
+ * bits: for a program or test that adapts to a firmware build. Options that need a part left
+ * out get MCS_ERR_UNSUPPORTED from mcs_sim_init, mcs_sim_assign and mcs_sim_step. */
+#define MCS_PART_DOP853 0x01U     /* MCS_WITH_DOP853: the DOP853 integrator */
+#define MCS_PART_EVENTS 0x02U     /* MCS_WITH_EVENTS: the singular-configuration search */
+#define MCS_PART_LOCKS 0x04U      /* MCS_WITH_LOCKS: locks and unlocks */
+#define MCS_PART_PREDICTORS 0x08U /* MCS_WITH_PREDICTORS: the euler and exp predictors */
+#define MCS_PART_DENSE 0x10U      /* MCS_WITH_DENSE: the dense variant */
+#define MCS_PART_COMPACT 0x20U    /* MCS_WITH_COMPACT: the compact variant */
+#define MCS_PART_BANDED 0x40U     /* MCS_WITH_BANDED: the banded variant */
+unsigned mcs_runtime_parts(void);
+
 /* Size of the workspace that mcs_sim_init needs: *reals mcs_real and *ints int entries (equal to
  * the MCS_SIM_*_SIZE macros). */
 mcs_status mcs_sim_workspace_size(int n, int m, size_t *reals, size_t *ints);

@@ -104,8 +104,24 @@ mcs_status mcs_sim_compiled_in(const mcs_options *opt)
 #if !MCS_WITH_PREDICTORS
     out |= ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP)) ? 1 : 0;
 #endif
-    out |= (mcs_variant_compiled_in(opt) == 0) ? 1 : 0;
+    out |= (mcs_variant_compiled_in(opt->variant) == 0) ? 1 : 0;
     return (out != 0) ? MCS_ERR_UNSUPPORTED : MCS_OK;
+}
+
+unsigned mcs_runtime_parts(void)
+{
+    unsigned parts = 0U;
+    parts |= (mcs_method_compiled_in(MCS_METHOD_DOP853) != 0) ? MCS_PART_DOP853 : 0U;
+#if MCS_WITH_EVENTS
+    parts |= MCS_PART_EVENTS;
+#endif
+#if MCS_WITH_LOCKS
+    parts |= MCS_PART_LOCKS;
+#endif
+#if MCS_WITH_PREDICTORS
+    parts |= MCS_PART_PREDICTORS;
+#endif
+    return parts | mcs_variant_parts();
 }
 
 void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const mcs_options *opt,

@@ -222,7 +222,8 @@ mcs_status mcs_variant_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, co
  * model and the other options (MCS_ERR_UNSUPPORTED), whether this build has it (1/0). */
 int mcs_variant_valid(const mcs_options *opt);
 mcs_status mcs_variant_check(const mcs_model *model, const mcs_options *opt);
-int mcs_variant_compiled_in(const mcs_options *opt);
+int mcs_variant_compiled_in(mcs_variant variant);
+unsigned mcs_variant_parts(void); /* the variants' MCS_PART_* bits (mcs_runtime_parts) */
 /* Memory: the features bit of the variant's own layout (0 for the full one), the variant of a
  * layout's features, whether the variant needs mcs_sim_assign's layout (mcs_sim_init refuses
  * it), the free directions a run of it meets without dense output, events or locks, and the

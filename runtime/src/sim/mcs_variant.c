@@ -324,14 +324,29 @@ mcs_status mcs_variant_check(const mcs_model *model, const mcs_options *opt)
     }
 }
 
-int mcs_variant_compiled_in(const mcs_options *opt)
+int mcs_variant_compiled_in(mcs_variant variant)
 {
-    switch (opt->variant) {
+    switch (variant) {
     case MCS_VARIANT_DENSE: return MCS_WITH_DENSE;
     case MCS_VARIANT_COMPACT: return MCS_WITH_COMPACT;
     case MCS_VARIANT_BANDED: return MCS_WITH_BANDED;
     default: return 0;
     }
+}
+
+unsigned mcs_variant_parts(void)
+{
+    unsigned parts = 0U;
+#if MCS_WITH_DENSE
+    parts |= MCS_PART_DENSE;
+#endif
+#if MCS_WITH_COMPACT
+    parts |= MCS_PART_COMPACT;
+#endif
+#if MCS_WITH_BANDED
+    parts |= MCS_PART_BANDED;
+#endif
+    return parts;
 }
 
 /* ---------------------------------------------------------------- memory */
