@@ -5,7 +5,8 @@
  *   banded T_END H REPEATS          ns per RK4 step of the default simulator (continuation off)
  *                                   and of the banded one (off, none, euler), both without
  *                                   events and dense output; max |x - x_default| at T_END
- *   run METHOD H RTOL T_END REPEATS best wall time of one run, and the final positions
+ *   run METHOD H RTOL T_END REPEATS best wall time of one run, and the final positions and
+ *                                   velocities (and joint coordinates and rates, if any)
  *   locks METHOD H RTOL T_END REPEATS JUMP NAME@T...   the same with coordinate or joint NAME
  *                                   locked at time T (JUMP: minimal|naive); also the cost of one
  *                                   lock
@@ -261,7 +262,20 @@ int main(int argc, char **argv)
                MODEL.name, best, sim.stats.steps, sim.stats.evaluations);
         for (i = 0; i < MODEL.nx; ++i)
             printf("%s%.17g", i ? ", " : "", (double)sim.cur.x[i]);
-        printf("]}\n");
+        printf("], \"v\": [");
+        for (i = 0; i < MODEL.nx; ++i)
+            printf("%s%.17g", i ? ", " : "", (double)sim.cur.v[i]);
+        printf("]");
+        if (MODEL.njc > 0) {
+            /* the joints' free coordinates and rates (from the initial pose) at the end */
+            static mcs_real q[2 * MCS_APP_NJC + 1];
+            MODEL.joint_coords(sim.cur.x, sim.cur.v, sim.cur.t, &DEFAULTS, q);
+            printf(", \"joint_coords\": [");
+            for (i = 0; i < 2 * MODEL.njc; ++i)
+                printf("%s%.17g", i ? ", " : "", (double)q[i]);
+            printf("]");
+        }
+        printf("}\n");
         return 0;
     }
     if (argc >= 9 && !strcmp(argv[1], "locks")) {

@@ -15,10 +15,13 @@
 5. A 7-DOF arm (models/urdf/panda.urdf, the Franka Emika Panda): the time of its URDF import, its
    derivation and its MISRA check, as `./mcsgen import-urdf` and `./mcsgen generate` run them,
    against issue 34's target of 2 minutes (one run: the derivation alone takes minutes).
+6. The peer (bench/mujoco_peer.py): MuJoCo 2.2.2 from Debian's libmujoco-dev (installed by this
+   section only) and mcsgen on P1, P2a and the PUMA 560 URDF, 1 s of RK4 at 1 ms in one run:
+   times, ratios and how far apart the final states are.
 
 Timings are the best of several interleaved repeats (the machines are shared and noisy).
 Writes build/bench/results.json and prints a table. `bench/run.py SECTION...` runs only the named
-sections (SECTIONS: arm) and updates their entries in build/bench/results.json.
+sections (SECTIONS: arm, mujoco) and updates their entries in build/bench/results.json.
 """
 
 import json
@@ -255,8 +258,21 @@ def arm_generation():
     return row
 
 
+def mujoco_peer():
+    """MuJoCo and mcsgen on P1, P2a and the PUMA 560 in one run (bench/mujoco_peer.py)."""
+    import mujoco_peer
+    from mcsgen.urdf import import_urdf
+
+    return mujoco_peer.measure(OUT / "mujoco", generate, build_bench, import_urdf)
+
+
 # sections that `bench/run.py SECTION` runs alone: name -> (results key, title, function)
 SECTIONS = {
+    "mujoco": (
+        "mujoco_peer",
+        "The peer: MuJoCo 2.2.2 and mcsgen, 1 s of RK4 at 1 ms (P1, P2a, PUMA 560)",
+        mujoco_peer,
+    ),
     "arm": (
         "arm_generation",
         "7-DOF arm (models/urdf/panda.urdf): URDF import, derivation and MISRA check",
@@ -481,9 +497,10 @@ def main():
     import gen_chain
 
     results["chain_generation_s"] = dict(gen_chain.main([5, 10, 20, 40]))
-    key, title, run = SECTIONS["arm"]
-    print(title)
-    results[key] = run()
+    for section in ("arm", "mujoco"):
+        key, title, run = SECTIONS[section]
+        print(title)
+        results[key] = run()
     print("DOPRI5 tolerances: steps, rejections and energy drift (the defaults' reason)")
     import dopri5_defaults
 

@@ -87,11 +87,12 @@ def makefile_comment_before(target):
 
 
 def install_deps_packages():
-    """scripts/install-deps: the packages it installs, and those of `install-deps fuzz`."""
+    """scripts/install-deps: the packages it installs, and those of its other lists
+    (`install-deps fuzz`, `install-deps mujoco`)."""
     text = (ROOT / "scripts" / "install-deps").read_text()
     found = re.findall(r'PKGS="([^"]*)"', text)
-    assert len(found) == 2, "install-deps: expected PKGS= and the fuzz list"
-    return set(found[0].split()), set(found[1].split())
+    assert len(found) == 3, "install-deps: expected PKGS=, the fuzz list and the mujoco list"
+    return set(found[0].split()), set(found[1].split()) | set(found[2].split())
 
 
 def model_file(name):
@@ -188,8 +189,8 @@ def test_every_spec_citation_names_a_section_of_docs_spec():
 
 def test_the_quick_start_lists_exactly_what_install_deps_installs():
     """The list left out chromium, cppcheck, the ARM toolchain, QEMU, CMake, defusedxml and
-    pytest-xdist: every package of scripts/install-deps (and of `install-deps fuzz`) is named in
-    the Quick start's list, and it names no other."""
+    pytest-xdist: every package of scripts/install-deps (and of `install-deps fuzz` and
+    `install-deps mujoco`) is named in the Quick start's list, and it names no other."""
     pkgs, fuzz = install_deps_packages()
     quick = section("Quick start")
     named = {w for span in code_spans(quick) for w in span.split()}
