@@ -26,6 +26,7 @@ PYTHON = "/usr/bin/python3"
 CASES = [
     ("spatial_pendulum", "rk4", 2e-3, 1e-8, 2.0),
     ("spatial_pendulum", "dopri5", 1e-3, 1e-9, 2.0),
+    ("pendulum_3r", "rk4", 1e-3, 1e-8, 2.0),
     ("pendulum_3r", "dopri5", 1e-3, 1e-10, 2.0),
     ("double_four_bar", "dopri5", 1e-3, 1e-10, 10.0),
     ("double_four_bar", "dopri5", 1e-3, 1e-11, 10.0),

@@ -84,6 +84,11 @@ mcs_status mcs_chart_reduced_solve(mcs_sim *s, int f, const mcs_real *y, mcs_rea
         ydot[i] = y[f + i];
     }
     mcs_mat_gemm(1, 0, f, 1, n, 1, s->w.Phi, n, s->w.rhs, n, 0, &ydot[f], MAX2(f, 1));
+    return mcs_chart_solve_reduced(s, f, ydot);
+}
+
+mcs_status mcs_chart_solve_reduced(mcs_sim *s, int f, mcs_real *ydot)
+{
     if (mcs_la_cholesky(f, s->w.Mred, MAX2(f, 1)) != 0) {
         return MCS_ERR_MASS_NOT_PD;
     }

@@ -109,6 +109,9 @@ void mcs_chart_warm_start(mcs_sim *s, const mcs_frame *ch, const mcs_real *q);
 void mcs_chart_keep_warm_start(mcs_sim *s, const mcs_frame *ch, const mcs_real *q,
                                const mcs_real *Z);
 mcs_status mcs_chart_reduced_solve(mcs_sim *s, int f, const mcs_real *y, mcs_real *ydot);
+/* Its second half: w.Mred (f x f) and ydot[f..2f) (the reduced right-hand side) in place,
+ * Cholesky-factored and solved: ydot[f..2f) = qdd. */
+mcs_status mcs_chart_solve_reduced(mcs_sim *s, int f, mcs_real *ydot);
 /* w.a_end (n) = Phi q'' + beta at the stage just evaluated on the chart of s->cur (k_last: its
  * ydot, beta in w.Z): the dense and compact variants' end acceleration. */
 void mcs_chart_acceleration(mcs_sim *s, const mcs_real *k_last);

@@ -7,17 +7,52 @@
 
 #if MCS_WITH_DENSE
 
+/* Whether there are no rows in force and the frame's tangent basis is exactly the identity (the
+ * QR of no rows, kept so by the alignment while nothing turns it): a model in joint coordinates
+ * without cut joints, or a tree, when no lock is in force. Its chart is then x = x_k + q, v = qd
+ * and M qdd = f: the stages and the step's end skip the products with T, U and Phi, whose
+ * results they equal to the bit (an identity's products add only exact zeros). n^2 compares at
+ * worst, none with rows. */
+static int no_rows_identity(const mcs_sim *s, const mcs_frame *fr)
+{
+    const int n = s->n;
+    int i;
+    int j;
+    if ((s->m != 0) || (fr->r != 0) || (fr->T != fr->Q)) {
+        return 0;
+    }
+    for (j = 0; j < n; ++j) {
+        for (i = 0; i < n; ++i) {
+            if (fr->Q[i + (j * n)] != ((i == j) ? MCS_R(1.0) : MCS_R(0.0))) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 /* ---------------------------------------------------------------- frames (SPEC §2-§3) */
 
 /* mcs_frame_factor: A^T's pivoted QR with the explicit Q. */
 mcs_status mcs_dense_factor(mcs_sim *s, mcs_frame *fr)
 {
-    int info;
+    int info = 0;
     if (s->m > 0) {
         mcs_rows_A(s, fr->x, fr->t, s->w.A);
+        info = mcs_qr_basis(s->n, s->m, s->w.A, s->m, s->opt.rank_tol, fr->Q, fr->R, fr->piv,
+                            &fr->r, s->w.basis_work);
+    } else {
+        /* no rows: Q = I, what the QR of none gives, without the calls */
+        const int n = s->n;
+        int i;
+        for (i = 0; i < (n * n); ++i) {
+            fr->Q[i] = MCS_R(0.0);
+        }
+        for (i = 0; i < n; ++i) {
+            fr->Q[i + (i * n)] = MCS_R(1.0);
+        }
+        fr->r = 0;
     }
-    info = mcs_qr_basis(s->n, s->m, s->w.A, MAX2(s->m, 1), s->opt.rank_tol, fr->Q, fr->R, fr->piv,
-                        &fr->r, s->w.basis_work);
     s->stats.factorizations++;
     fr->T = &fr->Q[fr->r * s->n];
     fr->sigma = mcs_qr_ratio(s, fr, fr->r);
@@ -76,6 +111,9 @@ mcs_status mcs_dense_align(mcs_sim *s, int f_old, mcs_frame *to)
     const int f_new = n - to->r;
     if (s->opt.continuation == MCS_CONT_OFF) {
         return MCS_OK;
+    }
+    if ((f_old == n) && no_rows_identity(s, to) && no_rows_identity(s, &s->cur)) {
+        return MCS_OK; /* T^ = I continued from T = I (w.Tpred, its copy): I */
     }
     mcs_mat_copy(n, f_new, to->T, n, s->w.That, n);
     if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, to->T, s->w.basis_work) != MCS_OK) {
@@ -192,9 +230,16 @@ mcs_status mcs_dense_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     int i;
     int it;
     mcs_status st;
+    const int identity = no_rows_identity(s, ch);
     mcs_chart_warm_start(s, ch, q);
     it = 0;
     for (;;) {
+        if (identity != 0) { /* x = x_k + T q with T = I */
+            for (i = 0; i < n; ++i) {
+                x[i] = ch->x[i] + q[i];
+            }
+            break;
+        }
         mcs_real dp_norm;
         for (i = 0; i < n; ++i) {
             x[i] = ch->x[i];
@@ -274,6 +319,12 @@ mcs_status mcs_dense_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
         mcs_chart_keep_warm_start(s, ch, q, Z);
     }
     /* v = Phi qd - U G^-1 c_S,t */
+    if (identity != 0) {
+        for (i = 0; i < n; ++i) {
+            v[i] = qd[i];
+        }
+        return MCS_OK;
+    }
     mcs_mat_gemm(0, 0, n, 1, f, 1, Phi, n, qd, MAX2(f, 1), 0, v, n);
     if (r > 0) {
         mcs_rows_c_t(s, x, t, s->w.c_t);
@@ -332,6 +383,25 @@ mcs_status mcs_dense_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
     s->model->f(x, v, t, s->params, s->w.f);
     for (i = 0; i < n; ++i) {
         rhs[i] = s->w.f[i];
+    }
+    if (no_rows_identity(s, ch) != 0) {
+        /* Phi = I: M Phi = M (n x n, its nonzeros scattered), Phi^T M Phi = M, Phi^T f = f */
+        const mcs_model *md = s->model;
+        int k;
+        for (i = 0; i < (n * n); ++i) {
+            s->w.MPhi[i] = MCS_R(0.0);
+        }
+        for (k = 0; k < md->m_nnz; ++k) {
+            s->w.MPhi[md->m_rows[k] + (md->m_cols[k] * n)] += s->w.M[k];
+        }
+        for (i = 0; i < (n * n); ++i) {
+            s->w.Mred[i] = s->w.MPhi[i];
+        }
+        for (i = 0; i < n; ++i) {
+            ydot[i] = y[n + i];
+            ydot[n + i] = rhs[i];
+        }
+        return mcs_chart_solve_reduced(s, n, ydot);
     }
     if (r > 0) {
         /* rhs = f - M beta */
