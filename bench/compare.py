@@ -85,7 +85,11 @@ def main():
         subprocess.run(["git", "worktree", "add", "--detach", "-q", str(old), rev], cwd=ROOT,
                        check=True)  # fmt: skip
         try:
-            old_methods = (old / "bench" / "bench_step.c").read_text()
+            # the methods REV knows: named in its bench driver (before the method table) or in
+            # its runtime (mcs_method.c's names since)
+            old_methods = (old / "bench" / "bench_step.c").read_text() + "".join(
+                p.read_text() for p in sorted((old / "runtime").rglob("*.c"))
+            )
             for name, method, h, rtol, t_end in CASES:
                 if only and name not in only:
                     continue

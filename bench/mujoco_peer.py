@@ -106,8 +106,12 @@ def cases(out, generate, build_bench, import_urdf):
 
     def puma(mine, peer):
         # joint_coords: the joints' angles (from the zero pose: the file's joints carry their
-        # `initial:` angles), then their rates
-        return mine["joint_coords"][:6], peer["qpos"]
+        # `initial:` angles), then their rates; an angle may differ from MuJoCo's by whole turns
+        ours = [
+            b + math.remainder(a - b, 2 * math.pi)
+            for a, b in zip(mine["joint_coords"][:6], peer["qpos"])
+        ]
+        return ours, peer["qpos"]
 
     omega_z = P1_LENGTH * P1_SPEED / P1_LENGTH**2  # the ball joint's rate for r0 x v0
     return [

@@ -13,22 +13,26 @@
  * and M qdd = f: the stages and the step's end skip the products with T, U and Phi, whose
  * results they equal to the bit (an identity's products add only exact zeros). n^2 compares at
  * worst, none with rows. */
-static int no_rows_identity(const mcs_sim *s, const mcs_frame *fr)
+static int is_identity(int n, const mcs_real *B)
 {
-    const int n = s->n;
     int i;
     int j;
-    if ((s->m != 0) || (fr->r != 0) || (fr->T != fr->Q)) {
-        return 0;
-    }
     for (j = 0; j < n; ++j) {
         for (i = 0; i < n; ++i) {
-            if (fr->Q[i + (j * n)] != ((i == j) ? MCS_R(1.0) : MCS_R(0.0))) {
+            if (B[i + (j * n)] != ((i == j) ? MCS_R(1.0) : MCS_R(0.0))) {
                 return 0;
             }
         }
     }
     return 1;
+}
+
+static int no_rows_identity(const mcs_sim *s, const mcs_frame *fr)
+{
+    if ((s->m != 0) || (fr->r != 0) || (fr->T != fr->Q)) {
+        return 0;
+    }
+    return is_identity(s->n, fr->Q);
 }
 
 /* ---------------------------------------------------------------- frames (SPEC §2-§3) */
@@ -112,8 +116,8 @@ mcs_status mcs_dense_align(mcs_sim *s, int f_old, mcs_frame *to)
     if (s->opt.continuation == MCS_CONT_OFF) {
         return MCS_OK;
     }
-    if ((f_old == n) && no_rows_identity(s, to) && no_rows_identity(s, &s->cur)) {
-        return MCS_OK; /* T^ = I continued from T = I (w.Tpred, its copy): I */
+    if ((f_old == n) && no_rows_identity(s, to) && is_identity(n, s->w.Tpred)) {
+        return MCS_OK; /* T^ = I continued from the prediction I: I */
     }
     mcs_mat_copy(n, f_new, to->T, n, s->w.That, n);
     if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, to->T, s->w.basis_work) != MCS_OK) {
@@ -388,6 +392,11 @@ mcs_status mcs_dense_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
         /* Phi = I: M Phi = M (n x n, its nonzeros scattered), Phi^T M Phi = M, Phi^T f = f */
         const mcs_model *md = s->model;
         int k;
+        if (mcs_vec_max_abs(md->m_nnz, s->w.M) < MCS_R(0.0)) {
+            /* an Inf or NaN in M: the general path's products spread it (Inf 0 is NaN) and the
+             * Cholesky factorization refuses it; so does this one */
+            return MCS_ERR_MASS_NOT_PD;
+        }
         for (i = 0; i < (n * n); ++i) {
             s->w.MPhi[i] = MCS_R(0.0);
         }
