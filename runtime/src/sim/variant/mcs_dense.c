@@ -7,12 +7,7 @@
 
 #if MCS_WITH_DENSE
 
-/* Whether there are no rows in force and the frame's tangent basis is exactly the identity (the
- * QR of no rows, kept so by the alignment while nothing turns it): a model in joint coordinates
- * without cut joints, or a tree, when no lock is in force. Its chart is then x = x_k + q, v = qd
- * and M qdd = f: the stages and the step's end skip the products with T, U and Phi, whose
- * results they equal to the bit (an identity's products add only exact zeros). n^2 compares at
- * worst, none with rows. */
+/* Whether B (n x n) is exactly the identity. */
 static int is_identity(int n, const mcs_real *B)
 {
     int i;
@@ -27,6 +22,12 @@ static int is_identity(int n, const mcs_real *B)
     return 1;
 }
 
+/* Whether there are no rows in force and the frame's tangent basis is exactly the identity (the
+ * QR of no rows, kept so by the alignment while nothing turns it): a model in joint coordinates
+ * without cut joints, or a tree, when no lock is in force. Its chart is then x = x_k + q, v = qd
+ * and M qdd = f: the stages and the step's end skip the products with T, U and Phi, whose
+ * results they equal to the bit (an identity's products add only exact zeros). n^2 compares at
+ * worst, none with rows. */
 static int no_rows_identity(const mcs_sim *s, const mcs_frame *fr)
 {
     if ((s->m != 0) || (fr->r != 0) || (fr->T != fr->Q)) {
@@ -238,13 +239,13 @@ mcs_status mcs_dense_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     mcs_chart_warm_start(s, ch, q);
     it = 0;
     for (;;) {
+        mcs_real dp_norm;
         if (identity != 0) { /* x = x_k + T q with T = I */
             for (i = 0; i < n; ++i) {
                 x[i] = ch->x[i] + q[i];
             }
             break;
         }
-        mcs_real dp_norm;
         for (i = 0; i < n; ++i) {
             x[i] = ch->x[i];
         }
