@@ -5,7 +5,6 @@ import hashlib
 import math
 import os
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
