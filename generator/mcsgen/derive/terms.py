@@ -12,6 +12,13 @@ import sympy as sp
 from ..errors import ModelError
 from ..model.exact import numbers_as_coefficients
 from .groups import GroupTerms, derive_groups
+from .joint_terms import (
+    joint_coordinates_of,
+    joint_dynamics,
+    joint_force_derivatives,
+    joint_group,
+    joint_rows,
+)
 from .rows import row_terms
 
 if TYPE_CHECKING:  # for the hints only
@@ -50,6 +57,8 @@ class Derived:
 
 
 def derive(model: "Model") -> Derived:
+    if model.intermediates is not None:
+        return _derive_joint(model)
     x, v, t = model.x, model.v, model.time
     n, m = model.n, model.m
     lam = [sp.Symbol(f"lam_{i}", real=True) for i in range(m)]
@@ -116,6 +125,37 @@ def derive(model: "Model") -> Derived:
     )
 
 
+def _derive_joint(model: "Model") -> Derived:
+    """derive() of a joint-coordinate model: through its intermediates (joint_terms.py)."""
+    lam = [sp.Symbol(f"lam_{i}", real=True) for i in range(model.m)]
+    c, A, c_t, gamma, A_dot, K_c = joint_rows(model, lam)
+    cache = {}
+
+    def local(T, V, xs, vs):
+        return _local_block(T, V, xs, vs, model, cache)
+
+    M, f = joint_dynamics(model, local)
+    K_f, D = joint_force_derivatives(model, f)
+    return Derived(
+        c=c,
+        A=A,
+        c_t=c_t,
+        gamma=gamma,
+        A_dot=A_dot,
+        M=M,
+        f=f,
+        K_c=K_c,
+        K_f=K_f,
+        D=D,
+        kinetic=model.kinetic,
+        potential=model.potential,
+        lam=lam,
+        groups=[joint_group(group, model) for group in model.row_groups],
+        joint_coords=joint_coordinates_of(model),
+        **_initial_state(model, c),
+    )
+
+
 def _initial_state(model, c):
     """The Derived fields of the run-time initial state."""
     n = model.n
@@ -166,24 +206,29 @@ def _lagrange_blocks(model):
         )
         xs = [x[i] for i in cols]
         vs = [v[i] for i in cols]
-        # Blocks that are equal up to renaming their coordinates (e.g. identical links) are
-        # derived once: the derivation runs on canonical symbols and is renamed back.
-        canon_x = [sp.Symbol(f"_x{k}", real=True) for k in range(len(cols))]
-        canon_v = [sp.Symbol(f"_v{k}", real=True) for k in range(len(cols))]
-        to_canon = dict(zip(xs + vs, canon_x + canon_v))
-        key = sp.srepr((T.xreplace(to_canon), V.xreplace(to_canon)))
-        if key not in cache:
-            cache[key] = _lagrange_local(
-                T.xreplace(to_canon), V.xreplace(to_canon), canon_x, canon_v, t, model
-            )
-        back = dict(zip(canon_x + canon_v, xs + vs))
-        back.update(after)
-        Mb, fb = (cache[key][0].xreplace(back), cache[key][1].xreplace(back))
+        Mb, fb = _local_block(T, V, xs, vs, model, cache)
+        Mb, fb = Mb.xreplace(after), fb.xreplace(after)
         for a, i in enumerate(cols):
             f[i] += fb[a]
             for b, j in enumerate(cols):
                 M[i, j] += Mb[a, b]
     return M, f
+
+
+def _local_block(T, V, xs, vs, model, cache):
+    """M_b, f_b of one Lagrange block over its coordinates xs (velocities vs). Blocks that are
+    equal up to renaming their coordinates (e.g. identical links) are derived once: the
+    derivation runs on canonical symbols and is renamed back."""
+    canon_x = [sp.Symbol(f"_x{k}", real=True) for k in range(len(xs))]
+    canon_v = [sp.Symbol(f"_v{k}", real=True) for k in range(len(xs))]
+    to_canon = dict(zip(list(xs) + list(vs), canon_x + canon_v))
+    key = sp.srepr((T.xreplace(to_canon), V.xreplace(to_canon)))
+    if key not in cache:
+        cache[key] = _lagrange_local(
+            T.xreplace(to_canon), V.xreplace(to_canon), canon_x, canon_v, model.time, model
+        )
+    back = dict(zip(canon_x + canon_v, list(xs) + list(vs)))
+    return cache[key][0].xreplace(back), cache[key][1].xreplace(back)
 
 
 def _lagrange_local(T, V, x, v, t, model):

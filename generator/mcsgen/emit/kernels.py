@@ -4,6 +4,7 @@ The kernels are the catalogue's (derive/catalogue.py), in its order; a heavy one
 static parts. Output is deterministic: same model file and generator version, same statements.
 """
 
+import heapq
 import re
 
 import sympy as sp
@@ -31,6 +32,9 @@ def symbol_names(model, lam):
         names[p.symbol] = f"p->{param_member(p.name)}"
     for i, s in enumerate(lam):
         names[s] = f"lam[{i}]"
+    if model.intermediates is not None:  # joint coordinates: the bodies' poses and more
+        for k, s in enumerate(model.intermediates.defs):
+            names[s] = f"s{k}"
     return names
 
 
@@ -87,22 +91,58 @@ def _zero_fill(entries, length, out):
     return [f"{out}[{k}] = MCS_R(0.0);" for k in range(length) if k not in done]
 
 
-def _assignments(entries, names, out):
-    """CSE'd temporaries and the assignments of the nonzero entries."""
+def _assignments(entries, names, out, inter=None):
+    """CSE'd temporaries and the assignments of the nonzero entries. inter: the model's
+    intermediates ((Intermediates, {symbol: definition with the geometry put back}), joint
+    coordinates): those the entries read are statements too, before what reads them."""
     if not entries:
         return []
     lines = []
     temps = sp.numbered_symbols("w")
-    replacements, reduced = sp.cse([e for _, e in entries], symbols=temps, order="canonical")
+    outputs = [e for _, e in entries]
+    needed = inter[0].needed(outputs) if inter else []
+    exprs = [inter[1][s] for s in needed] + outputs
+    replacements, reduced = sp.cse(exprs, symbols=temps, order="canonical")
+    statements = replacements
+    if needed:
+        statements = _in_dependency_order(replacements + list(zip(needed, reduced[: len(needed)])))
     local = dict(names)
     for sym, _ in replacements:
         local[sym] = str(sym)
     printer = McsCodePrinter(local)
-    for sym, expr in replacements:
-        lines.append(f"const mcs_real {sym} = {printer.doprint(expr)};")
-    for (k, _), expr in zip(entries, reduced):
+    for sym, expr in statements:
+        lines.append(f"const mcs_real {local[sym]} = {printer.doprint(expr)};")
+    for (k, _), expr in zip(entries, reduced[len(needed) :]):
         lines.append(f"{out}[{k}] = {printer.doprint(expr)};")
     return lines
+
+
+def _in_dependency_order(statements):
+    """[(symbol, expression)] reordered so that each comes after the statements it reads: CSE's
+    temporaries and the intermediates interleave (a temporary may read an intermediate and an
+    intermediate a temporary). Among the ready ones the earliest in the given order goes
+    first, so the order is deterministic."""
+    defined = {sym: k for k, (sym, _) in enumerate(statements)}
+    waiting_on = {}
+    readers = {}
+    for k, (_, expr) in enumerate(statements):
+        deps = {defined[s] for s in expr.free_symbols if s in defined}
+        waiting_on[k] = len(deps)
+        for d in deps:
+            readers.setdefault(d, []).append(k)
+    ready = [k for k, count in waiting_on.items() if count == 0]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        k = heapq.heappop(ready)
+        out.append(statements[k])
+        for r in readers.get(k, ()):
+            waiting_on[r] -= 1
+            if waiting_on[r] == 0:
+                heapq.heappush(ready, r)
+    if len(out) != len(statements):
+        raise AssertionError("intermediates read each other in a cycle")
+    return out
 
 
 def _column_major(mat):
@@ -159,6 +199,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         raise AssertionError(f"A_dot has nonzeros outside A's pattern: {outside[:4]}")
     # the geometry symbols of a bodies model back to their expressions of the parameters
     geometry = dict(model.geometry)
+    inter = intermediates_of(model, geometry)
     kernels = []
     for name, spec, length, entries, shape, what in _specs(model, derived):
         if spec.kernel_set not in sets:
@@ -171,14 +212,14 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         runs = _parts(entries)
         if len(runs) > 1:
             for run in runs:
-                part = _assignments(run, names, "out")
+                part = _assignments(run, names, "out", inter)
                 used = " ".join(part)
                 parts.append(
                     {"body": part, "unused": [a for a in args if a and not _uses(used, a)]}
                 )
             body = _zero_fill(entries, length, "out")
         else:
-            body = _zero_fill(entries, length, "out") + _assignments(entries, names, "out")
+            body = _zero_fill(entries, length, "out") + _assignments(entries, names, "out", inter)
         used = " ".join(body)
         kernels.append(
             {
@@ -201,7 +242,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         )
     values = {"kinetic": derived.kinetic, "potential": derived.potential}
     out = [
-        _scalar(k.name, k.kind, values[k.name], names, k.what, geometry)
+        _scalar(k.name, k.kind, values[k.name], names, k.what, geometry, inter)
         for k in scalars()
         if values[k.name] is not None and k.kernel_set in sets
     ]
@@ -209,23 +250,30 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     for k, e in enumerate(model.events):  # condition events: g(x, v, t), fires when g crosses 0
         if e.condition is not None and event.kernel_set in sets:
             what = f"{event.what} of event {k}"
-            out.append(_scalar(f"event_{k}", event.kind, e.condition, names, what, geometry))
+            out.append(
+                _scalar(f"event_{k}", event.kind, e.condition, names, what, geometry, inter)
+            )
     return kernels, out
 
 
-def _scalar(name, kind, expr, names, what, geometry=None):
-    """A scalar kernel: CSE'd temporaries and a return statement."""
+def intermediates_of(model, geometry):
+    """(Intermediates, {symbol: definition with the geometry symbols put back}) of a
+    joint-coordinate model, None otherwise: what _assignments takes."""
+    if model.intermediates is None:
+        return None
+    defs = model.intermediates.defs
+    if geometry:
+        defs = {s: e.xreplace(geometry) for s, e in defs.items()}
+    return model.intermediates, defs
+
+
+def _scalar(name, kind, expr, names, what, geometry=None, inter=None):
+    """A scalar kernel: CSE'd temporaries (and the intermediates it reads) and a return
+    statement."""
     if geometry:
         expr = sp.sympify(expr).xreplace(geometry)
-    replacements, (reduced,) = sp.cse(
-        [clean(expr)], symbols=sp.numbered_symbols("w"), order="canonical"
-    )
-    local = dict(names)
-    for sym, _ in replacements:
-        local[sym] = str(sym)
-    printer = McsCodePrinter(local)
-    body = [f"const mcs_real {s} = {printer.doprint(e)};" for s, e in replacements]
-    body.append(f"return {printer.doprint(reduced)};")
+    lines = _assignments([(0, clean(expr))], names, "@", inter)
+    body = lines[:-1] + ["return " + lines[-1].split(" = ", 1)[1]]
     used = " ".join(body)
     args = ("x", "v", "t", "p") if kind == "xvt" else ("x", "t", "p")
     return {

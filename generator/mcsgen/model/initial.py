@@ -47,6 +47,10 @@ def complete_initial_state(model: "Model") -> "Model":
     report.pop("worst_row")
     model.initial_report = report
     model.pending_initial = None
+    if model.formulation == "joint":  # solved in body coordinates, then rewritten
+        from .joint_coordinates import to_joint_coordinates
+
+        to_joint_coordinates(model)
     return model
 
 

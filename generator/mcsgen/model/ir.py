@@ -93,6 +93,14 @@ class Model:
     # what the file asked to accept against a default check (e.g. `inertia_check: warn`), one
     # line each naming the file and the field; the command line prints them
     warnings: list = field(default_factory=list)
+    # `coordinates:` of a bodies-and-joints model: "body" (each body's pose, paper 003) or
+    # "joint" (the tree's joint coordinates, joint_coordinates.py); topology: what the joint
+    # formulation keeps of the body build; intermediates: the bodies' poses and velocities as
+    # named expressions of the joint coordinates (derive/intermediates.py), None in body
+    # coordinates
+    formulation: str = "body"
+    topology: object = None
+    intermediates: object = None
 
     def drawing_at(self, params: dict) -> dict:
         """`drawing` for other parameter values ({name: float}; the rest at their defaults):

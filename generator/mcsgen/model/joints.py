@@ -24,8 +24,18 @@ SPATIAL_KEYS = COMMON_KEYS | {
     "rate",
     "initial",
     "drive",
+    "cut",
 }
-PLANAR_KEYS = COMMON_KEYS | {"point", "point1", "point2", "axis", "rate", "initial", "drive"}
+PLANAR_KEYS = COMMON_KEYS | {
+    "point",
+    "point1",
+    "point2",
+    "axis",
+    "rate",
+    "initial",
+    "drive",
+    "cut",
+}
 
 
 @dataclass(frozen=True)

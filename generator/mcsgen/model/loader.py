@@ -17,6 +17,7 @@ from ..errors import ModelError
 from .exact import NotANumber, from_literal, to_double
 from .energy import coordinate_balance, mechanism_balance
 from .ir import Constraint, Coordinate, Model, Parameter
+from .joint_coordinates import Topology
 from .mechanism import MechanismBuilder
 from .reader import Reader, key_text
 from .kernel_sets import SETS as KERNEL_SETS
@@ -55,6 +56,7 @@ BODY_TOP_KEYS = {
     "firmware",
     "switches",
     "events",
+    "coordinates",
 }
 DYNAMICS_KEYS = {"mass_matrix", "forces", "kinetic", "potential"}
 # DOPRI5's tolerances: at rtol 1e-10 the energy of the shipped conservative models drifts by
@@ -205,6 +207,13 @@ class _Validator(Reader):
         builder.build_drivers(doc.get("drivers"))
         builder.build_forces(doc.get("forces"))
         builder.build_dynamics(gravity)
+        formulation = doc.get("coordinates", "body")
+        if formulation not in ("body", "joint"):
+            self.fail(
+                "coordinates",
+                f"'{formulation}' is not one of body (each body's pose), joint (the joints' "
+                "coordinates)",
+            )
         coords = [Coordinate(n_, u, s_, sd) for n_, u, s_, sd in builder.coords]
         constraints = [Constraint(n_, e) for n_, e in builder.constraints]
         model = Model(
@@ -220,6 +229,9 @@ class _Validator(Reader):
         )
         model.blocks = builder.blocks
         model.kind = builder.kind
+        model.formulation = formulation
+        if formulation == "joint":
+            model.topology = Topology(builder.order, builder.joint_geometry)
         model.drawing = builder.drawing
         model.drawing_exprs = builder.drawing_exprs
         model.warnings = builder.warnings

@@ -29,6 +29,7 @@ from .bodies import (
 )
 from .exact import NotANumber, approx, clean, coefficient, numbers_as_coefficients, to_double
 from .forces import ForceElements
+from .joint_coordinates import JointGeometry
 from .joints import SPATIAL_JOINTS, Joint, joint_types, spatial_lock
 from .switches import RowGroup
 
@@ -86,6 +87,8 @@ class MechanismBuilder(ForceElements):
         self.geometry = []
         self.geometry_symbols = {}  # expression -> its Symbol
         self.warnings = []  # accepted departures (Model.warnings)
+        # joint -> its points and axes in its bodies' frames (joint_coordinates.JointGeometry)
+        self.joint_geometry = {}
 
     # --- numbers --------------------------------------------------------------------------------
     def sym(self, value, where, allow_t=False):
@@ -374,6 +377,12 @@ class MechanismBuilder(ForceElements):
                 coordinate = self.spatial_joint(name, jtype, b1, b2, p1, p2, spec, where)
             jt = types[jtype]
             driven = spec.get("drive") is not None
+            cut = spec.get("cut", False)
+            if not isinstance(cut, bool):
+                self.ctx.fail(f"{where}.cut", f"expected true or false, got {cut!r}")
+            self.joint_geometry[name] = self.geometry_of_joint(
+                jtype, b1, b2, p1, p2, spec, where, cut or driven
+            )
             if "initial" in spec:  # the value the free coordinate has at the initial pose
                 if not jt.coordinate:
                     self.ctx.fail(
@@ -397,6 +406,31 @@ class MechanismBuilder(ForceElements):
             self.joint_rate(name, spec, where)
             if "rotor_inertia" in spec:
                 self.rotor(name, spec, where)
+
+    def geometry_of_joint(self, jtype, b1, b2, p1, p2, spec, where, cut):
+        """The joint's points and axes in its bodies' frames, for the spanning tree of joint
+        coordinates (joint_coordinates.JointGeometry)."""
+        initial = self.num(spec["initial"], f"{where}.initial") if "initial" in spec else 0
+        axis1 = axis2 = None
+        if self.kind == "planar":
+            if jtype == "prismatic" and "axis" in spec:
+                u = self.unit_vector(spec["axis"], f"{where}.axis", 2)
+                axis1 = self.geos(self.world_to_body_dir(b1, u))
+                axis2 = self.geos(self.world_to_body_dir(b2, u))
+        elif jtype in ("revolute", "prismatic"):
+            F1, F2 = self.joint_frames(spec, b1, b2, where)
+            axis1, axis2 = self.geos(F1[:, 0]), self.geos(F2[:, 0])
+        return JointGeometry(
+            type=jtype,
+            body1=b1.name,
+            body2=b2.name,
+            point1=self.geos(p1),
+            point2=self.geos(p2),
+            axis1=axis1,
+            axis2=axis2,
+            initial=sp.sympify(initial),
+            cut=cut,
+        )
 
     def axial_rate(self, spec, b1, b2, where):
         """The rate of a revolute joint's angle as a linear form in v: in 3D a1 . w1' - a2 . w2'

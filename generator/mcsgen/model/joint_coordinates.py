@@ -1,0 +1,322 @@
+"""`coordinates: joint`: a bodies-and-joints model rewritten in the coordinates of its joints.
+
+The model is first built and its initial state solved in body coordinates, as for
+`coordinates: body` (mechanism.py, initial.py): the same rows, Lagrange blocks, forces and
+initial state. Then (to_joint_coordinates):
+
+- the spanning tree (tree.py) picks the tree joints; each revolute or prismatic tree joint
+  contributes one coordinate, named after the joint (the angle about, or the position along,
+  its axis, as its free coordinate `j.<joint>` is defined in body coordinates: from the initial
+  pose, plus its `initial:`); a body the tree does not reach keeps its body coordinates (and its
+  norm row);
+- every other body's coordinates (`<body>.x`, ..., `<body>.e3`) and velocities become
+  intermediates (derive/intermediates.py): its pose is a short expression of its parent's pose
+  and its joint's coordinate, its velocities the time derivatives of those;
+- the tree joints' rows and the norm rows of the bodies they place hold identically and are
+  dropped; the rows of cut joints, drivers and the norm rows of floating bodies stay, as
+  expressions of the bodies' poses;
+- the initial state is the body model's, expressed in the tree's coordinates.
+
+derive/joint_terms.py then projects the bodies' Lagrange blocks through the pose Jacobians.
+"""
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+import sympy as sp
+
+from ..derive.intermediates import Intermediates
+from ..errors import ModelError
+from .consistency import check_consistency
+from .bodies import quat_conj, quat_mul, rotation_from_euler
+from .exact import clean, numbers_as_coefficients, to_double
+from .ir import Constraint, Coordinate
+from .switches import RowGroup
+from .tree import TREE_TYPES, spanning_tree
+
+# a tree joint's rows must vanish at sampled tree coordinates to this (a failure is a bug, or
+# an initial pose that does not satisfy the joint exactly)
+ROW_TOL = 1e-9
+
+
+@dataclass
+class JointGeometry:
+    """What the tree needs of a joint (recorded by mechanism.py, exact, geometry symbols as in
+    the rows): its points and axes in its bodies' frames."""
+
+    type: str
+    body1: str
+    body2: str
+    point1: list  # (dim) in body1's frame
+    point2: list  # (dim) in body2's frame
+    axis1: Optional[list]  # (dim) unit, in body1's frame (the joint axis), or None
+    axis2: Optional[list]  # (dim) in body2's frame
+    initial: sp.Expr  # the joint's `initial:` (0 when not given)
+    cut: bool  # `cut: true`, or driven: never a tree joint
+
+
+@dataclass
+class Topology:
+    """What a joint-coordinate model keeps of its body-coordinate build."""
+
+    bodies: list  # [bodies.Body] in file order
+    joints: Dict[str, JointGeometry]
+    tree: object = None  # tree.SpanningTree, once chosen
+    body_x: List[sp.Symbol] = field(default_factory=list)  # the body coordinates (n_body)
+    body_v: List[sp.Symbol] = field(default_factory=list)
+    body_forces: object = None  # (n_body x 1) applied forces in body coordinates, or None
+
+
+def to_joint_coordinates(model):
+    """Rewrite a bodies-and-joints model whose initial state is solved (body coordinates) in
+    joint coordinates, in place. Returns the model."""
+    check_consistency(model)  # in body coordinates: the same bodies, rows and mass
+    topo = model.topology
+    bodies = {b.name: b for b in topo.bodies}
+    tree = spanning_tree(
+        [b.name for b in topo.bodies],
+        [(name, g.type, g.body1, g.body2, not g.cut) for name, g in topo.joints.items()],
+    )
+    topo.tree = tree
+    topo.body_x, topo.body_v = list(model.x), list(model.v)
+    topo.body_forces = model.forces
+    body_coordinates = {c.symbol: c for c in model.coordinates}
+
+    # the coordinates: the floating bodies', then the tree joints' (file order)
+    coords = []
+    for name in tree.roots:
+        coords += [body_coordinates[s] for s in bodies[name].q]
+    joint_symbol = {}
+    for name, g in topo.joints.items():
+        tj = tree.parent_joint.get(_child_of(tree, name))
+        if tj is None or tj.joint != name or TREE_TYPES[g.type] == 0:
+            continue
+        unit = "rad" if g.type == "revolute" else "m"
+        q = sp.Symbol(name, real=True)
+        coords.append(Coordinate(name, unit, q, sp.Symbol(f"{name}_dot", real=True)))
+        joint_symbol[name] = q
+
+    inter = Intermediates([c.symbol for c in coords], [c.velocity for c in coords], model.time)
+    poses = {"ground": _ground_pose(model.kind)}
+    for name in tree.roots:
+        poses[name] = _pose_of(bodies[name])
+    for tj in tree.joints:
+        child = bodies[tj.child]
+        g = topo.joints[tj.joint]
+        _place_child(inter, g, tj, poses[tj.parent], bodies, joint_symbol.get(tj.joint))
+        for s, r in zip(child.q, child.qd):
+            inter.define_rate(s, r)
+        poses[tj.child] = _pose_of(child)
+
+    placed = {tj.child for tj in tree.joints}
+    tree_joints = {tj.joint for tj in tree.joints}
+    _check_tree_rows(model, inter, tree_joints, joint_symbol)
+
+    # rows: drop the tree joints' and the placed bodies' norm rows, keep the rest in order
+    dropped = set()
+    for joint in model.joints:
+        if joint.name in tree_joints:
+            dropped.update(joint.rows)
+    for i, con in enumerate(model.constraints):
+        if con.name.endswith(".norm") and con.name[: -len(".norm")] in placed:
+            dropped.add(i)
+    kept = [i for i in range(model.m) if i not in dropped]
+    new_index = {old: new for new, old in enumerate(kept)}
+    constraints = [Constraint(model.constraints[i].name, model.constraints[i].expr) for i in kept]
+
+    # initial state: the body model's, in the tree's coordinates
+    x_body = model.parameter_values()
+    x_body.update(zip(model.x, (sp.Float(a, 30) for a in model.x_assembled or model.x0)))
+    v_body = dict(zip(model.v, (sp.Float(a, 30) for a in model.v0)))
+    exact_x0 = dict(zip(model.x, model.initial_x))
+    x0, v0, initial_x = [], [], []
+    for c in coords:
+        if c.symbol in body_coordinates:
+            x0.append(to_double(x_body[c.symbol]))
+            v0.append(to_double(v_body[c.velocity]))
+            initial_x.append(exact_x0[c.symbol])
+            continue
+        joint = next(j for j in model.joints if j.name == c.name)
+        rate = sum(
+            (sp.diff(joint.coordinate, s) * v for s, v in zip(model.x, model.v)),
+            sp.Integer(0),
+        )
+        exact = initial_x_of(joint, exact_x0)
+        moved = model.x_assembled is not None and any(
+            abs(a - b) > 1e-14 for a, b in zip(model.x_assembled, model.x0)
+        )
+        x0.append(
+            to_double(joint.coordinate.xreplace(x_body))
+            if moved
+            else to_double(exact.xreplace(x_body))
+        )
+        v0.append(to_double(rate.xreplace(x_body).xreplace(v_body)))
+        initial_x.append(exact)
+
+    # the joints: tree joints' free coordinates are theirs; cut joints keep their rows
+    for joint in model.joints:
+        if joint.name in tree_joints:
+            joint.first_row, joint.nrows = len(constraints), 0
+            if joint.name in joint_symbol:
+                joint.coordinate = joint_symbol[joint.name]
+                what = "theta" if topo.joints[joint.name].type == "revolute" else "translation"
+                joint.lock = RowGroup(joint.name, entries=[joint.coordinate], what=what)
+            else:
+                joint.lock = None
+        else:
+            rows = [new_index[i] for i in joint.rows]
+            joint.first_row = rows[0] if rows else len(constraints)
+    for k, group in enumerate(model.row_groups):
+        owner = next((j for j in model.joints if j.lock_group == k), None)
+        if owner is not None and owner.name in tree_joints:
+            model.row_groups[k] = owner.lock if owner.lock is not None else group
+    for switch in model.switches:
+        if switch.coordinate >= 0:
+            name = model.coordinates[switch.coordinate].name
+            index = [c.name for c in coords]
+            if name not in index:
+                raise ModelError(
+                    model.path,
+                    "switches",
+                    f"switch '{switch.name}' locks '{name}', which joint coordinates compute "
+                    "from the tree (lock the joint instead)",
+                )
+            switch.coordinate = index.index(name)
+
+    held = []
+    for what, row, value in model.held:
+        new_row = [
+            sum((a * inter.diff(s, c.symbol) for s, a in zip(model.x, row) if a != 0), 0)
+            for c in coords
+        ]
+        held.append((what, [sp.sympify(a) for a in new_row], value))
+
+    model.coordinates = coords
+    model.constraints = constraints
+    model.intermediates = inter
+    model.x0, model.v0 = x0, v0
+    model.initial_x = initial_x
+    model.initial_v = [sp.Integer(0)] * len(coords)
+    model.held = held
+    model.x_assembled = None
+    model.jacobian_assembled = None
+    model.forces = None  # projected by derive/joint_terms.py from topology.body_forces
+    return model
+
+
+def initial_x_of(joint, exact_x0):
+    """A tree joint's initial coordinate as an exact expression of the parameters."""
+    return numbers_as_coefficients(clean(joint.coordinate.xreplace(exact_x0)))
+
+
+def _child_of(tree, joint):
+    for tj in tree.joints:
+        if tj.joint == joint:
+            return tj.child
+    return None
+
+
+def _ground_pose(kind):
+    if kind == "planar":
+        return [sp.Integer(0)] * 3
+    return [sp.Integer(0)] * 3 + [sp.Integer(1)] + [sp.Integer(0)] * 3
+
+
+def _pose_of(body):
+    return list(body.q)
+
+
+def _place_child(inter, g, tj, parent_pose, bodies, q):
+    """Define the child body's coordinates (its centre of mass and Euler parameters, or x, y,
+    theta) as expressions of its parent's pose and the joint coordinate q (None: fixed)."""
+    child = bodies[tj.child]
+    parent = bodies.get(tj.parent)  # None: the ground
+    child_is_body1 = tj.child == g.body1
+    p_parent = g.point2 if child_is_body1 else g.point1
+    p_child = g.point1 if child_is_body1 else g.point2
+    u_parent = g.axis2 if child_is_body1 else g.axis1
+    # the rows' sense: q moves body1 relative to body2 by +q
+    move = (1 if child_is_body1 else -1) * (q - g.initial) if q is not None else sp.Integer(0)
+    j = tj.joint
+    offset = sp.Matrix(p_parent)
+    if g.type == "prismatic":
+        offset += move * sp.Matrix(u_parent)
+    if child.kind == "planar":
+        th0 = child.x0[2] - (parent.x0[2] if parent is not None else 0)
+        turn = move if g.type == "revolute" else 0
+        inter.define(child.q[2], parent_pose[2] + numbers_as_coefficients(clean(th0)) + turn)
+        Rp = _planar_rotation(inter, tj.parent, parent_pose[2])
+        Rc = _planar_rotation(inter, tj.child, child.q[2])
+        r = sp.Matrix(parent_pose[:2]) + Rp * offset - Rc * sp.Matrix(p_child)
+        inter.define(child.q[0], r[0])
+        inter.define(child.q[1], r[1])
+        return
+    e_p = parent_pose[3:7]
+    e_p0 = parent.x0[3:7] if parent is not None else (1, 0, 0, 0)
+    rel = tuple(
+        numbers_as_coefficients(clean(c)) for c in quat_mul(quat_conj(e_p0), child.x0[3:7])
+    )
+    if g.type == "revolute":  # rotated by move about the axis, in the parent's frame
+        half = inter.name(f"{j}/2", move / 2)
+        c_, s_ = inter.name(f"cos({j}/2)", sp.cos(half)), inter.name(f"sin({j}/2)", sp.sin(half))
+        rho = (c_,) + tuple(s_ * a for a in u_parent)
+        rel = tuple(inter.name(f"rel({j})[{k}]", e) for k, e in enumerate(quat_mul(rho, rel)))
+    for s, e in zip(child.q[3:7], quat_mul(e_p, rel)):
+        inter.define(s, e)
+    Rp = _rotation(inter, tj.parent, e_p)
+    Rc = _rotation(inter, tj.child, child.q[3:7])
+    r = sp.Matrix(parent_pose[:3]) + Rp * offset - Rc * sp.Matrix(p_child)
+    for s, e in zip(child.q[:3], r):
+        inter.define(s, e)
+
+
+def _rotation(inter, body, e):
+    """R(e) (3 x 3), each entry an intermediate (the ground's: the identity). Named once per
+    body (a parent's serves all its children)."""
+    R = rotation_from_euler(e)
+    if all(sp.sympify(c).is_number for c in e):
+        return R
+    names = [sp.Symbol(f"R({body})[{a}{b}]", real=True) for a in range(3) for b in range(3)]
+    if names[0] not in inter:
+        for s, entry in zip(names, R):
+            inter.define(s, entry)
+    return sp.Matrix(3, 3, names)
+
+
+def _planar_rotation(inter, body, th):
+    if sp.sympify(th).is_number:
+        return sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]])
+    c_, s_ = sp.Symbol(f"cos({body})", real=True), sp.Symbol(f"sin({body})", real=True)
+    if c_ not in inter:
+        inter.define(c_, sp.cos(th))
+        inter.define(s_, sp.sin(th))
+    return sp.Matrix([[c_, -s_], [s_, c_]])
+
+
+def _check_tree_rows(model, inter, tree_joints, joint_symbol):
+    """The tree joints' rows and free coordinates at sampled tree coordinates: the rows vanish and
+    each free coordinate (as body coordinates define it) equals the joint's coordinate."""
+    import random
+
+    rng = random.Random(20261127)
+    values = model.parameter_values()
+    values[model.time] = sp.Integer(0)
+    for c in inter.x:
+        values[c] = sp.Float(rng.uniform(-1, 1), 20)
+    for c in inter.v:
+        values[c] = sp.Integer(0)
+    for joint in model.joints:
+        if joint.name not in tree_joints:
+            continue
+        exprs = [model.constraints[i].expr for i in joint.rows]
+        if joint.name in joint_symbol:
+            exprs.append(joint.coordinate - joint_symbol[joint.name])
+        for e, value in zip(exprs, inter.evaluate(exprs, values)):
+            if abs(value) > ROW_TOL:
+                raise ModelError(
+                    model.path,
+                    "joints",
+                    f"joint '{joint.name}' in joint coordinates: its rows do not hold at the "
+                    f"bodies' poses its tree gives (residual {abs(value):.3g}); is the initial "
+                    "pose consistent with the joint (its points coincide, its axis aligned)?",
+                )
