@@ -32,6 +32,7 @@ class Intermediates:
         self.order: Dict[sp.Symbol, int] = {}
         self._diff: Dict[tuple, sp.Expr] = {}
         self._dot: Dict[sp.Symbol, sp.Expr] = {}
+        self._tangents: Dict[str, Dict[sp.Symbol, sp.Expr]] = {}
 
     def __contains__(self, symbol):
         return symbol in self.defs
@@ -114,6 +115,30 @@ class Intermediates:
             d = self.dot(self.defs[s])
             self._dot[s] = self.name(f"dot({s})", d) if d != 0 else d
         return self._dot[s]
+
+    def tangent(self, expr, direction: dict, tag: str) -> sp.Expr:
+        """The derivative of expr along a direction: sum over the coordinates, velocities and t
+        of (d expr / d s) * direction[s] (direction: {symbol: expression}, absent symbols 0),
+        through the intermediates; one tangent intermediate per intermediate, named with tag
+        (one memo per tag: each tag is one direction). Code that evaluates it for the n unit
+        directions costs n times the expression, against n separate derivatives each as large
+        (the K_f and D kernels of joint coordinates, emit/kernels.py)."""
+        memo = self._tangents.setdefault(tag, {})
+        expr = sp.sympify(expr)
+        total = sp.Integer(0)
+        for s in _sorted(expr.free_symbols):
+            if s in direction:
+                ds = direction[s]
+            elif s in self.defs:
+                if s not in memo:
+                    d = self.tangent(self.defs[s], direction, tag)
+                    memo[s] = self.name(f"{tag}({s})", d) if d != 0 else d
+                ds = memo[s]
+            else:
+                continue
+            if ds != 0:
+                total += sp.diff(expr, s) * ds
+        return total
 
     # --- use -----------------------------------------------------------------------------------
     def needed(self, exprs: Iterable) -> List[sp.Symbol]:

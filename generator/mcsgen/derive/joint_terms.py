@@ -68,71 +68,165 @@ def joint_rows(model: "Model", lam):
 
 
 def joint_dynamics(model: "Model", local):
-    """M (n x n) and f (n x 1) from the bodies' Lagrange blocks projected onto q. local(T, V,
-    xs, vs): a block's M_b, f_b over its own coordinates (terms._lagrange_local, cached)."""
+    """M (n x n), f (n x 1) and the kinetic energy T. A spatial body's block is taken in the
+    Newton-Euler form (its Jacobian columns from the joints between it and the ground, its
+    accelerations at qdd = 0 through the intermediates):
+
+        M += m Jv^T Jv + Jw^T I Jw,   f += Jv^T m (g - a) - Jw^T (I alpha + w x I w)
+
+    with Jv (3 x n) of its centre of mass (world), Jw (3 x n) of its angular velocity w (its own
+    frame), a and alpha their time derivatives at qdd = 0. A joint's rotor inertia adds I_r to
+    its diagonal entry. Every other block (planar bodies, force elements) is projected from
+    its own coordinates: M += J^T M_b J, f += J^T (f_b - M_b a_b). local(T, V, xs, vs): a
+    block's M_b, f_b (terms._lagrange_local, cached)."""
     inter, x, v, n = model.intermediates, model.x, model.v, model.n
     topo = model.topology
     M, f = sp.zeros(n, n), sp.zeros(n, 1)
-    body_x, body_v = topo.body_x, topo.body_v
-    jac = {}
-
-    def J(s, k):  # d(body coordinate s)/dq_k, memoized
-        if (s, k) not in jac:
-            jac[s, k] = inter.diff(s, x[k])
-        return jac[s, k]
-
-    for block in model.blocks:
-        T, V = block[0], block[1]
-        after = block[2] if len(block) > 2 else {}
-        free = T.free_symbols | V.free_symbols
-        used = [a for a, (s, r) in enumerate(zip(body_x, body_v)) if s in free or r in free]
-        xs, vs = [body_x[a] for a in used], [body_v[a] for a in used]
-        Mb, fb = local(T, V, xs, vs)
-        Mb, fb = Mb.xreplace(after), fb.xreplace(after)
-        nb = len(xs)
-        cols = [[J(s, k) for s in xs] for k in range(n)]  # column k of J_b: (nb) per k
-        accel = [inter.dot(r) for r in vs]  # a_b: d(xd_b)/dt at qdd = 0
-        # M_b a_b and M_b J_b named once per block: each M entry is then nb products
-        Ma = [sum((Mb[a, b] * accel[b] for b in range(nb) if accel[b] != 0), 0) for a in range(nb)]
-        MJ = {}
-        for k in range(n):
-            if any(e != 0 for e in cols[k]):
-                MJ[k] = [
-                    inter.name(
-                        f"MJ({xs[0]})[{a}][{k}]",
-                        sum((Mb[a, b] * cols[k][b] for b in range(nb) if cols[k][b] != 0), 0),
-                    )
-                    for a in range(nb)
-                ]
-        for k in MJ:
-            f[k] += sum((cols[k][a] * (fb[a] - Ma[a]) for a in range(nb) if cols[k][a] != 0), 0)
-            for l in MJ:
-                if l >= k:
-                    entry = sum((cols[k][a] * MJ[l][a] for a in range(nb) if cols[k][a] != 0), 0)
-                    M[k, l] += entry
-                    if l != k:
-                        M[l, k] += entry
+    T_total = sp.Integer(0)
+    column = {s: k for k, s in enumerate(x)}
+    nbodies = len(topo.bodies)
+    for index, block in enumerate(model.blocks):
+        if index < nbodies and topo.bodies[index].kind == "spatial":
+            T_total += _newton_euler(model, topo.bodies[index], M, f)
+            continue
+        rotor = topo.rotors.get(index - nbodies)
+        if rotor is not None and rotor[0] in topo.joint_symbol:
+            k = column[topo.joint_symbol[rotor[0]]]
+            M[k, k] += rotor[1]
+            T_total += rotor[1] * v[k] ** 2 / 2
+            continue
+        T_total += _projected_block(model, block, local, M, f)
     if topo.body_forces is not None:
-        for i, s in enumerate(body_x):
+        for i, s in enumerate(topo.body_x):
             Q = topo.body_forces[i]
             if Q == 0:
                 continue
             for k in range(n):
-                Jk = J(s, k)
+                Jk = inter.diff(s, x[k])
                 if Jk != 0:
                     f[k] += Jk * Q
-    return M, f
+    return M, f, T_total
 
 
-def joint_force_derivatives(model: "Model", f):
-    """K_f = -df/dq and D = -df/dqd (n x n), through the intermediates."""
+def _columns(model, body):
+    """{k: (Jv_k (3), Jw_k (3))}: the nonzero Jacobian columns of a spatial body's centre of
+    mass (world) and angular velocity (its own frame)."""
+    inter, x, v = model.intermediates, model.x, model.v
+    topo = model.topology
+    frame = topo.frames[body.name]
+    cols = {}
+    for j in frame.path:
+        if j not in topo.motions:
+            continue  # a fixed joint
+        sign, axis, point, kind = topo.motions[j]
+        k = x.index(topo.joint_symbol[j])
+        a = sp.Matrix(axis) * sign
+        if kind == "revolute":
+            Jv = a.cross(sp.Matrix(frame.r) - sp.Matrix(point))
+            Jw = frame.R.T * a
+        else:
+            Jv, Jw = a, sp.zeros(3, 1)
+        name = f"J({body.name})[{k}]"
+        cols[k] = (
+            [inter.name(f"{name}v{a}", Jv[a]) for a in range(3)],
+            [inter.name(f"{name}w{a}", Jw[a]) for a in range(3)],
+        )
+    root = set(x) - set(topo.joint_symbol.values())
+    for k, (xk, vk) in enumerate(zip(x, v)):
+        if xk in root:
+            Jv = [inter.diff(r, vk) for r in body.qd[:3]]
+            Jw = [inter.diff(w, vk) for w in frame.w]
+            if any(e != 0 for e in Jv + Jw):
+                cols[k] = (Jv, Jw)
+    return cols
+
+
+def _newton_euler(model, body, M, f):
+    """Add a spatial body's terms to M and f (joint_dynamics); returns its kinetic energy."""
+    inter = model.intermediates
+    topo = model.topology
+    frame = topo.frames[body.name]
+    m, I = body.mass, sp.Matrix(body.inertia)
+    w = sp.Matrix(frame.w)
+    vel = sp.Matrix(body.qd[:3])
+    acc = sp.Matrix([inter.dot(c) for c in body.qd[:3]])  # centre of mass, at qdd = 0
+    alpha = sp.Matrix([inter.dot(c) for c in frame.w])
+    Iw = I * w
+    g = sp.Matrix(topo.gravity) if topo.gravity is not None else sp.zeros(3, 1)
+    force = [inter.name(f"F({body.name})[{a}]", e) for a, e in enumerate(m * (g - acc))]
+    moment = -(I * alpha + w.cross(Iw))
+    moment = [inter.name(f"N({body.name})[{a}]", e) for a, e in enumerate(moment)]
+    cols = _columns(model, body)
+    for k, (Jv_k, Jw_k) in cols.items():
+        f[k] += sum((Jv_k[a] * force[a] + Jw_k[a] * moment[a] for a in range(3)), 0)
+        IJw_k = [inter.name(f"IJ({body.name})[{k}]{a}", e) for a, e in enumerate(I * sp.Matrix(Jw_k))]
+        for l, (Jv_l, Jw_l) in cols.items():
+            if l < k:
+                continue
+            entry = sum((m * Jv_k[a] * Jv_l[a] + IJw_k[a] * Jw_l[a] for a in range(3)), 0)
+            M[k, l] += entry
+            if l != k:
+                M[l, k] += entry
+    return m * (vel.T * vel)[0] / 2 + (w.T * Iw)[0] / 2
+
+
+def _projected_block(model, block, local, M, f):
+    """Add a block in body coordinates to M and f through the pose Jacobians; returns its
+    kinetic energy."""
+    inter, x, n = model.intermediates, model.x, model.n
+    topo = model.topology
+    body_x, body_v = topo.body_x, topo.body_v
+    T, V = block[0], block[1]
+    after = block[2] if len(block) > 2 else {}
+    free = T.free_symbols | V.free_symbols
+    used = [a for a, (s, r) in enumerate(zip(body_x, body_v)) if s in free or r in free]
+    xs, vs = [body_x[a] for a in used], [body_v[a] for a in used]
+    Mb, fb = local(T, V, xs, vs)
+    Mb, fb = Mb.xreplace(after), fb.xreplace(after)
+    nb = len(xs)
+    cols = [[inter.diff(s, x[k]) for s in xs] for k in range(n)]  # column k of J_b (nb)
+    accel = [inter.dot(r) for r in vs]  # a_b: d(xd_b)/dt at qdd = 0
+    Ma = [sum((Mb[a, b] * accel[b] for b in range(nb) if accel[b] != 0), 0) for a in range(nb)]
+    MJ = {}
+    for k in range(n):
+        if any(e != 0 for e in cols[k]):
+            MJ[k] = [
+                inter.name(
+                    f"MJ({xs[0]})[{a}][{k}]",
+                    sum((Mb[a, b] * cols[k][b] for b in range(nb) if cols[k][b] != 0), 0),
+                )
+                for a in range(nb)
+            ]
+    for k in MJ:
+        f[k] += sum((cols[k][a] * (fb[a] - Ma[a]) for a in range(nb) if cols[k][a] != 0), 0)
+        for l in MJ:
+            if l >= k:
+                entry = sum((cols[k][a] * MJ[l][a] for a in range(nb) if cols[k][a] != 0), 0)
+                M[k, l] += entry
+                if l != k:
+                    M[l, k] += entry
+    return T.xreplace(after)
+
+
+def tangent_directions(n):
+    """The direction symbols of f's tangent: dq (n), dqd (n), as the K_f and D kernels name
+    them (dq[i], dqd[i])."""
+    return (
+        [sp.Symbol(f"@dq{i}", real=True) for i in range(n)],
+        [sp.Symbol(f"@dqd{i}", real=True) for i in range(n)],
+    )
+
+
+def joint_force_tangent(model: "Model", f):
+    """(n x 1) -(df/dq dq + df/dqd dqd): K_f dq + D dqd, for directions dq, dqd
+    (tangent_directions). The kernels K_f and D evaluate it along each unit direction (one
+    column each): n times the cost of f at run time, against n^2 derivatives of f as
+    separate expressions (n times the size of f, each)."""
     inter, x, v, n = model.intermediates, model.x, model.v, model.n
-    K_f, D = sp.zeros(n, n), sp.zeros(n, n)
-    for i in range(n):
-        for k in range(n):
-            K_f[i, k] = -inter.diff(f[i], x[k])
-            D[i, k] = -inter.diff(f[i], v[k])
-    return K_f, D
+    dq, dqd = tangent_directions(n)
+    direction = dict(zip(x, dq))
+    direction.update(zip(v, dqd))
+    return sp.Matrix(n, 1, [-inter.tangent(f[i], direction, "tan") for i in range(n)])
 
 
 def joint_coordinates_of(model: "Model"):

@@ -15,7 +15,7 @@ from .groups import GroupTerms, derive_groups
 from .joint_terms import (
     joint_coordinates_of,
     joint_dynamics,
-    joint_force_derivatives,
+    joint_force_tangent,
     joint_group,
     joint_rows,
 )
@@ -45,6 +45,9 @@ class Derived:
     groups: List[GroupTerms]  # one per model.row_groups entry
     # (2 nq x 1) the free coordinates of the joints that have one (joint order: angle about or
     # translation along the axis, from the initial pose), then their rates d/dt along v
+    # joint coordinates (joint_terms.py): K_f and D are None and f_tangent (n x 1) is
+    # K_f dq + D dqd for direction symbols dq, dqd (joint_terms.tangent_directions)
+    f_tangent: sp.Matrix = None
     joint_coords: sp.Matrix = None
     # The initial state as a function of the parameters (SPEC §4): (2n x 1) the file's positions
     # then its velocities (0 where held conditions decide them); (nh x (n + 1)) [H(x) | h], the
@@ -134,8 +137,7 @@ def _derive_joint(model: "Model") -> Derived:
     def local(T, V, xs, vs):
         return _local_block(T, V, xs, vs, model, cache)
 
-    M, f = joint_dynamics(model, local)
-    K_f, D = joint_force_derivatives(model, f)
+    M, f, kinetic = joint_dynamics(model, local)
     return Derived(
         c=c,
         A=A,
@@ -145,9 +147,10 @@ def _derive_joint(model: "Model") -> Derived:
         M=M,
         f=f,
         K_c=K_c,
-        K_f=K_f,
-        D=D,
-        kinetic=model.kinetic,
+        K_f=None,  # emitted column by column from f_tangent (emit/kernels.py)
+        D=None,
+        f_tangent=joint_force_tangent(model, f),
+        kinetic=kinetic,
         potential=model.potential,
         lam=lam,
         groups=[joint_group(group, model) for group in model.row_groups],

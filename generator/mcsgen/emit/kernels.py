@@ -10,6 +10,7 @@ import re
 import sympy as sp
 
 from ..derive.catalogue import EVENT_KERNELS, ROW_GROUP_KERNELS, printed, scalars
+from ..derive.joint_terms import tangent_directions
 from ..model import kernel_sets
 from ..model.exact import clean
 from ..model.reader import PARAM_PREFIX
@@ -93,15 +94,17 @@ def _zero_fill(entries, length, out):
 
 def _assignments(entries, names, out, inter=None):
     """CSE'd temporaries and the assignments of the nonzero entries. inter: the model's
-    intermediates ((Intermediates, {symbol: definition with the geometry put back}), joint
-    coordinates): those the entries read are statements too, before what reads them."""
+    intermediates (_Inline, joint coordinates): those the entries read are statements too,
+    before what reads them."""
     if not entries:
         return []
     lines = []
     temps = sp.numbered_symbols("w")
     outputs = [e for _, e in entries]
-    needed = inter[0].needed(outputs) if inter else []
-    exprs = [inter[1][s] for s in needed] + outputs
+    if inter is not None and inter.alias:
+        outputs = [e.xreplace(inter.alias) for e in outputs]
+    needed = inter.needed(outputs) if inter else []
+    exprs = [inter.defs[s] for s in needed] + outputs
     replacements, reduced = sp.cse(exprs, symbols=temps, order="canonical")
     statements = replacements
     if needed:
@@ -164,9 +167,12 @@ def _specs(model, derived):
     specs = []
     for k in printed():
         mat = getattr(derived, k.term)
-        if mat is None:  # joint_coords, when no joint has a free coordinate
+        if mat is None and k.term in TANGENT_KERNELS and derived.f_tangent is not None:
+            entries = None  # joint coordinates: column by column from f's tangent
+        elif mat is None:  # joint_coords, when no joint has a free coordinate
             continue
-        entries = _in_pattern(mat, patterns[k.pattern]) if k.pattern else _column_major(mat)
+        else:
+            entries = _in_pattern(mat, patterns[k.pattern]) if k.pattern else _column_major(mat)
         rows, cols = k.size(sizes)
         specs.append((k.name, k, rows * cols, entries, k.shape(sizes), k.what))
     for g, (group, terms) in enumerate(zip(model.row_groups, derived.groups)):
@@ -201,8 +207,15 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     geometry = dict(model.geometry)
     inter = intermediates_of(model, geometry)
     kernels = []
+    helper_done = False
     for name, spec, length, entries, shape, what in _specs(model, derived):
         if spec.kernel_set not in sets:
+            continue
+        if entries is None:
+            kernels.append(
+                _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helper_done)
+            )
+            helper_done = True
             continue
         if geometry:
             entries = [(k, e.xreplace(geometry)) for k, e in entries]
@@ -230,6 +243,8 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
                 "what": what,
                 "body": body,
                 "parts": parts,  # static functions the kernel calls after its body, in order
+                "helper": None,  # f_tangent's body (_tangent_kernel)
+                "tangent": None,
                 "uses_k": "k = 0" in used,
                 # whether the descriptor points to it (the run-time initial state only when it
                 # depends on the parameters; the held conditions only when there are some)
@@ -256,6 +271,49 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     return kernels, out
 
 
+# the kernels a joint-coordinate model computes column by column from f's tangent, and the
+# direction array each sets to a unit vector (templates/model.c.j2)
+TANGENT_KERNELS = {"K_f": "dq", "D": "dqd"}
+
+
+def _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helper_done):
+    """K_f or D of a joint-coordinate model: a loop over the unit directions calling the
+    static f_tangent (its body here, with the first of the two)."""
+    helper = None
+    if not helper_done:
+        dq, dqd = tangent_directions(model.n)
+        local = dict(names)
+        local.update((s, f"dq[{i}]") for i, s in enumerate(dq))
+        local.update((s, f"dqd[{i}]") for i, s in enumerate(dqd))
+        geometry = dict(model.geometry)
+        entries = _column_major(derived.f_tangent)
+        if geometry:
+            entries = [(k, e.xreplace(geometry)) for k, e in entries]
+        entries = nonzero(entries)
+        body = _zero_fill(entries, model.n, "out") + _assignments(entries, local, "out", inter)
+        used = " ".join(body)
+        helper = {
+            "body": body,
+            "unused": [a for a in ("x", "v", "dq", "dqd", "t", "p") if not _uses(used, a)],
+        }
+        if "k = 0" in used:
+            helper["body"] = ["int k;"] + body
+    return {
+        "name": name,
+        "kind": spec.kind,
+        "w": spec.w or None,
+        "shape": shape,
+        "what": what,
+        "body": [],
+        "parts": [],
+        "helper": helper,
+        "tangent": TANGENT_KERNELS[spec.term],
+        "uses_k": True,
+        "descriptor": True,
+        "unused": [],
+    }
+
+
 def intermediates_of(model, geometry):
     """(Intermediates, {symbol: definition with the geometry symbols put back}) of a
     joint-coordinate model, None otherwise: what _assignments takes."""
@@ -264,7 +322,33 @@ def intermediates_of(model, geometry):
     defs = model.intermediates.defs
     if geometry:
         defs = {s: e.xreplace(geometry) for s, e in defs.items()}
-    return model.intermediates, defs
+    # an intermediate that is a number or another symbol is written in place of its name
+    alias = {}
+    for s, e in defs.items():
+        if e.is_number or e.is_Symbol:
+            alias[s] = alias.get(e, e)
+    defs = {s: e.xreplace(alias) for s, e in defs.items() if s not in alias}
+    return _Inline(defs, alias)
+
+
+class _Inline:
+    """The intermediates as the emitter writes them: defs {symbol: definition}, in definition
+    order, and alias {symbol: number or symbol} written in place."""
+
+    def __init__(self, defs, alias):
+        self.defs, self.alias = defs, alias
+        self.order = {s: k for k, s in enumerate(defs)}
+
+    def needed(self, exprs):
+        seen, stack = set(), []
+        for e in exprs:
+            stack.extend(s for s in e.free_symbols if s in self.defs)
+        while stack:
+            s = stack.pop()
+            if s not in seen:
+                seen.add(s)
+                stack.extend(r for r in self.defs[s].free_symbols if r in self.defs)
+        return sorted(seen, key=self.order.__getitem__)
 
 
 def _scalar(name, kind, expr, names, what, geometry=None, inter=None):

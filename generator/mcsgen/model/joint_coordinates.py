@@ -28,7 +28,7 @@ import sympy as sp
 from ..derive.intermediates import Intermediates
 from ..errors import ModelError
 from .consistency import check_consistency
-from .bodies import quat_conj, quat_mul, rotation_from_euler
+from .bodies import G_matrix, quat_conj, quat_mul, rotation_from_euler
 from .exact import clean, numbers_as_coefficients, to_double
 from .ir import Constraint, Coordinate
 from .switches import RowGroup
@@ -62,9 +62,28 @@ class Topology:
     bodies: list  # [bodies.Body] in file order
     joints: Dict[str, JointGeometry]
     tree: object = None  # tree.SpanningTree, once chosen
+    gravity: object = None  # (dim) the gravity vector (expressions), or None
+    rotors: dict = field(default_factory=dict)  # force block index -> (joint, I_r) of a rotor
+    body_forces: object = None  # (n_body x 1) applied forces in body coordinates, or None
     body_x: List[sp.Symbol] = field(default_factory=list)  # the body coordinates (n_body)
     body_v: List[sp.Symbol] = field(default_factory=list)
-    body_forces: object = None  # (n_body x 1) applied forces in body coordinates, or None
+    # spatial bodies: body -> Frame (rotation, centre of mass, body-frame angular velocity)
+    frames: dict = field(default_factory=dict)
+    # spatial tree joints: joint -> (sign, world axis (3), world point (3), kind) of its motion
+    motions: dict = field(default_factory=dict)
+    joint_symbol: dict = field(default_factory=dict)  # tree joint -> its coordinate
+
+
+@dataclass
+class Frame:
+    """A spatial body's pose and angular velocity as the tree computes them (intermediates or
+    numbers): R (3 x 3) world <- body, r (3) its centre of mass, w (3) its angular velocity in
+    its own frame, and the tree joints between it and the ground (nearest the ground first)."""
+
+    R: sp.Matrix
+    r: list
+    w: list
+    path: list
 
 
 def to_joint_coordinates(model):
@@ -97,13 +116,29 @@ def to_joint_coordinates(model):
         joint_symbol[name] = q
 
     inter = Intermediates([c.symbol for c in coords], [c.velocity for c in coords], model.time)
+    topo.joint_symbol = joint_symbol
     poses = {"ground": _ground_pose(model.kind)}
+    if model.kind == "spatial":
+        topo.frames["ground"] = Frame(sp.eye(3), [sp.Integer(0)] * 3, [sp.Integer(0)] * 3, [])
     for name in tree.roots:
         poses[name] = _pose_of(bodies[name])
+        if model.kind == "spatial":
+            body = bodies[name]
+            w = 2 * G_matrix(body.q[3:7]) * sp.Matrix(body.qd[3:7])
+            topo.frames[name] = Frame(
+                _rotation(inter, name, body.q[3:7]),
+                list(body.q[:3]),
+                [inter.name(f"w({name})[{a}]", w[a]) for a in range(3)],
+                [],
+            )
     for tj in tree.joints:
         child = bodies[tj.child]
         g = topo.joints[tj.joint]
-        _place_child(inter, g, tj, poses[tj.parent], bodies, joint_symbol.get(tj.joint))
+        q = joint_symbol.get(tj.joint)
+        if model.kind == "spatial":
+            _place_spatial_child(inter, topo, g, tj, bodies, q)
+        else:
+            _place_planar_child(inter, g, tj, poses[tj.parent], bodies, q)
         for s, r in zip(child.q, child.qd):
             inter.define_rate(s, r)
         poses[tj.child] = _pose_of(child)
@@ -183,8 +218,14 @@ def to_joint_coordinates(model):
                 )
             switch.coordinate = index.index(name)
 
+    from .mechanism import joint_rate_label  # mechanism.py imports this module
+
     held = []
+    rate_of = {joint_rate_label(j): q for j, q in joint_symbol.items()}
     for what, row, value in model.held:
+        if what in rate_of:  # a tree joint's rate is its coordinate's
+            held.append((what, [sp.Integer(int(c.symbol == rate_of[what])) for c in coords], value))
+            continue
         new_row = [
             sum((a * inter.diff(s, c.symbol) for s, a in zip(model.x, row) if a != 0), 0)
             for c in coords
@@ -226,48 +267,98 @@ def _pose_of(body):
     return list(body.q)
 
 
-def _place_child(inter, g, tj, parent_pose, bodies, q):
-    """Define the child body's coordinates (its centre of mass and Euler parameters, or x, y,
-    theta) as expressions of its parent's pose and the joint coordinate q (None: fixed)."""
-    child = bodies[tj.child]
-    parent = bodies.get(tj.parent)  # None: the ground
+def _motion(g, tj, q):
+    """(parent point, child point, axis in the parent's frame, signed motion) of a tree joint:
+    q moves body1 relative to body2 by +q (the rows' sense), so a child that is body2 moves by
+    -q; the motion is counted from the joint's `initial:` value. q None: a fixed joint."""
     child_is_body1 = tj.child == g.body1
     p_parent = g.point2 if child_is_body1 else g.point1
     p_child = g.point1 if child_is_body1 else g.point2
     u_parent = g.axis2 if child_is_body1 else g.axis1
-    # the rows' sense: q moves body1 relative to body2 by +q
-    move = (1 if child_is_body1 else -1) * (q - g.initial) if q is not None else sp.Integer(0)
-    j = tj.joint
+    sign = 1 if child_is_body1 else -1
+    move = sign * (q - g.initial) if q is not None else sp.Integer(0)
+    return p_parent, p_child, u_parent, sign, move
+
+
+def _place_planar_child(inter, g, tj, parent_pose, bodies, q):
+    """Define a planar child body's coordinates (x, y, theta) as expressions of its parent's
+    pose and the joint coordinate q (None: fixed)."""
+    child, parent = bodies[tj.child], bodies.get(tj.parent)  # parent None: the ground
+    p_parent, p_child, u_parent, _, move = _motion(g, tj, q)
     offset = sp.Matrix(p_parent)
     if g.type == "prismatic":
         offset += move * sp.Matrix(u_parent)
-    if child.kind == "planar":
-        th0 = child.x0[2] - (parent.x0[2] if parent is not None else 0)
-        turn = move if g.type == "revolute" else 0
-        inter.define(child.q[2], parent_pose[2] + numbers_as_coefficients(clean(th0)) + turn)
-        Rp = _planar_rotation(inter, tj.parent, parent_pose[2])
-        Rc = _planar_rotation(inter, tj.child, child.q[2])
-        r = sp.Matrix(parent_pose[:2]) + Rp * offset - Rc * sp.Matrix(p_child)
-        inter.define(child.q[0], r[0])
-        inter.define(child.q[1], r[1])
-        return
-    e_p = parent_pose[3:7]
+    th0 = child.x0[2] - (parent.x0[2] if parent is not None else 0)
+    turn = move if g.type == "revolute" else 0
+    inter.define(child.q[2], parent_pose[2] + numbers_as_coefficients(clean(th0)) + turn)
+    Rp = _planar_rotation(inter, tj.parent, parent_pose[2])
+    Rc = _planar_rotation(inter, tj.child, child.q[2])
+    r = sp.Matrix(parent_pose[:2]) + Rp * offset - Rc * sp.Matrix(p_child)
+    inter.define(child.q[0], r[0])
+    inter.define(child.q[1], r[1])
+
+
+def _place_spatial_child(inter, topo, g, tj, bodies, q):
+    """Define a spatial child body's rotation R_C = R_P Q (Q the joint's relative rotation:
+    about the axis by the motion, times the initial relative rotation), its centre of mass,
+    its angular velocity in its own frame w_C = Q^T w_P + qd u_C, and its Euler parameters
+    (e_P times the relative quaternion: only the kernels that read them compute them)."""
+    child, parent = bodies[tj.child], bodies.get(tj.parent)  # parent None: the ground
+    P = topo.frames[tj.parent]
+    p_parent, p_child, u_parent, sign, move = _motion(g, tj, q)
+    j = tj.joint
     e_p0 = parent.x0[3:7] if parent is not None else (1, 0, 0, 0)
-    rel = tuple(
+    rel0 = tuple(
         numbers_as_coefficients(clean(c)) for c in quat_mul(quat_conj(e_p0), child.x0[3:7])
     )
-    if g.type == "revolute":  # rotated by move about the axis, in the parent's frame
-        half = inter.name(f"{j}/2", move / 2)
-        c_, s_ = inter.name(f"cos({j}/2)", sp.cos(half)), inter.name(f"sin({j}/2)", sp.sin(half))
-        rho = (c_,) + tuple(s_ * a for a in u_parent)
-        rel = tuple(inter.name(f"rel({j})[{k}]", e) for k, e in enumerate(quat_mul(rho, rel)))
-    for s, e in zip(child.q[3:7], quat_mul(e_p, rel)):
-        inter.define(s, e)
-    Rp = _rotation(inter, tj.parent, e_p)
-    Rc = _rotation(inter, tj.child, child.q[3:7])
-    r = sp.Matrix(parent_pose[:3]) + Rp * offset - Rc * sp.Matrix(p_child)
+    R_rel0 = rotation_from_euler(rel0).applyfunc(lambda c: numbers_as_coefficients(clean(c)))
+    u = sp.Matrix(u_parent)
+    offset = sp.Matrix(p_parent)
+    w_joint = sp.zeros(3, 1)
+    rel = rel0
+    if g.type == "revolute":
+        c_ = inter.name(f"cos({j})", sp.cos(move))
+        s_ = inter.name(f"sin({j})", sp.sin(move))
+        cross = sp.Matrix([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
+        turn = c_ * sp.eye(3) + s_ * cross + (1 - c_) * (u * u.T)
+        Q = (turn * R_rel0).applyfunc(sp.expand)
+        w_joint = sign * inter.v[inter.x.index(q)] * (R_rel0.T * u)
+        half_c = inter.name(f"cos({j}/2)", sp.cos(move / 2))
+        half_s = inter.name(f"sin({j}/2)", sp.sin(move / 2))
+        rho = (half_c,) + tuple(half_s * a for a in u)
+        rel = tuple(inter.name(f"rel({j})[{k}]", e) for k, e in enumerate(quat_mul(rho, rel0)))
+    else:
+        Q = R_rel0
+        if g.type == "prismatic":
+            offset += move * u
+    Q = Q.applyfunc(lambda c: inter.name(f"Q({j})", c))
+    R = P.R * Q
+    R = sp.Matrix(3, 3, [inter.name(f"R({tj.child})[{k}]", e) for k, e in enumerate(R)])
+    r = sp.Matrix(P.r) + P.R * offset - R * sp.Matrix(p_child)
     for s, e in zip(child.q[:3], r):
         inter.define(s, e)
+    for s, e in zip(child.q[3:7], quat_mul(P_quaternion(topo, tj.parent, bodies), rel)):
+        inter.define(s, e)
+    w = Q.T * sp.Matrix(P.w) + w_joint
+    w = [inter.name(f"w({tj.child})[{a}]", w[a]) for a in range(3)]
+    topo.frames[tj.child] = Frame(R, list(child.q[:3]), w, P.path + [j])
+    if q is not None:
+        # the joint's axis and point in the world, for the Jacobian columns of its descendants
+        axis = P.R * u
+        point = sp.Matrix(P.r) + P.R * sp.Matrix(p_parent)
+        topo.motions[j] = (
+            sign,
+            [inter.name(f"axis({j})[{a}]", axis[a]) for a in range(3)],
+            [inter.name(f"point({j})[{a}]", point[a]) for a in range(3)],
+            g.type,
+        )
+
+
+def P_quaternion(topo, body, bodies):
+    """A body's Euler parameters (the ground's: 1, 0, 0, 0)."""
+    if body == "ground":
+        return (sp.Integer(1), sp.Integer(0), sp.Integer(0), sp.Integer(0))
+    return tuple(bodies[body].q[3:7])
 
 
 def _rotation(inter, body, e):

@@ -231,7 +231,12 @@ class _Validator(Reader):
         model.kind = builder.kind
         model.formulation = formulation
         if formulation == "joint":
-            model.topology = Topology(builder.order, builder.joint_geometry)
+            model.topology = Topology(
+                bodies=builder.order,
+                joints=builder.joint_geometry,
+                gravity=builder.gravity,
+                rotors=builder.rotors,
+            )
         model.drawing = builder.drawing
         model.drawing_exprs = builder.drawing_exprs
         model.warnings = builder.warnings

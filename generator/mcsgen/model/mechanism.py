@@ -89,6 +89,8 @@ class MechanismBuilder(ForceElements):
         self.warnings = []  # accepted departures (Model.warnings)
         # joint -> its points and axes in its bodies' frames (joint_coordinates.JointGeometry)
         self.joint_geometry = {}
+        # index among the force elements' blocks -> (joint, I_r) of a joint's rotor_inertia block
+        self.rotors = {}
 
     # --- numbers --------------------------------------------------------------------------------
     def sym(self, value, where, allow_t=False):
@@ -459,6 +461,7 @@ class MechanismBuilder(ForceElements):
         if not approx(self.num_of(I_r, f"{where}.rotor_inertia")) >= 0:
             self.ctx.fail(f"{where}.rotor_inertia", "rotor inertia must be non-negative")
         w = self.axial_rates[name]
+        self.rotors[len(self.blocks)] = (name, I_r)
         self.blocks.append((I_r * w**2 / 2, sp.Integer(0)))
 
     def joint_points(self, spec, b1, b2, where, dim):
@@ -666,6 +669,7 @@ class MechanismBuilder(ForceElements):
     def build_dynamics(self, gravity):
         """One Lagrange block per body: its kinetic energy and its weight's potential."""
         body_blocks = []
+        self.gravity = gravity
         self.kinetic_total = sp.Integer(0)
         self.potential_total = sp.Integer(0)
         for body in self.order:
