@@ -173,7 +173,9 @@ def cmd_import_urdf(args):
         if len(parts) != 3:
             raise ModelError(args.urdf, "--gravity", f"expected X,Y,Z, got '{args.gravity}'")
         gravity = [exact_value(p, "--gravity", args.urdf) for p in parts]
-    out, notes = import_urdf(args.urdf, args.out, args.name, values["q"], values["qd"], gravity)
+    out, notes = import_urdf(
+        args.urdf, args.out, args.name, values["q"], values["qd"], gravity, args.coordinates
+    )
     for note in notes:
         print(f"  {note}")
     print(f"wrote {out}")

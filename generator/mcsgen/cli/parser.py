@@ -225,6 +225,13 @@ def build_parser():
     u.add_argument(
         "--gravity", metavar="X,Y,Z", help="gravity in m/s^2, world frame (default 0,0,-9.81)"
     )
+    u.add_argument(
+        "--coordinates",
+        choices=("joint", "body"),
+        default="joint",
+        help="the model's coordinates: joint (one per joint's motion, the default) or body "
+        "(each body's pose, paper 003's formulation)",
+    )
     u.set_defaults(func=cmd_import_urdf)
 
     s = sub.add_parser(

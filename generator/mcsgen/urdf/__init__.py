@@ -132,7 +132,7 @@ def stiffness_notes(tree):
     return notes
 
 
-def _render(tree, robot, renamed, name, path, gravity):
+def _render(tree, robot, renamed, name, path, gravity, coordinates="joint"):
     """The notes of what the import did, then the mechanism file's text."""
     tree.notes = renamed + tree.notes
     limited = [j.urdf.name for j in tree.joints if j.urdf.limit]
@@ -151,14 +151,15 @@ def _render(tree, robot, renamed, name, path, gravity):
     if ignored:
         tree.notes.append(f"ignored (nothing to simulate): {ignored}")
     tree.notes += stiffness_notes(tree)  # last: the warnings
-    return render(tree, name, path.name, gravity)
+    return render(tree, name, path.name, gravity, coordinates)
 
 
-def import_urdf(path, out=None, name=None, q=None, qd=None, gravity=None):
+def import_urdf(path, out=None, name=None, q=None, qd=None, gravity=None, coordinates="joint"):
     """Reads URDF `path`, writes the mechanism file `out` (default: <model name>.yaml in the
     current directory) and returns (out path, notes). q, qd: dicts
-    joint name -> Fraction; gravity: 3 Fractions or None (9.81 along -z). Nothing is written
-    unless the written file loads as a valid model."""
+    joint name -> Fraction; gravity: 3 Fractions or None (9.81 along -z); coordinates: the
+    file's `coordinates:` (joint, or body for each body's pose). Nothing is written unless the
+    written file loads as a valid model."""
     from ..model import load_model
 
     path = Path(path)
@@ -175,7 +176,7 @@ def import_urdf(path, out=None, name=None, q=None, qd=None, gravity=None):
         )
     with mpmath.workdps(DIGITS):  # a local precision: model/initial.py reads the global one
         tree = Tree(path, robot, q, qd, names)
-        text = _render(tree, robot, renamed, name, path, gravity)
+        text = _render(tree, robot, renamed, name, path, gravity, coordinates)
     directory = out.parent
     if not directory.is_dir():
         raise ModelError(path, "--out", f"'{directory}' is not a directory")

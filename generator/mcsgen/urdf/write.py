@@ -55,8 +55,9 @@ def quoted(text):
     return '"' + comment_text(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def render(tree, name, source, gravity):
-    """The YAML text. gravity: None (9.81 along -z, as the parameter g) or 3 Fractions."""
+def render(tree, name, source, gravity, coordinates="joint"):
+    """The YAML text. gravity: None (9.81 along -z, as the parameter g) or 3 Fractions;
+    coordinates: joint (the joints' coordinates) or body (each body's pose)."""
     robot = tree.robot
     about = (
         f"Imported from the URDF robot '{comment_text(robot.name)}' ({comment_text(source)}): "
@@ -94,6 +95,7 @@ def render(tree, name, source, gravity):
         out.append("gravity: [0, 0, -g]")
     else:
         out.append(f"gravity: {nums([mpmath.mpf(g.numerator) / g.denominator for g in gravity])}")
+    out.append(f"coordinates: {coordinates}")
     out.append("bodies:")
     free = {f[0] for f in tree.free}
     for body in tree.bodies.values():
