@@ -99,12 +99,14 @@ def joint_space_mass_matrix(cm, model, theta, x0):
 
 
 def test_imported_puma_has_the_hand_written_mass_matrix(conservative):
-    """At random joint angles the imported PUMA's joint-space mass matrix equals that of
-    models/puma560_estop.yaml (different body frames, poses and joint frames) less the latter's
-    rotor inertias G^2 Jm, which URDF cannot express. The hand model counts its joint angles
-    from the nominal pose, the import gives the URDF's (= DH) angles."""
+    """At random joint angles the imported PUMA's mass matrix (joint coordinates: the one
+    import-urdf writes) equals the joint-space mass matrix of models/puma560_estop.yaml (body
+    coordinates; different body frames, poses and joint frames) less the latter's rotor
+    inertias G^2 Jm, which URDF cannot express: the two formulations agree. The hand model
+    counts its joint angles from the nominal pose, the import gives the URDF's (= DH) angles."""
     path = conservative["urdf_puma560"][0]
     imported = load_model(path)
+    assert (imported.n, imported.m) == (6, 0)
     hand = load_model(MODELS / "puma560_estop.yaml")
     raw = yaml.safe_load((MODELS / "puma560_estop.yaml").read_text())
     rotor = [float(approx(parse_expr(str(j["rotor_inertia"]), {}))) for j in raw["joints"]]

@@ -313,6 +313,19 @@ def _extra_forces(model):
     n = model.n
     if model.kinetic is None or model.forces is None:
         return lambda x, v, t: np.zeros(n)
+    if model.intermediates is not None:  # joint coordinates: J^T Q through the bodies' poses
+        inter, x, v, t = model.intermediates, model.x, model.v, model.time
+        params = {p.symbol: p.value for p in model.parameters}
+        params.update((g, float(e.xreplace(model.parameter_values()))) for g, e in model.geometry)
+
+        def forces(xs, vs, ts):
+            at = dict(params)
+            at.update(zip(x, xs))
+            at.update(zip(v, vs))
+            at[t] = ts
+            return np.array(inter.evaluate(list(model.forces), at), dtype=float)
+
+        return forces
     args = model.x + model.v + [model.time] + model.p
     values = [p.value for p in model.parameters]
     fn = sp.lambdify(args, list(model.forces), modules="numpy")

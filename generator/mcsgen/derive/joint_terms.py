@@ -96,15 +96,8 @@ def joint_dynamics(model: "Model", local):
             T_total += rotor[1] * v[k] ** 2 / 2
             continue
         T_total += _projected_block(model, block, local, M, f)
-    if topo.body_forces is not None:
-        for i, s in enumerate(topo.body_x):
-            Q = topo.body_forces[i]
-            if Q == 0:
-                continue
-            for k in range(n):
-                Jk = inter.diff(s, x[k])
-                if Jk != 0:
-                    f[k] += Jk * Q
+    if model.forces is not None:  # the applied forces, projected (joint_coordinates.py)
+        f += model.forces
     return M, f, T_total
 
 

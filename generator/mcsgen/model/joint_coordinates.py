@@ -241,7 +241,18 @@ def to_joint_coordinates(model):
     model.held = held
     model.x_assembled = None
     model.jacobian_assembled = None
-    model.forces = None  # projected by derive/joint_terms.py from topology.body_forces
+    if topo.body_forces is not None:  # J^T Q: the applied forces in the tree's coordinates
+        model.forces = sp.Matrix(
+            len(coords),
+            1,
+            [
+                sum(
+                    (inter.diff(s, c.symbol) * Q for s, Q in zip(topo.body_x, topo.body_forces)),
+                    sp.Integer(0),
+                )
+                for c in coords
+            ],
+        )
     return model
 
 

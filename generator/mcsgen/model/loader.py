@@ -279,6 +279,10 @@ class _Validator(Reader):
                 for what, row, value in builder.held
             ],
         )
+        if formulation == "joint":  # its coordinates need the solved initial state
+            from .initial import complete_initial_state
+
+            return complete_initial_state(model)
         return model
 
     def freeze(self, raw, params):
