@@ -79,7 +79,7 @@ def joint_dynamics(model: "Model", local):
     its diagonal entry. Every other block (planar bodies, force elements) is projected from
     its own coordinates: M += J^T M_b J, f += J^T (f_b - M_b a_b). local(T, V, xs, vs): a
     block's M_b, f_b (terms._lagrange_local, cached)."""
-    inter, x, v, n = model.intermediates, model.x, model.v, model.n
+    x, v, n = model.x, model.v, model.n
     topo = model.topology
     M, f = sp.zeros(n, n), sp.zeros(n, 1)
     T_total = sp.Integer(0)
@@ -139,27 +139,30 @@ def _newton_euler(model, body, M, f):
     inter = model.intermediates
     topo = model.topology
     frame = topo.frames[body.name]
-    m, I = body.mass, sp.Matrix(body.inertia)
+    m, inertia = body.mass, sp.Matrix(body.inertia)
     w = sp.Matrix(frame.w)
     vel = sp.Matrix(body.qd[:3])
     acc = sp.Matrix([inter.dot(c) for c in body.qd[:3]])  # centre of mass, at qdd = 0
     alpha = sp.Matrix([inter.dot(c) for c in frame.w])
-    Iw = I * w
+    Iw = inertia * w
     g = sp.Matrix(topo.gravity) if topo.gravity is not None else sp.zeros(3, 1)
     force = [inter.name(f"F({body.name})[{a}]", e) for a, e in enumerate(m * (g - acc))]
-    moment = -(I * alpha + w.cross(Iw))
+    moment = -(inertia * alpha + w.cross(Iw))
     moment = [inter.name(f"N({body.name})[{a}]", e) for a, e in enumerate(moment)]
     cols = _columns(model, body)
     for k, (Jv_k, Jw_k) in cols.items():
         f[k] += sum((Jv_k[a] * force[a] + Jw_k[a] * moment[a] for a in range(3)), 0)
-        IJw_k = [inter.name(f"IJ({body.name})[{k}]{a}", e) for a, e in enumerate(I * sp.Matrix(Jw_k))]
-        for l, (Jv_l, Jw_l) in cols.items():
-            if l < k:
+        IJw_k = [
+            inter.name(f"IJ({body.name})[{k}]{a}", e)
+            for a, e in enumerate(inertia * sp.Matrix(Jw_k))
+        ]
+        for k2, (Jv_l, Jw_l) in cols.items():
+            if k2 < k:
                 continue
             entry = sum((m * Jv_k[a] * Jv_l[a] + IJw_k[a] * Jw_l[a] for a in range(3)), 0)
-            M[k, l] += entry
-            if l != k:
-                M[l, k] += entry
+            M[k, k2] += entry
+            if k2 != k:
+                M[k2, k] += entry
     return m * (vel.T * vel)[0] / 2 + (w.T * Iw)[0] / 2
 
 
@@ -192,12 +195,12 @@ def _projected_block(model, block, local, M, f):
             ]
     for k in MJ:
         f[k] += sum((cols[k][a] * (fb[a] - Ma[a]) for a in range(nb) if cols[k][a] != 0), 0)
-        for l in MJ:
-            if l >= k:
-                entry = sum((cols[k][a] * MJ[l][a] for a in range(nb) if cols[k][a] != 0), 0)
-                M[k, l] += entry
-                if l != k:
-                    M[l, k] += entry
+        for k2 in MJ:
+            if k2 >= k:
+                entry = sum((cols[k][a] * MJ[k2][a] for a in range(nb) if cols[k][a] != 0), 0)
+                M[k, k2] += entry
+                if k2 != k:
+                    M[k2, k] += entry
     return T.xreplace(after)
 
 

@@ -194,7 +194,7 @@ def _joint_coordinates(model):
 def _lagrange_blocks(model):
     """M and f assembled from local Lagrange blocks (T_b, V_b), each over its own coordinates
     (one per body, one per force element), plus the applied forces Q."""
-    x, v, t, n = model.x, model.v, model.time, model.n
+    x, v, n = model.x, model.v, model.n
     index = {s: i for i, s in enumerate(x)}
     vindex = {s: i for i, s in enumerate(v)}
     M = sp.zeros(n, n)

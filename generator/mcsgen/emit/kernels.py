@@ -265,9 +265,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     for k, e in enumerate(model.events):  # condition events: g(x, v, t), fires when g crosses 0
         if e.condition is not None and event.kernel_set in sets:
             what = f"{event.what} of event {k}"
-            out.append(
-                _scalar(f"event_{k}", event.kind, e.condition, names, what, geometry, inter)
-            )
+            out.append(_scalar(f"event_{k}", event.kind, e.condition, names, what, geometry, inter))
     return kernels, out
 
 

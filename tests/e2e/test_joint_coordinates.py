@@ -1,0 +1,165 @@
+"""`coordinates: joint` against `coordinates: body` (issue 36): every shipped bodies-and-joints
+model, written in both formulations, simulates the same physics: the joints' coordinates and
+rates, the bodies' world poses, the energy and the energy each lock takes."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+from scipy.integrate import solve_ivp
+
+from mcsgen.model import load_model
+from mcsgen.paths import MODELS
+
+import helpers
+from helpers import quaternion_matrix, simulate
+
+TOL = dict(method="dopri5", rtol=1e-11, atol=1e-13)
+# every shipped model built from bodies and joints (the papers' mechanisms)
+BODIES_MODELS = sorted(
+    p.stem for p in MODELS.glob("*.yaml") if re.search(r"^bodies:", p.read_text(), re.M)
+)
+
+
+def joint_version(tmp: Path, name: str) -> Path:
+    """models/<name>.yaml in joint coordinates, as <name>_joint.yaml in tmp."""
+    text = (MODELS / f"{name}.yaml").read_text()
+    text = re.sub(rf"^name: {name}$", f"name: {name}_joint", text, flags=re.M)
+    path = tmp / f"{name}_joint.yaml"
+    path.write_text(text + "\ncoordinates: joint\n")
+    return path
+
+
+def world_poses(model, x):
+    """{body: (position (3 or 2), rotation matrix)} of a joint-coordinate model at x (n)."""
+    inter = model.intermediates
+    topo = model.topology
+    values = dict(model.parameter_values())
+    values.update(zip(model.x, (sp.Float(a, 20) for a in x)))
+    values[model.time] = sp.Integer(0)
+    poses = {}
+    for body in topo.bodies:
+        coords = (
+            inter.evaluate(body.q, values)
+            if body.q[0] in inter
+            else list(x[model.x.index(body.q[0]) : model.x.index(body.q[0]) + len(body.q)])
+        )
+        poses[body.name] = _pose(body.kind, coords)
+    return poses
+
+
+def _pose(kind, coords):
+    if kind == "planar":
+        th = coords[2]
+        return np.array(coords[:2]), np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+    return np.array(coords[:3]), quaternion_matrix(coords[3:7])
+
+
+def both_runs(tmp, name, **options):
+    """(joint model, body model, (summary, run, events) in joint and in body coordinates)."""
+    path = joint_version(tmp, name)
+    body = simulate(tmp, name, with_events=True, **options)
+    joint = simulate(tmp, str(path), with_events=True, **options)
+    # the models simulate() loaded (loading the PUMA twice more would cost seconds)
+    return (
+        helpers._solvers[str(path)].mechanism.model,
+        helpers._solvers[name].mechanism.model,
+        joint,
+        body,
+    )
+
+
+# the time compared: 1 s, or the model's own run when shorter (Andrews' squeezer: 0.03 s, after
+# which its motion is chaotic)
+T_END = {"squeezer": 0.03}
+
+
+@pytest.mark.parametrize("name", BODIES_MODELS)
+def test_both_formulations_simulate_the_same_motion(tmp_path, name):
+    """The joints' coordinates and rates, the energy and each lock's energy; the bodies' world
+    poses at the middle and the last row."""
+    t_end = T_END.get(name, 1.0)
+    runs = both_runs(tmp_path, name, **TOL, t_end=t_end, dt_out=t_end / 20)
+    joint_model, body_model, (sj, rj, ej), (sb, rb, eb) = runs
+    # fewer coordinates and rows (a body that only a joint the tree cannot carry joins to the
+    # rest keeps its own: Haug's spin top on its spherical joint)
+    assert joint_model.n <= body_model.n and joint_model.m <= body_model.m
+    if name == "puma560_estop":  # a 6-DOF arm: 6 coordinates, no rows (body: 42 and 36)
+        assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (6, 0, 42, 36)
+    # the joints' free coordinates and rates (j.<joint>, jd.<joint>)
+    columns = [c for c in rb if c.startswith(("j.", "jd."))]
+    for c in columns:
+        scale = max(1.0, np.abs(rb[c]).max())
+        assert np.abs(rj[c] - rb[c]).max() <= 1e-8 * scale, c
+    # the energy
+    if "energy" in rb:
+        scale = max(abs(rb["energy"][0]), np.abs(rb["energy"]).max())
+        assert np.abs(rj["energy"] - rb["energy"]).max() <= 1e-9 * scale
+    # the same transitions, each taking the same kinetic energy
+    locks = [(e["t"], e["target"], e["kinetic_after"] - e["kinetic_before"]) for e in eb
+             if e["kind"] in ("lock", "unlock")]  # fmt: skip
+    locks_j = [(e["t"], e["target"], e["kinetic_after"] - e["kinetic_before"]) for e in ej
+               if e["kind"] in ("lock", "unlock")]  # fmt: skip
+    assert [(t, w) for t, w, _ in locks_j] == [(t, w) for t, w, _ in locks]
+    for (_, _, dE_j), (_, _, dE_b) in zip(locks_j, locks):
+        assert dE_j == pytest.approx(dE_b, abs=1e-9)
+    # each body's centre of mass and rotation
+    for row in (len(rb["t"]) // 2, len(rb["t"]) - 1):
+        x = [rj[f"x.{c.name}"][row] for c in joint_model.coordinates]
+        poses = world_poses(joint_model, x)
+        for body in joint_model.topology.bodies:
+            coords = [rb[f"x.{c}"][row] for c in body.coord_names]
+            r_b, R_b = _pose(body.kind, coords)
+            r_j, R_j = poses[body.name]
+            assert np.abs(r_j - r_b).max() <= 1e-8, body.name
+            assert np.abs(R_j - R_b).max() <= 1e-8, body.name
+
+
+@pytest.mark.parametrize(
+    "name, body_counts, joint_counts",
+    [
+        ("pendulum_3r_bodies", (9, 6), (3, 0)),  # a tree of revolute joints: no rows
+        # the crank and the slider on the tree, the rod floating (7 coordinates and its norm
+        # row) between the cut spherical (3 rows) and universal (4) joints
+        ("slider_crank", (21, 20), (9, 8)),
+        ("double_four_bar", (15, 14), (5, 4)),  # the tree's five joints, two cut: 2 rows each
+    ],
+)
+def test_joint_coordinates_keep_only_the_rows_of_cut_joints(
+    tmp_path, name, body_counts, joint_counts
+):
+    body = load_model(MODELS / f"{name}.yaml")
+    joint = load_model(joint_version(tmp_path, name))
+    assert (body.n, body.m) == body_counts
+    assert (joint.n, joint.m) == joint_counts
+    tree = {c.name for c in joint.coordinates} & {j.name for j in joint.joints}
+    assert tree == {t.joint for t in joint.topology.tree.joints if t.joint in tree}
+
+
+def test_double_four_bar_crosses_its_singular_configurations_in_joint_coordinates(tmp_path):
+    """10 s: the ten crossings of the bars' horizontal configurations, on the parallelogram
+    branch, at the times body coordinates find them; bar 1's angle within 1e-8 of it."""
+    runs = both_runs(tmp_path, "double_four_bar", **TOL, t_end=10.0, dt_out=0.5)
+    (sj, rj, ej), (sb, rb, eb) = runs[2:]
+    crossings_j = [e["t"] for e in ej if e["kind"] == "singular"]
+    crossings_b = [e["t"] for e in eb if e["kind"] == "singular"]
+    assert len(crossings_b) == 10
+    # located by the event search, to its tolerance
+    assert crossings_j == pytest.approx(crossings_b, abs=1e-7)
+    for c in (c for c in rb if c.startswith("j.")):
+        assert np.abs(rj[c] - rb[c]).max() <= 1e-8, c
+    # bar 1 (joint O1 from its vertical start) follows the parallelogram's
+    # 3 phi'' = 3.5 g sin(phi), phi(0) = 0, phi'(0) = 1 (test_mechanisms.py)
+    phi = -rj["j.O1"]
+    sol = solve_ivp(
+        lambda t, y: [y[1], 3.5 * 9.81 * np.sin(y[0]) / 3],
+        (0, 10.0),
+        [0, 1],
+        rtol=1e-13,
+        atol=1e-14,
+        dense_output=True,
+    )
+    assert np.abs(phi - sol.sol(rj["t"])[0]).max() <= 1e-8
+    assert phi[-1] > 5 * np.pi  # through the ten crossings
