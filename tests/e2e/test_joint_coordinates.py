@@ -163,3 +163,21 @@ def test_double_four_bar_crosses_its_singular_configurations_in_joint_coordinate
     )
     assert np.abs(phi - sol.sol(rj["t"])[0]).max() <= 1e-8
     assert phi[-1] > 5 * np.pi  # through the ten crossings
+
+
+@pytest.mark.parametrize("name", ["pendulum_kc", "pendulum_torsion"])
+def test_statics_and_modes_agree_in_both_formulations(tmp_path, name):
+    """003's pendulum and the torsion pendulum: the same equilibrium (joint angle), the same
+    frequencies. In joint coordinates there are no rows (m = 0): K_f alone is the stiffness."""
+    import mcsgen
+
+    joint = mcsgen.load(joint_version(tmp_path, name)).build()
+    body = mcsgen.load(name).build()
+    assert joint.mechanism.model.m == 0
+    for solver in (joint, body):
+        assert solver.statics().ok
+    modes_j, modes_b = joint.modes(), body.modes()
+    assert modes_j.ok and modes_b.ok
+    assert np.abs(modes_j.eigenvalues).tolist() == pytest.approx(
+        np.abs(modes_b.eigenvalues).tolist(), rel=1e-10
+    )

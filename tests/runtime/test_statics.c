@@ -14,6 +14,7 @@
 
 #include "mcs/mcs_modes.h"
 #include "mcs/mcs_statics.h"
+#include "pendulum_3r.h"
 #include "pendulum_3r_bodies.h"
 #include "pendulum_kc.h"
 #include "pendulum_torsion.h"
@@ -85,6 +86,24 @@ static void pendulum_equilibrium_and_frequency(void **state)
                                      NULL, WORK_ARGS),
                      MCS_OK);
     assert_true(mrep.stiffness == 0 && mrep.rigid == 1 && modes[0].kind == MCS_MODE_RIGID);
+}
+
+/* A model without rows (m = 0: pendulum_3r's joint angles): the tangent basis is the identity,
+ * which no QR writes; the 3R pendulum hangs straight down, and the KKT form agrees. Before the
+ * basis was set, the step saw T = 0 and called every m = 0 model singular. */
+static void no_rows_hang_straight_down(void **state)
+{
+    static const mcs_real start[3] = {0.3, 0.2, 0.1};
+    mcs_statics_report rep;
+    int i;
+    (void)state;
+    assert_int_equal(statics_from(&pendulum_3r_model, start, MCS_STATICS_TANGENT, 1, &rep), MCS_OK);
+    assert_true(rep.iterations >= 2 && rep.rank == 0);
+    for (i = 0; i < 3; ++i)
+        assert_true(fabs(x[i]) < 1e-12);
+    assert_int_equal(statics_from(&pendulum_3r_model, start, MCS_STATICS_KKT, 1, &rep), MCS_OK);
+    for (i = 0; i < 3; ++i)
+        assert_true(fabs(x[i]) < 1e-12);
 }
 
 static void pendulum_without_kc_has_no_stiffness(void **state)
@@ -342,6 +361,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pendulum_equilibrium_and_frequency),
         cmocka_unit_test(pendulum_without_kc_has_no_stiffness),
+        cmocka_unit_test(no_rows_hang_straight_down),
         cmocka_unit_test(dependent_rows_need_the_tangent_form),
         cmocka_unit_test(torsion_pendulum_by_hand),
         cmocka_unit_test(continued_basis_changes_nothing),

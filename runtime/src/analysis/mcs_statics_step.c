@@ -35,7 +35,11 @@ mcs_status mcs_statics_evaluate(const mcs_model *md, const void *p, const mcs_st
     }
     md->f(x, w->zero, opt->t, p, w->f);
     w->rank = 0;
-    if (m > 0) {
+    if (m == 0) { /* no rows: the tangent basis is the identity (QR never writes it) */
+        for (i = 0; i < (n * n); ++i) {
+            w->Q[i] = ((i % (n + 1)) == 0) ? MCS_R(1.0) : MCS_R(0.0);
+        }
+    } else {
         st = mcs_qr_basis(n, m, w->A, m, opt->rank_tol, w->Q, w->R, w->piv, &w->rank, w->bwork);
         if (st != MCS_OK) {
             return st;
