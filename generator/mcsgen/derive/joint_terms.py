@@ -85,9 +85,18 @@ def joint_dynamics(model: "Model", local):
     T_total = sp.Integer(0)
     column = {s: k for k, s in enumerate(x)}
     nbodies = len(topo.bodies)
+    # a spatial tree on the ground: f by the recursive Newton-Euler pass (O(n)); under a
+    # floating body, each body's forces through its Jacobian columns
+    recursive = model.kind == "spatial" and not topo.tree.roots
+    if recursive:
+        f += _recursive_newton_euler(model)
     for index, block in enumerate(model.blocks):
-        if index < nbodies and topo.bodies[index].kind == "spatial":
-            T_total += _newton_euler(model, topo.bodies[index], M, f)
+        body = topo.bodies[index] if index < nbodies else None
+        # Newton-Euler holds on |e| = 1 only: a floating body's subtree, whose angular
+        # velocities depend on its Euler parameters, takes Lagrange's equations (exact for
+        # every state, as `check` samples them)
+        if body is not None and body.kind == "spatial" and not _floats(topo, body.name):
+            T_total += _newton_euler(model, body, M, None if recursive else f)
             continue
         rotor = topo.rotors.get(index - nbodies)
         if rotor is not None and rotor[0] in topo.joint_symbol:
@@ -99,6 +108,13 @@ def joint_dynamics(model: "Model", local):
     if model.forces is not None:  # the applied forces, projected (joint_coordinates.py)
         f += model.forces
     return M, f, T_total
+
+
+def _floats(topo, body):
+    """Whether a body is a floating root or under one (else its path leads to the ground)."""
+    while body in topo.tree.parent_joint:
+        body = topo.tree.parent_joint[body].parent
+    return body != "ground"
 
 
 def _columns(model, body):
@@ -142,16 +158,18 @@ def _newton_euler(model, body, M, f):
     m, inertia = body.mass, sp.Matrix(body.inertia)
     w = sp.Matrix(frame.w)
     vel = sp.Matrix(body.qd[:3])
-    acc = sp.Matrix([inter.dot(c) for c in body.qd[:3]])  # centre of mass, at qdd = 0
-    alpha = sp.Matrix([inter.dot(c) for c in frame.w])
     Iw = inertia * w
-    g = sp.Matrix(topo.gravity) if topo.gravity is not None else sp.zeros(3, 1)
-    force = [inter.name(f"F({body.name})[{a}]", e) for a, e in enumerate(m * (g - acc))]
-    moment = -(inertia * alpha + w.cross(Iw))
-    moment = [inter.name(f"N({body.name})[{a}]", e) for a, e in enumerate(moment)]
     cols = _columns(model, body)
+    if f is not None:  # f through the Jacobian columns (recursive_newton_euler: none given)
+        acc = sp.Matrix([inter.dot(c) for c in body.qd[:3]])  # centre of mass, at qdd = 0
+        alpha = sp.Matrix([inter.dot(c) for c in frame.w])
+        g = sp.Matrix(topo.gravity) if topo.gravity is not None else sp.zeros(3, 1)
+        force = [inter.name(f"F({body.name})[{a}]", e) for a, e in enumerate(m * (g - acc))]
+        moment = -(inertia * alpha + w.cross(Iw))
+        moment = [inter.name(f"N({body.name})[{a}]", e) for a, e in enumerate(moment)]
     for k, (Jv_k, Jw_k) in cols.items():
-        f[k] += sum((Jv_k[a] * force[a] + Jw_k[a] * moment[a] for a in range(3)), 0)
+        if f is not None:
+            f[k] += sum((Jv_k[a] * force[a] + Jw_k[a] * moment[a] for a in range(3)), 0)
         IJw_k = [
             inter.name(f"IJ({body.name})[{k}]{a}", e)
             for a, e in enumerate(inertia * sp.Matrix(Jw_k))
@@ -164,6 +182,83 @@ def _newton_euler(model, body, M, f):
             if k2 != k:
                 M[k2, k] += entry
     return m * (vel.T * vel)[0] / 2 + (w.T * Iw)[0] / 2
+
+
+def _recursive_newton_euler(model):
+    """(n x 1) f of the spatial bodies of a tree on the ground: minus the joint forces that
+    hold the motion with qdd = 0 (gravity in), by one pass out and one back (world frame):
+
+    out, body C after its parent P through joint j (axis a, point p, sign s, rate qd):
+        w_C = w_P + s qd a                      (revolute; a prismatic joint keeps w_P)
+        alpha_C = alpha_P + w_P x (s qd a)
+        acc_C = acc_P + alpha_P x d_P + w_P x (w_P x d_P) + alpha_C x d_C + w_C x (w_C x d_C)
+            with d_P = p - r_P, d_C = r_C - p (revolute); for a prismatic joint
+        acc_C = acc_P + alpha_P x d + w_P x (w_P x d) + 2 w_P x (s qd a), d = r_C - r_P
+        F_C = m (acc_C - g),  N_C = R (I alpha' + w' x I w') (' in C's frame: R^T w, R^T alpha)
+    back, from the leaves: the forces and moments (about its centre of mass) a subtree needs,
+        F*_C = F_C + sum F*_child,  N*_C = N_C + sum (N*_child + (r_child - r_C) x F*_child)
+        f_j = -s a . (N*_C + (r_C - p) x F*_C)   (revolute),   -s a . F*_C   (prismatic)."""
+    inter, x, v, n = model.intermediates, model.x, model.v, model.n
+    topo = model.topology
+    bodies = {b.name: b for b in topo.bodies}
+    g = sp.Matrix(topo.gravity) if topo.gravity is not None else sp.zeros(3, 1)
+    zero = sp.zeros(3, 1)
+    state = {"ground": (zero, zero, zero, zero)}  # w, alpha, acc, r (world)
+    children = {}
+    f = sp.zeros(n, 1)
+
+    def named(name, vec):
+        return sp.Matrix([inter.name(f"{name}[{a}]", vec[a]) for a in range(3)])
+
+    for tj in topo.tree.joints:  # parents before children
+        body = bodies[tj.child]
+        w_p, alpha_p, acc_p, r_p = state[tj.parent]
+        r_c = sp.Matrix(body.q[:3])
+        if tj.joint in topo.motions:
+            sign, axis, point, kind = topo.motions[tj.joint]
+            rate = sign * v[x.index(topo.joint_symbol[tj.joint])] * sp.Matrix(axis)
+            point = sp.Matrix(point)
+        else:  # fixed
+            kind, rate, point = "fix", zero, r_c
+        if kind == "revolute":
+            w_c = named(f"ww({tj.child})", w_p + rate)
+            alpha_c = named(f"alpha({tj.child})", alpha_p + w_p.cross(rate))
+            d_p, d_c = point - r_p, r_c - point
+            acc = acc_p + alpha_p.cross(d_p) + w_p.cross(w_p.cross(d_p))
+            acc += alpha_c.cross(d_c) + w_c.cross(w_c.cross(d_c))
+        else:
+            w_c, alpha_c, d = w_p, alpha_p, r_c - r_p
+            acc = acc_p + alpha_p.cross(d) + w_p.cross(w_p.cross(d)) + 2 * w_p.cross(rate)
+        acc_c = named(f"acc({tj.child})", acc)
+        state[tj.child] = (w_c, alpha_c, acc_c, r_c)
+        children.setdefault(tj.parent, []).append(tj)
+    totals = {}
+    for tj in reversed(topo.tree.joints):  # children before parents
+        body = bodies[tj.child]
+        w_c, alpha_c, acc_c, r_c = state[tj.child]
+        R = topo.frames[tj.child].R
+        inertia = sp.Matrix(body.inertia)
+        w_b, alpha_b = R.T * w_c, R.T * alpha_c
+        force = body.mass * (acc_c - g)
+        moment = R * (inertia * alpha_b + w_b.cross(inertia * w_b))
+        for child in children.get(tj.child, ()):
+            F_k, N_k = totals[child.child]
+            r_k = sp.Matrix(bodies[child.child].q[:3])
+            force += F_k
+            moment += N_k + (r_k - r_c).cross(F_k)
+        totals[tj.child] = (named(f"Fsub({tj.child})", force), named(f"Nsub({tj.child})", moment))
+        if tj.joint not in topo.motions:
+            continue
+        sign, axis, point, kind = topo.motions[tj.joint]
+        F_s, N_s = totals[tj.child]
+        a = sp.Matrix(axis)
+        if kind == "revolute":
+            about_joint = N_s + (r_c - sp.Matrix(point)).cross(F_s)
+            value = (a.T * about_joint)[0]
+        else:
+            value = (a.T * F_s)[0]
+        f[x.index(topo.joint_symbol[tj.joint])] -= sign * value
+    return f
 
 
 def _projected_block(model, block, local, M, f):

@@ -107,17 +107,40 @@ def _assignments(entries, names, out, inter=None):
     exprs = [inter.defs[s] for s in needed] + outputs
     replacements, reduced = sp.cse(exprs, symbols=temps, order="canonical")
     statements = replacements
+    results = reduced[len(needed) :]
     if needed:
         statements = _in_dependency_order(replacements + list(zip(needed, reduced[: len(needed)])))
+        statements, results = _without_copies(statements, results)
     local = dict(names)
     for sym, _ in replacements:
         local[sym] = str(sym)
     printer = McsCodePrinter(local)
     for sym, expr in statements:
         lines.append(f"const mcs_real {local[sym]} = {printer.doprint(expr)};")
-    for (k, _), expr in zip(entries, reduced[len(needed) :]):
+    for (k, _), expr in zip(entries, results):
         lines.append(f"{out}[{k}] = {printer.doprint(expr)};")
     return lines
+
+
+def _without_copies(statements, results):
+    """Statements that only copy another name or a number (an intermediate that CSE reduced to a
+    temporary) written in place of their name instead, and those nothing reads dropped."""
+    copies, kept = {}, []
+    for sym, expr in statements:
+        expr = expr.xreplace(copies) if copies else expr
+        if expr.is_Symbol or expr.is_number:
+            copies[sym] = expr
+        else:
+            kept.append((sym, expr))
+    results = [e.xreplace(copies) if copies else e for e in results]
+    # and none that nothing reads (a temporary whose only reader was such a copy's name)
+    used = set().union(*(e.free_symbols for e in results)) if results else set()
+    live = []
+    for sym, expr in reversed(kept):
+        if sym in used:
+            live.append((sym, expr))
+            used |= expr.free_symbols
+    return live[::-1], results
 
 
 def _in_dependency_order(statements):

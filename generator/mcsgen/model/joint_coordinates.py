@@ -226,10 +226,13 @@ def to_joint_coordinates(model):
         if what in rate_of:  # a tree joint's rate is its coordinate's
             held.append((what, [sp.Integer(int(c.symbol == rate_of[what])) for c in coords], value))
             continue
-        new_row = [
-            sum((a * inter.diff(s, c.symbol) for s, a in zip(model.x, row) if a != 0), 0)
-            for c in coords
-        ]
+        if isinstance(row, sp.Expr):  # a cut joint's coordinate: its gradient
+            new_row = [inter.diff(row, c.symbol) for c in coords]
+        else:  # coefficients of the body coordinates (a body's velocity)
+            new_row = [
+                sum((a * inter.diff(s, c.symbol) for s, a in zip(model.x, row) if a != 0), 0)
+                for c in coords
+            ]
         held.append((what, [sp.sympify(a) for a in new_row], value))
 
     model.coordinates = coords

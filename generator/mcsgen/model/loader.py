@@ -251,7 +251,12 @@ class _Validator(Reader):
         values = builder.param_values
         model.initial_x = x0
         model.initial_v = [sp.Integer(0)] * len(x0)  # decided by the held conditions
-        model.held = [(what, _held_row(row, model.x), value) for what, row, value in builder.held]
+        if formulation == "joint":  # rows of the joint coordinates (joint_coordinates.py)
+            model.held = list(builder.held)
+        else:
+            model.held = [
+                (what, _held_row(row, model.x), value) for what, row, value in builder.held
+            ]
         if len(model.held) > model.n:  # the run-time start (mcs_sim_start) holds at most n
             self.fail(
                 "bodies",
