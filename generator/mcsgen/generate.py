@@ -11,7 +11,7 @@ from .derive import derive
 from .emit import render, write_atomically
 from .emit.fingerprint import generator_fingerprint
 from .model import Model, complete_initial_state, load_model
-from .model.consistency import check_consistency
+from .model.consistency import check_consistency, check_joint_mass_matrix
 from .errors import McsError, ModelError
 from .model import kernel_sets
 from .paths import (
@@ -99,7 +99,9 @@ def generate(
         check_consistency(model)  # what only the numbers show (no real solution, massless motion)
         options = ("--firmware " if firmware else "") + (f"--kernels {kernels} " if kernels else "")
         # a firmware build never links the banded simulator (scripts/firmware): no band tables
-        files = render(model, derive(model), sets, options, band=not firmware)  # all, then written
+        derived = derive(model)
+        check_joint_mass_matrix(model, derived.M)  # a tree in joint coordinates: checked here
+        files = render(model, derived, sets, options, band=not firmware)  # all, then written
         write_atomically(files, out_dir)
         written = True
     else:

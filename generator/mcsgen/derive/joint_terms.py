@@ -271,6 +271,15 @@ def _projected_block(model, block, local, M, f):
     after = block[2] if len(block) > 2 else {}
     free = T.free_symbols | V.free_symbols
     used = [a for a, (s, r) in enumerate(zip(body_x, body_v)) if s in free or r in free]
+    if not used:  # a block of the joint coordinates themselves (a tree joint's spring)
+        cols = [k for k, (s, r) in enumerate(zip(x, model.v)) if s in free or r in free]
+        if cols:
+            Mb, fb = local(T, V, [x[k] for k in cols], [model.v[k] for k in cols])
+            for a, k in enumerate(cols):
+                f[k] += fb[a]
+                for b, k2 in enumerate(cols):
+                    M[k, k2] += Mb[a, b]
+        return T
     xs, vs = [body_x[a] for a in used], [body_v[a] for a in used]
     Mb, fb = local(T, V, xs, vs)
     Mb, fb = Mb.xreplace(after), fb.xreplace(after)

@@ -116,6 +116,32 @@ def _check_mass_matrix(model, x, A):
         )
 
 
+def check_joint_mass_matrix(model: "Model", M) -> None:
+    """A plain tree in joint coordinates (joint_coordinates.plain_tree: no rows, nothing solved
+    in body coordinates) has its mass matrix M ((n x n), derived) checked here instead, at the
+    initial configuration with the default parameters: positive definite, every joint's motion
+    moving mass."""
+    if model.initial_report is not None or model.constraints or model.intermediates is None:
+        return
+    values = dict(model.parameter_values())
+    values.update(zip(model.x, (sp.Float(a, 20) for a in model.x0)))
+    values.update((v, sp.Integer(0)) for v in model.v)
+    values[model.time] = sp.Integer(0)
+    Mn = np.array(model.intermediates.evaluate(list(M), values)).reshape(model.n, model.n)
+    eig, shapes = np.linalg.eigh(0.5 * (Mn + Mn.T))
+    scale = max(float(np.abs(eig).max()), 1e-300)
+    if eig[0] <= MASS_TOL * scale:
+        main = model.coordinates[int(np.argmax(np.abs(shapes[:, 0])))].name
+        raise ModelError(
+            model.path,
+            "bodies",
+            f"the mass matrix is singular at the initial configuration with the default "
+            f"parameters (eigenvalue {eig[0]:.3g}, the motion mostly along joint {main}): every "
+            "joint's motion needs mass (a body with zero inertia that turns about its centre of "
+            "mass? give it a positive inertia)",
+        )
+
+
 def _blocks_mass_matrix(model, values):
     """M (n x n, floats) of a bodies-and-joints model at `values` (parameters, geometry, x): the
     sum of its blocks' d2T/dv2, each over its own few velocities."""

@@ -130,6 +130,8 @@ class ForceElements:
                 k = self.sym(spec.get("stiffness", 0), f"{where}.stiffness")
                 c = self.num(spec.get("damping", 0), f"{where}.damping")
                 th0 = self.sym(spec.get(rest, 0), f"{where}.{rest}")
+                before = self.applied
+                self.joint_springs.append((jname, len(self.blocks), k, c, th0))
                 self.blocks.append((sp.Integer(0), k / 2 * (theta - th0) ** 2))
                 if c != 0 and rotational:
                     self.add_rate_damping(c, self.axial_rates[jname], vs)
@@ -137,6 +139,13 @@ class ForceElements:
                 elif c != 0:
                     self.add_damping(c, theta, xs, vs)
                     self.energy_elements.append(("damper", where, self.approx_value(c)))
+                # what it added to the applied forces (joint coordinates put its own in place)
+                if c != 0:
+                    self.joint_damping.append(
+                        self.applied - before if before is not None else self.applied
+                    )
+                else:
+                    self.joint_damping.append(None)
 
     def add_damping(self, c, coord, xs, vs):
         """Q = -c (d coord/dt) d coord/dx for a scalar coordinate of x."""

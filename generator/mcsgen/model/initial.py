@@ -25,6 +25,12 @@ def complete_initial_state(model: "Model") -> "Model":
     or the given rates contradict the constraints."""
     if model.pending_initial is None:
         return model
+    if model.formulation == "joint":
+        from .joint_coordinates import plain_tree, to_joint_coordinates
+
+        if plain_tree(model):  # nothing to assemble or solve: the tree places every body
+            model.pending_initial = None
+            return to_joint_coordinates(model)
     x0, held = model.pending_initial
     v, report = solve_initial_velocities(model, x0, held, model.x, model.time)
     if report["assembly_residual"] > 1e-8:

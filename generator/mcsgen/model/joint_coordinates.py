@@ -64,6 +64,9 @@ class Topology:
     tree: object = None  # tree.SpanningTree, once chosen
     gravity: object = None  # (dim) the gravity vector (expressions), or None
     rotors: dict = field(default_factory=dict)  # force block index -> (joint, I_r) of a rotor
+    # [((joint, force block index, k, c, rest), applied forces of its damping or None)]: the
+    # joints' spring-dampers (a tree joint's act on its coordinate directly)
+    springs: list = field(default_factory=list)
     body_forces: object = None  # (n_body x 1) applied forces in body coordinates, or None
     body_x: List[sp.Symbol] = field(default_factory=list)  # the body coordinates (n_body)
     body_v: List[sp.Symbol] = field(default_factory=list)
@@ -86,16 +89,44 @@ class Frame:
     path: list
 
 
-def to_joint_coordinates(model):
-    """Rewrite a bodies-and-joints model whose initial state is solved (body coordinates) in
-    joint coordinates, in place. Returns the model."""
-    check_consistency(model)  # in body coordinates: the same bodies, rows and mass
-    topo = model.topology
-    bodies = {b.name: b for b in topo.bodies}
-    tree = spanning_tree(
+def choose_tree(topo):
+    return spanning_tree(
         [b.name for b in topo.bodies],
         [(name, g.type, g.body1, g.body2, not g.cut) for name, g in topo.joints.items()],
     )
+
+
+def plain_tree(model):
+    """Whether the joint model is a tree on the ground with nothing else to hold: no cut joint,
+    no floating body, no driver, and only tree joints' rates given. Its initial state needs no
+    solving (the tree places every body; the given rates are the coordinates' rates, the rest
+    0, as the minimum-norm solution in body coordinates has them); with no rows, its mass
+    matrix is checked at generation in the tree's coordinates
+    (consistency.check_joint_mass_matrix)."""
+    from .mechanism import joint_rate_label  # mechanism.py imports this module
+
+    tree = choose_tree(model.topology)
+    if tree.cuts or tree.roots:
+        return False
+    tree_rows = {i for j in model.joints for i in j.rows}
+    norms = {f"{b.name}.norm" for b in model.topology.bodies}
+    rows_left = [
+        c for i, c in enumerate(model.constraints) if i not in tree_rows and c.name not in norms
+    ]
+    rates = {joint_rate_label(t.joint) for t in tree.joints}
+    return not rows_left and all(what in rates for what, _, _ in model.held)
+
+
+def to_joint_coordinates(model):
+    """Rewrite a bodies-and-joints model whose initial state is solved (body coordinates) in
+    joint coordinates, in place; a plain tree (plain_tree) needs nothing solved. Returns the
+    model."""
+    solved = model.v0 is not None
+    if solved:
+        check_consistency(model)  # in body coordinates: the same bodies, rows and mass
+    topo = model.topology
+    bodies = {b.name: b for b in topo.bodies}
+    tree = choose_tree(topo)
     topo.tree = tree
     topo.body_x, topo.body_v = list(model.x), list(model.v)
     topo.body_forces = model.forces
@@ -162,7 +193,14 @@ def to_joint_coordinates(model):
     # initial state: the body model's, in the tree's coordinates
     x_body = model.parameter_values()
     x_body.update(zip(model.x, (sp.Float(a, 30) for a in model.x_assembled or model.x0)))
-    v_body = dict(zip(model.v, (sp.Float(a, 30) for a in model.v0)))
+    v_body = dict(zip(model.v, (sp.Float(a, 30) for a in model.v0 or [])))
+    given_rate = {}  # a plain tree's given joint rates
+    if not solved:
+        from .mechanism import joint_rate_label  # mechanism.py imports this module
+
+        labels = {joint_rate_label(j.name): j.name for j in model.joints}
+        for what, _, value in model.held:
+            given_rate[labels[what]] = to_double(sp.sympify(value).xreplace(x_body))
     exact_x0 = dict(zip(model.x, model.initial_x))
     x0, v0, initial_x = [], [], []
     for c in coords:
@@ -172,10 +210,6 @@ def to_joint_coordinates(model):
             initial_x.append(exact_x0[c.symbol])
             continue
         joint = next(j for j in model.joints if j.name == c.name)
-        rate = sum(
-            (sp.diff(joint.coordinate, s) * v for s, v in zip(model.x, model.v)),
-            sp.Integer(0),
-        )
         exact = initial_x_of(joint, exact_x0)
         moved = model.x_assembled is not None and any(
             abs(a - b) > 1e-14 for a, b in zip(model.x_assembled, model.x0)
@@ -185,7 +219,14 @@ def to_joint_coordinates(model):
             if moved
             else to_double(exact.xreplace(x_body))
         )
-        v0.append(to_double(rate.xreplace(x_body).xreplace(v_body)))
+        if solved:  # the joint's rate, d/dt of its coordinate along the body velocities
+            rate = sum(
+                (sp.diff(joint.coordinate, s) * v for s, v in zip(model.x, model.v)),
+                sp.Integer(0),
+            )
+            v0.append(to_double(rate.xreplace(x_body).xreplace(v_body)))
+        else:
+            v0.append(given_rate.get(joint.name, 0.0))
         initial_x.append(exact)
 
     # the joints: tree joints' free coordinates are theirs; cut joints keep their rows
@@ -244,6 +285,25 @@ def to_joint_coordinates(model):
     model.held = held
     model.x_assembled = None
     model.jacobian_assembled = None
+    # a tree joint's spring-damper acts on its coordinate: its potential k/2 (q - rest)^2 as a
+    # block of q, its damping -c qd on q (in place of their body-coordinate forms)
+    nbodies = len(topo.bodies)
+    joint_forces = sp.zeros(len(coords), 1)
+    for (joint, block, k, c, rest), damping in topo.springs:
+        if joint not in joint_symbol:
+            continue
+        q = joint_symbol[joint]
+        model.blocks[nbodies + block] = (sp.Integer(0), k / 2 * (q - rest) ** 2)
+        if damping is not None:
+            topo.body_forces = topo.body_forces - damping
+            index = [c_.symbol for c_ in coords].index(q)
+            joint_forces[index] -= c * coords[index].velocity
+    if topo.body_forces is not None and all(e == 0 for e in topo.body_forces):
+        topo.body_forces = None
+    model.potential = sum(
+        (b[1].xreplace(b[2]) if len(b) > 2 else b[1] for b in model.blocks), sp.Integer(0)
+    )
+    model.forces = None
     if topo.body_forces is not None:  # J^T Q: the applied forces in the tree's coordinates
         model.forces = sp.Matrix(
             len(coords),
@@ -256,6 +316,8 @@ def to_joint_coordinates(model):
                 for c in coords
             ],
         )
+    if any(e != 0 for e in joint_forces):
+        model.forces = joint_forces if model.forces is None else model.forces + joint_forces
     return model
 
 

@@ -236,6 +236,7 @@ class _Validator(Reader):
                 joints=builder.joint_geometry,
                 gravity=builder.gravity,
                 rotors=builder.rotors,
+                springs=list(zip(builder.joint_springs, builder.joint_damping)),
             )
         model.drawing = builder.drawing
         model.drawing_exprs = builder.drawing_exprs

@@ -91,6 +91,10 @@ class MechanismBuilder(ForceElements):
         self.joint_geometry = {}
         # index among the force elements' blocks -> (joint, I_r) of a joint's rotor_inertia block
         self.rotors = {}
+        # joint spring-dampers: (joint, index of its block among the force elements', k, c,
+        # rest), and the applied forces its damping added (None without damping)
+        self.joint_springs = []
+        self.joint_damping = []
 
     # --- numbers --------------------------------------------------------------------------------
     def sym(self, value, where, allow_t=False):
