@@ -12,6 +12,9 @@ final states are.
 - The PUMA 560 of models/urdf/puma560.urdf, which MuJoCo reads itself and mcsgen through
   `./mcsgen import-urdf` (in joint coordinates: n = 6, m = 0), from issue 36's state
   q = (0, pi/4, pi, 0, pi/4, 0), qd = (1, -0.8, 0.6, 0.5, 0.5, 0.5) (the joint angles compared).
+- The 7-DOF Panda of models/urdf/panda.urdf (written from Franka's DH table and Gaz et al.'s
+  identified dynamics; its header names the sources), from Franka's "ready" pose with rates, in
+  a copy without its joint damping (PANDA_Q, PANDA_QD below; n = 7, m = 0).
 
 mcsgen runs as a user gets it (the model's own settings, continuation exp, events on: bench_step
 `run`), with the LAPACK and the portable backend, and a model with constraint rows also with
@@ -21,18 +24,26 @@ MuJoCo constraint are off: the rigid-body dynamics only, which both integrate.
 
 import json
 import math
+import re
 import subprocess
 from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = ROOT / "bench" / "mujoco"
+URDF = ROOT / "models" / "urdf"
 T_END, H, STEPS = 1.0, 1e-3, 1000
 ROUNDS, REPEATS = 3, 5  # interleaved rounds of each program, each the best of REPEATS loops
 
 PUMA_Q = (0.0, math.pi / 4, math.pi, 0.0, math.pi / 4, 0.0)
 PUMA_QD = (1.0, -0.8, 0.6, 0.5, 0.5, 0.5)
 PUMA_JOINTS = ("J1", "J2", "J3", "J4", "J5", "J6")
+# the Panda of models/urdf/panda.urdf from Franka's "ready" pose, with rates; its <dynamics
+# damping> (up to 1.9 N m s/rad on the light outer links) is stripped from the copy both read:
+# explicit RK4 at 1 ms is unstable with it in mcsgen and MuJoCo alike (import-urdf says so)
+PANDA_JOINTS = tuple(f"panda_joint{i}" for i in range(1, 8))
+PANDA_Q = (0.0, -math.pi / 4, 0.0, -3 * math.pi / 4, 0.0, math.pi / 2, math.pi / 4)
+PANDA_QD = (0.5, -0.4, 0.3, 0.5, -0.5, 0.4, 0.6)
 P1_LENGTH, P1_SPEED = 0.08, 0.7895  # models/spatial_pendulum.yaml: r0 = (l, 0, 0), v0 along y
 
 
@@ -90,10 +101,21 @@ def cases(out, generate, build_bench, import_urdf):
     generate(ROOT / "models" / "spatial_pendulum.yaml", out_root=gen_root)
     generate(ROOT / "models" / "pendulum_3r.yaml", out_root=gen_root)
     path, _ = import_urdf(
-        ROOT / "models" / "urdf" / "puma560.urdf",
+        URDF / "puma560.urdf",
         out / "puma560.yaml",
         q={j: Fraction(q) for j, q in zip(PUMA_JOINTS, PUMA_Q)},  # the doubles MuJoCo gets
         qd={j: Fraction(q) for j, q in zip(PUMA_JOINTS, PUMA_QD)},
+    )
+    generate(path, out_root=gen_root)
+    panda_urdf = out / "panda_undamped.urdf"
+    panda_urdf.write_text(
+        re.sub(r"\s*<dynamics damping=\"[^\"]*\"/>", "", (URDF / "panda.urdf").read_text())
+    )
+    path, _ = import_urdf(
+        panda_urdf,
+        out / "panda.yaml",
+        q={j: Fraction(q) for j, q in zip(PANDA_JOINTS, PANDA_Q)},
+        qd={j: Fraction(q) for j, q in zip(PANDA_JOINTS, PANDA_QD)},
     )
     generate(path, out_root=gen_root)
 
@@ -104,12 +126,13 @@ def cases(out, generate, build_bench, import_urdf):
     def p2a(mine, peer):
         return mine["x"], peer["qpos"]
 
-    def puma(mine, peer):
+    def arm(mine, peer):
         # joint_coords: the joints' angles (from the zero pose: the file's joints carry their
         # `initial:` angles), then their rates; an angle may differ from MuJoCo's by whole turns
+        nq = len(peer["qpos"])
         ours = [
             b + math.remainder(a - b, 2 * math.pi)
-            for a, b in zip(mine["joint_coords"][:6], peer["qpos"])
+            for a, b in zip(mine["joint_coords"][:nq], peer["qpos"])
         ]
         return ours, peer["qpos"]
 
@@ -119,8 +142,10 @@ def cases(out, generate, build_bench, import_urdf):
          (1, 0, 0, 0), (0, 0, omega_z), p1, "position of the mass [m]"),
         ("P2a 3R pendulum", gen_root, "pendulum_3r", HERE / "pendulum_3r.xml",
          (math.pi / 6,) * 3, (0, 0, 0), p2a, "joint angles [rad]"),
-        ("PUMA 560 (URDF)", gen_root, "puma560", ROOT / "models" / "urdf" / "puma560.urdf",
-         PUMA_Q, PUMA_QD, puma, "joint angles [rad]"),
+        ("PUMA 560 (URDF)", gen_root, "puma560", URDF / "puma560.urdf",
+         PUMA_Q, PUMA_QD, arm, "joint angles [rad]"),
+        ("Panda (URDF, undamped)", gen_root, "panda", panda_urdf,
+         PANDA_Q, PANDA_QD, arm, "joint angles [rad]"),
     ]  # fmt: skip
 
 

@@ -270,7 +270,7 @@ def mujoco_peer():
 SECTIONS = {
     "mujoco": (
         "mujoco_peer",
-        "The peer: MuJoCo 2.2.2 and mcsgen, 1 s of RK4 at 1 ms (P1, P2a, PUMA 560)",
+        "The peer: MuJoCo 2.2.2 and mcsgen, 1 s of RK4 at 1 ms (P1, P2a, PUMA 560, Panda)",
         mujoco_peer,
     ),
     "arm": (
