@@ -25,12 +25,6 @@ def complete_initial_state(model: "Model") -> "Model":
     or the given rates contradict the constraints."""
     if model.pending_initial is None:
         return model
-    if model.formulation == "joint":
-        from .joint_coordinates import plain_tree, to_joint_coordinates
-
-        if plain_tree(model):  # nothing to assemble or solve: the tree places every body
-            model.pending_initial = None
-            return to_joint_coordinates(model)
     x0, held = model.pending_initial
     v, report = solve_initial_velocities(model, x0, held, model.x, model.time)
     if report["assembly_residual"] > 1e-8:
@@ -53,10 +47,6 @@ def complete_initial_state(model: "Model") -> "Model":
     report.pop("worst_row")
     model.initial_report = report
     model.pending_initial = None
-    if model.formulation == "joint":  # solved in body coordinates, then rewritten
-        from .joint_coordinates import to_joint_coordinates
-
-        to_joint_coordinates(model)
     return model
 
 

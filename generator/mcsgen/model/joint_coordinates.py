@@ -31,6 +31,7 @@ from .consistency import check_consistency
 from .bodies import G_matrix, quat_conj, quat_mul, rotation_from_euler
 from .exact import clean, numbers_as_coefficients, to_double
 from .ir import Constraint, Coordinate
+from .joints import joint_rate_label
 from .switches import RowGroup
 from .tree import TREE_TYPES, spanning_tree
 
@@ -103,8 +104,6 @@ def plain_tree(model):
     0, as the minimum-norm solution in body coordinates has them); with no rows, its mass
     matrix is checked at generation in the tree's coordinates
     (consistency.check_joint_mass_matrix)."""
-    from .mechanism import joint_rate_label  # mechanism.py imports this module
-
     tree = choose_tree(model.topology)
     if tree.cuts or tree.roots:
         return False
@@ -196,8 +195,6 @@ def to_joint_coordinates(model):
     v_body = dict(zip(model.v, (sp.Float(a, 30) for a in model.v0 or [])))
     given_rate = {}  # a plain tree's given joint rates
     if not solved:
-        from .mechanism import joint_rate_label  # mechanism.py imports this module
-
         labels = {joint_rate_label(j.name): j.name for j in model.joints}
         for what, _, value in model.held:
             given_rate[labels[what]] = to_double(sp.sympify(value).xreplace(x_body))
@@ -258,8 +255,6 @@ def to_joint_coordinates(model):
                     "from the tree (lock the joint instead)",
                 )
             switch.coordinate = index.index(name)
-
-    from .mechanism import joint_rate_label  # mechanism.py imports this module
 
     held = []
     rate_of = {joint_rate_label(j): q for j, q in joint_symbol.items()}

@@ -118,6 +118,11 @@ SPATIAL_JOINTS = {
 }
 
 
+def joint_rate_label(joint):
+    """What a joint's held initial rate is called (Model.held, the initial-velocity report)."""
+    return f"joint {joint} rate"
+
+
 def joint_types(kind):
     """The joint types of a kind of body ("spatial" or "planar"), by name."""
     return PLANAR_TYPES if kind == "planar" else SPATIAL_TYPES

@@ -17,7 +17,8 @@ from ..errors import ModelError
 from .exact import NotANumber, from_literal, to_double
 from .energy import coordinate_balance, mechanism_balance
 from .ir import Constraint, Coordinate, Model, Parameter
-from .joint_coordinates import Topology
+from .initial import complete_initial_state
+from .joint_coordinates import Topology, plain_tree, to_joint_coordinates
 from .mechanism import MechanismBuilder
 from .reader import Reader, key_text
 from .kernel_sets import SETS as KERNEL_SETS
@@ -285,10 +286,12 @@ class _Validator(Reader):
                 for what, row, value in builder.held
             ],
         )
-        if formulation == "joint":  # its coordinates need the solved initial state
-            from .initial import complete_initial_state
-
-            return complete_initial_state(model)
+        if formulation == "joint":  # its coordinates need the initial state
+            if plain_tree(model):  # nothing to assemble or solve: the tree places every body
+                model.pending_initial = None
+            else:  # solved in body coordinates, then rewritten
+                complete_initial_state(model)
+            return to_joint_coordinates(model)
         return model
 
     def freeze(self, raw, params):

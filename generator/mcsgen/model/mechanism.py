@@ -30,7 +30,7 @@ from .bodies import (
 from .exact import NotANumber, approx, clean, coefficient, numbers_as_coefficients, to_double
 from .forces import ForceElements
 from .joint_coordinates import JointGeometry
-from .joints import SPATIAL_JOINTS, Joint, joint_types, spatial_lock
+from .joints import SPATIAL_JOINTS, Joint, joint_rate_label, joint_types, spatial_lock
 from .switches import RowGroup
 
 
@@ -38,11 +38,6 @@ from .switches import RowGroup
 # operations (a body point R0^T (P - r0) is L1 sin(a)^2/2 + L1 cos(a)^2/2 before, L1/2 after);
 # larger ones (frames of parameter-dependent axes) are kept as they are.
 SIMPLIFY_OPS = 40
-
-
-def joint_rate_label(joint):
-    """What a joint's held initial rate is called (Model.held, the initial-velocity report)."""
-    return f"joint {joint} rate"
 
 
 BODY_KEYS = {
