@@ -11,7 +11,7 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 
 from mcsgen.model import load_model
-from mcsgen.paths import MODELS
+from mcsgen.paths import MODELS, ROOT
 
 import helpers
 from helpers import quaternion_matrix, simulate
@@ -181,3 +181,32 @@ def test_statics_and_modes_agree_in_both_formulations(tmp_path, name):
     assert np.abs(modes_j.eigenvalues).tolist() == pytest.approx(
         np.abs(modes_b.eigenvalues).tolist(), rel=1e-10
     )
+
+
+def test_run_time_geometry_parameters_in_joint_coordinates(tmp_path):
+    """bench/models/geo_tilted.yaml (its revolute axis, joint points and spring anchor depend
+    on parameters) with L and a changed at run time: the same motion in both formulations, the
+    tree's poses following the new geometry without regenerating."""
+    import shutil
+
+    source = ROOT / "bench" / "models" / "geo_tilted.yaml"
+    body_path = tmp_path / "geo_tilted.yaml"
+    shutil.copy(source, body_path)
+    joint_path = tmp_path / "geo_tilted_joint.yaml"
+    text = source.read_text().replace("name: geo_tilted", "name: geo_tilted_joint", 1)
+    joint_path.write_text(text + "\ncoordinates: joint\n")
+    options = dict(TOL, t_end=1.0, dt_out=0.1, params={"L": 0.9, "a": 0.4})
+    _, rj = simulate(tmp_path, str(joint_path), **options)
+    _, rb = simulate(tmp_path, str(body_path), **options)
+    for c in ("j.R", "jd.R", "energy"):
+        assert np.abs(rj[c] - rb[c]).max() <= 1e-9 * max(1.0, np.abs(rb[c]).max()), c
+    assert helpers._solvers[str(joint_path)].mechanism.model.n < 14
+
+
+def test_audit_of_a_joint_model_is_refused_in_one_line(cli, tmp_path):
+    path = joint_version(tmp_path, "pendulum_3r_bodies")
+    out = cli("audit", path, "--out", tmp_path / "audit")
+    assert out.returncode != 0
+    assert out.stderr.strip().count("\n") == 0
+    assert "not audited yet" in out.stderr and "coordinates: body" in out.stderr
+    assert not (tmp_path / "audit").exists()

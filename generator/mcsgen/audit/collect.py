@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 import yaml
 
+from ..errors import McsError
 from ..version import __version__
 from ..analysis.check import CompiledModel, check_model
 from ..derive import derive
@@ -310,6 +311,12 @@ def collect(
     """Everything the report shows. generated_dir holds <name>.c and <name>.h (the C audited).
     misra: also run the MISRA C:2012 check of the generated C (Cppcheck, about 10 s)."""
     complete_initial_state(model)
+    if model.intermediates is not None:
+        raise McsError(
+            f"{model.path}: audit: a model in joint coordinates is not audited yet (its terms "
+            "read the bodies' poses as intermediates the report does not show yet): audit its "
+            "body-coordinate form (coordinates: body) instead"
+        )
     name = model.name
     c_path, h_path = generated_dir / f"{name}.c", generated_dir / f"{name}.h"
     c_text = c_path.read_text()

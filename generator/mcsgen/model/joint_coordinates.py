@@ -193,11 +193,18 @@ def to_joint_coordinates(model):
     x_body = model.parameter_values()
     x_body.update(zip(model.x, (sp.Float(a, 30) for a in model.x_assembled or model.x0)))
     v_body = dict(zip(model.v, (sp.Float(a, 30) for a in model.v0 or [])))
+    # the same with the parameters and geometry symbols as 30-digit numbers: a coordinate of a
+    # parameter-dependent geometry is a large exact expression, slow to evaluate exactly
+    x_float = {s: sp.Float(to_double(e), 30) if e.is_number else e for s, e in x_body.items()}
+    x_float = {
+        s: (sp.Float(to_double(e.xreplace(x_float)), 30) if not e.is_number else e)
+        for s, e in x_float.items()
+    }
     given_rate = {}  # a plain tree's given joint rates
     if not solved:
         labels = {joint_rate_label(j.name): j.name for j in model.joints}
         for what, _, value in model.held:
-            given_rate[labels[what]] = to_double(sp.sympify(value).xreplace(x_body))
+            given_rate[labels[what]] = to_double(sp.sympify(value).xreplace(x_float))
     exact_x0 = dict(zip(model.x, model.initial_x))
     x0, v0, initial_x = [], [], []
     for c in coords:
@@ -207,21 +214,21 @@ def to_joint_coordinates(model):
             initial_x.append(exact_x0[c.symbol])
             continue
         joint = next(j for j in model.joints if j.name == c.name)
-        exact = initial_x_of(joint, exact_x0)
+        exact = initial_x_of(joint, topo.joints[joint.name], exact_x0)
         moved = model.x_assembled is not None and any(
             abs(a - b) > 1e-14 for a, b in zip(model.x_assembled, model.x0)
         )
         x0.append(
-            to_double(joint.coordinate.xreplace(x_body))
+            to_double(joint.coordinate.xreplace(x_float))
             if moved
-            else to_double(exact.xreplace(x_body))
+            else to_double(exact.xreplace(x_float))
         )
         if solved:  # the joint's rate, d/dt of its coordinate along the body velocities
             rate = sum(
                 (sp.diff(joint.coordinate, s) * v for s, v in zip(model.x, model.v)),
                 sp.Integer(0),
             )
-            v0.append(to_double(rate.xreplace(x_body).xreplace(v_body)))
+            v0.append(to_double(rate.xreplace(x_float).xreplace(v_body)))
         else:
             v0.append(given_rate.get(joint.name, 0.0))
         initial_x.append(exact)
@@ -316,8 +323,12 @@ def to_joint_coordinates(model):
     return model
 
 
-def initial_x_of(joint, exact_x0):
-    """A tree joint's initial coordinate as an exact expression of the parameters."""
+def initial_x_of(joint, geometry, exact_x0):
+    """A tree joint's initial coordinate as an exact expression of the parameters: a revolute
+    joint's angle counts from the initial pose, so it is its `initial:` there; a prismatic
+    joint's position is evaluated at the initial pose."""
+    if geometry.type == "revolute":
+        return numbers_as_coefficients(sp.sympify(geometry.initial))
     return numbers_as_coefficients(clean(joint.coordinate.xreplace(exact_x0)))
 
 
@@ -461,7 +472,7 @@ def _check_tree_rows(model, inter, tree_joints, joint_symbol):
     import random
 
     rng = random.Random(20261127)
-    values = model.parameter_values()
+    values = {s: sp.Float(to_double(e), 30) for s, e in model.parameter_values().items()}
     values[model.time] = sp.Integer(0)
     for c in inter.x:
         values[c] = sp.Float(rng.uniform(-1, 1), 20)
