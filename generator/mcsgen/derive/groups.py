@@ -27,15 +27,17 @@ class GroupTerms:
     G_dot: sp.Matrix  # (p x n) dG/dt along v
 
 
-def derive_group(group: "RowGroup", model: "Model", cache=None) -> GroupTerms:
-    """The kernels of one row group; cache: row_terms' memo of rows equal up to coordinates."""
+def derive_group(group: "RowGroup", model: "Model", cache=None, terms_of=None) -> GroupTerms:
+    """The kernels of one row group; cache: row_terms' memo of rows equal up to coordinates;
+    terms_of: another way to differentiate a row (gi -> RowTerms: joint coordinates take
+    theirs through the intermediates)."""
     x, v, t, n = model.x, model.v, model.time, model.n
     index = {s: i for i, s in enumerate(x)}
     g = group.g
     p = len(g)
     G, G_dot, gamma = sp.zeros(p, n), sp.zeros(p, n), sp.zeros(p, 1)
     for i, gi in enumerate(g):
-        row = row_terms(gi, x, v, t, index, cache)
+        row = terms_of(gi) if terms_of else row_terms(gi, x, v, t, index, cache)
         gamma[i] = row.gamma
         for j, a in row.A.items():
             G[i, j] = a

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
-from ..model.exact import numbers_as_coefficients
-from .groups import GroupTerms
+from .groups import GroupTerms, derive_group
 from .rows import RowTerms
 
 if TYPE_CHECKING:  # for the hints only
@@ -341,24 +340,7 @@ def joint_coordinates_of(model: "Model"):
 
 def joint_group(group, model: "Model") -> GroupTerms:
     """A row group's kernels (groups.derive_group) through the intermediates."""
-    inter, x, v, t, n = model.intermediates, model.x, model.v, model.time, model.n
-    g = group.g
-    p = len(g)
-    G, G_dot, gamma = sp.zeros(p, n), sp.zeros(p, n), sp.zeros(p, 1)
-    for i, gi in enumerate(g):
-        row = row_terms_through(sp.sympify(gi), inter, x, v, t)
-        gamma[i] = row.gamma
-        for j, a in row.A.items():
-            G[i, j] = a
-        for j, a in row.A_dot.items():
-            G_dot[i, j] = a
-    return GroupTerms(sp.Matrix(p, 1, g), G, gamma, G_dot)
-
-
-def held_rows(model: "Model"):
-    """(nh x (n + 1)) [H | h] of the held conditions, numbers as coefficients."""
-    held = sp.zeros(len(model.held), model.n + 1)
-    for i, (_, row, value) in enumerate(model.held):
-        for j, a in enumerate(list(row) + [value]):
-            held[i, j] = numbers_as_coefficients(sp.sympify(a))
-    return held
+    inter, x, v, t = model.intermediates, model.x, model.v, model.time
+    return derive_group(
+        group, model, terms_of=lambda gi: row_terms_through(sp.sympify(gi), inter, x, v, t)
+    )
