@@ -193,7 +193,7 @@ class Mechanism:
 
         if backend not in (None, "lapack", "portable"):
             raise McsError(f"build: backend must be 'lapack' or 'portable', not '{backend}'")
-        _, gdir, _ = generate(self.path)
+        _, gdir, _ = generate(self.path, model=self.model)
         backend = backend or simulator_backend(self.name, gdir)
         return Solver(self, build_simulator_library(self.name, backend, gdir), backend, gdir)
 

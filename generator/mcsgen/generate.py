@@ -71,12 +71,17 @@ def generate(
     force: bool = False,
     firmware: bool = False,
     kernels: Optional[str] = None,
+    model: Optional[Model] = None,
 ) -> Tuple[Model, Path, bool]:
     """Generate one model. Returns (model, out_dir, written: bool). firmware: the file's
     `firmware:` settings become the descriptor's defaults and only the kernels they need are
     emitted (choose_kernel_sets; by default under build/firmware/generated/); kernels: the
-    kernel sets to emit ('predictor,stiffness'; motion always)."""
-    model = complete_initial_state(load_model(path))  # loading only loads; v0 is solved here
+    kernel sets to emit ('predictor,stiffness'; motion always); model: the file's model when
+    the caller has loaded it already (the Python API: loading a 6-body robot and solving its
+    initial state takes seconds), not changed here (unless firmware)."""
+    if model is None:
+        model = load_model(path)
+    model = complete_initial_state(model)  # loading only loads; v0 is solved here
     sets = choose_kernel_sets(model, firmware, kernels)
     if firmware:
         model.simulation = dict(model.firmware["simulation"])

@@ -9,6 +9,11 @@ J^T A^T):
 
     M(q) = sum_b J_b^T M_b J_b         f(q, qd) = sum_b J_b^T (f_b - M_b a_b) + J^T Q
 
+The spatial bodies of a tree on the ground take the recursive algorithms instead, each body's
+quantities in its own frame (a short expression of its parent's through the joint's rotation):
+M by composite rigid bodies, f by the Newton-Euler pass with qdd = 0, the kinetic energy from
+the bodies' velocities (Featherstone, Rigid Body Dynamics Algorithms, 2008, ch. 5-6).
+
 Rows (cut joints, drivers, floating bodies' norms) are differentiated through the intermediates:
 A = dc/dq, gamma = -d(A qd + c_t)/dt at qdd = 0, A_dot = dA/dt, K_c = d(A^T lam)/dq; and
 K_f = -df/dq, D = -df/dqd. Every derivative is a short expression of named ones (forward mode),
@@ -67,7 +72,9 @@ def joint_rows(model: "Model", lam):
 
 
 def joint_dynamics(model: "Model", local):
-    """M (n x n), f (n x 1) and the kinetic energy T. A spatial body's block is taken in the
+    """M (n x n), f (n x 1) and the kinetic energy T. The spatial bodies of a tree on the
+    ground: M by composite rigid bodies, f by the recursive Newton-Euler pass (both O(n) named
+    intermediates). Under a floating body, a spatial body's block is taken in the
     Newton-Euler form (its Jacobian columns from the joints between it and the ground, its
     accelerations at qdd = 0 through the intermediates):
 
@@ -84,18 +91,24 @@ def joint_dynamics(model: "Model", local):
     T_total = sp.Integer(0)
     column = {s: k for k, s in enumerate(x)}
     nbodies = len(topo.bodies)
-    # a spatial tree on the ground: f by the recursive Newton-Euler pass (O(n)); under a
-    # floating body, each body's forces through its Jacobian columns
+    # a spatial tree on the ground: f by the recursive Newton-Euler pass and M by composite
+    # rigid bodies, in the bodies' own frames; under a floating body, each body's terms
+    # through its Jacobian columns
     recursive = model.kind == "spatial" and not topo.tree.roots
     if recursive:
         f += _recursive_newton_euler(model)
+        _composite_rigid_bodies(model, M)
+        velocities = _centre_velocities(model)
     for index, block in enumerate(model.blocks):
         body = topo.bodies[index] if index < nbodies else None
         # Newton-Euler holds on |e| = 1 only: a floating body's subtree, whose angular
         # velocities depend on its Euler parameters, takes Lagrange's equations (exact for
         # every state, as `check` samples them)
         if body is not None and body.kind == "spatial" and not _floats(topo, body.name):
-            T_total += _newton_euler(model, body, M, None if recursive else f)
+            if recursive:
+                T_total += _kinetic(model, body, velocities[body.name])
+            else:
+                T_total += _newton_euler(model, body, M, f)
             continue
         rotor = topo.rotors.get(index - nbodies)
         if rotor is not None and rotor[0] in topo.joint_symbol:
@@ -150,25 +163,22 @@ def _columns(model, body):
 
 
 def _newton_euler(model, body, M, f):
-    """Add a spatial body's terms to M and f (joint_dynamics); returns its kinetic energy."""
+    """Add a spatial body's terms to M and f through its Jacobian columns (a tree under a
+    floating body: joint_dynamics); returns its kinetic energy."""
     inter = model.intermediates
     topo = model.topology
     frame = topo.frames[body.name]
     m, inertia = body.mass, sp.Matrix(body.inertia)
     w = sp.Matrix(frame.w)
-    vel = sp.Matrix(body.qd[:3])
-    Iw = inertia * w
     cols = _columns(model, body)
-    if f is not None:  # f through the Jacobian columns (recursive_newton_euler: none given)
-        acc = sp.Matrix([inter.dot(c) for c in body.qd[:3]])  # centre of mass, at qdd = 0
-        alpha = sp.Matrix([inter.dot(c) for c in frame.w])
-        g = sp.Matrix(topo.gravity) if topo.gravity is not None else sp.zeros(3, 1)
-        force = [inter.name(f"F({body.name})[{a}]", e) for a, e in enumerate(m * (g - acc))]
-        moment = -(inertia * alpha + w.cross(Iw))
-        moment = [inter.name(f"N({body.name})[{a}]", e) for a, e in enumerate(moment)]
+    acc = sp.Matrix([inter.dot(c) for c in body.qd[:3]])  # centre of mass, at qdd = 0
+    alpha = sp.Matrix([inter.dot(c) for c in frame.w])
+    g = sp.Matrix(topo.gravity) if topo.gravity is not None else sp.zeros(3, 1)
+    force = [inter.name(f"F({body.name})[{a}]", e) for a, e in enumerate(m * (g - acc))]
+    moment = -(inertia * alpha + w.cross(inertia * w))
+    moment = [inter.name(f"N({body.name})[{a}]", e) for a, e in enumerate(moment)]
     for k, (Jv_k, Jw_k) in cols.items():
-        if f is not None:
-            f[k] += sum((Jv_k[a] * force[a] + Jw_k[a] * moment[a] for a in range(3)), 0)
+        f[k] += sum((Jv_k[a] * force[a] + Jw_k[a] * moment[a] for a in range(3)), 0)
         IJw_k = [
             inter.name(f"IJ({body.name})[{k}]{a}", e)
             for a, e in enumerate(inertia * sp.Matrix(Jw_k))
@@ -180,29 +190,148 @@ def _newton_euler(model, body, M, f):
             M[k, k2] += entry
             if k2 != k:
                 M[k2, k] += entry
-    return m * (vel.T * vel)[0] / 2 + (w.T * Iw)[0] / 2
+    return _kinetic(model, body, body.qd[:3])
+
+
+def _kinetic(model, body, velocity):
+    """A spatial body's kinetic energy m v.v / 2 + w.I w / 2 (w in its own frame, v its centre
+    of mass's velocity (3) in any frame)."""
+    w, vel = sp.Matrix(model.topology.frames[body.name].w), sp.Matrix(velocity)
+    return body.mass * (vel.T * vel)[0] / 2 + (w.T * sp.Matrix(body.inertia) * w)[0] / 2
+
+
+def _centre_velocities(model):
+    """{body: (3) its centre of mass's velocity in its own frame} for a tree on the ground, one
+    short step from its parent's: v_C = Q^T (v_P + w_P x offset (+ rate Q axis, prismatic))
+    + w_C x hang (topology.links; the kinetic energy without the world poses)."""
+    inter, topo = model.intermediates, model.topology
+    zero = sp.zeros(3, 1)
+    frames, out = topo.frames, {"ground": zero}
+    for tj in topo.tree.joints:  # parents before children
+        link = topo.links[tj.joint]
+        w_p = sp.Matrix(frames[tj.parent].w) if tj.parent != "ground" else zero
+        v = out[tj.parent] + w_p.cross(link.offset)
+        if link.kind == "prismatic":
+            v += link.rate * (link.Q * link.axis)
+        v = link.Q.T * v + sp.Matrix(frames[tj.child].w).cross(link.hang)
+        out[tj.child] = sp.Matrix([inter.name(f"vc({tj.child})[{a}]", v[a]) for a in range(3)])
+    return out
+
+
+def _composite_rigid_bodies(model, M):
+    """Add the spatial bodies of a tree on the ground to M (n x n) by the composite-rigid-body
+    method, each body's quantities in its own frame about its centre of mass
+    (topology.links: Q parent <- child, offset, hang, axis, rate = sign qd):
+
+        joint j's motion vector in its child's frame: S_j = (w_j, v_j), w = sign axis,
+            v = sign axis x hang (revolute: the centre of mass turns about the joint's
+            point); w = 0, v = sign axis (prismatic)
+        a subtree's inertia about its root's centre of mass, from the leaves: mass m, first
+            moment h, rotational inertia J; a child k's moved in (d = offset_k + Q_k hang_k,
+            h' = Q_k h_k, J' = Q_k J_k Q_k^T):
+            m += m_k,  h += h' + m_k d,
+            J += J' + m_k (|d|^2 1 - d d^T) + 2 (d.h') 1 - d h'^T - h' d^T
+        the momentum of joint j's subtree moving with S_j: F = (J w + h x v, m v - h x w),
+            carried to each ancestor's frame (f' = Q f, n' = Q n + d x f') and
+            M[i, j] = S_i . F for j and every tree joint i between it and the ground
+
+    O(n) named inertias and O(n depth) entries of six products each."""
+    inter, x = model.intermediates, model.x
+    topo = model.topology
+    bodies = {b.name: b for b in topo.bodies}
+    parent_joint = topo.tree.parent_joint
+    children = {}
+    for tj in topo.tree.joints:
+        children.setdefault(tj.parent, []).append(tj)
+
+    def named(name, vec):
+        return sp.Matrix([inter.name(f"{name}[{a}]", vec[a]) for a in range(3)])
+
+    motion, where = {}, {}  # joint -> (k, w, v) in its child's frame; body -> its centre
+    for tj in topo.tree.joints:
+        link = topo.links[tj.joint]
+        d = link.offset + link.Q * link.hang  # the child's centre of mass, parent's frame
+        where[tj.child] = named(f"d({tj.child})", d)
+        if link.kind == "fix":
+            continue
+        a = link.sign * link.axis
+        w, v = (a, a.cross(link.hang)) if link.kind == "revolute" else (sp.zeros(3, 1), a)
+        motion[tj.joint] = (x.index(topo.joint_symbol[tj.joint]), w, v)
+    composite = {}  # body -> (m, h (3), J (3 x 3)) of its subtree, its frame and centre
+    for tj in reversed(topo.tree.joints):  # children before parents
+        body = bodies[tj.child]
+        mass, h, J = body.mass, sp.zeros(3, 1), sp.Matrix(body.inertia)
+        for child in children.get(tj.child, ()):
+            m_k, h_k, J_k = composite[child.child]
+            Q, d = topo.links[child.joint].Q, where[child.child]
+            h_r = Q * h_k
+            J_r = Q * J_k * Q.T
+            mass += m_k
+            h += h_r + m_k * d
+            dd, dh = (d.T * d)[0], (d.T * h_r)[0]
+            J += J_r + m_k * (dd * sp.eye(3) - d * d.T) + 2 * dh * sp.eye(3) - d * h_r.T
+            J -= h_r * d.T
+        h = named(f"Ic({tj.child})h", h)
+        J = _named_symmetric(inter, f"Ic({tj.child})J", J)
+        composite[tj.child] = (mass, h, J)
+        if tj.joint not in motion:
+            continue
+        k, w, v = motion[tj.joint]
+        n_j = named(f"F({tj.joint})n", J * w + h.cross(v))
+        f_j = named(f"F({tj.joint})f", mass * v - h.cross(w))
+        below, joint = tj.child, tj.joint
+        while True:
+            if joint in motion:  # F is in `below`'s frame, about its centre of mass
+                k_i, w_i, v_i = motion[joint]
+                entry = (w_i.T * n_j)[0] + (v_i.T * f_j)[0]
+                M[k_i, k] += entry
+                if k_i != k:
+                    M[k, k_i] += entry
+            up = parent_joint[below]
+            if up.parent == "ground":
+                break
+            Q, d = topo.links[up.joint].Q, where[below]
+            f_j = named(f"F({tj.joint})@{up.parent}f", Q * f_j)
+            n_j = named(f"F({tj.joint})@{up.parent}n", Q * n_j + d.cross(f_j))
+            below = up.parent
+            joint = parent_joint[below].joint
+
+
+def _named_symmetric(inter, name, J):
+    """A symmetric (3 x 3) as six intermediates (the upper triangle named, mirrored)."""
+    out = sp.zeros(3, 3)
+    for a in range(3):
+        for b in range(a, 3):
+            out[a, b] = out[b, a] = inter.name(f"{name}[{a}{b}]", J[a, b])
+    return out
 
 
 def _recursive_newton_euler(model):
     """(n x 1) f of the spatial bodies of a tree on the ground: minus the joint forces that
-    hold the motion with qdd = 0 (gravity in), by one pass out and one back (world frame):
+    hold the motion with qdd = 0 (gravity in), by one pass out and one back, each body's
+    quantities in its own frame (topology.links: Q parent <- child, offset, hang, axis, rate;
+    the ground's frame is the world's, its acceleration -g carries gravity to every body):
 
-    out, body C after its parent P through joint j (axis a, point p, sign s, rate qd):
-        w_C = w_P + s qd a                      (revolute; a prismatic joint keeps w_P)
-        alpha_C = alpha_P + w_P x (s qd a)
-        acc_C = acc_P + alpha_P x d_P + w_P x (w_P x d_P) + alpha_C x d_C + w_C x (w_C x d_C)
-            with d_P = p - r_P, d_C = r_C - p (revolute); for a prismatic joint
-        acc_C = acc_P + alpha_P x d + w_P x (w_P x d) + 2 w_P x (s qd a), d = r_C - r_P
-        F_C = m (acc_C - g),  N_C = R (I alpha' + w' x I w') (' in C's frame: R^T w, R^T alpha)
-    back, from the leaves: the forces and moments (about its centre of mass) a subtree needs,
-        F*_C = F_C + sum F*_child,  N*_C = N_C + sum (N*_child + (r_child - r_C) x F*_child)
-        f_j = -s a . (N*_C + (r_C - p) x F*_C)   (revolute),   -s a . F*_C   (prismatic)."""
-    inter, x, v, n = model.intermediates, model.x, model.v, model.n
+    out, body C after its parent P:
+        w_C = Q^T w_P + rate axis          (a prismatic or fixed joint: Q^T w_P)
+        alpha_C = Q^T alpha_P + w_C x (rate axis)      (= (Q^T w_P) x (rate axis))
+        acc_J = acc_P + alpha_P x offset + w_P x (w_P x offset)
+                (+ 2 w_P x (rate axis_P) for a prismatic joint: the point slides in P)
+        acc_C = Q^T acc_J + alpha_C x hang + w_C x (w_C x hang)
+        F_C = m acc_C,   N_C = I alpha_C + w_C x I w_C
+    back, from the leaves, what a subtree needs (about its centre of mass, its frame):
+        F*_C = F_C + sum Q_k F*_k,   N*_C = N_C + sum (Q_k N*_k + d_k x Q_k F*_k)
+            with d_k = offset_k + Q_k hang_k (child k's centre of mass, C's frame)
+        f_j = -sign axis . (N*_C + hang x F*_C)   (revolute),   -sign axis . F*_C   (prismatic)
+
+    Every step is a short expression of constants, the joint's rotation and its parent's
+    intermediates: no world rotation or position (those are other kernels' business)."""
+    inter, x, n = model.intermediates, model.x, model.n
     topo = model.topology
     bodies = {b.name: b for b in topo.bodies}
     g = sp.Matrix(topo.gravity) if topo.gravity is not None else sp.zeros(3, 1)
     zero = sp.zeros(3, 1)
-    state = {"ground": (zero, zero, zero, zero)}  # w, alpha, acc, r (world)
+    state = {"ground": (zero, zero, -g)}  # w, alpha, acc of the centre of mass, own frame
     children = {}
     f = sp.zeros(n, 1)
 
@@ -210,53 +339,46 @@ def _recursive_newton_euler(model):
         return sp.Matrix([inter.name(f"{name}[{a}]", vec[a]) for a in range(3)])
 
     for tj in topo.tree.joints:  # parents before children
-        body = bodies[tj.child]
-        w_p, alpha_p, acc_p, r_p = state[tj.parent]
-        r_c = sp.Matrix(body.q[:3])
-        if tj.joint in topo.motions:
-            sign, axis, point, kind = topo.motions[tj.joint]
-            rate = sign * v[x.index(topo.joint_symbol[tj.joint])] * sp.Matrix(axis)
-            point = sp.Matrix(point)
-        else:  # fixed
-            kind, rate, point = "fix", zero, r_c
-        if kind == "revolute":
-            w_c = named(f"ww({tj.child})", w_p + rate)
-            alpha_c = named(f"alpha({tj.child})", alpha_p + w_p.cross(rate))
-            d_p, d_c = point - r_p, r_c - point
-            acc = acc_p + alpha_p.cross(d_p) + w_p.cross(w_p.cross(d_p))
-            acc += alpha_c.cross(d_c) + w_c.cross(w_c.cross(d_c))
-        else:
-            w_c, alpha_c, d = w_p, alpha_p, r_c - r_p
-            acc = acc_p + alpha_p.cross(d) + w_p.cross(w_p.cross(d)) + 2 * w_p.cross(rate)
-        acc_c = named(f"acc({tj.child})", acc)
-        state[tj.child] = (w_c, alpha_c, acc_c, r_c)
+        link = topo.links[tj.joint]
+        w_p, alpha_p, acc_p = state[tj.parent]
+        Qt = link.Q.T
+        acc_j = acc_p + alpha_p.cross(link.offset) + w_p.cross(w_p.cross(link.offset))
+        w_c = sp.Matrix(topo.frames[tj.child].w)  # Q^T w_P + rate axis (joint_coordinates.py)
+        alpha_c = Qt * alpha_p
+        if link.kind == "revolute":
+            alpha_c += w_c.cross(link.rate * link.axis)
+        elif link.kind == "prismatic":
+            acc_j += 2 * w_p.cross(link.rate * (link.Q * link.axis))
+        alpha_c = named(f"alpha({tj.child})", alpha_c)
+        acc_j = named(f"accJ({tj.child})", Qt * acc_j)
+        hang = link.hang
+        acc_c = named(f"acc({tj.child})", acc_j + alpha_c.cross(hang) + w_c.cross(w_c.cross(hang)))
+        state[tj.child] = (w_c, alpha_c, acc_c)
         children.setdefault(tj.parent, []).append(tj)
     totals = {}
     for tj in reversed(topo.tree.joints):  # children before parents
         body = bodies[tj.child]
-        w_c, alpha_c, acc_c, r_c = state[tj.child]
-        R = topo.frames[tj.child].R
+        w_c, alpha_c, acc_c = state[tj.child]
         inertia = sp.Matrix(body.inertia)
-        w_b, alpha_b = R.T * w_c, R.T * alpha_c
-        force = body.mass * (acc_c - g)
-        moment = R * (inertia * alpha_b + w_b.cross(inertia * w_b))
+        force = body.mass * acc_c
+        moment = inertia * alpha_c + w_c.cross(inertia * w_c)
         for child in children.get(tj.child, ()):
             F_k, N_k = totals[child.child]
-            r_k = sp.Matrix(bodies[child.child].q[:3])
-            force += F_k
-            moment += N_k + (r_k - r_c).cross(F_k)
+            link_k = topo.links[child.joint]
+            QF = named(f"QF({child.child})", link_k.Q * F_k)
+            d_k = link_k.offset + link_k.Q * link_k.hang  # child k's centre of mass
+            force += QF
+            moment += link_k.Q * N_k + d_k.cross(QF)
         totals[tj.child] = (named(f"Fsub({tj.child})", force), named(f"Nsub({tj.child})", moment))
-        if tj.joint not in topo.motions:
+        link = topo.links[tj.joint]
+        if link.kind == "fix":
             continue
-        sign, axis, point, kind = topo.motions[tj.joint]
         F_s, N_s = totals[tj.child]
-        a = sp.Matrix(axis)
-        if kind == "revolute":
-            about_joint = N_s + (r_c - sp.Matrix(point)).cross(F_s)
-            value = (a.T * about_joint)[0]
+        if link.kind == "revolute":
+            value = (link.axis.T * (N_s + link.hang.cross(F_s)))[0]
         else:
-            value = (a.T * F_s)[0]
-        f[x.index(topo.joint_symbol[tj.joint])] -= sign * value
+            value = (link.axis.T * F_s)[0]
+        f[x.index(topo.joint_symbol[tj.joint])] -= link.sign * value
     return f
 
 

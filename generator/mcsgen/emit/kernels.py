@@ -123,12 +123,13 @@ def _assignments(entries, names, out, inter=None):
 
 
 def _without_copies(statements, results):
-    """Statements that only copy another name or a number (an intermediate that CSE reduced to a
-    temporary) written in place of their name instead, and those nothing reads dropped."""
+    """Statements that only copy another name, its negative or a number (an intermediate that
+    CSE reduced to a temporary, a rotation's -sin) written in place of their name instead, and
+    those nothing reads dropped."""
     copies, kept = {}, []
     for sym, expr in statements:
         expr = expr.xreplace(copies) if copies else expr
-        if expr.is_Symbol or expr.is_number:
+        if expr.is_Symbol or expr.is_number or (-expr).is_Symbol:
             copies[sym] = expr
         else:
             kept.append((sym, expr))

@@ -76,6 +76,9 @@ class Topology:
     # spatial tree joints: joint -> (sign, world axis (3), world point (3), kind) of its motion
     motions: dict = field(default_factory=dict)
     joint_symbol: dict = field(default_factory=dict)  # tree joint -> its coordinate
+    # spatial tree joints: joint -> Link, the joint in its two bodies' frames (for the
+    # recursive Newton-Euler pass in body frames, derive/joint_terms.py)
+    links: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -88,6 +91,25 @@ class Frame:
     r: list
     w: list
     path: list
+
+
+@dataclass
+class Link:
+    """A spatial tree joint seen from its child body C (frames at the centres of mass): Q
+    (3 x 3) parent <- child rotation, offset (3) the parent's centre of mass to the point the
+    child hangs from (parent frame; a prismatic joint's moves along its axis), hang (3) that
+    point to the child's centre of mass (child frame, constant), axis (3) the joint's axis in
+    the child's frame (constant), and the joint's rate times its sign (0 for a fixed joint):
+    the child turns (revolute) or slides (prismatic) at `rate` = sign qd about / along `axis`
+    (sign -1 where the child is the joint's body2: its coordinate moves body1)."""
+
+    Q: sp.Matrix
+    offset: sp.Matrix
+    hang: sp.Matrix
+    axis: sp.Matrix
+    rate: sp.Expr
+    sign: int
+    kind: str
 
 
 def choose_tree(topo):
@@ -414,6 +436,11 @@ def _place_spatial_child(inter, topo, g, tj, bodies, q):
         if g.type == "prismatic":
             offset += move * u
     Q = Q.applyfunc(lambda c: inter.name(f"Q({j})", c))
+    rate = sign * inter.v[inter.x.index(q)] if q is not None else sp.Integer(0)
+    if q is None:
+        topo.links[j] = Link(Q, offset, -sp.Matrix(p_child), sp.zeros(3, 1), rate, 1, "fix")
+    else:
+        topo.links[j] = Link(Q, offset, -sp.Matrix(p_child), R_rel0.T * u, rate, sign, g.type)
     R = P.R * Q
     R = sp.Matrix(3, 3, [inter.name(f"R({tj.child})[{k}]", e) for k, e in enumerate(R)])
     r = sp.Matrix(P.r) + P.R * offset - R * sp.Matrix(p_child)
