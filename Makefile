@@ -255,6 +255,15 @@ bench-compare-cli: deps
 firmware: deps
 	@for m in spatial_pendulum pendulum_3r double_four_bar slider_crank; do \
 	  scripts/firmware $$m || exit 1; done
+	@mkdir -p $(B)/firmware
+	@./mcsgen import-urdf models/urdf/puma560.urdf --out $(B)/firmware/puma560.yaml $(PUMA_START) \
+	  > /dev/null
+	@scripts/firmware $(B)/firmware/puma560.yaml
+
+# the PUMA 560 of models/urdf/ in joint coordinates (issue 36) `make firmware` builds too,
+# imported at the start state of tests/e2e/test_firmware_qemu.py (PUMA_START)
+PUMA_START := --q J2=pi/4 --q J3=pi --q J5=pi/4 --qd J1=1 --qd J2=-0.8 --qd J3=0.6 --qd J4=0.5 \
+	--qd J5=0.5 --qd J6=0.5
 
 # The runtime's headers and static libraries (double and float, LAPACK and portable), the mcsgen
 # command, the Python package (`import mcsgen`: PREFIX/lib/python3.X/dist-packages, which Debian's

@@ -58,14 +58,15 @@ README_NAMES = {
     "3R pendulum": "pendulum_3r",
     "double four-bar": "double_four_bar",
     "slider-crank": "slider_crank",
+    "PUMA 560, joint coordinates": "puma560",  # imported (puma_firmware below)
 }
 
 
-def test_the_readme_sizes_are_the_built_ones(firmware):
+def test_the_readme_sizes_are_the_built_ones(firmware, puma_firmware):
     """README "Firmware": the sizes table (flash, RAM, stack) and the slider-crank's figures in the
     text are what this build measures (they had drifted: the 3R pendulum's flash read 35.1 KiB
     while it was 37.8)."""
-    sizes, _ = firmware
+    sizes = dict(firmware[0], puma560=puma_firmware[0])
     readme = (ROOT / "README.md").read_text()
     rows = re.findall(
         r"^\| ([^|]+?) \| [^|]+ \| [^|]+ \| ([\d.]+) KiB \| ([\d.]+) KiB \| ([\d ]+) B \|$",
@@ -126,3 +127,47 @@ def test_the_double_four_bar_crosses_its_singular_configuration_on_its_branch(fi
     bar1 = coordinate("double_four_bar", "bar1.theta")
     assert abs(host["x"][bar1] - -1.7670744763111155) < 1e-5  # the parallelogram ODE's phi(1 s)
     assert abs(qemu["x"][bar1] - host["x"][bar1]) < 1e-4 * max(map(abs, host["x"]))
+
+
+# The PUMA 560 of models/urdf/puma560.urdf in joint coordinates (issue 36: n = 6, m = 0), from
+# the issue's start state (bench/mujoco_peer.py's PUMA_Q, PUMA_QD), as `make firmware` builds it
+PUMA_RATES = {"J1": "1", "J2": "-0.8", "J3": "0.6", "J4": "0.5", "J5": "0.5", "J6": "0.5"}
+PUMA_START = ["--q", "J2=pi/4", "--q", "J3=pi", "--q", "J5=pi/4"] + [
+    a for j, qd in PUMA_RATES.items() for a in ("--qd", f"{j}={qd}")
+]
+
+
+@pytest.fixture(scope="module")
+def puma_firmware(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("puma_firmware")
+    path = tmp / "puma560.yaml"
+    urdf = ROOT / "models" / "urdf" / "puma560.urdf"
+    imported = subprocess.run(
+        [str(ROOT / "mcsgen"), "import-urdf", str(urdf), "--out", str(path), *PUMA_START],
+        capture_output=True,
+        text=True,
+    )
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    built = subprocess.run(
+        [str(ROOT / "scripts" / "firmware"), "--out", str(tmp / "out"), str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    sizes = json.loads((tmp / "out" / "sizes.json").read_text())["puma560"]
+    runs = json.loads((tmp / "out" / "runs.json").read_text())["puma560"]
+    return sizes, runs, load_model(path)
+
+
+def test_the_puma_in_joint_coordinates_fits_64_kib_and_runs_as_the_host_does(puma_firmware):
+    """Issue 36: the imported PUMA 560 (joint coordinates, n = 6, m = 0) builds for the Cortex-M4F
+    in at most 64 KiB of flash and 8 KiB of RAM (measured: 43.8 KiB, 6.0 KiB) and its float run
+    under QEMU ends within 1e-4 of the host's double run (measured: 3.4e-6)."""
+    sizes, runs, model = puma_firmware
+    assert (model.n, model.m) == (6, 0)
+    assert sizes["flash"] <= 64 * KIB and sizes["ram"] <= 8 * KIB and sizes["heap"] == 0, sizes
+    qemu, host = runs["qemu"], runs["host"]
+    assert qemu["complete"] and qemu["exit"] == 0 and qemu["status"] == 0, qemu["output"]
+    assert host["status"] == 0 and qemu["steps"] == host["steps"] == 1000
+    assert qemu["t"] == host["t"] == 1.0 and len(qemu["x"]) == 6
+    assert qemu["x_diff_rel"] <= 1e-4

@@ -3,6 +3,7 @@ model, written in both formulations, simulates the same physics: the joints' coo
 rates, the bodies' world poses, the energy and the energy each lock takes."""
 
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -210,3 +211,111 @@ def test_audit_of_a_joint_model_is_refused_in_one_line(cli, tmp_path):
     assert out.stderr.strip().count("\n") == 0
     assert "not audited yet" in out.stderr and "coordinates: body" in out.stderr
     assert not (tmp_path / "audit").exists()
+
+
+# The 3R pendulum of models/pendulum_3r_bodies.yaml written at its joints' zero (every link
+# hanging straight down) and placed by start: values: its relative angles are pi/6 each
+PENDULUM_AT_ZERO = """
+name: {name}
+parameters:
+  m: {{value: 108.0}}
+  J: {{value: 9.36}}
+  g: {{value: 9.81}}
+gravity: [0, -g]
+coordinates: {coordinates}
+bodies:
+  - {{name: link1, type: planar, mass: m, inertia: J, angle: -pi/2, position: [0, -0.5]}}
+  - {{name: link2, type: planar, mass: m, inertia: J, angle: -pi/2, position: [0, -1.5]}}
+  - {{name: link3, type: planar, mass: m, inertia: J, angle: -pi/2, position: [0, -2.5]}}
+joints:
+  - {{name: J1, type: revolute, body1: link1, body2: ground, point: [0, 0], start: pi/6}}
+  - {{name: J2, type: revolute, body1: link2, body2: link1, point: [0, -1], start: pi/6}}
+  - {{name: J3, type: revolute, body1: link3, body2: link2, point: [0, -2], start: pi/6}}
+"""
+
+
+@pytest.mark.parametrize("coordinates", ["body", "joint"])
+def test_start_values_place_the_bodies_as_writing_their_poses_does(tmp_path, coordinates):
+    """Issue 36, initial configurations by joint values: the 3R pendulum written at its joints'
+    zero with start: pi/6 at each joint is models/pendulum_3r_bodies.yaml's pendulum (written
+    by hand at its start pose), in both formulations; its joints read their start values."""
+    path = tmp_path / f"p3_{coordinates}.yaml"
+    path.write_text(PENDULUM_AT_ZERO.format(name=path.stem, coordinates=coordinates))
+    placed = load_model(path)
+    written = load_model(MODELS / "pendulum_3r_bodies.yaml")
+    if coordinates == "body":
+        assert placed.x0 == pytest.approx(written.x0, abs=1e-15)
+    else:
+        assert placed.x0 == pytest.approx([np.pi / 6] * 3, abs=1e-15)
+        poses = world_poses(placed, placed.x0)
+        for k, name in enumerate(("link1", "link2", "link3")):
+            r, R = poses[name]
+            r_w, R_w = _pose("planar", written.x0[3 * k : 3 * k + 3])
+            assert np.abs(r - r_w).max() <= 1e-15 and np.abs(R - R_w).max() <= 1e-15
+
+
+def test_an_imported_robot_starts_where_its_start_values_say_in_both_formulations(tmp_path):
+    """import-urdf writes the PUMA 560 at its joints' zero (the URDF's frames) with each --q as
+    the joint's start:; placed by the generator, in body and in joint coordinates, the centres
+    of mass are where the URDF's own forward kinematics puts them at those joint values
+    (mcsgen.urdf.tree's frames composed here: world = parent * joint frame * motion(q))."""
+    import mpmath
+
+    from mcsgen.urdf import import_urdf, model_names
+    from mcsgen.urdf.read import parse
+    from mcsgen.urdf.tree import Frame, Tree, motion
+
+    urdf = ROOT / "models" / "urdf" / "puma560.urdf"
+    q = {"J2": Fraction(np.pi / 4), "J3": Fraction(np.pi), "J5": Fraction(np.pi / 4)}
+    with mpmath.workdps(40):
+        robot = parse(urdf)
+        tree = Tree(urdf, robot, {}, {}, model_names(robot)[0])
+        world = {"ground": Frame.identity()}
+        for j in tree.joints:
+            angle = q.get(j.urdf.name, Fraction(0))
+            world[j.child] = (
+                world[j.parent]
+                * j.frame
+                * motion(j.urdf, mpmath.mpf(angle.numerator) / angle.denominator)
+            )
+        centres = {
+            name: [float(c) for c in world[name].apply(body.com)]
+            for name, body in tree.bodies.items()
+        }
+    models = {}
+    for coordinates in ("joint", "body"):
+        path, _ = import_urdf(urdf, tmp_path / f"puma_{coordinates}.yaml", q=q,
+                              coordinates=coordinates)  # fmt: skip
+        models[coordinates] = load_model(path)
+    joint, body = models["joint"], models["body"]
+    assert joint.x0 == pytest.approx([0, np.pi / 4, np.pi, 0, np.pi / 4, 0], abs=1e-15)
+    poses = world_poses(joint, joint.x0)
+    for k, b in enumerate(joint.topology.bodies):
+        assert np.abs(poses[b.name][0] - centres[b.name]).max() <= 1e-14, b.name
+        assert np.abs(np.array(body.x0[7 * k : 7 * k + 3]) - centres[b.name]).max() <= 1e-14
+
+
+@pytest.mark.parametrize(
+    "model, change, problem",
+    [
+        (
+            "double_four_bar",
+            ("- {name: O3,", "- {start: 0.1, name: O3,"),
+            "start values place the bodies along a tree of joints: this mechanism has a loop",
+        ),
+        (
+            "slider_crank",
+            ("type: spherical,", "type: spherical, start: 1,"),
+            "a start value needs a revolute or prismatic joint that is not driven",
+        ),
+    ],
+)
+def test_start_values_are_refused_where_they_cannot_place_a_body(tmp_path, model, change, problem):
+    text = (MODELS / f"{model}.yaml").read_text()
+    assert change[0] in text
+    path = tmp_path / f"{model}_started.yaml"
+    path.write_text(re.sub(rf"^name: {model}$", f"name: {model}_started", text, flags=re.M)
+                    .replace(change[0], change[1], 1))  # fmt: skip
+    with pytest.raises(Exception) as err:
+        load_model(path)
+    assert problem in str(err.value) and "start" in str(err.value)

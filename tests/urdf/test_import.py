@@ -60,21 +60,22 @@ def run_import(tmp_path, text, **kw):
 
 
 def test_the_written_file_is_an_ordinary_commented_model(tmp_path):
-    path, notes = run_import(tmp_path, pendulum(), q={"hinge": Fraction(1, 2)})
+    path, notes = run_import(tmp_path, pendulum(), q={"hinge": Fraction(1, 2)}, coordinates="body")
     text = path.read_text()
     assert "# link \"bar\" (robot/link[@name='bar'])" in text
     assert '# joint "hinge" (revolute): link "base" -> link "bar"' in text
     doc = yaml.safe_load(text)
     (joint,) = doc["joints"]
-    assert joint["initial"] == 0.5 and joint["rate"] == 0
+    assert joint["start"] == 0.5 and joint["rate"] == 0 and "initial" not in joint
     assert joint["point"] == [0, 0, 1] and joint["axis"] == [1, 0, 0]
     (body,) = doc["bodies"]
-    # the bar hangs from (0, 0, 1), turned by 0.5 rad about x: its centre of mass follows
-    assert body["position"] == pytest.approx([0, 0.5 * math.sin(0.5), 1 - 0.5 * math.cos(0.5)])
-    q = body["orientation"]["euler_parameters"]
-    assert q == pytest.approx([math.cos(0.25), math.sin(0.25), 0, 0])
+    # written at the joint's zero, in the URDF's frames: hanging straight down from (0, 0, 1)
+    assert body["position"] == [0, 0, 0.5] and "orientation" not in body
     assert any("root" in n for n in notes)
-    load_model(path)  # valid as written
+    # placed by start: (the generator): turned by 0.5 rad about x, its centre of mass follows
+    x0 = load_model(path).x0
+    assert x0[:3] == pytest.approx([0, 0.5 * math.sin(0.5), 1 - 0.5 * math.cos(0.5)], abs=1e-15)
+    assert x0[3:] == pytest.approx([math.cos(0.25), math.sin(0.25), 0, 0], abs=1e-15)
 
 
 def test_same_file_same_bytes(tmp_path):
@@ -326,7 +327,7 @@ def test_cli_import_and_errors(cli, tmp_path):
     doc = yaml.safe_load(out.read_text())
     assert doc["gravity"] == [-9.80665, 0, 0] and "parameters" not in doc
     joints = {j["name"]: j for j in doc["joints"]}
-    assert joints["J2"]["initial"] == pytest.approx(math.pi / 4, abs=1e-16)
+    assert joints["J2"]["start"] == pytest.approx(math.pi / 4, abs=1e-16)
     assert joints["J1"]["rate"] == 1.5
     for args, problem in [
         (("--q", "J2"), "--q J2: expected JOINT=VALUE"),
@@ -470,7 +471,7 @@ def test_equal_limits_import_as_fixed_at_the_limit(tmp_path):
     """A revolute or prismatic joint whose lower and upper limits are equal cannot move: its
     child is merged into the parent as on a fixed joint, at the limit position (not at 0); a
     --q other than that position, or a --qd, is refused."""
-    path, notes = run_import(tmp_path, EQUAL, q={"shoulder": Fraction(1, 2)})
+    path, notes = run_import(tmp_path, EQUAL, q={"shoulder": Fraction(1, 2)}, coordinates="body")
     said = "\n".join(notes)
     assert (
         "joint 'elbow' (revolute) has equal limits (lower = upper = 0.3): imported as fixed at "
@@ -486,13 +487,17 @@ def test_equal_limits_import_as_fixed_at_the_limit(tmp_path):
     # about x; the wrist slid 0.25 further along lower's -z
     lower_com = np.array([0, 0.5 * math.sin(0.3), -1 - 0.5 * math.cos(0.3)])
     com = (np.array([0, 0, -0.5]) * 1 + lower_com * 2) / 3
-    c, s = math.cos(0.5), math.sin(0.5)  # the shoulder at --q 0.5
-    R = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
-    assert upper["position"] == pytest.approx(R @ com, abs=1e-15)
+    # written at the shoulder's zero; its --q 0.5 is its start:, where the generator turns it
+    assert upper["position"] == pytest.approx(com, abs=1e-15)
     wrist = np.array([0, 1.25 * math.sin(0.3), -1 - 1.25 * math.cos(0.3)])
-    assert tip["position"] == pytest.approx(R @ wrist, abs=1e-15)
-    assert doc["joints"][1]["point"] == pytest.approx(R @ wrist, abs=1e-15)
-    load_model(path)
+    assert tip["position"] == pytest.approx(wrist, abs=1e-15)
+    assert doc["joints"][1]["point"] == pytest.approx(wrist, abs=1e-15)
+    assert doc["joints"][0]["start"] == 0.5
+    c, s = math.cos(0.5), math.sin(0.5)
+    R = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+    x0 = load_model(path).x0  # upper's pose, then tip's
+    assert x0[0:3] == pytest.approx(R @ com, abs=1e-15)
+    assert x0[7:10] == pytest.approx(R @ wrist, abs=1e-15)
     # its --q may only repeat the limit (to 1e-15), and it has no rate
     path, _ = run_import(tmp_path, EQUAL, q={"elbow": Fraction(3, 10) + Fraction(1, 10**17)})
     assert yaml.safe_load(path.read_text())["bodies"][0]["mass"] == 3

@@ -415,22 +415,33 @@ def _place_spatial_child(inter, topo, g, tj, bodies, q):
     rel0 = tuple(
         numbers_as_coefficients(clean(c)) for c in quat_mul(quat_conj(e_p0), child.x0[3:7])
     )
-    R_rel0 = rotation_from_euler(rel0).applyfunc(lambda c: numbers_as_coefficients(clean(c)))
-    u = sp.Matrix(u_parent)
-    offset = sp.Matrix(p_parent)
+    R_rel0 = rotation_from_euler(rel0).applyfunc(_snapped)
+    u = sp.Matrix(u_parent).applyfunc(_snapped)
+    offset = sp.Matrix(p_parent).applyfunc(_zero_snapped)
+    p_child = sp.Matrix(p_child).applyfunc(_zero_snapped)
     w_joint = sp.zeros(3, 1)
     rel = rel0
     if g.type == "revolute":
-        c_ = inter.name(f"cos({j})", sp.cos(move))
-        s_ = inter.name(f"sin({j})", sp.sin(move))
-        cross = sp.Matrix([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
-        turn = c_ * sp.eye(3) + s_ * cross + (1 - c_) * (u * u.T)
-        Q = (turn * R_rel0).applyfunc(sp.expand)
-        w_joint = sign * inter.v[inter.x.index(q)] * (R_rel0.T * u)
-        half_c = inter.name(f"cos({j}/2)", sp.cos(move / 2))
-        half_s = inter.name(f"sin({j}/2)", sp.sin(move / 2))
+        angle, R_base, rel_base = move, R_rel0, rel0
+        initial = sp.sympify(g.initial)
+        if initial != 0 and not initial.free_symbols:
+            # turned from the joint's zero (sign q) instead of from its initial value (move):
+            # the rotation at zero is the frames' own (URDF's and DH's: entries 0 and +-1, where
+            # the one at an initial pi/4 is full of sqrt(2)/2s; the PUMA's C 80 KB against 60)
+            angle = sign * q
+            back = -sign * initial
+            turn_back = _axis_rotation(u, sp.cos(back), sp.sin(back))
+            R_base = (turn_back * R_rel0).applyfunc(_snapped)
+            half_back = (sp.cos(back / 2),) + tuple(sp.sin(back / 2) * a for a in u)
+            rel_base = tuple(_snapped(c) for c in quat_mul(half_back, rel0))
+        c_ = inter.name(f"cos({j})", sp.cos(angle))
+        s_ = inter.name(f"sin({j})", sp.sin(angle))
+        Q = (_axis_rotation(u, c_, s_) * R_base).applyfunc(sp.expand)
+        w_joint = sign * inter.v[inter.x.index(q)] * (R_base.T * u)
+        half_c = inter.name(f"cos({j}/2)", sp.cos(angle / 2))
+        half_s = inter.name(f"sin({j}/2)", sp.sin(angle / 2))
         rho = (half_c,) + tuple(half_s * a for a in u)
-        rel = tuple(inter.name(f"rel({j})[{k}]", e) for k, e in enumerate(quat_mul(rho, rel0)))
+        rel = tuple(inter.name(f"rel({j})[{k}]", e) for k, e in enumerate(quat_mul(rho, rel_base)))
     else:
         Q = R_rel0
         if g.type == "prismatic":
@@ -440,7 +451,8 @@ def _place_spatial_child(inter, topo, g, tj, bodies, q):
     if q is None:
         topo.links[j] = Link(Q, offset, -sp.Matrix(p_child), sp.zeros(3, 1), rate, 1, "fix")
     else:
-        topo.links[j] = Link(Q, offset, -sp.Matrix(p_child), R_rel0.T * u, rate, sign, g.type)
+        axis = (R_base if g.type == "revolute" else R_rel0).T * u
+        topo.links[j] = Link(Q, offset, -sp.Matrix(p_child), axis, rate, sign, g.type)
     R = P.R * Q
     R = sp.Matrix(3, 3, [inter.name(f"R({tj.child})[{k}]", e) for k, e in enumerate(R)])
     r = sp.Matrix(P.r) + P.R * offset - R * sp.Matrix(p_child)
@@ -461,6 +473,39 @@ def _place_spatial_child(inter, topo, g, tj, bodies, q):
             [inter.name(f"point({j})[{a}]", point[a]) for a in range(3)],
             g.type,
         )
+
+
+def _axis_rotation(u, c, s):
+    """(3 x 3) the rotation by the angle of cosine c and sine s about the unit axis u (3 x 1)."""
+    cross = sp.Matrix([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
+    return c * sp.eye(3) + s * cross + (1 - c) * (u * u.T)
+
+
+# A joint's rotation at its zero, its axis and points in its bodies' frames are usually 0 or
+# +-1 (URDF's and DH's frames), but come out 1e-16..1e-15 off from a file whose poses are
+# doubles (import-urdf writes the world poses at the start state): within this they are taken
+# as exactly 0 or +-1, which the doubles cannot tell apart, so the kernels lose the products
+# with noise (the imported PUMA 560 at its start state: 79 KB of C against 60 at q = 0)
+SNAP = 1e-13
+
+
+def _snapped(c):
+    """An exact constant as its 40-digit value, made exact where it is a rational (cos(pi/4)^2
+    + ... = 1 exactly: products of a frame's rotations at a joint's initial value) or within
+    SNAP of 0 or +-1."""
+    if not c.is_number:
+        return c
+    value = numbers_as_coefficients(clean(sp.N(c, 40)))
+    if not value.is_Rational:
+        for exact in (0, 1, -1):
+            if abs(float(value) - exact) <= SNAP:
+                return sp.Integer(exact)
+    return value
+
+
+def _zero_snapped(c):
+    """A joint point's coordinate: exactly 0 within SNAP (metres) of it."""
+    return sp.Integer(0) if c.is_number and abs(float(c)) <= SNAP else c
 
 
 def P_quaternion(topo, body, bodies):

@@ -23,6 +23,7 @@ SPATIAL_KEYS = COMMON_KEYS | {
     "axis2",
     "rate",
     "initial",
+    "start",
     "drive",
     "cut",
 }
@@ -33,6 +34,7 @@ PLANAR_KEYS = COMMON_KEYS | {
     "axis",
     "rate",
     "initial",
+    "start",
     "drive",
     "cut",
 }

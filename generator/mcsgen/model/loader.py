@@ -208,6 +208,7 @@ class _Validator(Reader):
         builder.build_drivers(doc.get("drivers"))
         builder.build_forces(doc.get("forces"))
         builder.build_dynamics(gravity)
+        builder.place_at_start()  # the joints' start: values (the rest reads the written pose)
         formulation = doc.get("coordinates", "body")
         if formulation not in ("body", "joint"):
             self.fail(

@@ -369,13 +369,16 @@ class Tree:
                     self.fail(where, problem)
                 if known[name].urdf.type == "planar":
                     self.fail(where, "a planar joint has no single coordinate to set")
+        # the bodies are written at the joints' zero (the URDF's own frames: rotations of 0 and
+        # +-1 where its origins have them, which the joint-coordinate kernels keep short), and
+        # each joint's --q becomes its `start:`, from which the generator places them
         world = {"ground": Frame.identity()}
         for j in self.joints:
             # joints are in breadth-first order: the parent's pose is known
             value = mp(q.get(j.urdf.name, 0))
             j.q = None if j.urdf.type == "planar" else value
             j.qd = None if j.urdf.type == "planar" else mp(qd.get(j.urdf.name, 0))
-            world[j.child] = world[j.parent] * j.frame * motion(j.urdf, value)
+            world[j.child] = world[j.parent] * j.frame * motion(j.urdf, 0)
             self._check_limit(j, value)
         for name, owner, frame, _ in self.free:
             world[name] = world[owner] * frame

@@ -148,7 +148,7 @@ def render(tree, name, source, gravity, coordinates="joint"):
             f"axis: {nums(axis)}",
         ]
         if j.q is not None:
-            fields += [f"initial: {num(j.q)}", f"rate: {num(j.qd)}"]
+            fields += ([f"start: {num(j.q)}"] if j.q != 0 else []) + [f"rate: {num(j.qd)}"]
         out.append("  - {" + ", ".join(fields) + "}")
     if dampers:
         out.append("forces:  # <dynamics damping> as joint dampers")

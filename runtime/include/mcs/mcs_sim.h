@@ -131,6 +131,8 @@ typedef struct mcs_frame {
     mcs_real *tau;  /* (min(n, m)) the reflectors' scalars (compact simulators only) */
     int *piv;       /* (m) pivot order; piv[0..r-1] is the independent row set S */
     int r;          /* rank of A */
+    int identity;   /* 1: no rows and Q exactly the identity, as the dense variant's factor of no
+                       rows leaves it (its stages then skip the products with Q); 0: not known */
     mcs_real sigma; /* smallest retained |R_ii| / |R_11| (1 when r = 0) */
 } mcs_frame;
 

@@ -43,6 +43,7 @@ static void carve_frame(mcs_carver *c, mcs_frame *fr, const mcs_layout *l)
     fr->piv = mcs_carve_itake(c, MAX2(l->m, 1U));
     fr->t = MCS_R(0.0);
     fr->r = 0;
+    fr->identity = 0;
     fr->sigma = MCS_R(1.0);
 }
 
@@ -58,6 +59,7 @@ void mcs_carve_frame_state(mcs_carver *c, mcs_frame *fr, const mcs_layout *l)
     fr->T = mcs_carve_take(c, l->n * l->f);
     fr->t = MCS_R(0.0);
     fr->r = 0;
+    fr->identity = 0;
     fr->sigma = MCS_R(1.0);
 }
 
@@ -74,6 +76,7 @@ void mcs_carve_no_frame(mcs_frame *fr)
     fr->piv = NULL;
     fr->t = MCS_R(0.0);
     fr->r = 0;
+    fr->identity = 0;
     fr->sigma = MCS_R(1.0);
 }
 

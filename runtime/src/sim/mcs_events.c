@@ -224,6 +224,7 @@ void mcs_events_detect(mcs_sim *s)
     s->event_ready = 1;
     s->stats.events++;
     s->probe.r = r_s; /* the probe now holds the singular factorization */
+    s->probe.identity = 0;
     s->probe.T = &s->probe.Q[r_s * n];
 }
 #else

@@ -25,6 +25,7 @@ static mcs_status refactor_current(mcs_sim *s)
     }
     mcs_mat_copy(n, n, cur->Q, n, old->Q, n);
     old->r = cur->r;
+    old->identity = cur->identity;
     old->T = &old->Q[old->r * n];
     old->sigma = cur->sigma;
     st = mcs_frame_factor(s, cur);
@@ -37,6 +38,7 @@ static mcs_status refactor_current(mcs_sim *s)
     if (s->opt.continuation != MCS_CONT_OFF) {
         mcs_mat_copy(n, f_old, old->T, n, s->w.Tpred, n);
         mcs_mat_copy(n, f_new, cur->T, n, s->w.That, n);
+        cur->identity = 0; /* turned to continue the old basis */
         if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, cur->T, s->w.basis_work) !=
             MCS_OK) {
             return MCS_ERR_LINALG;

@@ -30,10 +30,7 @@ static int is_identity(int n, const mcs_real *B)
  * worst, none with rows. */
 static int no_rows_identity(const mcs_sim *s, const mcs_frame *fr)
 {
-    if ((s->m != 0) || (fr->r != 0) || (fr->T != fr->Q)) {
-        return 0;
-    }
-    return is_identity(s->n, fr->Q);
+    return ((s->m == 0) && (fr->r == 0) && (fr->T == fr->Q) && (fr->identity != 0)) ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- frames (SPEC §2-§3) */
@@ -58,6 +55,8 @@ mcs_status mcs_dense_factor(mcs_sim *s, mcs_frame *fr)
         }
         fr->r = 0;
     }
+    fr->identity = (s->m == 0) ? 1 : 0; /* what no_rows_identity reads: set here, cleared where
+                                          Q is turned (mcs_dense_align, locks, events) */
     s->stats.factorizations++;
     fr->T = &fr->Q[fr->r * s->n];
     fr->sigma = mcs_qr_ratio(s, fr, fr->r);
@@ -120,6 +119,7 @@ mcs_status mcs_dense_align(mcs_sim *s, int f_old, mcs_frame *to)
     if ((f_old == n) && no_rows_identity(s, to) && is_identity(n, s->w.Tpred)) {
         return MCS_OK; /* T^ = I continued from the prediction I: I */
     }
+    to->identity = 0;
     mcs_mat_copy(n, f_new, to->T, n, s->w.That, n);
     if (mcs_align_basis(n, f_old, s->w.Tpred, f_new, s->w.That, to->T, s->w.basis_work) != MCS_OK) {
         return MCS_ERR_LINALG;
@@ -230,12 +230,16 @@ mcs_status mcs_dense_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     const mcs_real *T = ch->T;
     mcs_real *p = s->w.p;
     mcs_real *Phi = s->w.Phi;
-    const mcs_real tol = s->opt.newton_tol * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, ch->x));
-    mcs_real tol_it = tol;
+    mcs_real tol = MCS_R(0.0);
+    mcs_real tol_it;
     int i;
     int it;
     mcs_status st;
     const int identity = no_rows_identity(s, ch);
+    if ((identity == 0) && (r > 0)) { /* the chart Newton's tolerance */
+        tol = s->opt.newton_tol * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, ch->x));
+    }
+    tol_it = tol;
     mcs_chart_warm_start(s, ch, q);
     it = 0;
     for (;;) {
@@ -393,19 +397,24 @@ mcs_status mcs_dense_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
         /* Phi = I: M Phi = M (n x n, its nonzeros scattered), Phi^T M Phi = M, Phi^T f = f */
         const mcs_model *md = s->model;
         int k;
-        if (mcs_vec_max_abs(md->m_nnz, s->w.M) < MCS_R(0.0)) {
-            /* an Inf or NaN in M: the general path's products spread it (Inf 0 is NaN) and the
-             * Cholesky factorization refuses it; so does this one */
-            return MCS_ERR_MASS_NOT_PD;
-        }
+        int finite = 1;
         for (i = 0; i < (n * n); ++i) {
             s->w.MPhi[i] = MCS_R(0.0);
+            s->w.Mred[i] = MCS_R(0.0);
         }
         for (k = 0; k < md->m_nnz; ++k) {
-            s->w.MPhi[md->m_rows[k] + (md->m_cols[k] * n)] += s->w.M[k];
+            const mcs_real mk = s->w.M[k];
+            const int at = md->m_rows[k] + (md->m_cols[k] * n);
+            if ((mk - mk) != MCS_R(0.0)) { /* an Inf or NaN */
+                finite = 0;
+            }
+            s->w.MPhi[at] += mk;
+            s->w.Mred[at] += mk;
         }
-        for (i = 0; i < (n * n); ++i) {
-            s->w.Mred[i] = s->w.MPhi[i];
+        if (finite == 0) {
+            /* the general path's products spread it (Inf 0 is NaN) and the Cholesky
+             * factorization refuses it; so does this one */
+            return MCS_ERR_MASS_NOT_PD;
         }
         for (i = 0; i < n; ++i) {
             ydot[i] = y[n + i];
