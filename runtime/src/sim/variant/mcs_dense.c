@@ -43,6 +43,7 @@ mcs_status mcs_dense_factor(mcs_sim *s, mcs_frame *fr)
         mcs_rows_A(s, fr->x, fr->t, s->w.A);
         info = mcs_qr_basis(s->n, s->m, s->w.A, s->m, s->opt.rank_tol, fr->Q, fr->R, fr->piv,
                             &fr->r, s->w.basis_work);
+        fr->identity = 0;
     } else {
         /* no rows: Q = I, what the QR of none gives, without the calls */
         const int n = s->n;
@@ -54,9 +55,9 @@ mcs_status mcs_dense_factor(mcs_sim *s, mcs_frame *fr)
             fr->Q[i + (i * n)] = MCS_R(1.0);
         }
         fr->r = 0;
+        fr->identity = 1; /* what no_rows_identity reads: cleared where Q is turned
+                             (mcs_dense_align, locks, events) */
     }
-    fr->identity = (s->m == 0) ? 1 : 0; /* what no_rows_identity reads: set here, cleared where
-                                          Q is turned (mcs_dense_align, locks, events) */
     s->stats.factorizations++;
     fr->T = &fr->Q[fr->r * s->n];
     fr->sigma = mcs_qr_ratio(s, fr, fr->r);
