@@ -107,21 +107,23 @@ def test_a_damped_robot_run_returns_at_once(light_arm):
 
 
 def test_an_unstable_run_of_a_dissipative_model_is_not_ok(cli, light_arm):
-    """Issue 34, item 3: RK4 at 0.8 ms on the stiff damper gains energy in a model that can only
-    lose it; the run reaches its end, but is not ok, and says why and what to do."""
+    """Issue 34, item 3: RK4 at 0.7 ms on the stiff damper gains energy in a model that can only
+    lose it; the run reaches its end, but is not ok, and says why and what to do. (At 0.8 ms the
+    growth now ends the run early, a singular chart: the unstable steps amplify any change, and
+    the start pose is now placed by the generator from import-urdf's start:; 0.6 ms is stable.)"""
     path, solver = light_arm
     good = solver.simulate(t_end=0.5, h=2e-4)
     assert good.ok and good.summary["problems"] == []
     assert good.summary["energy_rise"] < 1e-9 * good.summary["energy_scale"]
-    bad = solver.simulate(t_end=0.5, h=8e-4)
+    bad = solver.simulate(t_end=0.5, h=7e-4)
     assert bad.summary["status"] == "ok" and bad.t[-1] == 0.5  # the run went through
     assert not bad.ok
     problem = bad.summary["problems"][0]  # (retakes on most steps may be said after it)
     assert problem.startswith("the energy rose by") and "can only decrease" in problem
-    assert "take a smaller --h (now 0.0008 s), or --method dopri5" in problem
+    assert "take a smaller --h (now 0.0007 s), or --method dopri5" in problem
     assert bad.summary["energy_rise"] > 0.01 * bad.summary["energy_scale"]
     assert bad.energy[-1] > bad.energy[0]  # more than it started with: the dampers gave energy
-    out = cli("simulate", path, "--t-end", "0.5", "--h", "8e-4", "--out", path.parent / "b.csv")
+    out = cli("simulate", path, "--t-end", "0.5", "--h", "7e-4", "--out", path.parent / "b.csv")
     assert out.returncode == 1
     assert "  NOT OK: the energy rose by" in out.stdout
 

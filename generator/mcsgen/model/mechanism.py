@@ -24,7 +24,6 @@ from .bodies import (
     frame_from_axis,
     frame_rotation,
     matrix_from_quaternion,
-    quat_mul,
     quaternion_from_matrix,
     relative_rotation_rows,
 )
@@ -32,6 +31,7 @@ from .exact import NotANumber, approx, clean, coefficient, numbers_as_coefficien
 from .forces import ForceElements
 from .joint_coordinates import JointGeometry
 from .joints import SPATIAL_JOINTS, Joint, joint_rate_label, joint_types, spatial_lock
+from .placement import place_at_start
 from .switches import RowGroup
 
 
@@ -654,89 +654,8 @@ class MechanismBuilder(ForceElements):
         )
 
     def place_at_start(self):
-        """Move the bodies to the joints' `start:` values: each such joint turns (revolute) or
-        slides (prismatic) the bodies beyond it, away from the ground along the spanning tree
-        (model/tree.py), by its start value less its value at the pose as written (`initial:`,
-        0 by default), nearest the ground first, in exact arithmetic (constants evaluated to
-        40 digits). The joints' points, axes and rows were read at the written pose and are in
-        the bodies' frames, so only the poses move; a joint's coordinate then reads its start
-        value. A joint the tree does not take (a loop's cut joint), or any loop at all, is
-        refused: the loop's assembly would move the joint away from its value."""
-        if not self.starts:
-            return
-        from .tree import spanning_tree
-
-        geometry = self.joint_geometry
-        tree = spanning_tree(
-            [b.name for b in self.order],
-            [(name, g.type, g.body1, g.body2, not g.cut) for name, g in geometry.items()],
-        )
-        taken = {tj.joint for tj in tree.joints}
-        for name, (_, where) in self.starts.items():
-            if name not in taken or tree.cuts:
-                self.ctx.fail(
-                    f"{where}.start",
-                    "start values place the bodies along a tree of joints: this mechanism has "
-                    "a loop (or the joint is cut), whose assembly would move the joint off it; "
-                    "write the bodies' poses at the start instead",
-                )
-        children = {}
-        for tj in tree.joints:
-            children.setdefault(tj.parent, []).append(tj.child)
-
-        def subtree(body):
-            out, stack = [], [body]
-            while stack:
-                b = stack.pop()
-                out.append(self.bodies[b])
-                stack.extend(children.get(b, ()))
-            return out
-
-        for tj in tree.joints:  # parents before children: their poses are placed already
-            if tj.joint not in self.starts:
-                continue
-            g = geometry[tj.joint]
-            value = self.starts[tj.joint][0]
-            child_is_body1 = tj.child == g.body1
-            sign = 1 if child_is_body1 else -1
-            delta = sign * (value - g.initial)
-            parent = self.bodies[tj.parent]
-            point = g.point2 if child_is_body1 else g.point1
-            axis = g.axis2 if child_is_body1 else g.axis1
-            dim = len(point)
-            if parent.kind == "ground":
-                R_p, r_p = sp.eye(dim), sp.zeros(dim, 1)
-            else:
-                R_p, r_p = parent.R0, sp.Matrix(parent.x0[:dim])
-            where_world = r_p + R_p * sp.Matrix(point)
-            for body in subtree(tj.child):
-                self._move(body, g.type, delta, where_world, R_p, axis, dim)
-            g.initial = value  # the coordinate's value at the pose now written
-
-    def _move(self, body, jtype, delta, point, R_p, axis, dim):
-        """Turn a body's initial pose by delta about the joint's axis through point (world), or
-        slide it by delta along the axis (axis in the parent's frame R_p; planar: no axis for a
-        revolute joint, which turns about the normal)."""
-        r = sp.Matrix(body.x0[:dim])
-        if jtype == "prismatic":
-            r = r + delta * (R_p * sp.Matrix(axis))
-            body.x0 = [_exactly(c) for c in r] + list(body.x0[dim:])
-            return
-        if dim == 2:
-            c, s = sp.cos(delta), sp.sin(delta)
-            turn = sp.Matrix([[c, -s], [s, c]])
-            r = point + turn * (r - point)
-            angle = _exactly(body.x0[2] + delta)
-            body.x0 = [_exactly(e) for e in r] + [angle]
-            body.R0 = sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
-            return
-        a = R_p * sp.Matrix(axis)
-        half = (sp.cos(delta / 2),) + tuple(sp.sin(delta / 2) * e for e in a)
-        turn = matrix_from_quaternion(half)
-        r = point + turn * (r - point)
-        e = [_exactly(c) for c in quat_mul(half, body.x0[3:7])]
-        body.x0 = [_exactly(c) for c in r] + e
-        body.R0 = matrix_from_quaternion(e)
+        """Move the bodies to the joints' `start:` values (model/placement.py)."""
+        place_at_start(self)
 
     # --- drivers and forces ---------------------------------------------------------------------
     def coordinate(self, name, where):
@@ -810,12 +729,3 @@ class MechanismBuilder(ForceElements):
     def add_row(self, name, expr):
         """A constraint row, with its 40-digit noise removed (exact zeros vanish)."""
         self.constraints.append((name, clean(expr)))
-
-
-def _exactly(c):
-    """A placed pose's entry: a number to 40 digits (rationals exact), an expression of the
-    parameters as it is (exact nested radicals of turns on turns grow without end)."""
-    c = sp.sympify(c)
-    if not c.is_number:
-        return c
-    return numbers_as_coefficients(clean(sp.N(c, 40)))
