@@ -152,3 +152,26 @@ def test_a_cut_flag_that_is_not_a_boolean_gets_one_line(tmp_path):
     with pytest.raises(ModelError) as err:
         load_model(path)
     assert err.value.field == "joints[2].cut" and "true or false" in err.value.problem
+
+
+def test_a_joint_model_computes_m_and_f_in_one_kernel(tmp_path):
+    """M_f (emit/kernels.fused_kernel): in joint coordinates the descriptor points at one kernel
+    for M's nonzeros and f, which M_nz and f call; a body-coordinate model has none (the runtime
+    calls M_nz and f). The numbers are the finite-difference check's and the two formulations'
+    (tests/e2e/test_joint_coordinates.py: M_nz and f go through it)."""
+    from mcsgen.generate import generate
+
+    text = (MODELS / "pendulum_3r_bodies.yaml").read_text()
+    text = text.replace("name: pendulum_3r_bodies", "name: p3_fused") + "\ncoordinates: joint\n"
+    path = tmp_path / "p3_fused.yaml"
+    path.write_text(text)
+    _, out, _ = generate(path, out_root=tmp_path / "gen")
+    c = (out / "p3_fused.c").read_text()
+    assert "    .M_f = mcs_gen_d_M_f," in c
+    assert "    p3_fused_M_f(x, v_zero, t, p, out, f_unused);" in c  # M_nz
+    assert "    p3_fused_M_f(x, v, t, p, M_unused, out);" in c  # f
+    assert (
+        "void p3_fused_M_f(const mcs_real *x, const mcs_real *v" in (out / "p3_fused.h").read_text()
+    )
+    body = (MODELS.parent / "generated" / "pendulum_3r_bodies" / "pendulum_3r_bodies.c").read_text()
+    assert "    .M_f = NULL," in body and "_M_f(" not in body

@@ -20,6 +20,7 @@ KIND = {
     "mcs_kernel_xwt": "xwt",  # (x, w, t, p, out)
     "mcs_scalar_xt": "xt",  # (x, t, p) -> value
     "mcs_scalar_xvt": "xvt",  # (x, v, t, p) -> value
+    "mcs_kernel_Mf": "mf",  # (x, v, t, p, M_out, f_out): emit/kernels.fused_kernel
 }
 
 
@@ -119,6 +120,11 @@ KERNELS = (
         "the nonzeros of the mass matrix, column by column (m_rows, m_cols)", "m_nnz",
         source="M", pattern="m",
     ),
+    Kernel(
+        "M_f", "mcs_kernel_Mf", "motion",
+        "M's nonzeros (M_out, m_nnz) and f (f_out, nx) at once, their intermediates shared",
+        "m_nnz",
+    ),
     Kernel("kinetic", "mcs_scalar_xvt", "motion", "kinetic energy T(x, v, t)"),
     Kernel("potential", "mcs_scalar_xt", "motion", "potential energy V(x, t)"),
     Kernel(
@@ -166,7 +172,7 @@ def printed() -> Tuple[Kernel, ...]:
     nonzeros it spreads."""
     out = []
     for k in KERNELS:
-        if k.scalar or any(v.view_of == k.name for v in KERNELS):
+        if k.scalar or k.kind == "mf" or any(v.view_of == k.name for v in KERNELS):
             continue
         out.append(BY_NAME[k.view_of] if k.view_of else k)
     return tuple(out)

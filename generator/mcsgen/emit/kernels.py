@@ -218,7 +218,8 @@ def _specs(model, derived):
 
 
 def build_kernels(model, derived, sets=kernel_sets.ALL):
-    """The kernels of SPEC §5 as dicts the templates print: those of the kernel sets `sets`.
+    """The kernels of SPEC §5 as dicts the templates print: those of the kernel sets `sets`,
+    the scalars, and the fused M_f (fused_kernel) or None.
 
     A, A_dot and M are emitted as their nonzeros (A_nz, A_dot_nz in A's pattern, M_nz in M's):
     the runtime's sparse products and a firmware's memory use those; the dense A, A_dot and M
@@ -232,8 +233,27 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     inter = intermediates_of(model, geometry)
     kernels = []
     helper_done = False
+    fused = fused_kernel(model, derived, names, sets)
     for name, spec, length, entries, shape, what in _specs(model, derived):
         if spec.kernel_set not in sets:
+            continue
+        if fused is not None and name in ("M_nz", "f"):  # calls M_f
+            kernels.append(
+                {
+                    "name": name,
+                    "kind": spec.kind,
+                    "w": spec.w or None,
+                    "shape": shape,
+                    "what": what,
+                    "body": fused[name],
+                    "parts": [],
+                    "helper": None,
+                    "tangent": None,
+                    "uses_k": name == "M_nz",
+                    "descriptor": True,
+                    "unused": [],
+                }
+            )
             continue
         if entries is None:
             kernels.append(
@@ -290,7 +310,55 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         if e.condition is not None and event.kernel_set in sets:
             what = f"{event.what} of event {k}"
             out.append(_scalar(f"event_{k}", event.kind, e.condition, names, what, geometry, inter))
-    return kernels, out
+    return kernels, out, fused
+
+
+# A joint-coordinate model whose M has at most this many nonzeros (plus f's n) computes M and f in
+# one kernel, M_f, that the runtime calls once per stage, its intermediates (the bodies'
+# rotations and their sines and cosines) shared; M_nz and f call it with a scratch array on the
+# stack for the other output, so larger models keep them separate
+FUSE_MAX = 256
+
+
+def fused_kernel(model, derived, names, sets=kernel_sets.ALL):
+    """M_f of a joint-coordinate model ({"body", "unused", "M_nz", "f"}: its statements, and the
+    bodies of the M_nz and f that call it), or None when the model does not take one."""
+    m_entries = _in_pattern(derived.M, m_pattern(derived))
+    n = model.n
+    if model.intermediates is None or "motion" not in sets or len(m_entries) + n > FUSE_MAX:
+        return None
+    geometry = dict(model.geometry)
+    inter = intermediates_of(model, geometry)
+    f_entries = _column_major(derived.f)
+    entries = [(k, e) for k, e in m_entries] + [(len(m_entries) + k, e) for k, e in f_entries]
+    if geometry:
+        entries = [(k, e.xreplace(geometry)) for k, e in entries]
+    entries = nonzero(entries)
+    nnz = len(m_entries)
+    lines = _assignments(entries, names, "@out", inter)
+
+    def output(match):
+        k = int(match.group(1))
+        return f"M_out[{k}]" if k < nnz else f"f_out[{k - nnz}]"
+
+    lines = [re.sub(r"@out\[(\d+)\]", output, line) for line in lines]
+    done = {k for k, _ in entries}
+    zeros = [output_zero for output_zero in range(nnz + n) if output_zero not in done]
+    lines = [f"{'M_out' if k < nnz else 'f_out'}[{k if k < nnz else k - nnz}] = MCS_R(0.0);"
+             for k in zeros] + lines  # fmt: skip
+    used = " ".join(lines)
+    prefix = model.name
+    return {
+        "body": lines,
+        "unused": [a for a in ("x", "v", "t", "p") if not _uses(used, a)],
+        "M_nz": [
+            f"mcs_real f_unused[{n}];",
+            f"mcs_real v_zero[{n}];",
+            f"for (k = 0; k < {n}; ++k) {{ v_zero[k] = MCS_R(0.0); }}",
+            f"{prefix}_M_f(x, v_zero, t, p, out, f_unused);",
+        ],
+        "f": [f"mcs_real M_unused[{nnz}];", f"{prefix}_M_f(x, v, t, p, M_unused, out);"],
+    }
 
 
 # the kernels a joint-coordinate model computes column by column from f's tangent, and the

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 9
+MODEL_ABI_VERSION = 10
 
 # User names reach C only behind prefixes the runtime reserves (model names may not start with
 # mcs_, model/reader.py): a parameter is the struct member mcs_p_<name>, so no macro of a header
@@ -52,7 +52,7 @@ def render(
             f"{model.name}: the initial velocities are not solved yet "
             "(model.complete_initial_state before render)"
         )
-    kernels, scalars = build_kernels(model, derived, sets)
+    kernels, scalars, fused = build_kernels(model, derived, sets)
     views = dense_views(model, kernels)
     transitions = "transitions" in sets
     env = jinja2.Environment(
@@ -72,6 +72,8 @@ def render(
     trampolines = {k["name"] for k in kernels + views if k["descriptor"]} | {
         k["name"] for k in scalars
     }
+    if fused is not None:
+        trampolines.add("M_f")
     ctx = {
         "version": __version__,
         "fingerprint": generator_fingerprint(),
@@ -81,6 +83,7 @@ def render(
         "source": f"models/{model.path.name}" if shipped(model.path) else _comment_safe(model.path),
         "file_hash": model.file_hash,
         "kernels": kernels,
+        "fused": fused,
         "fn": {
             k.name: f"{STATIC_PREFIX}d_{k.name}" if k.name in trampolines else "NULL"
             for k in KERNELS

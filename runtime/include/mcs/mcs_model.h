@@ -12,13 +12,18 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 9
+#define MCS_MODEL_ABI_VERSION 10
 
 /* Kernel of (x, t): c (nc), A (nc x nx), c_t (nc), M (nx x nx), A_nz (a_nnz), M_nz (m_nnz). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
 /* Kernel of (x, w, t): w is v for gamma, A_dot, f, K_f, D and the multipliers lambda (nc) for K_c. */
 typedef void (*mcs_kernel_xwt)(const mcs_real *x, const mcs_real *w, mcs_real t, const void *params,
                                mcs_real *out);
+/* M's nonzeros (m_nnz) and f (nx) at one state, computed together (their intermediates and
+ * trigonometry shared): a model in joint coordinates has it; the runtime calls M_nz and f when
+ * it is NULL. */
+typedef void (*mcs_kernel_Mf)(const mcs_real *x, const mcs_real *v, mcs_real t, const void *params,
+                              mcs_real *M_out, mcs_real *f_out);
 /* Scalars: the potential energy V(x, t) and the kinetic energy T(x, v, t). */
 typedef mcs_real (*mcs_scalar_xt)(const mcs_real *x, mcs_real t, const void *params);
 typedef mcs_real (*mcs_scalar_xvt)(const mcs_real *x, const mcs_real *v, mcs_real t,
@@ -164,6 +169,7 @@ typedef struct mcs_model {
     mcs_kernel_xt A_nz;      /* (a_nnz)   A at (a_rows[k], a_cols[k]) */
     mcs_kernel_xwt A_dot_nz; /* (a_nnz)   A_dot in A's pattern (NULL when A_dot is) */
     mcs_kernel_xt M_nz;      /* (m_nnz)   M at (m_rows[k], m_cols[k]) */
+    mcs_kernel_Mf M_f;       /* (m_nnz)   M_nz and f (nx) at once, or NULL (mcs_kernel_Mf) */
     mcs_scalar_xvt kinetic;  /* T(x, v, t): the model's, or 1/2 v^T M v */
     mcs_scalar_xt potential; /* V(x, t), or NULL when the model defines no energy */
     /* Joints of a bodies-and-joints model (nj = 0 for a model given by coordinates). */

@@ -4,6 +4,17 @@
  * level of sigma the singular watch compares with. Below the variants: it calls none of them. */
 #include "sim/mcs_sim_internal.h"
 
+void mcs_chart_mass_and_forces(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t)
+{
+    const mcs_model *md = s->model;
+    if (md->M_f != NULL) {
+        md->M_f(x, v, t, s->params, s->w.M, s->w.f);
+    } else {
+        md->M_nz(x, t, s->params, s->w.M);
+        md->f(x, v, t, s->params, s->w.f);
+    }
+}
+
 mcs_real mcs_qr_ratio(const mcs_sim *s, const mcs_frame *fr, int r)
 {
     const mcs_real r00 = mcs_fabs(fr->R[0]);

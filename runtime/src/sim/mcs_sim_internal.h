@@ -101,6 +101,10 @@ void mcs_q_carry(int f_from, const mcs_real *q_from, const mcs_real *dq, int f_t
  * of the run so far (mcs_sim.h) */
 mcs_real mcs_sim_watch_level(const mcs_sim *s);
 
+/* w.M (M's nonzeros) and w.f at (x, v, t): the model's M_f when it has one (computed together),
+ * else M_nz and f. */
+void mcs_chart_mass_and_forces(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t);
+
 /* The first-order warm start of the chart Newton (w.p = p_last + dpdq (q - q_last), when the
  * last solution was on this chart); keeping this solution for the next one (dpdq = -Z, Z (r x f)
  * = G^-1 A_S T, and q, w.p); and the reduced solve ydot = (qd, (Phi^T M Phi)^-1 Phi^T rhs) from

@@ -133,8 +133,7 @@ static mcs_status kkt_solve(mcs_sim *s, const mcs_real *x, const mcs_real *v, mc
     mcs_real *b = s->w.kkt_rhs;
     int i;
     int k;
-    md->M_nz(x, t, s->params, s->w.M);
-    md->f(x, v, t, s->params, s->w.f);
+    mcs_chart_mass_and_forces(s, x, v, t);
     mcs_rows_gamma(s, x, v, t, s->w.gamma);
     for (i = 0; i < (N * ld); ++i) {
         ab[i] = MCS_R(0.0);

@@ -252,8 +252,7 @@ mcs_status mcs_compact_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, m
     if (st != MCS_OK) {
         return st;
     }
-    s->model->M_nz(x, t, s->params, s->w.M);
-    s->model->f(x, v, t, s->params, s->w.f);
+    mcs_chart_mass_and_forces(s, x, v, t);
     for (i = 0; i < n; ++i) {
         rhs[i] = s->w.f[i];
     }
