@@ -239,20 +239,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
             continue
         if fused is not None and name in ("M_nz", "f"):  # calls M_f
             kernels.append(
-                {
-                    "name": name,
-                    "kind": spec.kind,
-                    "w": spec.w or None,
-                    "shape": shape,
-                    "what": what,
-                    "body": fused[name],
-                    "parts": [],
-                    "helper": None,
-                    "tangent": None,
-                    "uses_k": name == "M_nz",
-                    "descriptor": True,
-                    "unused": [],
-                }
+                _kernel_entry(name, spec, shape, what, body=fused[name], uses_k=name == "M_nz")
             )
             continue
         if entries is None:
@@ -279,25 +266,22 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
             body = _zero_fill(entries, length, "out") + _assignments(entries, names, "out", inter)
         used = " ".join(body)
         kernels.append(
-            {
-                "name": name,
-                "kind": spec.kind,
-                "w": spec.w or None,
-                "shape": shape,
-                "what": what,
-                "body": body,
-                "parts": parts,  # static functions the kernel calls after its body, in order
-                "helper": None,  # f_tangent's body (_tangent_kernel)
-                "tangent": None,
-                "uses_k": "k = 0" in used,
-                # whether the descriptor points to it (the run-time initial state only when it
-                # depends on the parameters; the held conditions only when there are some)
-                "descriptor": not (
+            _kernel_entry(
+                name,
+                spec,
+                shape,
+                what,
+                body=body,
+                parts=parts,
+                uses_k="k = 0" in used,
+                # the descriptor points to the run-time initial state only when it depends on
+                # the parameters, to the held conditions only when there are some
+                descriptor=not (
                     (name == "initial" and not derived.initial_depends_on_params)
                     or (name == "held" and not derived.held.shape[0])
                 ),
-                "unused": [] if parts else [a for a in args if a and not _uses(used, a)],
-            }
+                unused=[] if parts else [a for a in args if a and not _uses(used, a)],
+            )
         )
     values = {"kinetic": derived.kinetic, "potential": derived.potential}
     out = [
@@ -388,19 +372,42 @@ def _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helpe
         }
         if "k = 0" in used:
             helper["body"] = ["int k;"] + body
+    return _kernel_entry(
+        name, spec, shape, what, helper=helper, tangent=TANGENT_KERNELS[spec.term], uses_k=True
+    )
+
+
+def _kernel_entry(
+    name,
+    spec,
+    shape,
+    what,
+    *,
+    body=(),
+    parts=(),
+    helper=None,
+    tangent=None,
+    uses_k=False,
+    descriptor=True,
+    unused=(),
+):
+    """One kernel as the templates print it: `body` its statements, `parts` static functions it
+    calls after them in order, `helper` f_tangent's body (a tangent kernel's, `tangent` the
+    direction array it sets), `descriptor` whether the model descriptor points to it and
+    `unused` the arguments it does not read."""
     return {
         "name": name,
         "kind": spec.kind,
         "w": spec.w or None,
         "shape": shape,
         "what": what,
-        "body": [],
-        "parts": [],
+        "body": list(body),
+        "parts": list(parts),
         "helper": helper,
-        "tangent": TANGENT_KERNELS[spec.term],
-        "uses_k": True,
-        "descriptor": True,
-        "unused": [],
+        "tangent": tangent,
+        "uses_k": uses_k,
+        "descriptor": descriptor,
+        "unused": list(unused),
     }
 
 
