@@ -110,6 +110,11 @@ mcs_status mcs_chart_solve_reduced(mcs_sim *s, int f, mcs_real *ydot)
     return MCS_OK;
 }
 
+int mcs_chart_identity(const mcs_sim *s, const mcs_frame *fr)
+{
+    return ((s->m == 0) && (fr->r == 0) && (fr->T == fr->Q) && (fr->identity != 0)) ? 1 : 0;
+}
+
 /* a_end (n) = x'' at the stage just evaluated on the chart of s->cur: Phi q'' + beta (beta = U
  * G^-1 gamma_S, left in w.Z by the chart's rhs; 0 without rows): the dense and compact
  * variants' (mcs_chart_end_acceleration). */
@@ -119,6 +124,12 @@ void mcs_chart_acceleration(mcs_sim *s, const mcs_real *k_last)
     const int r = s->cur.r;
     const int f = n - r;
     int i;
+    if (mcs_chart_identity(s, &s->cur) != 0) { /* Phi = I, not written by the map */
+        for (i = 0; i < n; ++i) {
+            s->w.a_end[i] = k_last[n + i];
+        }
+        return;
+    }
     for (i = 0; i < n; ++i) {
         s->w.a_end[i] = (r > 0) ? s->w.Z[i] : MCS_R(0.0);
     }

@@ -116,6 +116,13 @@ mcs_status mcs_chart_reduced_solve(mcs_sim *s, int f, const mcs_real *y, mcs_rea
 /* Its second half: w.Mred (f x f) and ydot[f..2f) (the reduced right-hand side) in place,
  * Cholesky-factored and solved: ydot[f..2f) = qdd. */
 mcs_status mcs_chart_solve_reduced(mcs_sim *s, int f, mcs_real *ydot);
+/* Whether fr is an identity chart: no rows in force and its tangent basis exactly the identity
+ * (the QR of no rows, mcs_frame.identity, kept so by the alignment while nothing turns it): a
+ * model in joint coordinates without cut joints, when no lock is in force. Its chart is then
+ * x = x_k + q, v = qd and M qdd = f: the stages and the step's end skip the products with T, U
+ * and Phi, whose results they equal to the bit (an identity's products add only exact zeros);
+ * the dense map leaves w.Phi (= I) unwritten. */
+int mcs_chart_identity(const mcs_sim *s, const mcs_frame *fr);
 /* w.a_end (n) = Phi q'' + beta at the stage just evaluated on the chart of s->cur (k_last: its
  * ydot, beta in w.Z): the dense and compact variants' end acceleration. */
 void mcs_chart_acceleration(mcs_sim *s, const mcs_real *k_last);

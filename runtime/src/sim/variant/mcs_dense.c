@@ -22,17 +22,6 @@ static int is_identity(int n, const mcs_real *B)
     return 1;
 }
 
-/* Whether there are no rows in force and the frame's tangent basis is exactly the identity (the
- * QR of no rows, kept so by the alignment while nothing turns it): a model in joint coordinates
- * without cut joints, or a tree, when no lock is in force. Its chart is then x = x_k + q, v = qd
- * and M qdd = f: the stages and the step's end skip the products with T, U and Phi, whose
- * results they equal to the bit (an identity's products add only exact zeros). n^2 compares at
- * worst, none with rows. */
-static int no_rows_identity(const mcs_sim *s, const mcs_frame *fr)
-{
-    return ((s->m == 0) && (fr->r == 0) && (fr->T == fr->Q) && (fr->identity != 0)) ? 1 : 0;
-}
-
 /* ---------------------------------------------------------------- frames (SPEC §2-§3) */
 
 /* mcs_frame_factor: A^T's pivoted QR with the explicit Q. */
@@ -55,7 +44,7 @@ mcs_status mcs_dense_factor(mcs_sim *s, mcs_frame *fr)
             fr->Q[i + (i * n)] = MCS_R(1.0);
         }
         fr->r = 0;
-        fr->identity = 1; /* what no_rows_identity reads: cleared where Q is turned
+        fr->identity = 1; /* what mcs_chart_identity reads: cleared where Q is turned
                              (mcs_dense_align, locks, events) */
     }
     s->stats.factorizations++;
@@ -117,7 +106,7 @@ mcs_status mcs_dense_align(mcs_sim *s, int f_old, mcs_frame *to)
     if (s->opt.continuation == MCS_CONT_OFF) {
         return MCS_OK;
     }
-    if ((f_old == n) && no_rows_identity(s, to) && is_identity(n, s->w.Tpred)) {
+    if ((f_old == n) && mcs_chart_identity(s, to) && is_identity(n, s->w.Tpred)) {
         return MCS_OK; /* T^ = I continued from the prediction I: I */
     }
     to->identity = 0;
@@ -236,7 +225,7 @@ mcs_status mcs_dense_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
     int i;
     int it;
     mcs_status st;
-    const int identity = no_rows_identity(s, ch);
+    const int identity = mcs_chart_identity(s, ch);
     if ((identity == 0) && (r > 0)) { /* the chart Newton's tolerance */
         tol = s->opt.newton_tol * MAX2(MCS_R(1.0), mcs_vec_max_abs(n, ch->x));
     }
@@ -319,8 +308,11 @@ mcs_status mcs_dense_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
             x[i] = sum;
         }
     }
-    /* Phi = T - U G^-1 (A_S T) */
-    mcs_mat_copy(n, f, T, n, Phi, n);
+    /* Phi = T - U G^-1 (A_S T); on an identity chart Phi = I is not written: nothing reads it
+     * there (mcs_chart_acceleration, the reactions) */
+    if (identity == 0) {
+        mcs_mat_copy(n, f, T, n, Phi, n);
+    }
     if ((r > 0) && (f > 0)) {
         mcs_real *Z = s->w.Z;
         rows_times(s, ch->piv, r, T, n, f, Z);
@@ -393,25 +385,29 @@ mcs_status mcs_dense_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
     for (i = 0; i < n; ++i) {
         rhs[i] = s->w.f[i];
     }
-    if (no_rows_identity(s, ch) != 0) {
-        /* Phi = I: M Phi = M (n x n, its nonzeros scattered), Phi^T M Phi = M, Phi^T f = f */
+    if (mcs_chart_identity(s, ch) != 0) {
+        /* Phi = I: M Phi = M (n x n, its nonzeros scattered), Phi^T M Phi = M (its lower
+         * triangle: all the Cholesky factorization reads), Phi^T f = f */
         const mcs_model *md = s->model;
+        mcs_real *MPhi = s->w.MPhi;
+        mcs_real *Mred = s->w.Mred;
+        int j;
         int k;
-        int finite = 1;
+        mcs_real not_finite = MCS_R(0.0); /* NaN once an entry is an Inf or NaN (Inf - Inf) */
         for (i = 0; i < (n * n); ++i) {
-            s->w.MPhi[i] = MCS_R(0.0);
-            s->w.Mred[i] = MCS_R(0.0);
+            MPhi[i] = MCS_R(0.0);
         }
         for (k = 0; k < md->m_nnz; ++k) {
             const mcs_real mk = s->w.M[k];
-            const int at = md->m_rows[k] + (md->m_cols[k] * n);
-            if ((mk - mk) != MCS_R(0.0)) { /* an Inf or NaN */
-                finite = 0;
-            }
-            s->w.MPhi[at] += mk;
-            s->w.Mred[at] += mk;
+            not_finite += mk - mk;
+            MPhi[md->m_rows[k] + (md->m_cols[k] * n)] += mk;
         }
-        if (finite == 0) {
+        for (j = 0; j < n; ++j) {
+            for (i = j; i < n; ++i) {
+                Mred[i + (j * n)] = MPhi[i + (j * n)];
+            }
+        }
+        if (not_finite != MCS_R(0.0)) {
             /* the general path's products spread it (Inf 0 is NaN) and the Cholesky
              * factorization refuses it; so does this one */
             return MCS_ERR_MASS_NOT_PD;
