@@ -25,8 +25,16 @@ def complete_initial_state(model: "Model") -> "Model":
     or the given rates contradict the constraints."""
     if model.pending_initial is None:
         return model
-    x0, held = model.pending_initial
-    v, report = solve_initial_velocities(model, x0, held, model.x, model.time)
+    x0, held, starts = model.pending_initial
+    v, report = solve_initial_velocities(model, x0, held, model.x, model.time, starts)
+    if report["start_residual"] > 1e-8:
+        raise ModelError(
+            model.path,
+            "joints",
+            "the start values cannot all hold with the loops closed: joint "
+            f"'{report['worst_start']}' stays {report['start_residual']:.3g} off its start "
+            "(a loop with fewer degrees of freedom than started joints? start fewer)",
+        )
     if report["assembly_residual"] > 1e-8:
         raise ModelError(
             model.path,
@@ -44,15 +52,24 @@ def complete_initial_state(model: "Model") -> "Model":
     model.v0 = v
     model.x_assembled = report.pop("x_assembled")
     model.jacobian_assembled = report.pop("jacobian")
-    report.pop("worst_row")
+    x_exact = report.pop("x_exact")
+    if starts:  # the emitted initial state: the pose the loops closed at, the starts held
+        model.initial_x = x_exact
+        model.x0 = [float(a) for a in x_exact]
+        model.starts_held = True
+    for key in ("worst_row", "worst_start", "start_residual"):
+        report.pop(key)
     model.initial_report = report
     model.pending_initial = None
     return model
 
 
-def solve_initial_velocities(model, x0, held, x_sym, t):
+def solve_initial_velocities(model, x0, held, x_sym, t, starts=()):
     """Velocities that satisfy A v + c_t = 0 with the held conditions (body velocities, joint
     rates) kept, the rest of minimum norm, at the assembled positions. Returns (v, report).
+    starts: [(joint, its coordinate (an expression of x), value)] that the assembly holds (the
+    `start:` values of joints in a mechanism with loops, model/placement.py): the positions
+    close the loops with those joints at their values.
 
     v is emitted into the generated C, so no machine floating point may reach it (exact.py):
     starting from the exact positions x0, the positions are assembled by minimum-norm Newton and
@@ -91,6 +108,22 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
                 cse=True,  # shorter to print: the PUMA 560 loads in 3.3 s instead of 5.8
             )
         rows_fn.append(([index[s] for s in local], same_rows[key]))
+    start_rows = []  # (joint, columns, f(x_local, params) -> (coordinate, its gradient), value)
+    for joint, coordinate, value in starts:
+        local = local_symbols(coordinate)
+        start_rows.append(
+            (
+                joint,
+                [index[s] for s in local],
+                sp.lambdify(
+                    [local, params],
+                    [coordinate, [sp.diff(coordinate, s) for s in local]],
+                    modules="mpmath",
+                    cse=True,
+                ),
+                value,
+            )
+        )
     held_rows, rhs, names = [], [], []
     for name, row, value in held:
         if isinstance(row, sp.Expr):  # a joint coordinate: its gradient is the row
@@ -147,19 +180,34 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
                 b.append(mp(h))
             return c, rows, b
 
+        def held_starts(x):
+            """The started joints' offsets from their values and their gradients (rows)."""
+            offsets, grads = [], []
+            for _, cols, fn, value in start_rows:
+                q, grad = fn([x[j] for j in cols], pvals)
+                offsets.append(mpmath.mpf(q) - mp(value))
+                grads.append({j: mpmath.mpf(g) for j, g in zip(cols, grad) if g != 0})
+            return offsets, grads
+
         x = [mp(a) for a in x0]
         tol = mpmath.mpf(10) ** -(DIGITS - 8)
         where = "at the initial configuration"
         try:
             c, rows, b = constraints(x)
+            offsets, grads = held_starts(x)
             for _ in range(50):
-                if max((abs(a) for a in c), default=0) <= tol:
+                if max((abs(a) for a in c + offsets), default=0) <= tol:
                     break
-                keep = independent_rows(rows[:m], n)
-                dx = min_norm_solution([rows[i] for i in keep], [-c[i] for i in keep], n)
+                # the rows first: a started joint that a loop's closure fixes already is the
+                # dependent one left out (and its offset reported)
+                system = rows[:m] + grads
+                keep = independent_rows(system, n)
+                residual = c + offsets
+                dx = min_norm_solution([system[i] for i in keep], [-residual[i] for i in keep], n)
                 x = [a + d for a, d in zip(x, dx)]
                 where = "at a configuration the assembly from the initial one reached"
                 c, rows, b = constraints(x)
+                offsets, grads = held_starts(x)
         except NotReal as exc:
             con = model.constraints[exc.row]
             field = f"constraints[{exc.row}].expr" if model.blocks is None else "joints"
@@ -187,6 +235,15 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
         flush = mpmath.mpf(10) ** -(DIGITS - 10) * scale
         v_double = [0.0 if abs(a) < flush else mpf_to_double(a) for a in v]
         correction = mpmath.sqrt(sum((a - mp(a0)) ** 2 for a, a0 in zip(x, x0)))
+        # the assembled pose to DIGITS digits (noise below it flushed to 0), for the initial
+        # state a held start emits (the runtime's assembly would not hold the starts)
+        x_scale = max([mpmath.mpf(1)] + [abs(a) for a in x])
+        x_exact = [
+            sp.Integer(0)
+            if abs(a) < mpmath.mpf(10) ** -(DIGITS - 10) * x_scale
+            else sp.Float(mpmath.nstr(a, DIGITS), DIGITS)
+            for a in x
+        ]
     report = {
         "held": names,
         "residual": float(residual),
@@ -194,7 +251,15 @@ def solve_initial_velocities(model, x0, held, x_sym, t):
         "x_correction": float(correction),
         "assembly_residual": float(assembly),
         "worst_row": worst_row,  # the constraint row farthest from 0 after the assembly
+        # the started joint farthest from its value (None without starts), and how far
+        "worst_start": (
+            start_rows[max(range(len(offsets)), key=lambda i: abs(offsets[i]))][0]
+            if offsets
+            else None
+        ),
+        "start_residual": float(max((abs(a) for a in offsets), default=0)),
         "x_assembled": [float(a) for a in x],  # (for checks only: never emitted)
+        "x_exact": x_exact,  # (DIGITS-digit Floats)
         # A there (m x n, floats; for checks only: consistency.py)
         "jacobian": _dense([rows[i] for i in range(m)], n),
     }

@@ -63,6 +63,9 @@ class Model:
     blocks: list = None
     initial_report: dict = None
     x_assembled: list = None  # x0 assembled onto c = 0 (floats, for checks; consistency.py)
+    # whether the initial assembly held joints at their `start:` values (a mechanism with loops:
+    # initial_x is then the assembled pose, model/initial.py)
+    starts_held: bool = False
     jacobian_assembled: object = None  # A there ((m x n) floats, for checks; consistency.py)
     # parameters the file's `freeze:` list makes constants at generation: name -> the field
     # that says so. `--param` refuses them.

@@ -29,7 +29,7 @@ from ..derive.intermediates import Intermediates
 from ..errors import ModelError
 from .consistency import check_consistency
 from .bodies import G_matrix, quat_conj, quat_mul, rotation_from_euler
-from .exact import clean, numbers_as_coefficients, to_double
+from .exact import DIGITS, clean, numbers_as_coefficients, to_double
 from .ir import Constraint, Coordinate
 from .joints import joint_rate_label
 from .switches import RowGroup
@@ -236,7 +236,7 @@ def to_joint_coordinates(model):
             initial_x.append(exact_x0[c.symbol])
             continue
         joint = next(j for j in model.joints if j.name == c.name)
-        exact = initial_x_of(joint, topo.joints[joint.name], exact_x0)
+        exact = initial_x_of(joint, topo.joints[joint.name], exact_x0, model.starts_held, x_float)
         moved = model.x_assembled is not None and any(
             abs(a - b) > 1e-14 for a, b in zip(model.x_assembled, model.x0)
         )
@@ -345,10 +345,15 @@ def to_joint_coordinates(model):
     return model
 
 
-def initial_x_of(joint, geometry, exact_x0):
+def initial_x_of(joint, geometry, exact_x0, starts_held=False, values=None):
     """A tree joint's initial coordinate as an exact expression of the parameters: a revolute
     joint's angle counts from the initial pose, so it is its `initial:` there; a prismatic
-    joint's position is evaluated at the initial pose."""
+    joint's position is evaluated at the initial pose. After an assembly that held `start:`
+    values (exact_x0 the assembled pose, 40-digit numbers), every coordinate is evaluated
+    there (values: the parameters' as numbers)."""
+    if starts_held:
+        value = sp.N(joint.coordinate.xreplace(exact_x0).xreplace(values), DIGITS)
+        return numbers_as_coefficients(clean(value))
     if geometry.type == "revolute":
         return numbers_as_coefficients(sp.sympify(geometry.initial))
     return numbers_as_coefficients(clean(joint.coordinate.xreplace(exact_x0)))

@@ -286,6 +286,11 @@ class _Validator(Reader):
                 )
                 for what, row, value in builder.held
             ],
+            # a mechanism with loops: the started joints' values, held by the assembly
+            [
+                (name, builder.joint_coordinate(name), sp.sympify(value).xreplace(values))
+                for name, value in builder.held_starts
+            ],
         )
         if formulation == "joint":  # its coordinates need the initial state
             if plain_tree(model):  # nothing to assemble or solve: the tree places every body

@@ -75,6 +75,8 @@ class MechanismBuilder(ForceElements):
         self.axial_rates = {}
         self.held = []  # (description, row (n), value)
         self.starts = {}  # joint -> (its `start:` value, where): place_at_start
+        # [(joint, start value)] the initial assembly holds (a mechanism with loops)
+        self.held_starts = []
         self.gravity = None
         self.kind = None  # "spatial" | "planar"
         self.drawing = {}  # body -> joint points (body coordinates, at the default values)

@@ -1,8 +1,9 @@
 """Initial configurations by joint values (`start:` on a joint): the bodies as written are the
 pose where each joint reads its `initial:` (0 unless given); the bodies beyond a started joint,
 away from the ground along the spanning tree (model/tree.py), are turned or slid there before
-anything reads the initial state. Both formulations; trees only (a loop's assembly would move
-a joint off its value).
+anything reads the initial state. Both formulations. In a mechanism with loops the turn opens
+the loops at their cut joints; the initial assembly (initial.py) then closes them holding the
+started joints at their values.
 """
 
 import sympy as sp
@@ -19,8 +20,9 @@ def place_at_start(builder):
     0 by default), nearest the ground first, in exact arithmetic (constants evaluated to
     40 digits). The joints' points, axes and rows were read at the written pose and are in
     the bodies' frames, so only the poses move; a joint's coordinate then reads its start
-    value. A joint the tree does not take (a loop's cut joint), or any loop at all, is
-    refused: the loop's assembly would move the joint away from its value."""
+    value. With loops, the started joints go to builder.held_starts for the assembly to hold.
+    A joint the tree does not take (a loop's cut joint) is refused: nothing beyond it to
+    turn."""
     if not builder.starts:
         return
     geometry = builder.joint_geometry
@@ -30,13 +32,14 @@ def place_at_start(builder):
     )
     taken = {tj.joint for tj in tree.joints}
     for name, (_, where) in builder.starts.items():
-        if name not in taken or tree.cuts:
+        if name not in taken:
             builder.ctx.fail(
                 f"{where}.start",
-                "start values place the bodies along a tree of joints: this mechanism has "
-                "a loop (or the joint is cut), whose assembly would move the joint off it; "
-                "write the bodies' poses at the start instead",
+                "start values turn the bodies beyond a joint of the spanning tree, and this "
+                "joint closes a loop (a cut joint): start another joint of the loop",
             )
+    if tree.cuts:  # the loops close at the assembly, the started joints held there
+        builder.held_starts = [(name, value) for name, (value, _) in builder.starts.items()]
     children = {}
     for tj in tree.joints:
         children.setdefault(tj.parent, []).append(tj.child)
