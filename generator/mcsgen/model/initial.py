@@ -231,18 +231,13 @@ def solve_initial_velocities(model, x0, held, x_sym, t, starts=()):
             default=mpmath.mpf(0),
         )
         # exact zeros come out as 40-digit noise: flush them, so they print as 0
-        scale = max([mpmath.mpf(1)] + [abs(a) for a in v])
-        flush = mpmath.mpf(10) ** -(DIGITS - 10) * scale
-        v_double = [0.0 if abs(a) < flush else mpf_to_double(a) for a in v]
+        v_double = [0.0 if a is None else mpf_to_double(a) for a in _noise_flushed(v)]
         correction = mpmath.sqrt(sum((a - mp(a0)) ** 2 for a, a0 in zip(x, x0)))
-        # the assembled pose to DIGITS digits (noise below it flushed to 0), for the initial
-        # state a held start emits (the runtime's assembly would not hold the starts)
-        x_scale = max([mpmath.mpf(1)] + [abs(a) for a in x])
+        # the assembled pose to DIGITS digits (noise flushed to 0), for the initial state a
+        # held start emits (the runtime's assembly would not hold the starts)
         x_exact = [
-            sp.Integer(0)
-            if abs(a) < mpmath.mpf(10) ** -(DIGITS - 10) * x_scale
-            else sp.Float(mpmath.nstr(a, DIGITS), DIGITS)
-            for a in x
+            sp.Integer(0) if a is None else sp.Float(mpmath.nstr(a, DIGITS), DIGITS)
+            for a in _noise_flushed(x)
         ]
     report = {
         "held": names,
@@ -264,6 +259,15 @@ def solve_initial_velocities(model, x0, held, x_sym, t, starts=()):
         "jacobian": _dense([rows[i] for i in range(m)], n),
     }
     return v_double, report
+
+
+def _noise_flushed(values):
+    """mpf values with None for those below 10^-(DIGITS - 10) of the largest (or of 1): the
+    noise an exact zero comes out as."""
+    import mpmath
+
+    flush = mpmath.mpf(10) ** -(DIGITS - 10) * max([mpmath.mpf(1)] + [abs(a) for a in values])
+    return [None if abs(a) < flush else a for a in values]
 
 
 def _dense(rows, n):

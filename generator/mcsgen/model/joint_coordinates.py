@@ -228,6 +228,7 @@ def to_joint_coordinates(model):
         for what, _, value in model.held:
             given_rate[labels[what]] = to_double(sp.sympify(value).xreplace(x_float))
     exact_x0 = dict(zip(model.x, model.initial_x))
+    params = model.parameter_values()  # exact: a held start's coordinates are evaluated with them
     x0, v0, initial_x = [], [], []
     for c in coords:
         if c.symbol in body_coordinates:
@@ -236,7 +237,7 @@ def to_joint_coordinates(model):
             initial_x.append(exact_x0[c.symbol])
             continue
         joint = next(j for j in model.joints if j.name == c.name)
-        exact = initial_x_of(joint, topo.joints[joint.name], exact_x0, model.starts_held, x_float)
+        exact = initial_x_of(joint, topo.joints[joint.name], exact_x0, model.starts_held, params)
         moved = model.x_assembled is not None and any(
             abs(a - b) > 1e-14 for a, b in zip(model.x_assembled, model.x0)
         )
@@ -350,7 +351,7 @@ def initial_x_of(joint, geometry, exact_x0, starts_held=False, values=None):
     joint's angle counts from the initial pose, so it is its `initial:` there; a prismatic
     joint's position is evaluated at the initial pose. After an assembly that held `start:`
     values (exact_x0 the assembled pose, 40-digit numbers), every coordinate is evaluated
-    there (values: the parameters' as numbers)."""
+    there (values: the parameters' exact values)."""
     if starts_held:
         value = sp.N(joint.coordinate.xreplace(exact_x0).xreplace(values), DIGITS)
         return numbers_as_coefficients(clean(value))
