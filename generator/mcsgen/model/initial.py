@@ -13,6 +13,7 @@ import sympy as sp
 
 from ..errors import ModelError
 from .exact import DIGITS, approx
+from .mp_tape import Tape
 
 if TYPE_CHECKING:  # for the hints only
     from .ir import Model
@@ -90,9 +91,9 @@ def solve_initial_velocities(model, x0, held, x_sym, t, starts=()):
     def local_symbols(expr):
         return sorted((s for s in expr.free_symbols if s in index), key=lambda s: index[s])
 
-    # one small multiprecision function per row, over the row's own coordinates:
-    # (c_i, dc_i/dx_local, dc_i/dt); rows that are the same function of their own coordinates
-    # (the links of a chain) share one, written in canonical symbols @x0, @x1, ...
+    # one small multiprecision function per row, over the row's own coordinates and t:
+    # (c_i, [dc_i/dx_local..., dc_i/dt]) (mp_tape.py); rows that are the same function of their
+    # own coordinates (the links of a chain) share one, written in canonical symbols @x0, @x1, ...
     rows_fn, same_rows = [], {}
     for con in model.constraints:
         c = con.expr
@@ -100,45 +101,19 @@ def solve_initial_velocities(model, x0, held, x_sym, t, starts=()):
         X = [sp.Symbol(f"@x{k}", **s.assumptions0) for k, s in enumerate(local)]
         key = c.xreplace(dict(zip(local, X)))
         if key not in same_rows:
-            same_rows[key] = sp.lambdify(
-                [X, params, t],
-                [key, [sp.diff(key, s) for s in X], sp.diff(key, t)],
-                modules="mpmath",
-                dummify=True,
-                cse=True,  # shorter to print: the PUMA 560 loads in 3.3 s instead of 5.8
-            )
+            same_rows[key] = Tape(key, X + [t], params)
         rows_fn.append(([index[s] for s in local], same_rows[key]))
     start_rows = []  # (joint, columns, f(x_local, params) -> (coordinate, its gradient), value)
     for joint, coordinate, value in starts:
         local = local_symbols(coordinate)
         start_rows.append(
-            (
-                joint,
-                [index[s] for s in local],
-                sp.lambdify(
-                    [local, params],
-                    [coordinate, [sp.diff(coordinate, s) for s in local]],
-                    modules="mpmath",
-                    cse=True,
-                ),
-                value,
-            )
+            (joint, [index[s] for s in local], Tape(coordinate, local, params), value)
         )
     held_rows, rhs, names = [], [], []
     for name, row, value in held:
         if isinstance(row, sp.Expr):  # a joint coordinate: its gradient is the row
             local = local_symbols(row)
-            held_rows.append(
-                (
-                    [index[s] for s in local],
-                    sp.lambdify(
-                        [local, params],
-                        [sp.diff(row, s) for s in local],
-                        modules="mpmath",
-                        cse=True,
-                    ),
-                )
-            )
+            held_rows.append(([index[s] for s in local], Tape(row, local, params)))
         else:  # explicit coefficients of v
             cols = [i for i, a in enumerate(row) if a != 0]
             held_rows.append((cols, [row[i] for i in cols]))
@@ -167,13 +142,13 @@ def solve_initial_velocities(model, x0, held, x_sym, t, starts=()):
             zero = mpmath.mpf(0)
             c, rows, b = [], [], []
             for i, (cols, fn) in enumerate(rows_fn):
-                ci, gi, cti = fn([x[j] for j in cols], pvals, zero)
+                ci, gi = fn([x[j] for j in cols] + [zero], pvals)
                 c.append(real(ci, i))
                 rows.append({j: real(g, i) for j, g in zip(cols, gi) if g != 0})
-                b.append(-real(cti, i))
+                b.append(-real(gi[-1], i))
             for (cols, spec), h in zip(held_rows, rhs):
                 if callable(spec):
-                    grad = spec([x[j] for j in cols], pvals)
+                    grad = spec([x[j] for j in cols], pvals)[1]
                 else:
                     grad = [mp(a) for a in spec]
                 rows.append({j: mpmath.mpf(g) for j, g in zip(cols, grad) if g != 0})
