@@ -209,7 +209,8 @@ mcs_status mcs_chart_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, con
                          mcs_real t, mcs_real *x, mcs_real *v);
 /* ydot = (qd, qdd) at y = (q, qd) on the chart `ch` (Maggi-Kane). Writes the chart scratch and
  * w.xs, w.vs (the state at y, left valid), w.M, w.f, w.gamma, w.MPhi, w.Mred; leaves valid
- * w.rhs = f - M U G^-1 gamma_S and w.MPhi = M Phi (the dense and compact variants), and in w.Z
+ * w.rhs = f - M U G^-1 gamma_S and w.MPhi = M Phi (the dense and compact variants; the dense
+ * one leaves w.MPhi as it was on an identity chart, where no row is in force), and in w.Z
  * what mcs_chart_end_acceleration reads. */
 mcs_status mcs_chart_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
                          mcs_real *ydot);

@@ -386,25 +386,23 @@ mcs_status mcs_dense_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
         rhs[i] = s->w.f[i];
     }
     if (mcs_chart_identity(s, ch) != 0) {
-        /* Phi = I: M Phi = M (n x n, its nonzeros scattered), Phi^T M Phi = M (its lower
-         * triangle: all the Cholesky factorization reads), Phi^T f = f */
+        /* Phi = I: Phi^T M Phi = M, of which the Cholesky factorization reads the lower
+         * triangle (M's nonzeros there scattered), and Phi^T f = f. M Phi is not written: no
+         * row is in force, so nothing reads it (the multipliers are empty) */
         const mcs_model *md = s->model;
-        mcs_real *MPhi = s->w.MPhi;
         mcs_real *Mred = s->w.Mred;
-        int j;
         int k;
         mcs_real not_finite = MCS_R(0.0); /* NaN once an entry is an Inf or NaN (Inf - Inf) */
         for (i = 0; i < (n * n); ++i) {
-            MPhi[i] = MCS_R(0.0);
+            Mred[i] = MCS_R(0.0);
         }
         for (k = 0; k < md->m_nnz; ++k) {
             const mcs_real mk = s->w.M[k];
+            const int row = md->m_rows[k];
+            const int col = md->m_cols[k];
             not_finite += mk - mk;
-            MPhi[md->m_rows[k] + (md->m_cols[k] * n)] += mk;
-        }
-        for (j = 0; j < n; ++j) {
-            for (i = j; i < n; ++i) {
-                Mred[i + (j * n)] = MPhi[i + (j * n)];
+            if (row >= col) {
+                Mred[row + (col * n)] += mk;
             }
         }
         if (not_finite != MCS_R(0.0)) {
