@@ -260,6 +260,7 @@ def program_command(
         f"-DMCS_APP_NGROUPS={upper}_NGROUPS",
         f"-DMCS_APP_GROUP_ROWS={upper}_MAX_GROUP_ROWS",
         f"-DMCS_APP_NJC={upper}_NJC",
+        f"-DMCS_APP_NW={upper}_NW",
         f"-DMCS_APP_FROZEN={upper}_FROZEN_PARAMS",
         "-include",
         f"{name}.h",

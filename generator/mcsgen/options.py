@@ -122,7 +122,12 @@ OPTIONS = (
         choices=JUMP_METHOD.names,
         default="minimal",
     ),
-    SimOption("reactions", "flag", "add the constraint multipliers lam.<row> to the CSV"),
+    SimOption(
+        "reactions",
+        "flag",
+        "add the constraint multipliers lam.<row> and each joint's force and moment on its "
+        "body 2 (Fx.<joint> ... Nz.<joint>, world frame) to the CSV",
+    ),
     SimOption("basis", "flag", "add the tangent basis T (columns T<j>.<coordinate>) to the CSV"),
     SimOption("momenta", "flag", "add the generalized momenta P = T'M v (columns p<i>) to the CSV"),
     SimOption(

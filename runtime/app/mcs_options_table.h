@@ -50,7 +50,7 @@ static const sim_option SIM_OPTIONS[] = {
     {"transition", OPT_CHOICE, -1, "minimal|full|projected|naive", NULL,
      "velocity jump at a lock: minimal (004 eq. 37, continued basis), full (eq. 24), projected (eq. 32), naive (zero the locked rate, no momentum balance) (default: minimal)"},
     {"reactions", OPT_FLAG, -1, NULL, NULL,
-     "add the constraint multipliers lam.<row> to the CSV"},
+     "add the constraint multipliers lam.<row> and each joint's force and moment on its body 2 (Fx.<joint> ... Nz.<joint>, world frame) to the CSV"},
     {"basis", OPT_FLAG, -1, NULL, NULL,
      "add the tangent basis T (columns T<j>.<coordinate>) to the CSV"},
     {"momenta", OPT_FLAG, -1, NULL, NULL,

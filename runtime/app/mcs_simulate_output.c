@@ -201,6 +201,26 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
                 value(o, st == MCS_OK ? ri->lambda[i] : (mcs_real)NAN);
         }
     }
+    if (ri->reactions && md->joint_wrenches && md->nj > 0 && ri->simulator &&
+        strcmp(ri->simulator, "banded") != 0) { /* the banded one has no probe (unsupported) */
+        /* each joint's force and moment on its body 2 (world frame): Fx.<joint>, ... */
+        static const char *const planar[] = {"Fx.", "Fy.", "Nz."};
+        static const char *const spatial[] = {"Fx.", "Fy.", "Fz.", "Nx.", "Ny.", "Nz."};
+        const int k = md->nw / md->nj;
+        const char *const *label = (k == 3) ? planar : spatial;
+        mcs_status st =
+            row ? mcs_sim_joint_wrenches(sim, row->t, row->x, row->v, ri->wstack, ri->wrench)
+                : MCS_OK;
+        if (st != MCS_OK && ri->reaction_status == MCS_OK)
+            ri->reaction_status = st;
+        for (i = 0; i < md->nj; ++i)
+            for (j = 0; j < k; ++j) {
+                if (!row)
+                    name(o, label[j], md->joints[i].name);
+                else
+                    value(o, st == MCS_OK ? ri->wrench[i * k + j] : (mcs_real)NAN);
+            }
+    }
     stream_printf(o, "\n");
 }
 

@@ -140,6 +140,11 @@ KERNELS = (
         "held", "mcs_kernel_xt", "motion",
         "[H | h]: the held initial velocity conditions H(x) v = h", "nheld", "nx + 1",
     ),
+    Kernel(
+        "joint_wrenches", "mcs_kernel_xwt", "reactions",
+        "each joint's force and moment on its body 2 (world; the moment about the joint's point "
+        "on body 2), w = [v (nx); x'' (nx); lam (nc)]", "nw", w="w",
+    ),
 )
 # fmt: on
 

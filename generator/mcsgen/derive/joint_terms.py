@@ -379,6 +379,7 @@ def _recursive_newton_euler(model):
         else:
             value = (link.axis.T * F_s)[0]
         f[x.index(topo.joint_symbol[tj.joint])] -= link.sign * value
+    topo.newton_euler = (state, totals)  # the joints' wrenches build on them (wrenches.py)
     return f
 
 

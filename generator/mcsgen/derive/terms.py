@@ -20,6 +20,7 @@ from .joint_terms import (
     joint_rows,
 )
 from .rows import _canonical_symbol, row_terms
+from .wrenches import acceleration_symbols, joint_wrenches
 
 if TYPE_CHECKING:  # for the hints only
     from ..model import Model
@@ -57,6 +58,10 @@ class Derived:
     initial: sp.Matrix = None
     held: sp.Matrix = None
     initial_depends_on_params: bool = False
+    # (k nj x 1) the joints' wrenches on their bodies 2 (wrenches.py) as expressions of x, v,
+    # the accelerations `accel` (n symbols) and lam; None without joints
+    joint_wrenches: sp.Matrix = None
+    accel: list = None
 
 
 def derive(model: "Model") -> Derived:
@@ -126,6 +131,7 @@ def derive(model: "Model") -> Derived:
         groups=derive_groups(model, same_rows),
         joint_coords=_joint_coordinates(model),
         **_initial_state(model, c),
+        **_wrenches(model, lam),
     )
 
 
@@ -175,7 +181,14 @@ def _derive_joint(model: "Model") -> Derived:
         groups=[joint_group(group, model) for group in model.row_groups],
         joint_coords=joint_coordinates_of(model),
         **_initial_state(model, c),
+        **_wrenches(model, lam, local),
     )
+
+
+def _wrenches(model, lam, local=None):
+    """The Derived fields of the joints' wrenches."""
+    accel = acceleration_symbols(model.n)
+    return {"joint_wrenches": joint_wrenches(model, accel, lam, local), "accel": accel}
 
 
 def _initial_state(model, c):

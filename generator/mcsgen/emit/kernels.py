@@ -254,16 +254,24 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         args = ("x", spec.w, "t", "p", "out")
         parts = []
         runs = _parts(entries)
+        local = names
+        if spec.w == "w":  # joint_wrenches: v, x'' and lam stacked in w
+            local = dict(names)
+            local.update((s, f"a[{i}]") for i, s in enumerate(derived.accel))
         if len(runs) > 1:
             for run in runs:
-                part = _assignments(run, names, "out", inter)
+                part = _assignments(run, local, "out", inter)
+                if spec.w == "w":
+                    part = _stacked(part, model)
                 used = " ".join(part)
                 parts.append(
                     {"body": part, "unused": [a for a in args if a and not _uses(used, a)]}
                 )
             body = _zero_fill(entries, length, "out")
         else:
-            body = _zero_fill(entries, length, "out") + _assignments(entries, names, "out", inter)
+            body = _zero_fill(entries, length, "out") + _assignments(entries, local, "out", inter)
+            if spec.w == "w":
+                body = _stacked(body, model)
         used = " ".join(body)
         kernels.append(
             _kernel_entry(
@@ -295,6 +303,17 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
             what = f"{event.what} of event {k}"
             out.append(_scalar(f"event_{k}", event.kind, e.condition, names, what, geometry, inter))
     return kernels, out, fused
+
+
+def _stacked(lines, model):
+    """A joint_wrenches body with its views of w = [v (nx); x'' (nx); lam (nc)] first (those it
+    reads)."""
+    used = " ".join(lines)
+    views = [
+        (name, f"const mcs_real *{name} = {at};")
+        for name, at in (("v", "w"), ("a", f"&w[{model.n}]"), ("lam", f"&w[{2 * model.n}]"))
+    ]
+    return [line for name, line in views if _uses(used, name)] + lines
 
 
 # A joint-coordinate model whose M has at most this many nonzeros (plus f's n) computes M and f in

@@ -18,14 +18,22 @@ from .files import c_string
 from .fingerprint import generator_fingerprint
 from .kernels import build_kernels, param_member
 from .printer import McsCodePrinter
-from .tables import a_pattern, band_structure, dense_views, firmware_features, m_pattern, rows_of
+from .tables import (
+    a_pattern,
+    band_structure,
+    dense_views,
+    firmware_features,
+    m_pattern,
+    rows_of,
+    wrench_count,
+)
 
 if TYPE_CHECKING:  # for the hints only
     from ..derive import Derived
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 10
+MODEL_ABI_VERSION = 11
 
 # User names reach C only behind prefixes the runtime reserves (model names may not start with
 # mcs_, model/reader.py): a parameter is the struct member mcs_p_<name>, so no macro of a header
@@ -113,6 +121,7 @@ def render(
         "njc": njc,
         "joint_coord_index": joint_coord_index,
         "nheld": derived.held.shape[0],
+        "nw": wrench_count(derived),
         "energy_balance": ENERGY_BALANCE.c_name(model.energy.kind),
         "energy": model.energy,
         "comment_safe": _comment_safe,

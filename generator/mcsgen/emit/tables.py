@@ -25,7 +25,7 @@ def m_pattern(derived):
 
 def counts(model, derived):
     """The descriptor's counts that size the kernels' outputs (derive/catalogue.py's rows and
-    cols): nx, nc, a_nnz, m_nnz, njc, nheld."""
+    cols): nx, nc, a_nnz, m_nnz, njc, nheld, nw."""
     jc = derived.joint_coords
     return {
         "nx": model.n,
@@ -34,7 +34,13 @@ def counts(model, derived):
         "m_nnz": len(m_pattern(derived)),
         "njc": 0 if jc is None else jc.shape[0] // 2,
         "nheld": derived.held.shape[0],
+        "nw": wrench_count(derived),
     }
+
+
+def wrench_count(derived):
+    """The joint_wrenches kernel's entries (3 or 6 per joint), 0 without one."""
+    return 0 if derived.joint_wrenches is None else derived.joint_wrenches.shape[0]
 
 
 def band_structure(model, derived):

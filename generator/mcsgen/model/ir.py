@@ -102,6 +102,10 @@ class Model:
     # named expressions of the joint coordinates (derive/intermediates.py), None in body
     # coordinates
     formulation: str = "body"
+    # the bodies ([bodies.Body], file order) and the joints' geometry ({name:
+    # joint_coordinates.JointGeometry}) of a bodies-and-joints model, in both formulations
+    bodies: list = None
+    joint_geometry: dict = None
     topology: object = None
     intermediates: object = None
 

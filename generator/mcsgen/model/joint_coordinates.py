@@ -76,6 +76,11 @@ class Topology:
     # spatial tree joints: joint -> (sign, world axis (3), world point (3), kind) of its motion
     motions: dict = field(default_factory=dict)
     joint_symbol: dict = field(default_factory=dict)  # tree joint -> its coordinate
+    # a spatial tree on the ground: the Newton-Euler pass at qdd = 0 (derive/joint_terms.py),
+    # ({body: (w, alpha, acc)}, {body: (F, N)}): each body's angular velocity and acceleration
+    # and its centre of mass's acceleration less gravity, and what its subtree needs (about its
+    # centre of mass), all in its own frame; None otherwise
+    newton_euler: tuple = None
     # spatial tree joints: joint -> Link, the joint in its two bodies' frames (for the
     # recursive Newton-Euler pass in body frames, derive/joint_terms.py)
     links: dict = field(default_factory=dict)
@@ -388,6 +393,29 @@ def _motion(g, tj, q):
     sign = 1 if child_is_body1 else -1
     move = sign * (q - g.initial) if q is not None else sp.Integer(0)
     return p_parent, p_child, u_parent, sign, move
+
+
+def joint_motion_axis(model, joint, tj):
+    """(kind, (3) world direction) of a tree joint's motion: its child turns about
+    (revolute) or slides along (prismatic) the direction, per unit of the joint's coordinate
+    (the axis in the parent's frame, turned to the world, times the motion's sign)."""
+    topo = model.topology
+    g = topo.joints[joint]
+    _, _, u_parent, sign, _ = _motion(g, tj, topo.joint_symbol[joint])
+    if model.kind == "spatial":
+        return g.type, sign * topo.frames[tj.parent].R * sp.Matrix(u_parent)
+    if g.type == "revolute":
+        return g.type, sp.Matrix([0, 0, sign])
+    if tj.parent == "ground":
+        R = sp.eye(2)
+    else:
+        R = _planar_rotation(model.intermediates, tj.parent, _body_named(topo, tj.parent).q[2])
+    u = sign * R * sp.Matrix(u_parent)
+    return g.type, sp.Matrix([u[0], u[1], 0])
+
+
+def _body_named(topo, name):
+    return next(b for b in topo.bodies if b.name == name)
 
 
 def _place_planar_child(inter, g, tj, parent_pose, bodies, q):

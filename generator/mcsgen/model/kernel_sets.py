@@ -8,6 +8,8 @@ The kernels fall into sets by what uses them in the runtime:
                the singular-configuration search with them
 - stiffness    K_c, K_f, D: statics and vibration modes (SPEC §8)
 - transitions  the row groups (joint locks, switch rows), switches and events (004)
+- reactions    joint_wrenches: each joint's force and moment (mcs_sim_joint_wrenches, the
+               CSV's --reactions columns, statics)
 
 A host build carries every set (generated/ is always complete). A firmware build (`mcsgen
 generate --firmware`, or `--kernels`) carries motion and the sets its settings need: a
@@ -21,7 +23,7 @@ from typing import Iterable, Tuple
 
 from ..derive.catalogue import KERNELS, kernel
 
-SETS = ("motion", "predictor", "stiffness", "transitions")
+SETS = ("motion", "predictor", "stiffness", "transitions", "reactions")
 ALL = frozenset(SETS)
 
 # the descriptor's kernel -> the set it belongs to (derive/catalogue.py; a row group's and a

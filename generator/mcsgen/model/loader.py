@@ -232,6 +232,8 @@ class _Validator(Reader):
         model.blocks = builder.blocks
         model.kind = builder.kind
         model.formulation = formulation
+        model.bodies = builder.order
+        model.joint_geometry = builder.joint_geometry
         if formulation == "joint":
             model.topology = Topology(
                 bodies=builder.order,

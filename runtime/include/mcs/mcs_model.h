@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 10
+#define MCS_MODEL_ABI_VERSION 11
 
 /* Kernel of (x, t): c (nc), A (nc x nx), c_t (nc), M (nx x nx), A_nz (a_nnz), M_nz (m_nnz). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -195,6 +195,13 @@ typedef struct mcs_model {
     mcs_kernel_xt initial;
     int nheld;          /* held initial velocity conditions (body velocities, joint rates) */
     mcs_kernel_xt held; /* (nheld x (nx + 1)) [H(x) | h]: H v = h held; NULL when nheld = 0 */
+    /* The joints' reactions as forces and moments, the same in body and joint coordinates:
+     * out (nw) per joint in joint order (F_x, F_y, N_z) for a planar model, (F_x, F_y, F_z, N_x,
+     * N_y, N_z) for a spatial one, the force and moment the joint exerts on its body 2 (world
+     * frame, the moment about the joint's point on body 2), at w = [v (nx); x'' (nx); lam (nc)]
+     * (mcs_sim_joint_wrenches). NULL without joints or without the reactions kernel set. */
+    int nw;
+    mcs_kernel_xwt joint_wrenches;
     /* The banded simulator's structure, or NULL (no rows, or A structurally rank deficient). */
     const mcs_band_structure *band;
     int energy_balance; /* an mcs_energy_balance */

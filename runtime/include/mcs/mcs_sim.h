@@ -402,6 +402,20 @@ mcs_status mcs_sim_dense(mcs_sim *sim, mcs_real t, mcs_real *x, mcs_real *v, mcs
 mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
                                mcs_real *lambda);
 
+/* The joints' reactions as forces and moments at the state (t, x, v) (as mcs_sim_multipliers):
+ * wrench (model->nw) per joint in joint order, (F_x, F_y, N_z) planar or (F_x, F_y, F_z, N_x,
+ * N_y, N_z) spatial, the force and moment the joint exerts on its body 2 in the world frame, the
+ * moment about the joint's point on body 2. The same numbers in body and in joint coordinates
+ * (a tree joint's from the Newton-Euler balance of the bodies it carries). w (2 nx + m, m the
+ * rows in force: nc, plus the rows of active locks) is the caller's scratch and returns
+ * [v; x''; lambda] there. A joint's spring-damper is an applied force, not part of its
+ * reaction. While a joint is locked, the torque that holds it is part of a tree joint's wrench
+ * in joint coordinates but not of a joint's in body coordinates (the kernel reads the model's
+ * nc multipliers, not the lock's). MCS_ERR_UNSUPPORTED when the model was generated without the reactions
+ * kernel set (or has no joints), or for the banded simulator. Uses the probe frame. */
+mcs_status mcs_sim_joint_wrenches(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
+                                  mcs_real *w, mcs_real *wrench);
+
 /* Minimal coordinates of the current state (f = n - r entries each; SPEC §4): q the accumulated
  * chart coordinate, q(t_k+1) = q(t_k) + dq_k with dq_k the chart coordinate at the end of step k
  * (0 at mcs_sim_set_state; continuous through transitions; an entry that a rank change adds

@@ -2,32 +2,25 @@
 
 #include "sim/mcs_sim_internal.h"
 
-mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
-                               mcs_real *lambda)
+/* x'' (n, may be NULL) and the multipliers (m, may be NULL) at (t, x, v), from the chart centred
+ * there: qdd from the reduced dynamics, x'' = Phi qdd + beta, lambda the minimum-norm solution of
+ * A^T lambda = f - M x''. */
+static mcs_status solve_at(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
+                           mcs_real *xdd, mcs_real *lambda)
 {
-    const int n = (s != NULL) ? s->n : 0;
-    const int m = (s != NULL) ? s->m : 0;
-    mcs_frame *pr;
-    mcs_real *y;
-    mcs_real *ydot;
-    mcs_real *g = s ? s->w.vs : NULL;
+    const int n = s->n;
+    const int m = s->m;
+    mcs_frame *pr = &s->probe;
+    mcs_real *y = s->w.ys;
+    mcs_real *ydot = s->w.yerr;
+    mcs_real *g = s->w.vs;
     mcs_status st;
     int i;
     int r;
     int f;
-    if (!s || !s->ready || !x || !v || !lambda) {
-        return MCS_ERR_ARGUMENT;
-    }
-    if (m == 0) {
-        return MCS_OK;
-    }
-    if (mcs_variant_own_multipliers(s) != 0) {
-        return mcs_variant_multipliers(s, t, x, v, lambda); /* e.g. its KKT system's lambda */
-    }
     if ((mcs_variant_has_probe(s) == 0) || (s->w.yerr == NULL)) {
         return MCS_ERR_UNSUPPORTED; /* assigned without dense_output, or a variant without it */
     }
-    pr = &s->probe;
     st = mcs_probe_factor(s, t, x, v);
     if (st != MCS_OK) {
         return st;
@@ -35,8 +28,6 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     r = pr->r;
     f = n - r;
     /* accelerations from the chart centred here: y = (0, T^T v) */
-    y = s->w.ys;
-    ydot = s->w.yerr;
     for (i = 0; i < f; ++i) {
         y[i] = MCS_R(0.0);
     }
@@ -48,6 +39,21 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
     if (st != MCS_OK) {
         return st;
     }
+    if (xdd != NULL) { /* Phi qdd + beta (beta in w.Z, 0 without rows; Phi = I unwritten) */
+        if (mcs_chart_identity(s, pr) != 0) {
+            for (i = 0; i < n; ++i) {
+                xdd[i] = ydot[f + i];
+            }
+        } else {
+            for (i = 0; i < n; ++i) {
+                xdd[i] = (r > 0) ? s->w.Z[i] : MCS_R(0.0);
+            }
+            mcs_mat_gemm(0, 0, n, 1, f, 1, s->w.Phi, n, &ydot[f], MAX2(f, 1), 1, xdd, n);
+        }
+    }
+    if ((lambda == NULL) || (m == 0)) {
+        return MCS_OK;
+    }
     /* g = f - M xdd = (f - M beta) - (M Phi) qdd; mcs_chart_rhs left f - M beta in w.rhs */
     for (i = 0; i < n; ++i) {
         g[i] = s->w.rhs[i];
@@ -58,4 +64,44 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
         return MCS_ERR_NONFINITE; /* overflow in the solve */
     }
     return st;
+}
+
+mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
+                               mcs_real *lambda)
+{
+    if (!s || !s->ready || !x || !v || !lambda) {
+        return MCS_ERR_ARGUMENT;
+    }
+    if (s->m == 0) {
+        return MCS_OK;
+    }
+    if (mcs_variant_own_multipliers(s) != 0) {
+        return mcs_variant_multipliers(s, t, x, v, lambda); /* e.g. its KKT system's lambda */
+    }
+    return solve_at(s, t, x, v, NULL, lambda);
+}
+
+mcs_status mcs_sim_joint_wrenches(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
+                                  mcs_real *w, mcs_real *wrench)
+{
+    int i;
+    mcs_status st;
+    if (!s || !s->ready || !x || !v || !w || !wrench) {
+        return MCS_ERR_ARGUMENT;
+    }
+    if ((s->model->joint_wrenches == NULL) || (mcs_variant_own_multipliers(s) != 0)) {
+        return MCS_ERR_UNSUPPORTED;
+    }
+    st = solve_at(s, t, x, v, &w[s->n], &w[2 * s->n]);
+    if (st != MCS_OK) {
+        return st;
+    }
+    for (i = 0; i < s->n; ++i) {
+        w[i] = v[i];
+    }
+    s->model->joint_wrenches(x, w, t, s->params, wrench);
+    if (mcs_vec_max_abs(s->model->nw, wrench) < MCS_R(0.0)) {
+        return MCS_ERR_NONFINITE;
+    }
+    return MCS_OK;
 }
