@@ -148,6 +148,13 @@ def format_statics(result: dict, limit: int = 24) -> str:
         lines.append("  multipliers:")
         for n, v in zip(result["rows"], result["lambda"]):
             lines.append(f"    {n:<16} {v:.12g}")
+    wrenches = result.get("wrenches", [])
+    if wrenches and len(wrenches) <= limit:
+        lines.append("  joint forces and moments on body2 (world frame, about the joint's point):")
+        for w in wrenches:
+            force = ", ".join(f"{v:.6g}" for v in w["force"])
+            moment = ", ".join(f"{v:.6g}" for v in w["moment"])
+            lines.append(f"    {w['joint']:<12} F ({force})  N ({moment})")
     return "\n".join(lines)
 
 

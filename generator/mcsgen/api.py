@@ -27,7 +27,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -135,6 +135,9 @@ class Statics:
     residual_c: float  # |c(x)|
     residual_f: float  # |f - A^T lambda| (reduced)
     reactions: Dict[str, Dict[str, float]]  # joint -> {coordinate of body1: reaction}
+    # joint -> (force, moment) it exerts on its body 2 (world frame, the moment about its point
+    # on body 2): (2) and (1) planar, (3) and (3) spatial; {} without the reactions kernels
+    wrenches: Dict[str, Tuple[np.ndarray, np.ndarray]]
     result: dict  # the analyzer's whole JSON (./mcsgen statics --json)
 
 
@@ -449,6 +452,10 @@ def _statics(result: dict) -> Statics:
         residual_c=s["residual_c"],
         residual_f=s["residual_f"],
         reactions=joint_reactions(result),
+        wrenches={
+            w["joint"]: (np.array(w["force"], dtype=float), np.array(w["moment"], dtype=float))
+            for w in result.get("wrenches", [])
+        },
         result=result,
     )
 

@@ -46,6 +46,8 @@ static mcs_real xv_file[2 * NX]; /* the mechanism file's [x0; v0] for the parame
 static mcs_real shapes[2 * NX * NX], shapes_im[2 * NX * NX], samples[MAX_SAMPLES];
 static mcs_mode modes[2 * NX];
 static mcs_real Abuf[NC * NX];
+#define NW (MCS_APP_NW > 6 ? MCS_APP_NW : 6) /* room for one spatial joint, whatever the model */
+static mcs_real wstack[2 * NX + NC], wrench[NW]; /* [v; x''; lambda] and the joints' wrenches */
 
 typedef struct args {
     int statics_kc, modes_kc, kkt, max_iter, no_statics, modes, damped, count, verify;
@@ -197,6 +199,34 @@ static void print_reactions(const mcs_model *md, const void *params, mcs_real t)
     printf("]");
 }
 
+/* Per joint, its force and moment on its body 2 at the equilibrium (world frame, the moment about
+ * its point on body 2): the wrench kernel at v = 0, x'' = 0 and the multipliers. */
+static void print_wrenches(const mcs_model *md, const void *params, mcs_real t)
+{
+    int i, j, k;
+    if (md->joint_wrenches == NULL || md->nj == 0)
+        return;
+    for (i = 0; i < 2 * NX; ++i)
+        wstack[i] = 0;
+    for (i = 0; i < md->nc; ++i)
+        wstack[2 * NX + i] = lambda[i];
+    md->joint_wrenches(x, wstack, t, params, wrench);
+    k = md->nw / md->nj;
+    printf(",\n\"wrenches\": [");
+    for (j = 0; j < md->nj; ++j) {
+        const mcs_real *w = &wrench[j * k];
+        printf("%s\n{\"joint\": \"%s\", ", j ? "," : "", md->joints[j].name);
+        if (k == 3)
+            printf("\"force\": [%.17g, %.17g], \"moment\": [%.17g]}", (double)w[0], (double)w[1],
+                   (double)w[2]);
+        else
+            printf("\"force\": [%.17g, %.17g, %.17g], \"moment\": [%.17g, %.17g, %.17g]}",
+                   (double)w[0], (double)w[1], (double)w[2], (double)w[3], (double)w[4],
+                   (double)w[5]);
+    }
+    printf("]");
+}
+
 /* T W: the QR basis at x times an orthogonal W from the QR of a seeded pseudo-random matrix. */
 static int rotated_basis(const mcs_model *md, const void *params, mcs_real t, unsigned long seed,
                          int *f_out)
@@ -333,6 +363,7 @@ int main(int argc, char **argv)
     printf(",\n");
     print_vector("lambda", lambda, md->nc);
     print_reactions(md, &params, a.t);
+    print_wrenches(md, &params, a.t);
     if (a.modes && st == MCS_OK) {
         int count, k;
         mcs_modes_defaults(&mopt);

@@ -186,14 +186,23 @@ def test_double_four_bar_crosses_its_singular_configurations_in_joint_coordinate
 @pytest.mark.parametrize("name", ["pendulum_kc", "pendulum_torsion"])
 def test_statics_and_modes_agree_in_both_formulations(tmp_path, name):
     """003's pendulum and the torsion pendulum: the same equilibrium (joint angle), the same
-    frequencies. In joint coordinates there are no rows (m = 0): K_f alone is the stiffness."""
+    joints' forces and moments there, the same frequencies. In joint coordinates there are no
+    rows (m = 0): K_f alone is the stiffness, and the joints' wrenches come from the
+    Newton-Euler balance of the bodies they carry."""
     import mcsgen
 
     joint = mcsgen.load(joint_version(tmp_path, name)).build()
     body = mcsgen.load(name).build()
     assert joint.mechanism.model.m == 0
-    for solver in (joint, body):
-        assert solver.statics().ok
+    statics_j, statics_b = joint.statics(), body.statics()
+    assert statics_j.ok and statics_b.ok
+    assert set(statics_j.wrenches) == {j.name for j in body.mechanism.model.joints}
+    weight = max(np.abs(force).max() for force, _ in statics_b.wrenches.values())
+    assert weight > 1.0  # 15 kg hang on the joints
+    for name_, (force_b, moment_b) in statics_b.wrenches.items():
+        force_j, moment_j = statics_j.wrenches[name_]
+        assert np.abs(force_j - force_b).max() <= 1e-9 * weight, name_
+        assert np.abs(moment_j - moment_b).max() <= 1e-9 * weight, name_
     modes_j, modes_b = joint.modes(), body.modes()
     assert modes_j.ok and modes_b.ok
     assert np.abs(modes_j.eigenvalues).tolist() == pytest.approx(

@@ -210,8 +210,9 @@ def _tree_wrench(model, bodies, joint, point, residual, rows_wrench, accel) -> W
         R = topo.frames[tj.child].R
         F = R * F_s
         N = R * (N_s + link.hang.cross(F_s))
-        at = _world(model, bodies, tj.child, _child_point(model, joint, tj))
-        F, N = _moved((F, N), at, point)
+        if model.joint_geometry[joint.name].type != "revolute":  # a revolute joint's points
+            at = _world(model, bodies, tj.child, _child_point(model, joint, tj))  # coincide
+            F, N = _moved((F, N), at, point)
     for name in sorted(below, key=[b.name for b in model.bodies].index):
         Fb, Nb = _moved(residual[name], _centre(bodies[name]), point)
         F, N = F + Fb, N + Nb
