@@ -201,8 +201,7 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
                 value(o, st == MCS_OK ? ri->lambda[i] : (mcs_real)NAN);
         }
     }
-    if (ri->reactions && md->joint_wrenches && md->nj > 0 && ri->simulator &&
-        strcmp(ri->simulator, "banded") != 0) { /* the banded one has no probe (unsupported) */
+    if (ri->reactions && md->joint_wrenches && md->nj > 0) {
         /* each joint's force and moment on its body 2 (world frame): Fx.<joint>, ... */
         static const char *const planar[] = {"Fx.", "Fy.", "Nz."};
         static const char *const spatial[] = {"Fx.", "Fy.", "Fz.", "Nx.", "Ny.", "Nz."};

@@ -30,7 +30,8 @@ def test_the_cli_columns_are_the_dense_simulators(tmp_path):
     assert dense["simulator"] == "dense" and banded["simulator"] == "banded"
     assert banded["steps"] == dense["steps"] == 300
     assert list(d) == list(b)
-    for prefix, tol in (("x.", 1e-12), ("v.", 1e-11), ("lam.", 1e-8), ("energy", 1e-12)):
+    wrenches = [(f"{c}{a}.", 1e-8) for c in "FN" for a in "xyz"]  # the joints' (from the KKT)
+    for prefix, tol in [("x.", 1e-12), ("v.", 1e-11), ("lam.", 1e-8), ("energy", 1e-12)] + wrenches:
         scale = max(1.0, np.abs(columns(d, prefix)).max())
         assert np.abs(columns(d, prefix) - columns(b, prefix)).max() < tol * scale, prefix
     # f = 1: the basis and the minimal velocity are the same up to the column's sign

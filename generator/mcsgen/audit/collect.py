@@ -15,11 +15,11 @@ import numpy as np
 import sympy as sp
 import yaml
 
-from ..errors import McsError
 from ..version import __version__
 from ..analysis.check import CompiledModel, check_model
 from ..derive import derive
 from ..derive.catalogue import audited
+from ..derive.joint_terms import tangent_directions
 from ..emit.fingerprint import generator_fingerprint
 from ..emit.kernels import nonzero
 from ..model import complete_initial_state
@@ -97,6 +97,9 @@ class Audit:
     sympy_tol: float
     initial: Dict[str, float]
     misra: Optional[dict] = None  # misra_summary(): None when not checked
+    # a joint-coordinate model: the intermediates the terms read (name, definition), in the order
+    # they are computed (each body's pose, rotation and velocities from its parent's)
+    intermediates: List[Tuple[str, sp.Expr]] = field(default_factory=list)
     ok: bool = field(default=False)
 
 
@@ -257,17 +260,35 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
         "K_f": lambda: cm.K_f(x, v, t),
         "D": lambda: cm.D(x, v, t),
     }
-    out = []
-    for name, _, row_kind, col_kind in TERMS:
-        mat = getattr(derived, name)
-        if mat.shape[0] == 0:
-            continue
-        ref = np.array(
+    inter = model.intermediates
+
+    def value(mat, at=subs):  # SymPy's own numbers: 30 digits, or through the intermediates
+        if inter is not None:
+            return np.array(inter.evaluate(list(mat.T), at)).reshape(mat.shape[::-1]).T
+        return np.array(
             [
-                [float(sp.N(mat[i, j].xreplace(subs), 30)) for j in range(mat.shape[1])]
+                [float(sp.N(mat[i, j].xreplace(at), 30)) for j in range(mat.shape[1])]
                 for i in range(mat.shape[0])
             ]
         )
+
+    references = {name: getattr(derived, name) for name, _, _, _ in TERMS}
+    if derived.f_tangent is not None:  # K_f and D: f's tangent along each unit direction
+        dq, dqd = tangent_directions(n)
+        for name, directions in (("K_f", dq), ("D", dqd)):
+            columns = []
+            for k in range(n):
+                at = dict(subs)
+                at.update((s, 0.0) for s in dq + dqd)
+                at[directions[k]] = 1.0
+                columns.append(value(derived.f_tangent, at)[:, 0])
+            references[name] = np.array(columns).T
+    out = []
+    for name, _, row_kind, col_kind in TERMS:
+        mat = references[name]
+        if mat.shape[0] == 0:
+            continue
+        ref = mat if isinstance(mat, np.ndarray) else value(mat)
         got = compiled[name]().reshape(ref.shape)
         scale = max(np.abs(ref).max(), 1e-300)
         diff = np.abs(got - ref)
@@ -311,21 +332,20 @@ def collect(
     """Everything the report shows. generated_dir holds <name>.c and <name>.h (the C audited).
     misra: also run the MISRA C:2012 check of the generated C (Cppcheck, about 10 s)."""
     complete_initial_state(model)
-    if model.intermediates is not None:
-        raise McsError(
-            f"{model.path}: audit: a model in joint coordinates is not audited yet (its terms "
-            "read the bodies' poses as intermediates the report does not show yet): audit its "
-            "body-coordinate form (coordinates: body) instead"
-        )
     name = model.name
     c_path, h_path = generated_dir / f"{name}.c", generated_dir / f"{name}.h"
     c_text = c_path.read_text()
     derived = derive(model)
+    geometry = dict(model.geometry)
     terms = [
-        _term(tn, what, rk, ck, getattr(derived, tn), c_text, name, dict(model.geometry))
+        _term(tn, what, rk, ck, getattr(derived, tn), c_text, name, geometry)
         for tn, what, rk, ck in TERMS
-        if getattr(derived, tn).shape[0] > 0
+        if getattr(derived, tn) is not None and getattr(derived, tn).shape[0] > 0
     ]
+    if derived.f_tangent is not None:  # joint coordinates: K_f and D column by column from it
+        terms.append(
+            _term("f_tangent", TANGENT_WHAT, "x", "1", derived.f_tangent, c_text, name, geometry)
+        )
     cm = CompiledModel(model, generated_dir)
     x0 = np.array(model.x0, float)
     v0 = np.array(model.v0, float)
@@ -369,11 +389,29 @@ def collect(
         sympy_tol=sympy_tol,
         initial=initial,
         misra=misra_summary(generated_dir) if misra else None,
+        intermediates=_intermediates(model, terms, geometry),
     )
     audit.ok = check.ok and all(d <= sympy_tol for _, d, _ in vs)
     if audit.misra is not None:
         audit.ok = audit.ok and audit.misra["findings"] == []
     return audit
+
+
+TANGENT_WHAT = (
+    "f's tangent K_f dq + D dqd along directions dq, dqd: the K_f and D kernels evaluate it "
+    "along each unit direction, one column each"
+)
+
+
+def _intermediates(model, terms, geometry) -> List[Tuple[str, sp.Expr]]:
+    """(name, definition) of every intermediate a joint-coordinate model's terms read, in the
+    order they are computed; [] for a body-coordinate model."""
+    inter = model.intermediates
+    if inter is None:
+        return []
+    exprs = [e.expr for t in terms for e in t.entries]
+    exprs += [d for t in terms for _, d in t.definitions]
+    return [(str(s), sp.sympify(inter.defs[s]).xreplace(geometry)) for s in inter.needed(exprs)]
 
 
 def misra_summary(generated_dir: Path) -> dict:

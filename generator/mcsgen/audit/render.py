@@ -42,7 +42,11 @@ def _group_of(audit, term, entry):
     if term.row_kind == "row":
         return audit.rows[entry.row].source
     coord = audit.model.coordinates[entry.row].name
-    return f"body {coord.split('.')[0]}" if "." in coord else "coordinates"
+    if "." in coord:
+        return f"body {coord.split('.')[0]}"
+    if any(j.name == coord for j in audit.model.joints):  # a tree joint's coordinate
+        return f"joint {coord}"
+    return "coordinates"
 
 
 def _label(model, term, entry):
@@ -118,6 +122,7 @@ def _context(audit, fmt):
             key: [_flow(item) for item in audit.raw.get(key) or []]
             for key in ("bodies", "joints", "forces", "drivers")
         },
+        "intermediates": [{"name": n, "math": math(e)} for n, e in audit.intermediates],
         "fmt": fmt,
     }
 

@@ -411,8 +411,9 @@ mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, cons
  * [v; x''; lambda] there. A joint's spring-damper is an applied force, not part of its
  * reaction. While a joint is locked, the torque that holds it is part of a tree joint's wrench
  * in joint coordinates but not of a joint's in body coordinates (the kernel reads the model's
- * nc multipliers, not the lock's). MCS_ERR_UNSUPPORTED when the model was generated without the reactions
- * kernel set (or has no joints), or for the banded simulator. Uses the probe frame. */
+ * nc multipliers, not the lock's). MCS_ERR_UNSUPPORTED when the model was generated without
+ * the reactions kernel set (or has no joints). Uses the probe frame (the banded simulator: its
+ * KKT system). */
 mcs_status mcs_sim_joint_wrenches(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
                                   mcs_real *w, mcs_real *wrench);
 

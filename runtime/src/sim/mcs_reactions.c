@@ -76,7 +76,7 @@ mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const 
         return MCS_OK;
     }
     if (mcs_variant_own_multipliers(s) != 0) {
-        return mcs_variant_multipliers(s, t, x, v, lambda); /* e.g. its KKT system's lambda */
+        return mcs_variant_multipliers(s, t, x, v, NULL, lambda); /* e.g. its KKT system's */
     }
     return solve_at(s, t, x, v, NULL, lambda);
 }
@@ -89,10 +89,14 @@ mcs_status mcs_sim_joint_wrenches(mcs_sim *s, mcs_real t, const mcs_real *x, con
     if (!s || !s->ready || !x || !v || !w || !wrench) {
         return MCS_ERR_ARGUMENT;
     }
-    if ((s->model->joint_wrenches == NULL) || (mcs_variant_own_multipliers(s) != 0)) {
+    if (s->model->joint_wrenches == NULL) {
         return MCS_ERR_UNSUPPORTED;
     }
-    st = solve_at(s, t, x, v, &w[s->n], &w[2 * s->n]);
+    if (mcs_variant_own_multipliers(s) != 0) { /* e.g. both from its KKT system */
+        st = mcs_variant_multipliers(s, t, x, v, &w[s->n], &w[2 * s->n]);
+    } else {
+        st = solve_at(s, t, x, v, &w[s->n], &w[2 * s->n]);
+    }
     if (st != MCS_OK) {
         return st;
     }

@@ -226,12 +226,12 @@ mcs_status mcs_variant_mass_times(mcs_sim *s, const mcs_real *x, mcs_real t, con
                                   mcs_real *out);
 /* What the variant offers: the probe frame (dense output of q and qd, the chart-based
  * multipliers), locks, and multipliers of its own (then mcs_variant_multipliers computes them:
- * lambda (m) at (t, x, v)). */
+ * lambda (m) at (t, x, v), and x'' (n) there unless xdd is NULL). */
 int mcs_variant_has_probe(const mcs_sim *s);
 int mcs_variant_takes_locks(const mcs_sim *s);
 int mcs_variant_own_multipliers(const mcs_sim *s);
 mcs_status mcs_variant_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
-                                   mcs_real *lambda);
+                                   mcs_real *xdd, mcs_real *lambda);
 
 /* Options: whether options.variant is one (1/0: else MCS_ERR_ARGUMENT), what it needs of the
  * model and the other options (MCS_ERR_UNSUPPORTED), whether this build has it (1/0). */

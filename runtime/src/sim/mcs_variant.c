@@ -287,16 +287,17 @@ int mcs_variant_own_multipliers(const mcs_sim *s)
 }
 
 mcs_status mcs_variant_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
-                                   mcs_real *lambda)
+                                   mcs_real *xdd, mcs_real *lambda)
 {
     switch (s->opt.variant) {
 #if MCS_WITH_BANDED
-    case MCS_VARIANT_BANDED: return mcs_banded_multipliers(s, t, x, v, lambda); /* its KKT */
+    case MCS_VARIANT_BANDED: return mcs_banded_multipliers(s, t, x, v, xdd, lambda); /* KKT */
 #endif
     default:
         (void)t;
         (void)x;
         (void)v;
+        (void)xdd;
         (void)lambda;
         return MCS_ERR_UNSUPPORTED;
     }

@@ -189,7 +189,7 @@ mcs_status mcs_banded_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mc
 }
 
 mcs_status mcs_banded_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
-                                  mcs_real *lambda)
+                                  mcs_real *xdd, mcs_real *lambda)
 {
     const mcs_band_structure *bs = s->model->band;
     mcs_status st;
@@ -201,6 +201,11 @@ mcs_status mcs_banded_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, con
     }
     for (i = 0; i < s->m; ++i) { /* M xdd + A^T lambda = f */
         lambda[i] = s->w.kkt_rhs[bs->kkt_pos[s->n + i]];
+    }
+    if (xdd != NULL) {
+        for (i = 0; i < s->n; ++i) {
+            xdd[i] = s->w.kkt_rhs[bs->kkt_pos[i]];
+        }
     }
     return MCS_OK;
 }

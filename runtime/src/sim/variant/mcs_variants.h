@@ -60,9 +60,10 @@ mcs_status mcs_banded_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, co
 /* its rhs leaves xdd, the acceleration at y, in w.Z (n) */
 mcs_status mcs_banded_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
                           mcs_real *ydot);
-/* lambda (m) at (t, x, v) from the KKT system (mcs_sim_multipliers of a banded simulator). */
+/* lambda (m) and, unless xdd is NULL, x'' (n) at (t, x, v) from the KKT system
+ * (mcs_sim_multipliers and mcs_sim_joint_wrenches of a banded simulator). */
 mcs_status mcs_banded_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
-                                  mcs_real *lambda);
+                                  mcs_real *xdd, mcs_real *lambda);
 /* Whether its T is implicit (continuation off: Q's tangent columns) rather than fr->T. */
 int mcs_banded_implicit_T(const mcs_sim *s);
 /* out (n) = Q z for z (by slot) = [p at R's rows (r), q at the tangent slots (f)]: U p + T^ q;
