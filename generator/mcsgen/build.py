@@ -261,6 +261,7 @@ def program_command(
         f"-DMCS_APP_GROUP_ROWS={upper}_MAX_GROUP_ROWS",
         f"-DMCS_APP_NJC={upper}_NJC",
         f"-DMCS_APP_NW={upper}_NW",
+        f"-DMCS_APP_NMU={upper}_NMU",
         f"-DMCS_APP_FROZEN={upper}_FROZEN_PARAMS",
         "-include",
         f"{name}.h",

@@ -47,7 +47,8 @@ static mcs_real shapes[2 * NX * NX], shapes_im[2 * NX * NX], samples[MAX_SAMPLES
 static mcs_mode modes[2 * NX];
 static mcs_real Abuf[NC * NX];
 #define NW (MCS_APP_NW > 6 ? MCS_APP_NW : 6) /* room for one spatial joint, whatever the model */
-static mcs_real wstack[2 * NX + NC], wrench[NW]; /* [v; x''; lambda] and the joints' wrenches */
+/* [v; x''; lambda; nu] and the joints' wrenches */
+static mcs_real wstack[2 * NX + NC + MCS_APP_NMU], wrench[NW];
 
 typedef struct args {
     int statics_kc, modes_kc, kkt, max_iter, no_statics, modes, damped, count, verify;
@@ -210,6 +211,8 @@ static void print_wrenches(const mcs_model *md, const void *params, mcs_real t)
         wstack[i] = 0;
     for (i = 0; i < md->nc; ++i)
         wstack[2 * NX + i] = lambda[i];
+    for (i = 0; i < md->nmu; ++i) /* no lock at a static equilibrium */
+        wstack[2 * NX + md->nc + i] = 0;
     md->joint_wrenches(x, wstack, t, params, wrench);
     k = md->nw / md->nj;
     printf(",\n\"wrenches\": [");

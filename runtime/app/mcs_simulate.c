@@ -39,7 +39,7 @@ static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, MAX_ROWS, MAX_NEW_ROWS)];
 static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_APP_NX];
 static mcs_real vminus[MCS_APP_NX], dvbuf[MCS_APP_NX], pbefore[MCS_APP_NX], pafter[MCS_APP_NX];
 static mcs_real lambuf[MAX_ROWS];
-static mcs_real wstack[2 * MCS_APP_NX + MAX_ROWS], wrench_buf[MCS_APP_NW + 1];
+static mcs_real wstack[2 * MCS_APP_NX + MAX_ROWS + MCS_APP_NMU], wrench_buf[MCS_APP_NW + 1];
 #define KMIN (MCS_APP_NX < MCS_APP_NC ? MCS_APP_NX : MCS_APP_NC)
 static mcs_real rdiag_buf[MCS_APP_NX], rdiag_probe[MCS_APP_NX];
 static mcs_real *basis_buf; /* (nx x nx) for --basis, malloc'ed by the run that asks */

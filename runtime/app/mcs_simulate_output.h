@@ -45,15 +45,15 @@ typedef struct run_info {
     int reactions, basis, progress, momenta; /* --reactions, --basis, --progress, --momenta */
     mcs_real *Pbuf;                          /* (nx) scratch for --momenta */
     mcs_real *lambda;                        /* (nc) scratch for the multipliers (--reactions) */
-    mcs_real *wstack;                        /* (2 nx + rows) scratch for the joints' wrenches */
-    mcs_real *wrench;                        /* (nw) the joints' wrenches (--reactions) */
-    mcs_real *q, *qd;                        /* (nx) scratch for the minimal coordinates */
-    mcs_real *rdiag;                         /* (nx) scratch for |R_ii| */
-    mcs_real *T;                             /* (nx x nx) scratch for the basis (--basis) */
-    const char *simulator;                   /* "dense" or "banded" (the summary's) */
-    mcs_real *jc;    /* (2 njc) scratch for the joints' coordinates and rates */
-    mcs_real *jlast; /* (njc) the last value of each j.<joint> seen (its turns counted) */
-    int jc_started;  /* 0 until the first row's joint coordinates are recorded */
+    mcs_real *wstack;      /* (2 nx + rows + nmu) scratch for the joints' wrenches */
+    mcs_real *wrench;      /* (nw) the joints' wrenches (--reactions) */
+    mcs_real *q, *qd;      /* (nx) scratch for the minimal coordinates */
+    mcs_real *rdiag;       /* (nx) scratch for |R_ii| */
+    mcs_real *T;           /* (nx x nx) scratch for the basis (--basis) */
+    const char *simulator; /* "dense" or "banded" (the summary's) */
+    mcs_real *jc;          /* (2 njc) scratch for the joints' coordinates and rates */
+    mcs_real *jlast;       /* (njc) the last value of each j.<joint> seen (its turns counted) */
+    int jc_started;        /* 0 until the first row's joint coordinates are recorded */
     /* statistics over the recorded rows */
     int rows, rank_min, rank_max, bar_shown;
     mcs_real last_t;                        /* time of the last row recorded */

@@ -143,7 +143,8 @@ KERNELS = (
     Kernel(
         "joint_wrenches", "mcs_kernel_xwt", "reactions",
         "each joint's force and moment on its body 2 (world; the moment about the joint's point "
-        "on body 2), w = [v (nx); x'' (nx); lam (nc)]", "nw", w="w",
+        "on body 2), w = [v (nx); x'' (nx); lam (nc); nu (nmu): the row groups' multipliers]",
+        "nw", w="w",
     ),
 )
 # fmt: on

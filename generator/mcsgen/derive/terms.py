@@ -20,7 +20,7 @@ from .joint_terms import (
     joint_rows,
 )
 from .rows import _canonical_symbol, row_terms
-from .wrenches import acceleration_symbols, joint_wrenches
+from .wrenches import acceleration_symbols, joint_wrenches, lock_symbols
 
 if TYPE_CHECKING:  # for the hints only
     from ..model import Model
@@ -59,9 +59,10 @@ class Derived:
     held: sp.Matrix = None
     initial_depends_on_params: bool = False
     # (k nj x 1) the joints' wrenches on their bodies 2 (wrenches.py) as expressions of x, v,
-    # the accelerations `accel` (n symbols) and lam; None without joints
+    # the accelerations `accel` (n symbols), lam and `nu`; None without joints
     joint_wrenches: sp.Matrix = None
     accel: list = None
+    nu: list = None  # the row groups' multipliers it reads (wrenches.lock_symbols)
 
 
 def derive(model: "Model") -> Derived:
@@ -187,8 +188,9 @@ def _derive_joint(model: "Model") -> Derived:
 
 def _wrenches(model, lam, local=None):
     """The Derived fields of the joints' wrenches."""
-    accel = acceleration_symbols(model.n)
-    return {"joint_wrenches": joint_wrenches(model, accel, lam, local), "accel": accel}
+    accel, nu = acceleration_symbols(model.n), lock_symbols(model)
+    wrenches = joint_wrenches(model, accel, lam, nu, local)
+    return {"joint_wrenches": wrenches, "accel": accel, "nu": nu}
 
 
 def _initial_state(model, c):

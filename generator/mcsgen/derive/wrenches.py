@@ -44,24 +44,43 @@ def wrench_size(model: "Model") -> int:
     return 3 if model.kind == "planar" else 6
 
 
-def joint_wrenches(model: "Model", accel, lam, local=None) -> Optional[sp.Matrix]:
+def lock_symbols(model: "Model") -> List[sp.Symbol]:
+    """The multipliers of the row groups' quantities g (nmu = the sum of their lengths, groups in
+    model order) the wrench kernel reads (printed nu[i]): a lock's rows are weighted sums of its
+    group's g (mcs_rows.c), so its reaction is -G^T nu with nu the rows' multipliers carried
+    back through the weights (mcs_lock_group_multipliers); 0 for a group not locked."""
+    count = sum(len(group.g) for group in model.row_groups)
+    return [sp.Symbol(f"@nu{i}", real=True) for i in range(count)]
+
+
+def joint_wrenches(model: "Model", accel, lam, nu, local=None) -> Optional[sp.Matrix]:
     """(k nj x 1) the joints' wrenches on their bodies 2 (module docstring), k = wrench_size,
-    or None for a model without joints. accel (n), lam (m): the symbols of x'' and the
-    multipliers; local(T, V, xs, vs): a Lagrange block's M_b, f_b (terms._local_block), needed
-    for the tree joints of joint coordinates."""
+    or None for a model without joints. accel (n), lam (m), nu (lock_symbols): the symbols of
+    x'', the multipliers and the row groups' multipliers; local(T, V, xs, vs): a Lagrange
+    block's M_b, f_b (terms._local_block), needed for the tree joints of joint coordinates.
+
+    A locked joint's wrench includes the torque (force) that holds it: its lock group's
+    reaction -G^T nu joins its rows' (a tree joint's lock in joint coordinates is a row of its
+    coordinate, which the Newton-Euler balance already carries)."""
     if not model.joints or model.bodies is None:
         return None
     bodies = {b.name: b for b in model.bodies}
     rows = [c.expr for c in model.constraints]
+    first = [0]  # each row group's first entry in nu
+    for group in model.row_groups:
+        first.append(first[-1] + len(group.g))
     wrench_on = {}  # (joint, body) -> (F, N about the body's centre of mass), of a joint's rows
 
     def rows_wrench(joint, body):
         key = (joint.name, body)
         if key not in wrench_on:
             b = bodies[body]
-            Q = [
-                -sum((lam[i] * sp.diff(rows[i], s) for i in joint.rows), sp.Integer(0)) for s in b.q
-            ]
+            reaction = [(lam[i], rows[i]) for i in joint.rows]
+            if joint.lock_group >= 0:
+                g = model.row_groups[joint.lock_group].g
+                start = first[joint.lock_group]
+                reaction += [(nu[start + e], ge) for e, ge in enumerate(g)]
+            Q = [-sum((m * sp.diff(c, s) for m, c in reaction), sp.Integer(0)) for s in b.q]
             wrench_on[key] = _as_wrench(model, b, Q)
         return wrench_on[key]
 

@@ -258,6 +258,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         if spec.w == "w":  # joint_wrenches: v, x'' and lam stacked in w
             local = dict(names)
             local.update((s, f"a[{i}]") for i, s in enumerate(derived.accel))
+            local.update((s, f"nu[{i}]") for i, s in enumerate(derived.nu))
         if len(runs) > 1:
             for run in runs:
                 part = _assignments(run, local, "out", inter)
@@ -306,13 +307,12 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
 
 
 def _stacked(lines, model):
-    """A joint_wrenches body with its views of w = [v (nx); x'' (nx); lam (nc)] first (those it
-    reads)."""
+    """A joint_wrenches body with its views of w = [v (nx); x'' (nx); lam (nc); nu (nmu)] first
+    (those it reads)."""
     used = " ".join(lines)
-    views = [
-        (name, f"const mcs_real *{name} = {at};")
-        for name, at in (("v", "w"), ("a", f"&w[{model.n}]"), ("lam", f"&w[{2 * model.n}]"))
-    ]
+    n, m = model.n, model.m
+    at = (("v", "&w[0]"), ("a", f"&w[{n}]"), ("lam", f"&w[{2 * n}]"), ("nu", f"&w[{2 * n + m}]"))
+    views = [(name, f"const mcs_real *{name} = {where};") for name, where in at]
     return [line for name, line in views if _uses(used, name)] + lines
 
 

@@ -122,6 +122,7 @@ def render(
         "joint_coord_index": joint_coord_index,
         "nheld": derived.held.shape[0],
         "nw": wrench_count(derived),
+        "nmu": len(derived.nu or ()),
         "energy_balance": ENERGY_BALANCE.c_name(model.energy.kind),
         "energy": model.energy,
         "comment_safe": _comment_safe,

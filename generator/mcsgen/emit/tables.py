@@ -25,7 +25,7 @@ def m_pattern(derived):
 
 def counts(model, derived):
     """The descriptor's counts that size the kernels' outputs (derive/catalogue.py's rows and
-    cols): nx, nc, a_nnz, m_nnz, njc, nheld, nw."""
+    cols): nx, nc, a_nnz, m_nnz, njc, nheld, nw, nmu."""
     jc = derived.joint_coords
     return {
         "nx": model.n,
@@ -35,6 +35,7 @@ def counts(model, derived):
         "njc": 0 if jc is None else jc.shape[0] // 2,
         "nheld": derived.held.shape[0],
         "nw": wrench_count(derived),
+        "nmu": len(derived.nu or ()),
     }
 
 

@@ -198,9 +198,12 @@ typedef struct mcs_model {
     /* The joints' reactions as forces and moments, the same in body and joint coordinates:
      * out (nw) per joint in joint order (F_x, F_y, N_z) for a planar model, (F_x, F_y, F_z, N_x,
      * N_y, N_z) for a spatial one, the force and moment the joint exerts on its body 2 (world
-     * frame, the moment about the joint's point on body 2), at w = [v (nx); x'' (nx); lam (nc)]
-     * (mcs_sim_joint_wrenches). NULL without joints or without the reactions kernel set. */
+     * frame, the moment about the joint's point on body 2), at w = [v (nx); x'' (nx); lam (nc);
+     * nu (nmu)], nu the multipliers of the row groups' quantities g (every group's, in order; 0
+     * where not locked: mcs_sim_joint_wrenches). NULL without joints or without the reactions
+     * kernel set. */
     int nw;
+    int nmu;
     mcs_kernel_xwt joint_wrenches;
     /* The banded simulator's structure, or NULL (no rows, or A structurally rank deficient). */
     const mcs_band_structure *band;

@@ -406,13 +406,14 @@ mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, cons
  * wrench (model->nw) per joint in joint order, (F_x, F_y, N_z) planar or (F_x, F_y, F_z, N_x,
  * N_y, N_z) spatial, the force and moment the joint exerts on its body 2 in the world frame, the
  * moment about the joint's point on body 2. The same numbers in body and in joint coordinates
- * (a tree joint's from the Newton-Euler balance of the bodies it carries). w (2 nx + m, m the
- * rows in force: nc, plus the rows of active locks) is the caller's scratch and returns
- * [v; x''; lambda] there. A joint's spring-damper is an applied force, not part of its
- * reaction. While a joint is locked, the torque that holds it is part of a tree joint's wrench
- * in joint coordinates but not of a joint's in body coordinates (the kernel reads the model's
- * nc multipliers, not the lock's). MCS_ERR_UNSUPPORTED when the model was generated without
- * the reactions kernel set (or has no joints). Uses the probe frame (the banded simulator: its
+ * (a tree joint's from the Newton-Euler balance of the bodies it carries). w (2 nx + m + nmu,
+ * m the rows in force: nc, plus the rows of active locks; nmu = model->nmu) is the caller's
+ * scratch and returns [v; x''; lambda (nc); nu (nmu)] there, nu the multipliers of the row
+ * groups (mcs_model.h). A joint's spring-damper is an applied force, not part of its reaction;
+ * a locked joint's wrench includes what holds it (a brake's torque). In body coordinates a lock
+ * of a coordinate (mcs_sim_lock) belongs to no joint: its force is in no joint's wrench.
+ * MCS_ERR_UNSUPPORTED when the model was generated without the reactions kernel set (or has no
+ * joints). Uses the probe frame (the banded simulator: its
  * KKT system). */
 mcs_status mcs_sim_joint_wrenches(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
                                   mcs_real *w, mcs_real *wrench);

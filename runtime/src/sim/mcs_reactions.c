@@ -85,6 +85,7 @@ mcs_status mcs_sim_joint_wrenches(mcs_sim *s, mcs_real t, const mcs_real *x, con
                                   mcs_real *w, mcs_real *wrench)
 {
     int i;
+    mcs_real *nu;
     mcs_status st;
     if (!s || !s->ready || !x || !v || !w || !wrench) {
         return MCS_ERR_ARGUMENT;
@@ -102,6 +103,12 @@ mcs_status mcs_sim_joint_wrenches(mcs_sim *s, mcs_real t, const mcs_real *x, con
     }
     for (i = 0; i < s->n; ++i) {
         w[i] = v[i];
+    }
+    /* the locks' multipliers (after the model's nc) as the row groups' nu, put in their place */
+    nu = &w[(2 * s->n) + s->m];
+    mcs_lock_group_multipliers(s, &w[(2 * s->n) + s->model->nc], nu);
+    for (i = 0; i < s->model->nmu; ++i) {
+        w[(2 * s->n) + s->model->nc + i] = nu[i];
     }
     s->model->joint_wrenches(x, w, t, s->params, wrench);
     if (mcs_vec_max_abs(s->model->nw, wrench) < MCS_R(0.0)) {

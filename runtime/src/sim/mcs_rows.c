@@ -132,6 +132,55 @@ void mcs_lock_rows_A(const mcs_sim *s, int k, const mcs_real *x, mcs_real t, mcs
 
 #endif
 
+void mcs_lock_group_multipliers(const mcs_sim *s, const mcs_real *mu, mcs_real *nu)
+{
+    const mcs_model *md = s->model;
+    int i;
+    for (i = 0; i < md->nmu; ++i) {
+        nu[i] = MCS_R(0.0);
+    }
+#if MCS_WITH_LOCKS
+    {
+        int k;
+        int row = 0; /* this lock's first multiplier in mu */
+        for (k = 0; k < s->nlocks; ++k) {
+            const int gi = s->lock_group[k];
+            if (gi >= 0) { /* rows made as group_rows makes them: rotation axes, then entries */
+                const mcs_row_group *g = &md->groups[gi];
+                const mcs_real *ref = &s->lock_ref[s->lock_ref_at[k]];
+                int start = 0;
+                int r = row;
+                int axis;
+                int e = 0;
+                if (g->rotation != 0) {
+                    e = 4; /* the quaternion's 4 entries are the rotation rows' */
+                }
+                for (i = 0; i < gi; ++i) {
+                    start += md->groups[i].ng;
+                }
+                for (axis = 0; axis < 3; ++axis) {
+                    mcs_real w[4];
+                    if (((unsigned)g->rotation & (1U << (unsigned)axis)) != 0U) {
+                        rotation_weights(axis, ref, w);
+                        for (i = 0; i < 4; ++i) {
+                            nu[start + i] += mu[r] * w[i];
+                        }
+                        r++;
+                    }
+                }
+                for (; e < g->ng; ++e) {
+                    nu[start + e] += mu[r];
+                    r++;
+                }
+            }
+            row += s->lock_rows[k];
+        }
+    }
+#else
+    (void)mu; /* no locks in this build (mcs_config.h) */
+#endif
+}
+
 /* The model's kernel wrote a (nc x cols) matrix with leading dimension nc into out: spread it to
  * leading dimension m (in place, last entry first) and fill the lock rows. */
 static void with_locks(const mcs_sim *s, rows_kind kind, const mcs_real *x, const mcs_real *v,
@@ -156,7 +205,7 @@ static void with_locks(const mcs_sim *s, rows_kind kind, const mcs_real *x, cons
         row += s->lock_rows[k];
     }
 #else
-    (void)s; /* no locks in this build (mcs_config.h): the model's rows are all of them */
+    (void)s;  /* no locks in this build (mcs_config.h): the model's rows are all of them */
     (void)kind;
     (void)x;
     (void)v;
