@@ -63,6 +63,18 @@ class Derived:
     joint_wrenches: sp.Matrix = None
     accel: list = None
     nu: list = None  # the row groups' multipliers it reads (wrenches.lock_symbols)
+    # what derives them, until with_wrenches() is called (only a build with the reactions
+    # kernel set pays for them: the 43-body anchor chain's take 35 s)
+    pending_wrenches: object = None
+
+
+def with_wrenches(derived: Derived) -> Derived:
+    """derived with its joint wrenches derived (joint_wrenches, accel, nu)."""
+    if derived.pending_wrenches is not None:
+        for key, value in derived.pending_wrenches().items():
+            setattr(derived, key, value)
+        derived.pending_wrenches = None
+    return derived
 
 
 def derive(model: "Model") -> Derived:
@@ -132,7 +144,7 @@ def derive(model: "Model") -> Derived:
         groups=derive_groups(model, same_rows),
         joint_coords=_joint_coordinates(model),
         **_initial_state(model, c),
-        **_wrenches(model, lam),
+        pending_wrenches=lambda: _wrenches(model, lam),
     )
 
 
@@ -182,7 +194,7 @@ def _derive_joint(model: "Model") -> Derived:
         groups=[joint_group(group, model) for group in model.row_groups],
         joint_coords=joint_coordinates_of(model),
         **_initial_state(model, c),
-        **_wrenches(model, lam, local),
+        pending_wrenches=lambda: _wrenches(model, lam, local),
     )
 
 

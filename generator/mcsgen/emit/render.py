@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Dict
 import jinja2
 
 from ..derive.catalogue import KERNELS
+from ..derive.terms import with_wrenches
 from ..enums import CONTINUATION, ENERGY_BALANCE, JOINT_COORDINATE, METHOD
 from ..model import kernel_sets
 from ..paths import TEMPLATES, shipped
@@ -60,6 +61,8 @@ def render(
             f"{model.name}: the initial velocities are not solved yet "
             "(model.complete_initial_state before render)"
         )
+    if "reactions" in sets:
+        with_wrenches(derived)
     kernels, scalars, fused = build_kernels(model, derived, sets)
     views = dense_views(model, kernels)
     transitions = "transitions" in sets
