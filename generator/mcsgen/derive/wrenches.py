@@ -84,9 +84,11 @@ def joint_wrenches(model: "Model", accel, lam, nu, local=None) -> Optional[sp.Ma
             wrench_on[key] = _as_wrench(model, b, Q)
         return wrench_on[key]
 
-    residual = None
+    residual, totals = None, None
     if model.intermediates is not None:
         residual = _body_reactions(model, accel, local)
+        if model.topology.newton_euler is not None:
+            totals = _newton_euler_totals(model, accel)
     out = []
     for joint in model.joints:
         point = _world(model, bodies, joint.body2, model.joint_geometry[joint.name].point2)
@@ -97,7 +99,7 @@ def joint_wrenches(model: "Model", accel, lam, nu, local=None) -> Optional[sp.Ma
                 F, N = _moved(rows_wrench(joint, joint.body1), _centre(bodies[joint.body1]), point)
                 F, N = -F, -N
         else:
-            F, N = _tree_wrench(model, bodies, joint, point, residual, rows_wrench, accel)
+            F, N = _tree_wrench(model, bodies, joint, point, residual, rows_wrench, totals)
         if model.kind == "planar":
             out += [F[0], F[1], N[2]]
         else:
@@ -216,15 +218,16 @@ def _subtree(tree, child):
     return below
 
 
-def _tree_wrench(model, bodies, joint, point, residual, rows_wrench, accel) -> Wrench:
-    """A tree joint's wrench on its body 2, moment about `point`."""
+def _tree_wrench(model, bodies, joint, point, residual, rows_wrench, totals) -> Wrench:
+    """A tree joint's wrench on its body 2, moment about `point`; totals: the subtrees'
+    Newton-Euler totals (_newton_euler_totals), or None off a spatial tree on the ground."""
     topo = model.topology
     tree = topo.tree
     tj = next(t for t in tree.joints if t.joint == joint.name)
     below = _subtree(tree, tj.child)
     F, N = sp.zeros(3, 1), sp.zeros(3, 1)
-    if topo.newton_euler is not None:  # the subtree's inertia and weight, about the joint
-        F_s, N_s = _newton_euler_totals(model, accel)[tj.child]
+    if totals is not None:  # the subtree's inertia and weight, about the joint
+        F_s, N_s = totals[tj.child]
         link = topo.links[joint.name]
         R = topo.frames[tj.child].R
         F = R * F_s
@@ -276,13 +279,8 @@ def _newton_euler_totals(model, accel):
 
         alpha_C = Q^T alpha_P + sign qdd axis            (revolute)
         acc_C = Q^T (acc_P + alpha_P x offset) + alpha_C x hang  (+ sign qdd axis: prismatic)
-        F_C = m acc_C + sum Q_k F_k,  N_C = I alpha_C + sum (Q_k N_k + d_k x Q_k F_k)
-
-    Memoized on the topology (every tree joint's wrench reads them)."""
+        F_C = m acc_C + sum Q_k F_k,  N_C = I alpha_C + sum (Q_k N_k + d_k x Q_k F_k)"""
     topo, inter = model.topology, model.intermediates
-    memo = getattr(topo, "_wrench_totals", None)
-    if memo is not None:
-        return memo
     state, totals = topo.newton_euler
     bodies = {b.name: b for b in model.bodies}
     zero = sp.zeros(3, 1)
@@ -319,9 +317,6 @@ def _newton_euler_totals(model, accel):
             force += QF
             moment += link_k.Q * N_k + d_k.cross(QF)
         out[tj.child] = (named(f"Fq({tj.child})", force), named(f"Nq({tj.child})", moment))
-    result = {}
-    for child, (F_q, N_q) in out.items():
-        F_0, N_0 = totals[child]
-        result[child] = (F_0 + F_q, N_0 + N_q)
-    topo._wrench_totals = result
-    return result
+    return {
+        child: (totals[child][0] + F_q, totals[child][1] + N_q) for child, (F_q, N_q) in out.items()
+    }

@@ -255,7 +255,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         parts = []
         runs = _parts(entries)
         local = names
-        if spec.w == "w":  # joint_wrenches: v, x'' and lam stacked in w
+        if spec.w == "w":  # joint_wrenches: v, x'', lam and nu stacked in w
             local = dict(names)
             local.update((s, f"a[{i}]") for i, s in enumerate(derived.accel))
             local.update((s, f"nu[{i}]") for i, s in enumerate(derived.nu))
