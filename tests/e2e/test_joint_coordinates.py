@@ -88,12 +88,18 @@ def test_both_formulations_simulate_the_same_motion(tmp_path, name):
     t_end = T_END.get(name, 1.0)
     dt_out = DT_OUT.get(name, t_end / 20)
     runs = both_runs(tmp_path, name, **TOL, t_end=t_end, dt_out=dt_out, reactions=True)
-    joint_model, body_model, (sj, rj, ej), (sb, rb, eb) = runs
+    joint_model, body_model = runs[:2]
+    if name == "puma560_estop":  # a 6-DOF arm: 6 coordinates, no rows (body: 42 and 36)
+        assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (6, 0, 42, 36)
+    assert_same_physics(*runs)
+
+
+def assert_same_physics(joint_model, body_model, joint_run, body_run):
+    """The same motion in both formulations (runs: (summary, run, events))."""
+    (_, rj, ej), (sb, rb, eb) = joint_run, body_run
     # fewer coordinates and rows (a body that only a joint the tree cannot carry joins to the
     # rest keeps its own: Haug's spin top on its spherical joint)
     assert joint_model.n <= body_model.n and joint_model.m <= body_model.m
-    if name == "puma560_estop":  # a 6-DOF arm: 6 coordinates, no rows (body: 42 and 36)
-        assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (6, 0, 42, 36)
     # the joints' free coordinates and rates (j.<joint>, jd.<joint>)
     columns = [c for c in rb if c.startswith(("j.", "jd."))]
     for c in columns:
@@ -133,13 +139,74 @@ def test_both_formulations_simulate_the_same_motion(tmp_path, name):
             assert np.abs(R_j - R_b).max() <= 1e-8, body.name
 
 
+UNIVERSAL_CHAIN = """name: universal_chain{suffix}
+description: two rods hanging from the ground on universal joints, the first written with the
+  ground as its body 2 (its tree child is body 1), the second with the rods in tree order
+parameters:
+  g: {{value: 9.81, unit: m/s^2}}
+gravity: [1.5, -2, -g]
+bodies:
+  - {{name: r1, type: spatial, mass: 1.0, inertia: [0.03, 0.1, 0.12], position: [0.5, 0, 0]}}
+  - {{name: r2, type: spatial, mass: 0.5, inertia: [0.015, 0.04, 0.03], position: [1.3, 0, 0],
+     orientation: {{axis: [1, 0, 0], angle: 0.3}}}}
+joints:
+  - {{name: U1, type: universal, body1: r1, body2: ground, point: [0, 0, 0], axis1: [0, 0, 1],
+     axis2: [0, 1, 0]}}
+  - {{name: U2, type: universal, body1: r1, body2: r2, point: [1, 0, 0], axis1: [0, 1, 0],
+     axis2: [0, 0, 1]}}
+{events}simulation: {{t_end: 1.0, h: 1.0e-3, method: dopri5}}
+{coordinates}"""
+LOCK_U2 = """switches:
+  - {name: lock_U2, lock: U2}
+events:
+  - {at: 0.4, activate: lock_U2}
+"""
+
+
+@pytest.mark.parametrize("lock", [False, True])
+def test_universal_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path, lock):
+    """Universal joints on the tree (two angles each, both tree directions): the motion, the
+    energy and the joints' wrenches (without the lock: in body coordinates a universal joint's
+    lock adds three rotation rows to its perp row, and the load split between dependent rows
+    is the minimum-norm one), and the energy the lock takes (with it)."""
+    paths = {}
+    for formulation in ("body", "joint"):
+        path = tmp_path / f"universal_chain_{formulation}.yaml"
+        path.write_text(
+            UNIVERSAL_CHAIN.format(
+                suffix=f"_{formulation}",
+                events=LOCK_U2 if lock else "",
+                coordinates=f"coordinates: {formulation}\n",
+            )
+        )
+        paths[formulation] = str(path)
+    options = dict(**TOL, t_end=1.0, dt_out=0.05, reactions=True)
+    runs = {f: simulate(tmp_path, p, with_events=True, **options) for f, p in paths.items()}
+    joint_model = helpers._solvers[paths["joint"]].mechanism.model
+    body_model = helpers._solvers[paths["body"]].mechanism.model
+    assert [c.name for c in joint_model.coordinates] == [
+        "U1.angle1", "U1.angle2", "U2.angle1", "U2.angle2"
+    ]  # fmt: skip
+    assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (4, 0, 14, 10)
+    assert_same_physics(joint_model, body_model, runs["joint"], runs["body"])
+    events = runs["joint"][2]
+    assert [e["kind"] for e in events if e["kind"] == "lock"] == (["lock"] if lock else [])
+    run = runs["joint"][1]
+    moving = np.abs(np.diff(run["x.U2.angle2"])).max()
+    assert moving > 1e-3  # the rods swing about every axis
+    if lock:  # held from the lock on
+        after = run["t"] >= 0.4
+        assert np.ptp(run["x.U2.angle1"][after]) <= 1e-9
+        assert np.ptp(run["x.U2.angle2"][after]) <= 1e-9
+
+
 @pytest.mark.parametrize(
     "name, body_counts, joint_counts",
     [
         ("pendulum_3r_bodies", (9, 6), (3, 0)),  # a tree of revolute joints: no rows
-        # the crank and the slider on the tree, the rod floating (7 coordinates and its norm
-        # row) between the cut spherical (3 rows) and universal (4) joints
-        ("slider_crank", (21, 20), (9, 8)),
+        # the crank and the slider on the tree, the rod on the slider's universal joint (its
+        # two angles), the spherical joint cut (3 rows)
+        ("slider_crank", (21, 20), (4, 3)),
         ("double_four_bar", (15, 14), (5, 4)),  # the tree's five joints, two cut: 2 rows each
     ],
 )

@@ -81,7 +81,7 @@ def test_needed_lists_what_an_expression_reads_in_definition_order():
 
 
 def test_spanning_tree_breadth_first_fewest_coordinates_then_file_order():
-    bodies = ["a", "b", "c", "d", "e"]
+    bodies = ["a", "b", "c", "d", "e", "f"]
     joints = [
         ("ab", "revolute", "b", "a", True),  # a is not reached yet when b is: listed first anyway
         ("ga", "revolute", "a", "ground", True),
@@ -90,6 +90,8 @@ def test_spanning_tree_breadth_first_fewest_coordinates_then_file_order():
         ("ac", "fix", "a", "c", True),  # fewer coordinates than bc at the same depth
         ("cd", "spherical", "c", "d", True),  # not a tree type: cut
         ("de", "revolute", "d", "e", False),  # cut: true
+        ("cf", "universal", "f", "c", True),  # a tree type of two coordinates
+        ("bf", "revolute", "b", "f", True),  # from b, nearer the ground than cf
     ]
     tree = spanning_tree(bodies, joints)
     # ga before gb (file order), then gb before ab (nearer the ground), ac before bc (fewer
@@ -99,9 +101,13 @@ def test_spanning_tree_breadth_first_fewest_coordinates_then_file_order():
         ("ga", "ground", "a"),
         ("gb", "ground", "b"),
         ("ac", "a", "c"),
+        ("bf", "b", "f"),
     ]
     assert tree.roots == ["d", "e"]
-    assert tree.cuts == ["ab", "bc", "cd", "de"]
+    assert tree.cuts == ["ab", "bc", "cd", "de", "cf"]
+    # without bf, the universal joint carries f
+    other = spanning_tree(bodies, joints[:-1])
+    assert ("cf", "c", "f") in [(t.joint, t.parent, t.child) for t in other.joints]
     assert spanning_tree(bodies, joints) == tree  # deterministic
 
 

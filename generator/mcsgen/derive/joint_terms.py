@@ -140,7 +140,7 @@ def _columns(model, body):
         if j not in topo.motions:
             continue  # a fixed joint
         sign, axis, point, kind = topo.motions[j]
-        k = x.index(topo.joint_symbol[j])
+        k = x.index(topo.step_symbol[j])
         a = sp.Matrix(axis) * sign
         if kind == "revolute":
             Jv = a.cross(sp.Matrix(frame.r) - sp.Matrix(point))
@@ -152,7 +152,7 @@ def _columns(model, body):
             [inter.name(f"{name}v{a}", Jv[a]) for a in range(3)],
             [inter.name(f"{name}w{a}", Jw[a]) for a in range(3)],
         )
-    root = set(x) - set(topo.joint_symbol.values())
+    root = set(x) - set(topo.step_symbol.values())
     for k, (xk, vk) in enumerate(zip(x, v)):
         if xk in root:
             Jv = [inter.diff(r, vk) for r in body.qd[:3]]
@@ -207,7 +207,7 @@ def _centre_velocities(model):
     inter, topo = model.intermediates, model.topology
     zero = sp.zeros(3, 1)
     frames, out = topo.frames, {"ground": zero}
-    for tj in topo.tree.joints:  # parents before children
+    for tj in topo.steps:  # parents before children
         link = topo.links[tj.joint]
         w_p = sp.Matrix(frames[tj.parent].w) if tj.parent != "ground" else zero
         v = out[tj.parent] + w_p.cross(link.offset)
@@ -239,16 +239,16 @@ def _composite_rigid_bodies(model, M):
     inter, x = model.intermediates, model.x
     topo = model.topology
     bodies = {b.name: b for b in topo.bodies}
-    parent_joint = topo.tree.parent_joint
+    parent_joint = {st.child: st for st in topo.steps}
     children = {}
-    for tj in topo.tree.joints:
+    for tj in topo.steps:
         children.setdefault(tj.parent, []).append(tj)
 
     def named(name, vec):
         return sp.Matrix([inter.name(f"{name}[{a}]", vec[a]) for a in range(3)])
 
     motion, where = {}, {}  # joint -> (k, w, v) in its child's frame; body -> its centre
-    for tj in topo.tree.joints:
+    for tj in topo.steps:
         link = topo.links[tj.joint]
         d = link.offset + link.Q * link.hang  # the child's centre of mass, parent's frame
         where[tj.child] = named(f"d({tj.child})", d)
@@ -256,11 +256,11 @@ def _composite_rigid_bodies(model, M):
             continue
         a = link.sign * link.axis
         w, v = (a, a.cross(link.hang)) if link.kind == "revolute" else (sp.zeros(3, 1), a)
-        motion[tj.joint] = (x.index(topo.joint_symbol[tj.joint]), w, v)
+        motion[tj.joint] = (x.index(topo.step_symbol[tj.joint]), w, v)
     composite = {}  # body -> (m, h (3), J (3 x 3)) of its subtree, its frame and centre
-    for tj in reversed(topo.tree.joints):  # children before parents
-        body = bodies[tj.child]
-        mass, h, J = body.mass, sp.zeros(3, 1), sp.Matrix(body.inertia)
+    for tj in reversed(topo.steps):  # children before parents
+        mass, J = mass_and_inertia(bodies, tj.child)
+        h = sp.zeros(3, 1)
         for child in children.get(tj.child, ()):
             m_k, h_k, J_k = composite[child.child]
             Q, d = topo.links[child.joint].Q, where[child.child]
@@ -338,7 +338,7 @@ def _recursive_newton_euler(model):
     def named(name, vec):
         return sp.Matrix([inter.name(f"{name}[{a}]", vec[a]) for a in range(3)])
 
-    for tj in topo.tree.joints:  # parents before children
+    for tj in topo.steps:  # parents before children
         link = topo.links[tj.joint]
         w_p, alpha_p, acc_p = state[tj.parent]
         Qt = link.Q.T
@@ -356,11 +356,10 @@ def _recursive_newton_euler(model):
         state[tj.child] = (w_c, alpha_c, acc_c)
         children.setdefault(tj.parent, []).append(tj)
     totals = {}
-    for tj in reversed(topo.tree.joints):  # children before parents
-        body = bodies[tj.child]
+    for tj in reversed(topo.steps):  # children before parents
         w_c, alpha_c, acc_c = state[tj.child]
-        inertia = sp.Matrix(body.inertia)
-        force = body.mass * acc_c
+        mass, inertia = mass_and_inertia(bodies, tj.child)
+        force = mass * acc_c
         moment = inertia * alpha_c + w_c.cross(inertia * w_c)
         for child in children.get(tj.child, ()):
             F_k, N_k = totals[child.child]
@@ -378,9 +377,18 @@ def _recursive_newton_euler(model):
             value = (link.axis.T * (N_s + link.hang.cross(F_s)))[0]
         else:
             value = (link.axis.T * F_s)[0]
-        f[x.index(topo.joint_symbol[tj.joint])] -= link.sign * value
+        f[x.index(topo.step_symbol[tj.joint])] -= link.sign * value
     topo.newton_euler = (state, totals)  # the joints' wrenches build on them (wrenches.py)
     return f
+
+
+def mass_and_inertia(bodies, name):
+    """(mass, (3 x 3) central inertia) of a tree's frame: a body's, or 0 for the massless cross
+    of a universal joint (model/joint_coordinates.py)."""
+    body = bodies.get(name)
+    if body is None:
+        return sp.Integer(0), sp.zeros(3, 3)
+    return body.mass, sp.Matrix(body.inertia)
 
 
 def _projected_block(model, block, local, M, f):

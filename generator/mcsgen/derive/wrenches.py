@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 import sympy as sp
 
 from ..model.bodies import G_matrix
+from .joint_terms import mass_and_inertia
 
 if TYPE_CHECKING:  # for the hints only
     from ..model import Model
@@ -289,13 +290,13 @@ def _newton_euler_totals(model, accel):
     def named(name, vec):
         return sp.Matrix([inter.name(f"{name}[{a}]", vec[a]) for a in range(3)])
 
-    for tj in topo.tree.joints:  # parents before children
+    for tj in topo.steps:  # parents before children
         link = topo.links[tj.joint]
         a_c = link.Q.T * alpha[tj.parent]
         acc_j = acc[tj.parent] + alpha[tj.parent].cross(link.offset)
         acc_c = link.Q.T * acc_j
-        if tj.joint in topo.joint_symbol:
-            qdd = accel[model.x.index(topo.joint_symbol[tj.joint])]
+        if tj.joint in topo.step_symbol:
+            qdd = accel[model.x.index(topo.step_symbol[tj.joint])]
             if link.kind == "revolute":
                 a_c += link.sign * qdd * link.axis
             else:
@@ -304,10 +305,9 @@ def _newton_euler_totals(model, accel):
         acc[tj.child] = named(f"accq({tj.child})", acc_c + alpha[tj.child].cross(link.hang))
         children.setdefault(tj.parent, []).append(tj)
     out = {}
-    for tj in reversed(topo.tree.joints):  # children before parents
-        body = bodies[tj.child]
-        inertia = sp.Matrix(body.inertia)
-        force = body.mass * acc[tj.child]
+    for tj in reversed(topo.steps):  # children before parents
+        mass, inertia = mass_and_inertia(bodies, tj.child)
+        force = mass * acc[tj.child]
         moment = inertia * alpha[tj.child]
         for child in children.get(tj.child, ()):
             F_k, N_k = out[child.child]

@@ -33,7 +33,7 @@ from .exact import DIGITS, clean, numbers_as_coefficients, to_double
 from .ir import Constraint, Coordinate
 from .joints import joint_rate_label
 from .switches import RowGroup
-from .tree import TREE_TYPES, spanning_tree
+from .tree import TREE_TYPES, TreeJoint, spanning_tree
 
 # a tree joint's rows must vanish at sampled tree coordinates to this (a failure is a bug, or
 # an initial pose that does not satisfy the joint exactly)
@@ -75,7 +75,13 @@ class Topology:
     frames: dict = field(default_factory=dict)
     # spatial tree joints: joint -> (sign, world axis (3), world point (3), kind) of its motion
     motions: dict = field(default_factory=dict)
-    joint_symbol: dict = field(default_factory=dict)  # tree joint -> its coordinate
+    joint_symbol: dict = field(default_factory=dict)  # one-coordinate tree joint -> it
+    # the tree's kinematic steps, parents before children: each tree joint's
+    # (tree.TreeJoint), but a universal joint's two, through a massless frame at its cross,
+    # `<joint>:cross` (_place_universal_child); step_symbol: step -> the coordinate it turns
+    # or slides by (not for a fixed joint)
+    steps: list = field(default_factory=list)
+    step_symbol: dict = field(default_factory=dict)
     # a spatial tree on the ground: the Newton-Euler pass at qdd = 0 (derive/joint_terms.py),
     # ({body: (w, alpha, acc)}, {body: (F, N)}): each body's angular velocity and acceleration
     # and its centre of mass's acceleration less gravity, and what its subtree needs (about its
@@ -162,10 +168,18 @@ def to_joint_coordinates(model):
     coords = []
     for name in tree.roots:
         coords += [body_coordinates[s] for s in bodies[name].q]
-    joint_symbol = {}
+    joint_symbol, universal_symbols = {}, {}
     for name, g in topo.joints.items():
         tj = tree.parent_joint.get(_child_of(tree, name))
         if tj is None or tj.joint != name or TREE_TYPES[g.type] == 0:
+            continue
+        if g.type == "universal":  # its angles about axis1 and axis2
+            pair = []
+            for k in (1, 2):
+                q = sp.Symbol(f"{name}.angle{k}", real=True)
+                coords.append(Coordinate(q.name, "rad", q, sp.Symbol(f"{q.name}_dot", real=True)))
+                pair.append(q)
+            universal_symbols[name] = tuple(pair)
             continue
         unit = "rad" if g.type == "revolute" else "m"
         q = sp.Symbol(name, real=True)
@@ -192,7 +206,12 @@ def to_joint_coordinates(model):
         child = bodies[tj.child]
         g = topo.joints[tj.joint]
         q = joint_symbol.get(tj.joint)
-        if model.kind == "spatial":
+        if g.type == "universal":
+            _place_universal_child(inter, topo, g, tj, bodies, universal_symbols[tj.joint])
+        elif model.kind == "spatial":
+            topo.steps.append(tj)
+            if q is not None:
+                topo.step_symbol[tj.joint] = q
             _place_spatial_child(inter, topo, g, tj, bodies, q)
         else:
             _place_planar_child(inter, g, tj, poses[tj.parent], bodies, q)
@@ -234,6 +253,13 @@ def to_joint_coordinates(model):
             given_rate[labels[what]] = to_double(sp.sympify(value).xreplace(x_float))
     exact_x0 = dict(zip(model.x, model.initial_x))
     params = model.parameter_values()  # exact: a held start's coordinates are evaluated with them
+    moved = model.x_assembled is not None and any(
+        abs(a - b) > 1e-14 for a, b in zip(model.x_assembled, model.x0)
+    )
+    universal = {}  # a universal joint's angle -> (its value, its rate)
+    for name, pair in universal_symbols.items():
+        values = _universal_initial(topo, tree, bodies, name, x_float, v_body, moved)
+        universal.update({q: (values[k], values[k + 2]) for k, q in enumerate(pair)})
     x0, v0, initial_x = [], [], []
     for c in coords:
         if c.symbol in body_coordinates:
@@ -241,11 +267,13 @@ def to_joint_coordinates(model):
             v0.append(to_double(v_body[c.velocity]))
             initial_x.append(exact_x0[c.symbol])
             continue
+        if c.symbol in universal:  # 0 at the pose as written
+            x0.append(universal[c.symbol][0])
+            v0.append(universal[c.symbol][1])
+            initial_x.append(sp.Integer(0))
+            continue
         joint = next(j for j in model.joints if j.name == c.name)
         exact = initial_x_of(joint, topo.joints[joint.name], exact_x0, model.starts_held, params)
-        moved = model.x_assembled is not None and any(
-            abs(a - b) > 1e-14 for a, b in zip(model.x_assembled, model.x0)
-        )
         x0.append(
             to_double(joint.coordinate.xreplace(x_float))
             if moved
@@ -269,6 +297,9 @@ def to_joint_coordinates(model):
                 joint.coordinate = joint_symbol[joint.name]
                 what = "theta" if topo.joints[joint.name].type == "revolute" else "translation"
                 joint.lock = RowGroup(joint.name, entries=[joint.coordinate], what=what)
+            elif joint.name in universal_symbols:
+                pair = list(universal_symbols[joint.name])
+                joint.lock = RowGroup(joint.name, entries=pair, what="angle1 angle2")
             else:
                 joint.lock = None
         else:
@@ -507,6 +538,147 @@ def _place_spatial_child(inter, topo, g, tj, bodies, q):
             [inter.name(f"point({j})[{a}]", point[a]) for a in range(3)],
             g.type,
         )
+
+
+def _place_universal_child(inter, topo, g, tj, bodies, angles):
+    """A universal joint's child, through two revolute steps of the recursive algorithms: the
+    first turns a massless frame at the joint's cross, `<joint>:cross` (origin at the joint's
+    point, the parent's orientation turned), about the parent's axis; the second turns the
+    child about its own axis. With R0 the bodies' initial relative rotation (body1 <- body2),
+
+        R(body1 <- body2) = Rot(axis1, angle1) R0 Rot(axis2, angle2)
+
+    (axis1 in body1's frame, axis2 in body2's; both angles 0 at the initial pose). The two
+    angles are coordinates of every pose the joint allows: no singular configuration of the
+    parametrization (a universal joint is a 2-torus). A child that is body1 turns by the
+    angles' negatives, about axis2 first."""
+    child, parent = bodies[tj.child], bodies.get(tj.parent)  # parent None: the ground
+    P = topo.frames[tj.parent]
+    j, first, cross = tj.joint, f"{tj.joint}:1", f"{tj.joint}:cross"
+    child_is_body1 = tj.child == g.body1
+    sign = -1 if child_is_body1 else 1
+    q_p, q_c = (angles[1], angles[0]) if child_is_body1 else angles
+    p_parent, p_child = (g.point2, g.point1) if child_is_body1 else (g.point1, g.point2)
+    u_p, u_c = (g.axis2, g.axis1) if child_is_body1 else (g.axis1, g.axis2)
+    u_p, u_c = sp.Matrix(u_p).applyfunc(_snapped), sp.Matrix(u_c).applyfunc(_snapped)
+    e_p0 = parent.x0[3:7] if parent is not None else (1, 0, 0, 0)
+    rel0 = tuple(
+        numbers_as_coefficients(clean(c)) for c in quat_mul(quat_conj(e_p0), child.x0[3:7])
+    )
+    R0 = rotation_from_euler(rel0).applyfunc(_snapped)
+    u_x = (R0 * u_c).applyfunc(_snapped)  # the child's axis in the cross's frame
+    offset = sp.Matrix(p_parent).applyfunc(_zero_snapped)
+    hang = -sp.Matrix(p_child).applyfunc(_zero_snapped)
+    zero = sp.zeros(3, 1)
+
+    def turn(step, q, u):  # (Q, half-angle quaternion, rate) of a turn by sign q about u
+        c_ = inter.name(f"cos({step})", sp.cos(sign * q))
+        s_ = inter.name(f"sin({step})", sp.sin(sign * q))
+        half = (inter.name(f"cos({step}/2)", sp.cos(sign * q / 2)),)
+        half += tuple(inter.name(f"sin({step}/2)", sp.sin(sign * q / 2)) * a for a in u)
+        return _axis_rotation(u, c_, s_), half, sign * inter.v[inter.x.index(q)]
+
+    # the cross: turned about the parent's axis, at the joint's point
+    Q1, rho1, rate1 = turn(first, q_p, u_p)
+    Q1 = Q1.applyfunc(sp.expand).applyfunc(lambda c: inter.name(f"Q({first})", c))
+    topo.links[first] = Link(Q1, offset, zero, u_p, rate1, sign, "revolute")
+    R_x = P.R * Q1
+    R_x = sp.Matrix(3, 3, [inter.name(f"R({cross})[{k}]", e) for k, e in enumerate(R_x)])
+    r_x = sp.Matrix(P.r) + P.R * offset
+    r_x = [inter.name(f"r({cross})[{a}]", r_x[a]) for a in range(3)]
+    w_x = Q1.T * sp.Matrix(P.w) + rate1 * u_p
+    w_x = [inter.name(f"w({cross})[{a}]", w_x[a]) for a in range(3)]
+    topo.frames[cross] = Frame(R_x, r_x, w_x, P.path + [first])
+    axis = P.R * u_p
+    topo.motions[first] = (
+        sign,
+        [inter.name(f"axis({first})[{a}]", axis[a]) for a in range(3)],
+        r_x,
+        "revolute",
+    )
+    # the child: turned about its own axis (u_x in the cross's frame, u_c in its own)
+    Q2, rho2, rate2 = turn(j, q_c, u_x)
+    Q2 = (Q2 * R0).applyfunc(sp.expand).applyfunc(lambda c: inter.name(f"Q({j})", c))
+    topo.links[j] = Link(Q2, zero, hang, u_c, rate2, sign, "revolute")
+    R = R_x * Q2
+    R = sp.Matrix(3, 3, [inter.name(f"R({tj.child})[{k}]", e) for k, e in enumerate(R)])
+    r = sp.Matrix(r_x) + R * hang
+    for s_, e in zip(child.q[:3], r):
+        inter.define(s_, e)
+    rel = quat_mul(quat_mul(rho1, rho2), rel0)
+    rel = tuple(inter.name(f"rel({j})[{k}]", e) for k, e in enumerate(rel))
+    for s_, e in zip(child.q[3:7], quat_mul(P_quaternion(topo, tj.parent, bodies), rel)):
+        inter.define(s_, e)
+    w = Q2.T * sp.Matrix(w_x) + rate2 * u_c
+    w = [inter.name(f"w({tj.child})[{a}]", w[a]) for a in range(3)]
+    topo.frames[tj.child] = Frame(R, list(child.q[:3]), w, P.path + [first, j])
+    axis = R_x * u_x
+    topo.motions[j] = (
+        sign,
+        [inter.name(f"axis({j})[{a}]", axis[a]) for a in range(3)],
+        r_x,
+        "revolute",
+    )
+    topo.steps += [TreeJoint(first, tj.parent, cross), TreeJoint(j, cross, tj.child)]
+    topo.step_symbol.update({first: q_p, j: q_c})
+
+
+def _universal_initial(topo, tree, bodies, name, x_float, v_body, moved):
+    """(angle1, angle2, their rates) of a universal tree joint in the body model's initial
+    state (angles exactly 0 at the pose as written, unless the assembly moved it)."""
+    g = topo.joints[name]
+    tj = next(t for t in tree.joints if t.joint == name)
+    ground = (1, 0, 0, 0)
+
+    def pose(body, state, initial):
+        if body == "ground":
+            return ground, (0, 0, 0, 0)
+        b = bodies[body]
+        if initial:
+            return b.x0[3:7], None
+        return [state[s] for s in b.q[3:7]], [v_body.get(r, 0) for r in b.qd[3:7]]
+
+    (e_p0, _), (e_c0, _) = pose(tj.parent, None, True), pose(tj.child, None, True)
+    (e_p, ed_p), (e_c, ed_c) = pose(tj.parent, x_float, False), pose(tj.child, x_float, False)
+    a1, a2, r1, r2 = universal_state(g, tj.child == g.body1, e_p0, e_c0, e_p, e_c, ed_p, ed_c)
+    if not moved:
+        a1 = a2 = 0.0
+    return a1, a2, r1, r2
+
+
+def universal_state(g, child_is_body1, e_p0, e_c0, pose_p, pose_c, rates_p, rates_c):
+    """(angle1, angle2, angle1 rate, angle2 rate) of a universal joint (floats) at its bodies'
+    poses: Euler parameters e_p, e_c (4) of the tree's parent and child (the ground's: 1, 0,
+    0, 0), their rates (4); e_p0, e_c0 the initial poses the angles count from
+    (_place_universal_child). With Q = R_p^T R_c = Rot(u_p, s a_p) R0 Rot(u_c, s a_c):
+    Q u_c = Rot(u_p, s a_p) R0 u_c and Q^T u_p = Rot(u_c, -s a_c) R0^T u_p give the angles;
+    the relative angular velocity (child frame) s a_p' Q^T u_p + s a_c' u_c their rates."""
+    import numpy as np
+
+    def rot(e):
+        return np.array(rotation_from_euler([float(c) for c in e]).evalf(), dtype=float)
+
+    def omega(e, ed):  # body-frame angular velocity 2 G(e) e'
+        return (
+            2
+            * np.array(G_matrix([float(c) for c in e]).evalf(), dtype=float)
+            @ np.array([float(c) for c in ed])
+        )
+
+    sign = -1 if child_is_body1 else 1
+    u_p = np.array([float(c) for c in (g.axis2 if child_is_body1 else g.axis1)])
+    u_c = np.array([float(c) for c in (g.axis1 if child_is_body1 else g.axis2)])
+    R0 = rot(quat_mul(quat_conj(e_p0), e_c0))
+    Q = rot(pose_p).T @ rot(pose_c)
+    a, b = R0 @ u_c, Q @ u_c
+    a_p = np.arctan2(u_p @ np.cross(a, b), a @ b)
+    a, b = R0.T @ u_p, Q.T @ u_p
+    a_c = -np.arctan2(u_c @ np.cross(a, b), a @ b)
+    w = omega(pose_c, rates_c) - Q.T @ omega(pose_p, rates_p)
+    rate_p, rate_c = w @ (Q.T @ u_p), w @ u_c
+    pair = (sign * a_c, sign * a_p) if child_is_body1 else (sign * a_p, sign * a_c)
+    rates = (sign * rate_c, sign * rate_p) if child_is_body1 else (sign * rate_p, sign * rate_c)
+    return pair + rates
 
 
 def _axis_rotation(u, c, s):

@@ -15,7 +15,8 @@ from typing import Dict, List
 
 # joint types a tree joint may have, with the number of coordinates of its motion; the others
 # are always cut (their rows between the bodies' poses)
-TREE_TYPES = {"revolute": 1, "prismatic": 1, "fix": 0}
+# (a universal joint's two angles: joint_coordinates.py, as two turns through its cross)
+TREE_TYPES = {"revolute": 1, "prismatic": 1, "fix": 0, "universal": 2}
 
 
 @dataclass(frozen=True)
