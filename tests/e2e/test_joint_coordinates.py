@@ -25,6 +25,13 @@ BODIES_MODELS = sorted(
 )
 
 
+@pytest.fixture(scope="module")
+def joint_dir(tmp_path_factory):
+    """Where the tests write the joint versions of the shipped models: one file per model, so
+    that a model's tests share its generated and compiled solver (helpers.simulate)."""
+    return tmp_path_factory.mktemp("joint_versions")
+
+
 def joint_version(tmp: Path, name: str) -> Path:
     """models/<name>.yaml in joint coordinates, as <name>_joint.yaml in tmp."""
     text = (MODELS / f"{name}.yaml").read_text()
@@ -59,9 +66,10 @@ def _pose(kind, coords):
     return np.array(coords[:3]), quaternion_matrix(coords[3:7])
 
 
-def both_runs(tmp, name, **options):
-    """(joint model, body model, (summary, run, events) in joint and in body coordinates)."""
-    path = joint_version(tmp, name)
+def both_runs(tmp, joint_dir, name, **options):
+    """(joint model, body model, (summary, run, events) in joint and in body coordinates); the
+    joint version written to joint_dir."""
+    path = joint_version(joint_dir, name)
     body = simulate(tmp, name, with_events=True, **options)
     joint = simulate(tmp, str(path), with_events=True, **options)
     # the models simulate() loaded (loading the PUMA twice more would cost seconds)
@@ -82,12 +90,12 @@ DT_OUT = {"puma560_estop": 0.01}
 
 
 @pytest.mark.parametrize("name", BODIES_MODELS)
-def test_both_formulations_simulate_the_same_motion(tmp_path, name):
+def test_both_formulations_simulate_the_same_motion(tmp_path, joint_dir, name):
     """The joints' coordinates and rates, the energy and each lock's energy; the bodies' world
     poses at the middle and the last row."""
     t_end = T_END.get(name, 1.0)
     dt_out = DT_OUT.get(name, t_end / 20)
-    runs = both_runs(tmp_path, name, **TOL, t_end=t_end, dt_out=dt_out, reactions=True)
+    runs = both_runs(tmp_path, joint_dir, name, **TOL, t_end=t_end, dt_out=dt_out, reactions=True)
     joint_model, body_model = runs[:2]
     if name == "puma560_estop":  # a 6-DOF arm: 6 coordinates, no rows (body: 42 and 36)
         assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (6, 0, 42, 36)
@@ -163,22 +171,18 @@ events:
 """
 
 
-@pytest.mark.parametrize("lock", [False, True])
-def test_universal_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path, lock):
+def test_universal_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path):
     """Universal joints on the tree (two angles each, both tree directions): the motion, the
-    energy and the joints' wrenches (without the lock: in body coordinates a universal joint's
-    lock adds three rotation rows to its perp row, and the load split between dependent rows
-    is the minimum-norm one), and the energy the lock takes (with it)."""
+    energy, the energy U2's lock takes at 0.4 s, and the joints' wrenches before it (in body
+    coordinates a universal joint's lock adds three rotation rows to its perp row, and the
+    load split between dependent rows is the minimum-norm one, so not compared after it)."""
     paths = {}
     for formulation in ("body", "joint"):
         path = tmp_path / f"universal_chain_{formulation}.yaml"
-        path.write_text(
-            UNIVERSAL_CHAIN.format(
-                suffix=f"_{formulation}",
-                events=LOCK_U2 if lock else "",
-                coordinates=f"coordinates: {formulation}\n",
-            )
+        text = UNIVERSAL_CHAIN.format(
+            suffix=f"_{formulation}", events=LOCK_U2, coordinates=f"coordinates: {formulation}\n"
         )
+        path.write_text(text)
         paths[formulation] = str(path)
     options = dict(**TOL, t_end=1.0, dt_out=0.05, reactions=True)
     runs = {f: simulate(tmp_path, p, with_events=True, **options) for f, p in paths.items()}
@@ -189,15 +193,17 @@ def test_universal_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path
     ]  # fmt: skip
     assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (4, 0, 14, 10)
     assert_same_physics(joint_model, body_model, runs["joint"], runs["body"])
-    events = runs["joint"][2]
-    assert [e["kind"] for e in events if e["kind"] == "lock"] == (["lock"] if lock else [])
-    run = runs["joint"][1]
-    moving = np.abs(np.diff(run["x.U2.angle2"])).max()
-    assert moving > 1e-3  # the rods swing about every axis
-    if lock:  # held from the lock on
-        after = run["t"] >= 0.4
-        assert np.ptp(run["x.U2.angle1"][after]) <= 1e-9
-        assert np.ptp(run["x.U2.angle2"][after]) <= 1e-9
+    assert [e["kind"] for e in runs["joint"][2] if e["kind"] == "lock"] == ["lock"]
+    rj, rb = runs["joint"][1], runs["body"][1]
+    before = rb["t"] < 0.4
+    wrenches = [c for c in rb if re.match(r"[FN][xyz]\.", c)]
+    assert len(wrenches) == 12
+    for c in wrenches:
+        scale = max(np.abs(rb[c][before]).max(), 1e-3)
+        assert np.abs(rj[c][before] - rb[c][before]).max() <= 1e-6 * scale, c
+    assert np.abs(np.diff(rj["x.U2.angle2"][before])).max() > 1e-3  # it swings ...
+    after = rj["t"] >= 0.4  # ... until the lock holds it
+    assert np.ptp(rj["x.U2.angle1"][after]) <= 1e-9 and np.ptp(rj["x.U2.angle2"][after]) <= 1e-9
 
 
 @pytest.mark.parametrize(
@@ -221,10 +227,12 @@ def test_joint_coordinates_keep_only_the_rows_of_cut_joints(
     assert tree == {t.joint for t in joint.topology.tree.joints if t.joint in tree}
 
 
-def test_double_four_bar_crosses_its_singular_configurations_in_joint_coordinates(tmp_path):
+def test_double_four_bar_crosses_its_singular_configurations_in_joint_coordinates(
+    tmp_path, joint_dir
+):
     """10 s: the ten crossings of the bars' horizontal configurations, on the parallelogram
     branch, at the times body coordinates find them; bar 1's angle within 1e-8 of it."""
-    runs = both_runs(tmp_path, "double_four_bar", **TOL, t_end=10.0, dt_out=0.5)
+    runs = both_runs(tmp_path, joint_dir, "double_four_bar", **TOL, t_end=10.0, dt_out=0.5)
     (sj, rj, ej), (sb, rb, eb) = runs[2:]
     crossings_j = [e["t"] for e in ej if e["kind"] == "singular"]
     crossings_b = [e["t"] for e in eb if e["kind"] == "singular"]
@@ -249,14 +257,14 @@ def test_double_four_bar_crosses_its_singular_configurations_in_joint_coordinate
 
 
 @pytest.mark.parametrize("name", ["pendulum_kc", "pendulum_torsion"])
-def test_statics_and_modes_agree_in_both_formulations(tmp_path, name):
+def test_statics_and_modes_agree_in_both_formulations(joint_dir, name):
     """003's pendulum and the torsion pendulum: the same equilibrium (joint angle), the same
     joints' forces and moments there, the same frequencies. In joint coordinates there are no
     rows (m = 0): K_f alone is the stiffness, and the joints' wrenches come from the
     Newton-Euler balance of the bodies they carry."""
     import mcsgen
 
-    joint = mcsgen.load(joint_version(tmp_path, name)).build()
+    joint = mcsgen.load(joint_version(joint_dir, name)).build()
     body = mcsgen.load(name).build()
     assert joint.mechanism.model.m == 0
     statics_j, statics_b = joint.statics(), body.statics()
@@ -296,13 +304,13 @@ def test_run_time_geometry_parameters_in_joint_coordinates(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["pendulum_3r_bodies", "slider_crank"])
-def test_audit_of_a_joint_model_shows_its_intermediates_and_passes(cli, tmp_path, name):
+def test_audit_of_a_joint_model_shows_its_intermediates_and_passes(cli, tmp_path, joint_dir, name):
     """The audit report of a joint-coordinate model (a planar tree; a spatial loop with cut
     joints and a floating rod): every term through the named intermediates, which the report
     lists with their definitions; K_f and D as f's tangent; the cut joints' rows attributed to
     them; the finite-difference check and the compiled kernels against SymPy's evaluation
     through the intermediates pass."""
-    path = joint_version(tmp_path, name)
+    path = joint_version(joint_dir, name)
     out = cli("audit", path, "--format", "md", "--no-misra", "--out", tmp_path / "audit.md")
     assert out.returncode == 0, out.stderr
     report = (tmp_path / "audit.md").read_text()
