@@ -283,6 +283,15 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
                 at[directions[k]] = 1.0
                 columns.append(value(derived.f_tangent, at)[:, 0])
             references[name] = np.array(columns).T
+    if derived.kc_tangent is not None:  # K_c: A^T lam's tangent along each unit direction
+        dq, _ = tangent_directions(n)
+        columns = []
+        for k in range(n):
+            at = dict(subs)
+            at.update((s, 0.0) for s in dq)
+            at[dq[k]] = 1.0
+            columns.append(value(derived.kc_tangent, at)[:, 0])
+        references["K_c"] = np.array(columns).T
     out = []
     for name, _, row_kind, col_kind in TERMS:
         mat = references[name]
@@ -346,6 +355,11 @@ def collect(
         terms.append(
             _term("f_tangent", TANGENT_WHAT, "x", "1", derived.f_tangent, c_text, name, geometry)
         )
+    if derived.kc_tangent is not None:  # and K_c from A^T lam's
+        terms.append(
+            _term("K_c_tangent", KC_TANGENT_WHAT, "x", "1", derived.kc_tangent, c_text, name,
+                  geometry)  # fmt: skip
+        )
     cm = CompiledModel(model, generated_dir)
     x0 = np.array(model.x0, float)
     v0 = np.array(model.v0, float)
@@ -397,6 +411,10 @@ def collect(
     return audit
 
 
+KC_TANGENT_WHAT = (
+    "K_c dq = d(A^T lam)/dx dq along a direction dq: the K_c kernel evaluates it along each unit "
+    "direction, one column each"
+)
 TANGENT_WHAT = (
     "f's tangent K_f dq + D dqd along directions dq, dqd: the K_f and D kernels evaluate it "
     "along each unit direction, one column each"

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from ..model.bodies import G_matrix
 from .groups import GroupTerms, derive_group
 from .rows import RowTerms
 
@@ -31,44 +32,117 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 
-def row_terms_through(ci, inter, x, v, t) -> RowTerms:
+def row_terms_through(ci, inter, x, v, t, hessian=False, row=None) -> RowTerms:
     """The derivatives of one row c_i(x, t) through the intermediates (rows.RowTerms, sparse
-    over the coordinates it depends on)."""
-    row = {}
-    for j, xj in enumerate(x):
-        a = inter.diff(ci, xj)
-        if a != 0:
-            row[j] = a
+    over the coordinates it depends on); its second derivatives only when asked (K_c is the
+    tangent of A^T lam instead: joint_stiffness_tangent). row: its gradient {j: dc_i/dx_j}
+    when known (geometric_gradient), else taken here, coordinate by coordinate."""
+    if row is None:
+        row = {}
+        for j, xj in enumerate(x):
+            a = inter.diff(ci, xj)
+            if a != 0:
+                row[j] = a
     ct = inter.diff(ci, t)
-    A_dot, hessian = {}, {}
+    A_dot, second = {}, {}
     for j, a in row.items():
         A_dot[j] = inter.dot(a)
-        for k, xk in enumerate(x):
+        for k, xk in enumerate(x if hessian else ()):
             h = inter.diff(a, xk)
             if h != 0:
-                hessian[(j, k)] = h
+                second[(j, k)] = h
     gamma = -(
         sum((A_dot[j] * v[j] for j in row), sp.Integer(0)) + (inter.dot(ct) if ct != 0 else 0)
     )
-    return RowTerms(row, ct, A_dot, gamma, hessian)
+    return RowTerms(row, ct, A_dot, gamma, second)
 
 
-def joint_rows(model: "Model", lam):
-    """c, A, c_t, gamma, A_dot, K_c of the model's rows (terms.Derived's shapes)."""
+class GeometricRows:
+    """The gradients of rows of the world poses of bodies on a spatial tree on the ground, from
+    the Jacobian columns of the bodies' poses (_columns: each tree step's world axis and point,
+    O(1) per column) instead of a derivative of every intermediate between the row and each
+    coordinate (O(depth) per coordinate: a long loop's cut rows took minutes):
+
+        dc/dq_k = dc/dr . Jv_k + (G(e) dc/de / 2) . Jw_k
+
+    over the row's bodies, r and e a body's centre of mass and Euler parameters, Jv_k (world)
+    and Jw_k (its own frame) their columns: e' = G(e)^T w' / 2 for the tree's unit e. A row of
+    a floating body's subtree (whose Euler parameters are coordinates, not unit by
+    construction) is left to row_terms_through."""
+
+    def __init__(self, model: "Model"):
+        self.model = model
+        topo = model.topology
+        self.enabled = model.kind == "spatial" and topo is not None and topo.frames
+        self.body_of = {}
+        if self.enabled:
+            for body in topo.bodies:
+                if body.kind == "spatial" and not _floats(topo, body.name):
+                    self.body_of.update((s, body) for s in body.q)
+        self.columns = {}  # body -> _columns(model, body)
+
+    def gradient(self, ci, tag):
+        """{k: dc_i/dq_k}, or None where the geometric form does not apply."""
+        if not self.enabled:
+            return None
+        inter = self.model.intermediates
+        free = sp.sympify(ci).free_symbols
+        if free & set(self.model.x):
+            return None  # a floating body's own coordinates
+        bodies = []
+        for s in free:
+            if s in inter and s not in self.body_of:
+                return None
+            body = self.body_of.get(s)
+            if body is not None and body not in bodies:
+                bodies.append(body)
+        row = {}
+        for body in sorted(bodies, key=lambda b: b.name):
+            if body.name not in self.columns:
+                self.columns[body.name] = _columns(self.model, body)
+            dr = [sp.diff(ci, s) for s in body.q[:3]]
+            de = sp.Matrix([sp.diff(ci, s) for s in body.q[3:7]])
+            moment = G_matrix(body.q[3:7]) * de / 2
+            F = [inter.name(f"dc({tag},{body.name})r{a}", dr[a]) for a in range(3)]
+            N = [inter.name(f"dc({tag},{body.name})w{a}", moment[a]) for a in range(3)]
+            for k, (Jv, Jw) in self.columns[body.name].items():
+                entry = sum((F[a] * Jv[a] + N[a] * Jw[a] for a in range(3)), sp.Integer(0))
+                row[k] = row.get(k, sp.Integer(0)) + entry
+        return {k: a for k, a in row.items() if a != 0}
+
+
+def joint_rows(model: "Model", lam, geometric=None):
+    """c, A, c_t, gamma, A_dot and K_c's tangent (joint_stiffness_tangent) of the model's rows
+    (terms.Derived's shapes)."""
     inter, x, v, t, n, m = model.intermediates, model.x, model.v, model.time, model.n, model.m
     c = sp.Matrix(m, 1, [con.expr for con in model.constraints])
-    A, A_dot, K_c = sp.zeros(m, n), sp.zeros(m, n), sp.zeros(n, n)
+    A, A_dot = sp.zeros(m, n), sp.zeros(m, n)
     c_t, gamma = sp.zeros(m, 1), sp.zeros(m, 1)
+    geometric = geometric or GeometricRows(model)
     for i in range(m):
-        row = row_terms_through(c[i], inter, x, v, t)
+        gradient = geometric.gradient(c[i], f"c{i}")
+        row = row_terms_through(c[i], inter, x, v, t, row=gradient)
         c_t[i], gamma[i] = row.c_t, row.gamma
         for j, a in row.A.items():
             A[i, j] = a
         for j, a in row.A_dot.items():
             A_dot[i, j] = a
-        for (j, k), h in row.hessian.items():
-            K_c[j, k] += lam[i] * h
-    return c, A, c_t, gamma, A_dot, K_c
+    return c, A, c_t, gamma, A_dot, joint_stiffness_tangent(model, A, lam)
+
+
+def joint_stiffness_tangent(model: "Model", A, lam):
+    """(n x 1) K_c dq = d(A^T lam)/dq dq, for the direction dq (tangent_directions): the K_c
+    kernel evaluates it along each unit direction (one column each). The Hessians of the cut
+    rows as n^2 separate derivatives each reach through every joint of the loop (the 11-body
+    anchor chain's took 100 s to generate); the tangent is one pass over A's intermediates.
+    None for a model without rows."""
+    if model.m == 0:
+        return None
+    inter, n = model.intermediates, model.n
+    dq, _ = tangent_directions(n)
+    direction = dict(zip(model.x, dq))
+    force = [sum((lam[i] * A[i, j] for i in range(model.m)), sp.Integer(0)) for j in range(n)]
+    return sp.Matrix(n, 1, [inter.tangent(g, direction, "ktan") for g in force])
 
 
 def joint_dynamics(model: "Model", local):
@@ -469,9 +543,16 @@ def joint_coordinates_of(model: "Model"):
     return sp.Matrix(coords + [inter.dot(q) for q in coords])
 
 
-def joint_group(group, model: "Model") -> GroupTerms:
-    """A row group's kernels (groups.derive_group) through the intermediates."""
+def joint_group(group, model: "Model", geometric=None) -> GroupTerms:
+    """A row group's kernels (groups.derive_group) through the intermediates (geometric: a
+    GeometricRows to share between the groups)."""
     inter, x, v, t = model.intermediates, model.x, model.v, model.time
-    return derive_group(
-        group, model, terms_of=lambda gi: row_terms_through(sp.sympify(gi), inter, x, v, t)
-    )
+    geometric = geometric or GeometricRows(model)
+    count = iter(range(len(group.g)))
+
+    def terms_of(gi):
+        gi = sp.sympify(gi)
+        gradient = geometric.gradient(gi, f"{group.name}.g{next(count)}")
+        return row_terms_through(gi, inter, x, v, t, row=gradient)
+
+    return derive_group(group, model, terms_of=terms_of)

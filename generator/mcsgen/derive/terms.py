@@ -16,6 +16,7 @@ from .joint_terms import (
     joint_coordinates_of,
     joint_dynamics,
     joint_force_tangent,
+    GeometricRows,
     joint_group,
     joint_rows,
 )
@@ -49,6 +50,8 @@ class Derived:
     # joint coordinates (joint_terms.py): K_f and D are None and f_tangent (n x 1) is
     # K_f dq + D dqd for direction symbols dq, dqd (joint_terms.tangent_directions)
     f_tangent: sp.Matrix = None
+    # and K_c is None where kc_tangent (n x 1) is K_c dq (joint_terms.joint_stiffness_tangent)
+    kc_tangent: sp.Matrix = None
     joint_coords: sp.Matrix = None
     # The initial state as a function of the parameters (SPEC §4): (2n x 1) the file's positions
     # then its velocities (0 where held conditions decide them); (nh x (n + 1)) [H(x) | h], the
@@ -169,7 +172,8 @@ def _force_gradient(fi, x, v, index, vindex, cache):
 def _derive_joint(model: "Model") -> Derived:
     """derive() of a joint-coordinate model: through its intermediates (joint_terms.py)."""
     lam = [sp.Symbol(f"lam_{i}", real=True) for i in range(model.m)]
-    c, A, c_t, gamma, A_dot, K_c = joint_rows(model, lam)
+    geometric = GeometricRows(model)
+    c, A, c_t, gamma, A_dot, kc_tangent = joint_rows(model, lam, geometric)
     cache = {}
 
     def local(T, V, xs, vs):
@@ -184,14 +188,15 @@ def _derive_joint(model: "Model") -> Derived:
         A_dot=A_dot,
         M=M,
         f=f,
-        K_c=K_c,
+        K_c=sp.zeros(model.n, model.n) if kc_tangent is None else None,
+        kc_tangent=kc_tangent,  # K_c column by column from it (emit/kernels.py)
         K_f=None,  # emitted column by column from f_tangent (emit/kernels.py)
         D=None,
         f_tangent=joint_force_tangent(model, f),
         kinetic=kinetic,
         potential=model.potential,
         lam=lam,
-        groups=[joint_group(group, model) for group in model.row_groups],
+        groups=[joint_group(group, model, geometric) for group in model.row_groups],
         joint_coords=joint_coordinates_of(model),
         **_initial_state(model, c),
         pending_wrenches=lambda: _wrenches(model, lam, local),

@@ -6,6 +6,8 @@ static parts. Output is deterministic: same model file and generator version, sa
 
 import heapq
 import re
+from dataclasses import dataclass
+from typing import Tuple
 
 import sympy as sp
 
@@ -191,8 +193,9 @@ def _specs(model, derived):
     specs = []
     for k in printed():
         mat = getattr(derived, k.term)
-        if mat is None and k.term in TANGENT_KERNELS and derived.f_tangent is not None:
-            entries = None  # joint coordinates: column by column from f's tangent
+        tangent = TANGENT_KERNELS.get(k.term)
+        if mat is None and tangent and getattr(derived, tangent.field) is not None:
+            entries = None  # joint coordinates: column by column from a tangent
         elif mat is None:  # joint_coords, when no joint has a free coordinate
             continue
         else:
@@ -232,7 +235,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     geometry = dict(model.geometry)
     inter = intermediates_of(model, geometry)
     kernels = []
-    helper_done = False
+    helpers_done = set()
     fused = fused_kernel(model, derived, names, sets)
     for name, spec, length, entries, shape, what in _specs(model, derived):
         if spec.kernel_set not in sets:
@@ -244,9 +247,8 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
             continue
         if entries is None:
             kernels.append(
-                _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helper_done)
+                _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helpers_done)
             )
-            helper_done = True
             continue
         if geometry:
             entries = [(k, e.xreplace(geometry)) for k, e in entries]
@@ -364,36 +366,76 @@ def fused_kernel(model, derived, names, sets=kernel_sets.ALL):
     }
 
 
-# the kernels a joint-coordinate model computes column by column from f's tangent, and the
-# direction array each sets to a unit vector (templates/model.c.j2)
-TANGENT_KERNELS = {"K_f": "dq", "D": "dqd"}
+@dataclass(frozen=True)
+class Tangent:
+    """A tangent a joint-coordinate model's kernel evaluates along each unit direction (one
+    column each, templates/model.c.j2): the Derived field, its static C function's name,
+    parameters (after x; then t, p, out), the direction arrays it reads, and its comment."""
+
+    field: str
+    function: str
+    params: Tuple[str, ...]
+    directions: Tuple[str, ...]
+    comment: str
 
 
-def _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helper_done):
-    """K_f or D of a joint-coordinate model: a loop over the unit directions calling the
-    static f_tangent (its body here, with the first of the two)."""
+F_TANGENT = Tangent(
+    "f_tangent",
+    "f_tangent",
+    ("v", "dq", "dqd"),
+    ("dq", "dqd"),
+    "K_f dq + D dqd = -(df/dx dq + df/dv dqd): the tangent of f along (dq, dqd), through its\n"
+    " * intermediates; K_f and D call it along each unit direction (one column each)",
+)
+KC_TANGENT = Tangent(
+    "kc_tangent",
+    "K_c_tangent",
+    ("lam", "dq"),
+    ("dq",),
+    "K_c dq = d(A^T lam)/dx dq: the tangent of A^T lam along dq, through its intermediates;\n"
+    " * K_c calls it along each unit direction (one column each)",
+)
+# the kernels a joint-coordinate model computes column by column from a tangent, with the
+# direction array each sets to a unit vector
+TANGENT_KERNELS = {"K_f": F_TANGENT, "D": F_TANGENT, "K_c": KC_TANGENT}
+TANGENT_UNIT = {"K_f": "dq", "D": "dqd", "K_c": "dq"}
+
+
+def _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helpers_done):
+    """K_f, D or K_c of a joint-coordinate model: a loop over the unit directions calling its
+    tangent's static function (its body here, with the first kernel that calls it)."""
+    tangent = TANGENT_KERNELS[spec.term]
     helper = None
-    if not helper_done:
+    if tangent.function not in helpers_done:
+        helpers_done.add(tangent.function)
         dq, dqd = tangent_directions(model.n)
         local = dict(names)
         local.update((s, f"dq[{i}]") for i, s in enumerate(dq))
         local.update((s, f"dqd[{i}]") for i, s in enumerate(dqd))
         geometry = dict(model.geometry)
-        entries = _column_major(derived.f_tangent)
+        entries = _column_major(getattr(derived, tangent.field))
         if geometry:
             entries = [(k, e.xreplace(geometry)) for k, e in entries]
         entries = nonzero(entries)
         body = _zero_fill(entries, model.n, "out") + _assignments(entries, local, "out", inter)
         used = " ".join(body)
+        arguments = ("x",) + tangent.params + ("t", "p")
         helper = {
+            "function": tangent.function,
+            "comment": tangent.comment,
+            "params": ", ".join(f"const mcs_real *{a}" for a in ("x",) + tangent.params),
             "body": body,
-            "unused": [a for a in ("x", "v", "dq", "dqd", "t", "p") if not _uses(used, a)],
+            "unused": [a for a in arguments if not _uses(used, a)],
         }
         if "k = 0" in used:
             helper["body"] = ["int k;"] + body
-    return _kernel_entry(
-        name, spec, shape, what, helper=helper, tangent=TANGENT_KERNELS[spec.term], uses_k=True
-    )
+    call = {
+        "function": tangent.function,
+        "arrays": tangent.directions,
+        "unit": TANGENT_UNIT[spec.term],
+        "args": ", ".join(("x",) + tangent.params + ("t", "p")),
+    }
+    return _kernel_entry(name, spec, shape, what, helper=helper, tangent=call, uses_k=True)
 
 
 def _kernel_entry(
