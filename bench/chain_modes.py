@@ -1,9 +1,12 @@
 """Statics and modes of the anchor chain family (issue 10): generation time, the static solve from
 the V shape and the modal analysis, for N = 11, 21, 43, 85 bodies; for N = 43 the first four
 frequencies against 003 Table 3 (0.240, 0.309, 0.504, 0.551 Hz) and, with --verify, the FFT of
-simulated responses (slow: about 3 minutes of simulation per mode).
+simulated responses (slow: about 3 minutes of simulation per mode). With --joint, the same
+chains written in joint coordinates (issue 36: the hinges and universal joints on the tree, two
+angles each, one joint cut: n = 2 N - 2, m = 4 or 5).
 
-Usage: bench/chain_modes.py [--verify] [N ...]   (run.py calls main() with the defaults)
+Usage: bench/chain_modes.py [--verify] [--joint] [N ...]   (run.py calls main() with the
+defaults, and with coordinates="joint" for N = 11, 21, 43)
 """
 
 import subprocess
@@ -16,7 +19,7 @@ sys.path.insert(0, str(ROOT / "generator"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from anchor_chain import anchor_chain_yaml  # noqa: E402
-from mcsgen.analyze import joint_reactions, run_analysis, verify_table  # noqa: E402
+from mcsgen.analyze import run_analysis, verify_table  # noqa: E402
 from mcsgen.build import build_analyzer  # noqa: E402
 from mcsgen.generate import generate  # noqa: E402
 
@@ -33,7 +36,7 @@ def timed(cmd, repeat=3):
     return best
 
 
-def main(sizes=(11, 21, 43, 85), verify=False):
+def main(sizes=(11, 21, 43, 85), verify=False, coordinates="body"):
     OUT.mkdir(parents=True, exist_ok=True)
     rows = []
     print(
@@ -42,8 +45,13 @@ def main(sizes=(11, 21, 43, 85), verify=False):
     )
     for n in sizes:
         name = anchor_chain_yaml(n).splitlines()[0].split(": ")[1]
+        text = anchor_chain_yaml(n)
+        if coordinates == "joint":
+            text = text.replace(f"name: {name}\n", f"name: {name}_joint\n", 1)
+            text += "coordinates: joint\n"
+            name += "_joint"
         path = OUT / f"{name}.yaml"
-        path.write_text(anchor_chain_yaml(n))
+        path.write_text(text)
         t0 = time.perf_counter()
         model, gdir, _ = generate(path, out_root=OUT / "generated", force=True)
         t1 = time.perf_counter()
@@ -53,10 +61,10 @@ def main(sizes=(11, 21, 43, 85), verify=False):
         both_s = timed([str(exe), "--modes", "--count", "4"])
         r = run_analysis(name, modes=True, count=4, generated_dir=gdir)
         freqs = [m["freq"] for m in r["modes"]["list"][:4]]
-        # 003 §4.2.1: the horizontal tension (the x reaction, equal at every joint) and the
-        # lowest point of the chain (the lowest body centre)
-        tension = abs(joint_reactions(r)["A"]["b0.x"])
-        lowest = min(r["x"][7 * i + 2] for i in range(n))
+        # 003 §4.2.1: the horizontal tension (the x reaction, equal at every joint: hinge A's
+        # force) and the lowest point of the chain (the lowest body centre, body coordinates)
+        tension = abs(next(w["force"][0] for w in r["wrenches"] if w["joint"] == "A"))
+        lowest = min(r["x"][7 * i + 2] for i in range(n)) if coordinates == "body" else float("nan")
         row = dict(
             bodies=n,
             n=model.n,
@@ -98,5 +106,9 @@ def main(sizes=(11, 21, 43, 85), verify=False):
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--verify"]
-    main([int(a) for a in args] or (11, 21, 43, 85), verify="--verify" in sys.argv)
+    args = [a for a in sys.argv[1:] if a not in ("--verify", "--joint")]
+    main(
+        [int(a) for a in args] or (11, 21, 43, 85),
+        verify="--verify" in sys.argv,
+        coordinates="joint" if "--joint" in sys.argv else "body",
+    )

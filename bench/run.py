@@ -525,6 +525,8 @@ def main():
     import chain_modes
 
     results["anchor_chain"] = chain_modes.main(verify=True)
+    print("anchor chain in joint coordinates (issue 36): the same, N = 11, 21, 43")
+    results["anchor_chain_joint"] = chain_modes.main((11, 21, 43), coordinates="joint")
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     print(f"results: {OUT / 'results.json'}")
 

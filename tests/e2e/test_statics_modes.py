@@ -254,6 +254,37 @@ def test_anchor_chain_modes_are_those_of_003_table_3(chain_model, chain):
             assert f3 < f < 1.12 * f3
 
 
+def test_anchor_chain_in_joint_coordinates_gives_the_same_statics_and_modes(tmp_path_factory):
+    """The 11-body chain in joint coordinates (issue 36): hinges and universal joints on the
+    tree (two angles each), the middle universal joint cut, so n = 20 and m = 4 against 77 and
+    60. The same equilibrium (the cut joint's multipliers, its rows the same in both) and the
+    same modes (the 43-body chain's Table 3 in joint coordinates: `make bench`, "anchor chain in
+    joint coordinates", 2 minutes of generation)."""
+    from anchor_chain import anchor_chain_yaml
+
+    name, gdir, n, flags = generated_chain(11, tmp_path_factory)
+    body = run_analysis(name, modes=True, count=8, generated_dir=gdir, build_flags=flags)
+    tmp = tmp_path_factory.mktemp("chain11_joint")
+    text = anchor_chain_yaml(11).replace(f"name: {name}\n", f"name: {name}_joint\n", 1)
+    (tmp / f"{name}_joint.yaml").write_text(text + "coordinates: joint\n")
+    model, jdir, _ = generate(tmp / f"{name}_joint.yaml", out_root=tmp / "gen", kernels="stiffness")
+    assert (model.n, model.m) == (20, 4)
+    joint = run_analysis(
+        f"{name}_joint", modes=True, count=8, generated_dir=jdir, build_flags=flags
+    )
+    assert joint["statics"]["status"] == 0 and joint["modes"]["status"] == 0
+    # the cut joint's rows, by name, carry the same multipliers
+    lam_b = dict(zip(body["rows"], body["lambda"]))
+    lam_j = dict(zip(joint["rows"], joint["lambda"]))
+    assert len(lam_j) == 4
+    scale = max(abs(v) for v in lam_b.values())
+    for row, value in lam_j.items():
+        assert abs(value - lam_b[row]) <= 1e-8 * scale, row
+    freqs_b = [mode["freq"] for mode in body["modes"]["list"]]
+    freqs_j = [mode["freq"] for mode in joint["modes"]["list"]]
+    assert freqs_j == pytest.approx(freqs_b, rel=1e-9)
+
+
 def test_anchor_chain_simulated_frequencies_agree(tmp_path_factory):
     name, gdir, n, flags = generated_chain(11, tmp_path_factory)
     result = run_analysis(
