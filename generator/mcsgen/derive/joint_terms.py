@@ -15,9 +15,11 @@ M by composite rigid bodies, f by the Newton-Euler pass with qdd = 0, the kineti
 the bodies' velocities (Featherstone, Rigid Body Dynamics Algorithms, 2008, ch. 5-6).
 
 Rows (cut joints, drivers, floating bodies' norms) are differentiated through the intermediates:
-A = dc/dq, gamma = -d(A qd + c_t)/dt at qdd = 0, A_dot = dA/dt, K_c = d(A^T lam)/dq; and
-K_f = -df/dq, D = -df/dqd. Every derivative is a short expression of named ones (forward mode),
-so nothing grows with the depth of the tree but the number of intermediates.
+A = dc/dq (a row of tree bodies' poses from their Jacobian columns, GeometricRows),
+gamma = -d(A qd + c_t)/dt at qdd = 0, A_dot = dA/dt; K_c = d(A^T lam)/dq, K_f = -df/dq and
+D = -df/dqd as tangents (one column per unit direction). Every derivative is a short expression
+of named ones (forward mode), so nothing grows with the depth of the tree but the number of
+intermediates.
 """
 
 from typing import TYPE_CHECKING
@@ -32,11 +34,11 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 
-def row_terms_through(ci, inter, x, v, t, hessian=False, row=None) -> RowTerms:
-    """The derivatives of one row c_i(x, t) through the intermediates (rows.RowTerms, sparse
-    over the coordinates it depends on); its second derivatives only when asked (K_c is the
-    tangent of A^T lam instead: joint_stiffness_tangent). row: its gradient {j: dc_i/dx_j}
-    when known (geometric_gradient), else taken here, coordinate by coordinate."""
+def row_terms_through(ci, inter, x, v, t, row=None) -> RowTerms:
+    """The first derivatives of one row c_i(x, t) through the intermediates (rows.RowTerms,
+    sparse over the coordinates it depends on; no Hessian: K_c is the tangent of A^T lam,
+    joint_stiffness_tangent). row: its gradient {j: dc_i/dx_j} when known
+    (GeometricRows.gradient), else taken here, coordinate by coordinate."""
     if row is None:
         row = {}
         for j, xj in enumerate(x):
@@ -44,17 +46,11 @@ def row_terms_through(ci, inter, x, v, t, hessian=False, row=None) -> RowTerms:
             if a != 0:
                 row[j] = a
     ct = inter.diff(ci, t)
-    A_dot, second = {}, {}
-    for j, a in row.items():
-        A_dot[j] = inter.dot(a)
-        for k, xk in enumerate(x if hessian else ()):
-            h = inter.diff(a, xk)
-            if h != 0:
-                second[(j, k)] = h
+    A_dot = {j: inter.dot(a) for j, a in row.items()}
     gamma = -(
         sum((A_dot[j] * v[j] for j in row), sp.Integer(0)) + (inter.dot(ct) if ct != 0 else 0)
     )
-    return RowTerms(row, ct, A_dot, gamma, second)
+    return RowTerms(row, ct, A_dot, gamma, {})
 
 
 class GeometricRows:
