@@ -158,10 +158,12 @@ def _body_reactions(model, accel, local) -> Dict[str, Wrench]:
     inertia and weight the Newton-Euler totals carry (_newton_euler_totals): those take only
     what acts on them besides. The force elements' blocks and the applied forces in body
     coordinates are taken off (a tree joint's spring-damper, now on its coordinate, is left to
-    _tree_wrench)."""
+    _tree_wrench). A tree joint's rotor (T = I_r qd^2 / 2, qd = a . (w1 - w2) its axial rate)
+    takes the moments its block gives in body coordinates, in closed form (_rotor_moments)."""
     inter, topo = model.intermediates, model.topology
     body_x, body_v = topo.body_x, topo.body_v
     nbodies = len(model.bodies)
+    rotors = {b: r for b, r in topo.rotors.items() if r[0] in topo.joint_symbol}
     direction = dict(zip(model.v, accel))
     acc = {}
 
@@ -176,6 +178,8 @@ def _body_reactions(model, accel, local) -> Dict[str, Wrench]:
     newton_euler = set(topo.newton_euler[0]) - {"ground"} if topo.newton_euler else set()
     for number, block in enumerate(model.blocks):
         if number < nbodies and model.bodies[number].name in newton_euler:
+            continue
+        if number - nbodies in rotors:
             continue
         T, V = block[0], block[1]
         after = block[2] if len(block) > 2 else {}
@@ -197,17 +201,61 @@ def _body_reactions(model, accel, local) -> Dict[str, Wrench]:
     if topo.body_forces is not None:
         for s, applied in zip(body_x, topo.body_forces):
             Q[s] -= applied
+    extra = _rotor_moments(model, accel, rotors.values())
     out = {}
     for body in model.bodies:
         name = body.name
         F, N = _as_wrench(
             model, body, [inter.name(f"R({name})[{a}]", Q[s]) for a, s in enumerate(body.q)]
         )
+        N = N + extra.get(name, sp.zeros(3, 1))
         out[name] = (
             sp.Matrix([inter.name(f"Fr({name})[{a}]", F[a]) for a in range(3)]),
             sp.Matrix([inter.name(f"Nr({name})[{a}]", N[a]) for a in range(3)]),
         )
     return out
+
+
+def _rotor_moments(model, accel, rotors) -> Dict[str, sp.Matrix]:
+    """{body: (3) moment (world)} of the tree joints' rotors (joint, I_r): the Lagrange terms
+    of T = I_r qd^2 / 2 with qd = a1 . w1 - a2 . w2 on a body's Euler parameters give, through
+    n' = G(e) Q_e / 2 and 2 G(e) G(edot)^T a' = w' x a', the rate of the rotor's angular
+    momentum I_r qd a carried by each body:
+
+        on body 1:  I_r (qdd a + qd w1 x a),    on body 2:  -I_r (qdd a + qd w2 x a)
+
+    (a the joint's axis, w the bodies' angular velocities, world; planar: w x a = 0)."""
+    from ..model.joint_coordinates import joint_motion_axis  # (it imports derive)
+
+    topo = model.topology
+    out = {}
+    for joint, inertia in rotors:
+        g = topo.joints[joint]
+        tj = topo.tree.parent_joint[_tree_child(topo.tree, joint)]
+        k = model.x.index(topo.joint_symbol[joint])
+        _, direction = joint_motion_axis(model, joint, tj)
+        axis = direction if tj.child == g.body1 else -direction  # body1's axis
+        for body, sign in ((g.body1, 1), (g.body2, -1)):
+            if body == "ground":
+                continue
+            moment = (
+                sign * inertia * (accel[k] * axis + model.v[k] * _omega(model, body).cross(axis))
+            )
+            out[body] = out.get(body, sp.zeros(3, 1)) + moment
+    return out
+
+
+def _tree_child(tree, joint):
+    return next(t.child for t in tree.joints if t.joint == joint)
+
+
+def _omega(model, body):
+    """A body's angular velocity (world, (3)): the tree's frame, or a planar body's rate."""
+    topo = model.topology
+    if body in topo.frames:
+        return topo.frames[body].R * sp.Matrix(topo.frames[body].w)
+    b = next(b for b in model.bodies if b.name == body)
+    return sp.Matrix([0, 0, b.qd[2]])
 
 
 def _subtree(tree, child):
