@@ -149,14 +149,16 @@ def assert_same_physics(joint_model, body_model, joint_run, body_run):
 
 UNIVERSAL_CHAIN = """name: universal_chain{suffix}
 description: two rods hanging from the ground on universal joints, the first written with the
-  ground as its body 2 (its tree child is body 1), the second with the rods in tree order
+  ground as its body 2 (its tree child is body 1), the second with the rods in tree order; both
+  rods turned about their long axes, the second set spinning (the angles' rates solved from it)
 parameters:
   g: {{value: 9.81, unit: m/s^2}}
 gravity: [1.5, -2, -g]
 bodies:
-  - {{name: r1, type: spatial, mass: 1.0, inertia: [0.03, 0.1, 0.12], position: [0.5, 0, 0]}}
+  - {{name: r1, type: spatial, mass: 1.0, inertia: [0.03, 0.1, 0.12], position: [0.5, 0, 0],
+     orientation: {{axis: [1, 0, 0], angle: 0.5}}}}
   - {{name: r2, type: spatial, mass: 0.5, inertia: [0.015, 0.04, 0.03], position: [1.3, 0, 0],
-     orientation: {{axis: [1, 0, 0], angle: 0.3}}}}
+     orientation: {{axis: [1, 0, 0], angle: 0.3}}, angular_velocity: [0, 1.5, -0.8]}}
 joints:
   - {{name: U1, type: universal, body1: r1, body2: ground, point: [0, 0, 0], axis1: [0, 0, 1],
      axis2: [0, 1, 0]}}
@@ -193,6 +195,7 @@ def test_universal_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path
     ]  # fmt: skip
     assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (4, 0, 14, 10)
     assert_same_physics(joint_model, body_model, runs["joint"], runs["body"])
+    assert min(abs(r) for r in joint_model.v0) > 1e-2  # every angle starts moving
     assert [e["kind"] for e in runs["joint"][2] if e["kind"] == "lock"] == ["lock"]
     rj, rb = runs["joint"][1], runs["body"][1]
     before = rb["t"] < 0.4
@@ -329,9 +332,10 @@ def test_run_time_geometry_parameters_in_joint_coordinates(tmp_path):
 
 @pytest.mark.parametrize("name", ["pendulum_3r_bodies", "slider_crank"])
 def test_audit_of_a_joint_model_shows_its_intermediates_and_passes(cli, tmp_path, joint_dir, name):
-    """The audit report of a joint-coordinate model (a planar tree; a spatial loop with cut
-    joints and a floating rod): every term through the named intermediates, which the report
-    lists with their definitions; K_f and D as f's tangent; the cut joints' rows attributed to
+    """The audit report of a joint-coordinate model (a planar tree; a spatial loop with a cut
+    joint, the rod on the slider's universal joint): every term through the named
+    intermediates, which the report lists with their definitions; K_f and D as f's tangent,
+    K_c as A^T lam's (the slider-crank's); the cut joints' rows attributed to
     them; the finite-difference check and the compiled kernels against SymPy's evaluation
     through the intermediates pass."""
     path = joint_version(joint_dir, name)
@@ -349,6 +353,8 @@ def test_audit_of_a_joint_model_shows_its_intermediates_and_passes(cli, tmp_path
             assert f"| {k} | `{model.constraints[k].name}` | `joint {joint.name}` |" in report
     if name == "pendulum_3r_bodies":  # a tree: the mass matrix's rows are the joints'
         assert "joint J1:" in report.split("### M:", 1)[1]
+    else:  # rows: K_c from A^T lam's tangent
+        assert "### K_c_tangent:" in report
 
 
 # The 3R pendulum of models/pendulum_3r_bodies.yaml written at its joints' zero (every link
@@ -531,3 +537,16 @@ def test_start_values_in_loops_close_them_with_the_started_joints_held(tmp_path)
     model = complete_initial_state(load_model(crank))
     assert joint_values(model)["A"] == pytest.approx(0.5, abs=1e-15)
     assert model.initial_report["assembly_residual"] < 1e-30
+    # in joint coordinates the rod hangs on the slider's universal joint, whose two angles
+    # (not 0 once the assembly has moved the rod) put every body where body coordinates do
+    joint = complete_initial_state(
+        load_model(_started(tmp_path, "slider_crank", "joint", [turned]))
+    )
+    x0 = [to_double(a) for a in joint.initial_x]
+    assert abs(x0[joint.x.index(sp.Symbol("C.angle1", real=True))]) > 1e-3
+    poses = world_poses(joint, x0)
+    for b in joint.topology.bodies:
+        r, R = poses[b.name]
+        k = model.x.index(b.q[0])
+        r_b, R_b = _pose("spatial", [to_double(a) for a in model.initial_x[k : k + 7]])
+        assert np.abs(r - r_b).max() <= 1e-12 and np.abs(R - R_b).max() <= 1e-12, b.name

@@ -9,7 +9,7 @@ import sympy as sp
 from mcsgen.derive.intermediates import Intermediates
 from mcsgen.errors import ModelError
 from mcsgen.model import load_model
-from mcsgen.model.tree import spanning_tree
+from mcsgen.model.tree import PLACEMENT_TYPES, spanning_tree
 from mcsgen.paths import MODELS
 
 
@@ -108,6 +108,9 @@ def test_spanning_tree_breadth_first_fewest_coordinates_then_file_order():
     # without bf, the universal joint carries f
     other = spanning_tree(bodies, joints[:-1])
     assert ("cf", "c", "f") in [(t.joint, t.parent, t.child) for t in other.joints]
+    # the tree start: values turn the bodies along takes no universal joint (placement.py)
+    placed = spanning_tree(bodies, joints[:-1], PLACEMENT_TYPES)
+    assert "cf" in placed.cuts and "f" in placed.roots
     assert spanning_tree(bodies, joints) == tree  # deterministic
 
 

@@ -54,7 +54,8 @@ def row_terms_through(ci, inter, x, v, t, row=None) -> RowTerms:
 
 
 class GeometricRows:
-    """The gradients of rows of the world poses of bodies on a spatial tree on the ground, from
+    """The gradients of rows of the world poses of spatial bodies whose path leads to the ground
+    (a model may have floating bodies besides), from
     the Jacobian columns of the bodies' poses (_columns: each tree step's world axis and point,
     O(1) per column) instead of a derivative of every intermediate between the row and each
     coordinate (O(depth) per coordinate: a long loop's cut rows took minutes):
@@ -73,7 +74,7 @@ class GeometricRows:
         self.body_of = {}
         if self.enabled:
             for body in topo.bodies:
-                if body.kind == "spatial" and not _floats(topo, body.name):
+                if body.kind == "spatial" and not floats(topo, body.name):
                     self.body_of.update((s, body) for s in body.q)
         self.columns = {}  # body -> _columns(model, body)
 
@@ -174,7 +175,7 @@ def joint_dynamics(model: "Model", local):
         # Newton-Euler holds on |e| = 1 only: a floating body's subtree, whose angular
         # velocities depend on its Euler parameters, takes Lagrange's equations (exact for
         # every state, as `check` samples them)
-        if body is not None and body.kind == "spatial" and not _floats(topo, body.name):
+        if body is not None and body.kind == "spatial" and not floats(topo, body.name):
             if recursive:
                 T_total += _kinetic(model, body, velocities[body.name])
             else:
@@ -192,7 +193,7 @@ def joint_dynamics(model: "Model", local):
     return M, f, T_total
 
 
-def _floats(topo, body):
+def floats(topo, body):
     """Whether a body is a floating root or under one (else its path leads to the ground)."""
     while body in topo.tree.parent_joint:
         body = topo.tree.parent_joint[body].parent

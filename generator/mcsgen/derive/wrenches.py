@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 import sympy as sp
 
 from ..model.bodies import G_matrix
-from .joint_terms import mass_and_inertia
+from .joint_terms import floats, mass_and_inertia
 
 if TYPE_CHECKING:  # for the hints only
     from ..model import Model
@@ -163,7 +163,18 @@ def _body_reactions(model, accel, local) -> Dict[str, Wrench]:
     inter, topo = model.intermediates, model.topology
     body_x, body_v = topo.body_x, topo.body_v
     nbodies = len(model.bodies)
-    rotors = {b: r for b, r in topo.rotors.items() if r[0] in topo.joint_symbol}
+    # (a floating body's Euler parameters are coordinates, unit only on the motion: its
+    # rotor's block stays, exact at every state as check samples it)
+    rotors = {
+        b: r
+        for b, r in topo.rotors.items()
+        if r[0] in topo.joint_symbol
+        and not any(
+            floats(topo, body)
+            for body in (topo.joints[r[0]].body1, topo.joints[r[0]].body2)
+            if body != "ground"
+        )
+    }
     direction = dict(zip(model.v, accel))
     acc = {}
 
@@ -231,7 +242,7 @@ def _rotor_moments(model, accel, rotors) -> Dict[str, sp.Matrix]:
     out = {}
     for joint, inertia in rotors:
         g = topo.joints[joint]
-        tj = topo.tree.parent_joint[_tree_child(topo.tree, joint)]
+        tj = next(t for t in topo.tree.joints if t.joint == joint)
         k = model.x.index(topo.joint_symbol[joint])
         _, direction = joint_motion_axis(model, joint, tj)
         axis = direction if tj.child == g.body1 else -direction  # body1's axis
@@ -243,10 +254,6 @@ def _rotor_moments(model, accel, rotors) -> Dict[str, sp.Matrix]:
             )
             out[body] = out.get(body, sp.zeros(3, 1)) + moment
     return out
-
-
-def _tree_child(tree, joint):
-    return next(t.child for t in tree.joints if t.joint == joint)
 
 
 def _omega(model, body):

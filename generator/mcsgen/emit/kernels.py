@@ -453,9 +453,9 @@ def _kernel_entry(
     unused=(),
 ):
     """One kernel as the templates print it: `body` its statements, `parts` static functions it
-    calls after them in order, `helper` f_tangent's body (a tangent kernel's, `tangent` the
-    direction array it sets), `descriptor` whether the model descriptor points to it and
-    `unused` the arguments it does not read."""
+    calls after them in order, `helper` its tangent's static function (a tangent kernel's,
+    `tangent` how it calls it along each unit direction), `descriptor` whether the model
+    descriptor points to it and `unused` the arguments it does not read."""
     return {
         "name": name,
         "kind": spec.kind,

@@ -7,7 +7,8 @@ initial state. Then (to_joint_coordinates):
 - the spanning tree (tree.py) picks the tree joints; each revolute or prismatic tree joint
   contributes one coordinate, named after the joint (the angle about, or the position along,
   its axis, as its free coordinate `j.<joint>` is defined in body coordinates: from the initial
-  pose, plus its `initial:`); a body the tree does not reach keeps its body coordinates (and its
+  pose, plus its `initial:`), a universal tree joint two (its angles about axis1 and axis2,
+  _place_universal_child); a body the tree does not reach keeps its body coordinates (and its
   norm row);
 - every other body's coordinates (`<body>.x`, ..., `<body>.e3`) and velocities become
   intermediates (derive/intermediates.py): its pose is a short expression of its parent's pose
@@ -73,7 +74,8 @@ class Topology:
     body_v: List[sp.Symbol] = field(default_factory=list)
     # spatial bodies: body -> Frame (rotation, centre of mass, body-frame angular velocity)
     frames: dict = field(default_factory=dict)
-    # spatial tree joints: joint -> (sign, world axis (3), world point (3), kind) of its motion
+    # spatial tree steps (steps below): step -> (sign, world axis (3), world point (3), kind)
+    # of its motion
     motions: dict = field(default_factory=dict)
     joint_symbol: dict = field(default_factory=dict)  # one-coordinate tree joint -> it
     # the tree's kinematic steps, parents before children: each tree joint's
@@ -87,7 +89,7 @@ class Topology:
     # and its centre of mass's acceleration less gravity, and what its subtree needs (about its
     # centre of mass), all in its own frame; None otherwise
     newton_euler: tuple = None
-    # spatial tree joints: joint -> Link, the joint in its two bodies' frames (for the
+    # spatial tree steps: step -> Link, the step in its two frames' terms (for the
     # recursive Newton-Euler pass in body frames, derive/joint_terms.py)
     links: dict = field(default_factory=dict)
 
@@ -112,7 +114,8 @@ class Link:
     point to the child's centre of mass (child frame, constant), axis (3) the joint's axis in
     the child's frame (constant), and the joint's rate times its sign (0 for a fixed joint):
     the child turns (revolute) or slides (prismatic) at `rate` = sign qd about / along `axis`
-    (sign -1 where the child is the joint's body2: its coordinate moves body1)."""
+    (sign -1 where the child is the joint's body2: its coordinate moves body1; a universal
+    joint's two steps, sign -1 where the child is body1, _place_universal_child)."""
 
     Q: sp.Matrix
     offset: sp.Matrix
@@ -258,8 +261,10 @@ def to_joint_coordinates(model):
     )
     universal = {}  # a universal joint's angle -> (its value, its rate)
     for name, pair in universal_symbols.items():
-        values = _universal_initial(topo, tree, bodies, name, x_float, v_body, moved)
-        universal.update({q: (values[k], values[k + 2]) for k, q in enumerate(pair)})
+        state = _universal_initial(
+            topo, tree, bodies, name, x_float, v_body, moved or model.starts_held
+        )
+        universal.update({q: (state[k], state[k + 2]) for k, q in enumerate(pair)})
     x0, v0, initial_x = [], [], []
     for c in coords:
         if c.symbol in body_coordinates:
@@ -268,9 +273,10 @@ def to_joint_coordinates(model):
             initial_x.append(exact_x0[c.symbol])
             continue
         if c.symbol in universal:  # 0 at the pose as written
-            x0.append(universal[c.symbol][0])
-            v0.append(universal[c.symbol][1])
-            initial_x.append(sp.Integer(0))
+            value, rate = universal[c.symbol]
+            x0.append(to_double(value))
+            v0.append(to_double(rate))
+            initial_x.append(numbers_as_coefficients(clean(value)) if value != 0 else value)
             continue
         joint = next(j for j in model.joints if j.name == c.name)
         exact = initial_x_of(joint, topo.joints[joint.name], exact_x0, model.starts_held, params)
@@ -623,59 +629,64 @@ def _place_universal_child(inter, topo, g, tj, bodies, angles):
     topo.step_symbol.update({first: q_p, j: q_c})
 
 
-def _universal_initial(topo, tree, bodies, name, x_float, v_body, moved):
-    """(angle1, angle2, their rates) of a universal tree joint in the body model's initial
-    state (angles exactly 0 at the pose as written, unless the assembly moved it)."""
+def _universal_initial(topo, tree, bodies, name, values, v_body, moved):
+    """(angle1, angle2, their rates) of a universal tree joint in the body model's initial state
+    (30-digit numbers; the angles exactly 0 at the pose as written unless the assembly moved
+    it, a loop's `start:` values included). values: the body coordinates, parameters and
+    geometry symbols as numbers."""
     g = topo.joints[name]
     tj = next(t for t in tree.joints if t.joint == name)
-    ground = (1, 0, 0, 0)
+    zero = (sp.Integer(0),) * 4
 
-    def pose(body, state, initial):
+    def pose(body, initial):
         if body == "ground":
-            return ground, (0, 0, 0, 0)
+            return (sp.Integer(1), sp.Integer(0), sp.Integer(0), sp.Integer(0)), zero
         b = bodies[body]
         if initial:
-            return b.x0[3:7], None
-        return [state[s] for s in b.q[3:7]], [v_body.get(r, 0) for r in b.qd[3:7]]
+            return tuple(b.x0[3:7]), zero
+        return tuple(b.q[3:7]), tuple(v_body.get(r, sp.Integer(0)) for r in b.qd[3:7])
 
-    (e_p0, _), (e_c0, _) = pose(tj.parent, None, True), pose(tj.child, None, True)
-    (e_p, ed_p), (e_c, ed_c) = pose(tj.parent, x_float, False), pose(tj.child, x_float, False)
-    a1, a2, r1, r2 = universal_state(g, tj.child == g.body1, e_p0, e_c0, e_p, e_c, ed_p, ed_c)
+    (e_p0, _), (e_c0, _) = pose(tj.parent, True), pose(tj.child, True)
+    (e_p, ed_p), (e_c, ed_c) = pose(tj.parent, False), pose(tj.child, False)
+    state = universal_state(g, tj.child == g.body1, e_p0, e_c0, e_p, e_c, ed_p, ed_c, values)
     if not moved:
-        a1 = a2 = 0.0
-    return a1, a2, r1, r2
+        state = (sp.Integer(0), sp.Integer(0)) + state[2:]
+    return state
 
 
-def universal_state(g, child_is_body1, e_p0, e_c0, pose_p, pose_c, rates_p, rates_c):
-    """(angle1, angle2, angle1 rate, angle2 rate) of a universal joint (floats) at its bodies'
-    poses: Euler parameters e_p, e_c (4) of the tree's parent and child (the ground's: 1, 0,
-    0, 0), their rates (4); e_p0, e_c0 the initial poses the angles count from
-    (_place_universal_child). With Q = R_p^T R_c = Rot(u_p, s a_p) R0 Rot(u_c, s a_c):
-    Q u_c = Rot(u_p, s a_p) R0 u_c and Q^T u_p = Rot(u_c, -s a_c) R0^T u_p give the angles;
-    the relative angular velocity (child frame) s a_p' Q^T u_p + s a_c' u_c their rates."""
-    import numpy as np
+def universal_state(g, child_is_body1, e_p0, e_c0, pose_p, pose_c, rates_p, rates_c, values):
+    """(angle1, angle2, angle1 rate, angle2 rate) of a universal joint (30-digit numbers) at its
+    bodies' poses: Euler parameters e_p, e_c (4) of the tree's parent and child (the ground's:
+    1, 0, 0, 0), their rates (4); e_p0, e_c0 the initial poses the angles count from
+    (_place_universal_child); values: what the symbols among them (and the axes) stand for.
+    With Q = R_p^T R_c = Rot(u_p, s a_p) R0 Rot(u_c, s a_c): Q u_c = Rot(u_p, s a_p) R0 u_c and
+    Q^T u_p = Rot(u_c, -s a_c) R0^T u_p give the angles; the relative angular velocity (child
+    frame) s a_p' Q^T u_p + s a_c' u_c their rates."""
+
+    def num(c):
+        return sp.N(sp.sympify(c).xreplace(values).xreplace(values), 30)
+
+    def vec(entries):
+        return sp.Matrix([num(c) for c in entries])
 
     def rot(e):
-        return np.array(rotation_from_euler([float(c) for c in e]).evalf(), dtype=float)
+        return rotation_from_euler([num(c) for c in e]).applyfunc(num)
 
     def omega(e, ed):  # body-frame angular velocity 2 G(e) e'
-        return (
-            2
-            * np.array(G_matrix([float(c) for c in e]).evalf(), dtype=float)
-            @ np.array([float(c) for c in ed])
-        )
+        return (2 * G_matrix([num(c) for c in e]) * vec(ed)).applyfunc(num)
+
+    def angle(axis, a, b):  # the angle about axis from a to b (both normal to it)
+        return num(sp.atan2(axis.dot(a.cross(b)), a.dot(b)))
 
     sign = -1 if child_is_body1 else 1
-    u_p = np.array([float(c) for c in (g.axis2 if child_is_body1 else g.axis1)])
-    u_c = np.array([float(c) for c in (g.axis1 if child_is_body1 else g.axis2)])
+    u_p = vec(g.axis2 if child_is_body1 else g.axis1)
+    u_c = vec(g.axis1 if child_is_body1 else g.axis2)
     R0 = rot(quat_mul(quat_conj(e_p0), e_c0))
-    Q = rot(pose_p).T @ rot(pose_c)
-    a, b = R0 @ u_c, Q @ u_c
-    a_p = np.arctan2(u_p @ np.cross(a, b), a @ b)
-    a, b = R0.T @ u_p, Q.T @ u_p
-    a_c = -np.arctan2(u_c @ np.cross(a, b), a @ b)
-    w = omega(pose_c, rates_c) - Q.T @ omega(pose_p, rates_p)
-    rate_p, rate_c = w @ (Q.T @ u_p), w @ u_c
+    Q = (rot(pose_p).T * rot(pose_c)).applyfunc(num)
+    a_p = angle(u_p, R0 * u_c, Q * u_c)
+    a_c = -angle(u_c, R0.T * u_p, Q.T * u_p)
+    w = omega(pose_c, rates_c) - Q.T * omega(pose_p, rates_p)
+    rate_p, rate_c = num(w.dot(Q.T * u_p)), num(w.dot(u_c))
     pair = (sign * a_c, sign * a_p) if child_is_body1 else (sign * a_p, sign * a_c)
     rates = (sign * rate_c, sign * rate_p) if child_is_body1 else (sign * rate_p, sign * rate_c)
     return pair + rates

@@ -10,7 +10,7 @@ import sympy as sp
 
 from .bodies import matrix_from_quaternion, quat_mul
 from .exact import clean, numbers_as_coefficients
-from .tree import spanning_tree
+from .tree import PLACEMENT_TYPES, spanning_tree
 
 
 def place_at_start(builder):
@@ -29,6 +29,7 @@ def place_at_start(builder):
     tree = spanning_tree(
         [b.name for b in builder.order],
         [(name, g.type, g.body1, g.body2, not g.cut) for name, g in geometry.items()],
+        PLACEMENT_TYPES,
     )
     taken = {tj.joint for tj in tree.joints}
     for name, (_, where) in builder.starts.items():

@@ -17,6 +17,10 @@ from typing import Dict, List
 # are always cut (their rows between the bodies' poses)
 # (a universal joint's two angles: joint_coordinates.py, as two turns through its cross)
 TREE_TYPES = {"revolute": 1, "prismatic": 1, "fix": 0, "universal": 2}
+# the tree `start:` values turn the bodies along (placement.py): the joints a start can be on
+# and the fixed ones, as before universal joints joined the tree (a universal joint nearer the
+# ground would make a started joint of a loop its cut)
+PLACEMENT_TYPES = {"revolute": 1, "prismatic": 1, "fix": 0}
 
 
 @dataclass(frozen=True)
@@ -34,12 +38,14 @@ class SpanningTree:
     parent_joint: Dict[str, TreeJoint]  # child body -> the tree joint that places it
 
 
-def spanning_tree(bodies, joints) -> SpanningTree:
+def spanning_tree(bodies, joints, types=None) -> SpanningTree:
     """bodies: body names in file order (ground excluded); joints: [(name, type, body1, body2,
-    may_be_tree)] in file order."""
+    may_be_tree)] in file order; types: the joint types the tree may take, with their numbers
+    of coordinates (default TREE_TYPES)."""
+    types = TREE_TYPES if types is None else types
     reached = {"ground": 0}  # body -> depth
     taken, roots = [], []
-    free = [j for j in joints if j[4] and j[1] in TREE_TYPES]
+    free = [j for j in joints if j[4] and j[1] in types]
     used = set()
     while True:
         best = None
@@ -48,7 +54,7 @@ def spanning_tree(bodies, joints) -> SpanningTree:
                 continue
             for parent, child in ((b1, b2), (b2, b1)):
                 if parent in reached and child not in reached:
-                    key = (reached[parent], TREE_TYPES[jtype], index)
+                    key = (reached[parent], types[jtype], index)
                     if best is None or key < best[0]:
                         best = (key, name, parent, child)
         if best is None:
