@@ -147,6 +147,19 @@ def assert_same_physics(joint_model, body_model, joint_run, body_run):
             assert np.abs(R_j - R_b).max() <= 1e-8, body.name
 
 
+def written_both_ways(tmp_path, stem, texts, **options):
+    """{formulation: (summary, run, events, model)} of a mechanism written in each formulation
+    (texts: {"body": file text, "joint": file text}, as <stem>_<formulation>.yaml), run with
+    the joints' wrenches."""
+    out = {}
+    for formulation, text in texts.items():
+        path = tmp_path / f"{stem}_{formulation}.yaml"
+        path.write_text(text)
+        run = simulate(tmp_path, str(path), with_events=True, reactions=True, **options)
+        out[formulation] = run + (helpers._solvers[str(path)].mechanism.model,)
+    return out
+
+
 UNIVERSAL_CHAIN = """name: universal_chain{suffix}
 description: two rods hanging from the ground on universal joints, the first written with the
   ground as its body 2 (its tree child is body 1), the second with the rods in tree order; both
@@ -178,23 +191,17 @@ def test_universal_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path
     energy, the energy U2's lock takes at 0.4 s, and the joints' wrenches before it (in body
     coordinates a universal joint's lock adds three rotation rows to its perp row, and the
     load split between dependent rows is the minimum-norm one, so not compared after it)."""
-    paths = {}
-    for formulation in ("body", "joint"):
-        path = tmp_path / f"universal_chain_{formulation}.yaml"
-        text = UNIVERSAL_CHAIN.format(
-            suffix=f"_{formulation}", events=LOCK_U2, coordinates=f"coordinates: {formulation}\n"
-        )
-        path.write_text(text)
-        paths[formulation] = str(path)
-    options = dict(**TOL, t_end=1.0, dt_out=0.05, reactions=True)
-    runs = {f: simulate(tmp_path, p, with_events=True, **options) for f, p in paths.items()}
-    joint_model = helpers._solvers[paths["joint"]].mechanism.model
-    body_model = helpers._solvers[paths["body"]].mechanism.model
+    texts = {
+        f: UNIVERSAL_CHAIN.format(suffix=f"_{f}", events=LOCK_U2, coordinates=f"coordinates: {f}\n")
+        for f in ("body", "joint")
+    }
+    runs = written_both_ways(tmp_path, "universal_chain", texts, **TOL, t_end=1.0, dt_out=0.05)
+    joint_model, body_model = runs["joint"][3], runs["body"][3]
     assert [c.name for c in joint_model.coordinates] == [
         "U1.angle1", "U1.angle2", "U2.angle1", "U2.angle2"
     ]  # fmt: skip
     assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (4, 0, 14, 10)
-    assert_same_physics(joint_model, body_model, runs["joint"], runs["body"])
+    assert_same_physics(joint_model, body_model, runs["joint"][:3], runs["body"][:3])
     assert min(abs(r) for r in joint_model.v0) > 1e-2  # every angle starts moving
     assert [e["kind"] for e in runs["joint"][2] if e["kind"] == "lock"] == ["lock"]
     rj, rb = runs["joint"][1], runs["body"][1]
@@ -216,21 +223,17 @@ def test_rotors_give_the_same_motion_and_reactions_in_both_formulations(tmp_path
     text = (MODELS / "pendulum_3r_bodies.yaml").read_text()
     text = text.replace("type: revolute,", "type: revolute, rotor_inertia: 0.3,")
     assert text.count("rotor_inertia") == 3
-    paths = {}
-    for formulation in ("body", "joint"):
-        name = f"rotor_3r_{formulation}"
-        path = tmp_path / f"{name}.yaml"
-        body_text = text.replace("name: pendulum_3r_bodies", f"name: {name}", 1)
-        path.write_text(body_text + f"\ncoordinates: {formulation}\n")
-        paths[formulation] = str(path)
+    texts = {
+        f: text.replace("name: pendulum_3r_bodies", f"name: rotor_3r_{f}", 1)
+        + f"\ncoordinates: {f}\n"
+        for f in ("body", "joint")
+    }
     # rtol 1e-12: the heavier joints' lock at 0.8 s takes 1.28 J, the same in both to 1.2e-9 J
     # at rtol 1e-11, 1.1e-10 J at 1e-12 and 6e-12 J at 1e-13 (the integration's error)
-    options = dict(method="dopri5", rtol=1e-12, atol=1e-14, t_end=1.0, dt_out=0.05, reactions=True)
-    runs = {f: simulate(tmp_path, p, with_events=True, **options) for f, p in paths.items()}
-    joint_model = helpers._solvers[paths["joint"]].mechanism.model
-    body_model = helpers._solvers[paths["body"]].mechanism.model
+    runs = written_both_ways(tmp_path, "rotor_3r", texts, method="dopri5", rtol=1e-12,
+                             atol=1e-14, t_end=1.0, dt_out=0.05)  # fmt: skip
     assert [e["kind"] for e in runs["joint"][2]].count("lock") == 1
-    assert_same_physics(joint_model, body_model, runs["joint"], runs["body"])
+    assert_same_physics(runs["joint"][3], runs["body"][3], runs["joint"][:3], runs["body"][:3])
 
 
 @pytest.mark.parametrize(

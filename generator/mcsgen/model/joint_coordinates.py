@@ -524,6 +524,18 @@ def _place_spatial_child(inter, topo, g, tj, bodies, q):
     else:
         axis = (R_base if g.type == "revolute" else R_rel0).T * u
         topo.links[j] = Link(Q, offset, -sp.Matrix(p_child), axis, rate, sign, g.type)
+    _place_body(inter, topo, bodies, tj, P, Q, offset, p_child, rel, w_joint, j)
+    if q is not None:
+        point = sp.Matrix(P.r) + P.R * sp.Matrix(p_parent)
+        _record_motion(inter, topo, j, sign, P.R * u, point, g.type)
+
+
+def _place_body(inter, topo, bodies, tj, P, Q, offset, p_child, rel, w_joint, step):
+    """Define a spatial child's pose and angular velocity from the frame P it hangs from by the
+    tree step `step`: R_C = R_P Q, its centre of mass P.r + R_P offset - R_C p_child, its Euler
+    parameters e_parent rel (rel relative to tj's parent body), w_C = Q^T w_P + w_joint (its
+    own frame)."""
+    child = bodies[tj.child]
     R = P.R * Q
     R = sp.Matrix(3, 3, [inter.name(f"R({tj.child})[{k}]", e) for k, e in enumerate(R)])
     r = sp.Matrix(P.r) + P.R * offset - R * sp.Matrix(p_child)
@@ -533,17 +545,18 @@ def _place_spatial_child(inter, topo, g, tj, bodies, q):
         inter.define(s, e)
     w = Q.T * sp.Matrix(P.w) + w_joint
     w = [inter.name(f"w({tj.child})[{a}]", w[a]) for a in range(3)]
-    topo.frames[tj.child] = Frame(R, list(child.q[:3]), w, P.path + [j])
-    if q is not None:
-        # the joint's axis and point in the world, for the Jacobian columns of its descendants
-        axis = P.R * u
-        point = sp.Matrix(P.r) + P.R * sp.Matrix(p_parent)
-        topo.motions[j] = (
-            sign,
-            [inter.name(f"axis({j})[{a}]", axis[a]) for a in range(3)],
-            [inter.name(f"point({j})[{a}]", point[a]) for a in range(3)],
-            g.type,
-        )
+    topo.frames[tj.child] = Frame(R, list(child.q[:3]), w, P.path + [step])
+
+
+def _record_motion(inter, topo, step, sign, axis, point, kind):
+    """A tree step's axis and point in the world (named), for the Jacobian columns of the
+    bodies beyond it (topology.motions)."""
+    topo.motions[step] = (
+        sign,
+        [inter.name(f"axis({step})[{a}]", axis[a]) for a in range(3)],
+        [inter.name(f"point({step})[{a}]", point[a]) for a in range(3)],
+        kind,
+    )
 
 
 def _place_universal_child(inter, topo, g, tj, bodies, angles):
@@ -595,36 +608,16 @@ def _place_universal_child(inter, topo, g, tj, bodies, angles):
     w_x = Q1.T * sp.Matrix(P.w) + rate1 * u_p
     w_x = [inter.name(f"w({cross})[{a}]", w_x[a]) for a in range(3)]
     topo.frames[cross] = Frame(R_x, r_x, w_x, P.path + [first])
-    axis = P.R * u_p
-    topo.motions[first] = (
-        sign,
-        [inter.name(f"axis({first})[{a}]", axis[a]) for a in range(3)],
-        r_x,
-        "revolute",
-    )
+    _record_motion(inter, topo, first, sign, P.R * u_p, r_x, "revolute")
     # the child: turned about its own axis (u_x in the cross's frame, u_c in its own)
     Q2, rho2, rate2 = turn(j, q_c, u_x)
     Q2 = (Q2 * R0).applyfunc(sp.expand).applyfunc(lambda c: inter.name(f"Q({j})", c))
     topo.links[j] = Link(Q2, zero, hang, u_c, rate2, sign, "revolute")
-    R = R_x * Q2
-    R = sp.Matrix(3, 3, [inter.name(f"R({tj.child})[{k}]", e) for k, e in enumerate(R)])
-    r = sp.Matrix(r_x) + R * hang
-    for s_, e in zip(child.q[:3], r):
-        inter.define(s_, e)
     rel = quat_mul(quat_mul(rho1, rho2), rel0)
     rel = tuple(inter.name(f"rel({j})[{k}]", e) for k, e in enumerate(rel))
-    for s_, e in zip(child.q[3:7], quat_mul(P_quaternion(topo, tj.parent, bodies), rel)):
-        inter.define(s_, e)
-    w = Q2.T * sp.Matrix(w_x) + rate2 * u_c
-    w = [inter.name(f"w({tj.child})[{a}]", w[a]) for a in range(3)]
-    topo.frames[tj.child] = Frame(R, list(child.q[:3]), w, P.path + [first, j])
-    axis = R_x * u_x
-    topo.motions[j] = (
-        sign,
-        [inter.name(f"axis({j})[{a}]", axis[a]) for a in range(3)],
-        r_x,
-        "revolute",
-    )
+    frame = topo.frames[cross]
+    _place_body(inter, topo, bodies, tj, frame, Q2, zero, -hang, rel, rate2 * u_c, j)
+    _record_motion(inter, topo, j, sign, R_x * u_x, r_x, "revolute")
     topo.steps += [TreeJoint(first, tj.parent, cross), TreeJoint(j, cross, tj.child)]
     topo.step_symbol.update({first: q_p, j: q_c})
 
