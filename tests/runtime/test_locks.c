@@ -94,6 +94,53 @@ static void test_planar_joint_locks_unlock_in_any_order(void **state)
     assert_int_equal(sim.m, md->nc);
 }
 
+static void test_a_coordinate_group_locks_as_the_coordinate_lock_does(void **state)
+{
+    /* J1 of the planar 3R holds link 1's angle, a coordinate: its group has no kernels
+     * (mcs_row_group.coords) and the runtime forms the unit row; locking it through the group
+     * or as the coordinate must give the same jump and the same motion after */
+    const mcs_model *md = &pendulum_3r_bodies_model;
+    const int g1 = joint_group(md, "J1");
+    const mcs_row_group *g;
+    mcs_sim a, b;
+    mcs_transition ta, tb;
+    static mcs_real work_b[MCS_SIM_WORK_SIZE(NX, ROWS)];
+    static int iwork_b[MCS_SIM_IWORK_SIZE(NX, ROWS)];
+    mcs_options opt;
+    int i;
+    (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_LOCKS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
+    assert_true(g1 >= 0);
+    g = &md->groups[g1];
+    assert_true(g->coords != NULL && g->g == NULL && g->G == NULL && g->gamma == NULL &&
+                g->G_dot == NULL && g->ng == 1 && g->nrows == 1);
+    start(&a, md, &pendulum_3r_bodies_default_params, 2);
+    mcs_options_default(&opt, md);
+    opt.method = MCS_METHOD_DOPRI5;
+    opt.rtol = 1e-10;
+    opt.atol = 1e-12;
+    opt.max_locks = 2;
+    assert_int_equal(mcs_sim_init(&b, md, &pendulum_3r_bodies_default_params, &opt, work_b,
+                                  sizeof work_b / sizeof *work_b, iwork_b,
+                                  sizeof iwork_b / sizeof *iwork_b),
+                     MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&b, 0, md->x0, md->v0, NULL), MCS_OK);
+    assert_int_equal(mcs_sim_advance(&a, 0.25), MCS_OK);
+    assert_int_equal(mcs_sim_advance(&b, 0.25), MCS_OK);
+    assert_int_equal(mcs_sim_lock_group(&a, 50, g1, MCS_JUMP_MINIMAL, JWORK, &ta), MCS_OK);
+    assert_int_equal(mcs_sim_lock(&b, g->coords[0], MCS_JUMP_MINIMAL, JWORK, &tb), MCS_OK);
+    assert_int_equal(ta.jump.dof_after, 2);
+    assert_true(fabs((double)ta.impulse) > 1e-3 &&
+                fabs((double)(ta.impulse - tb.impulse)) <= 1e-12);
+    assert_true(fabs((double)a.cur.v[g->coords[0]]) <= 1e-12);
+    assert_int_equal(mcs_sim_advance(&a, 0.6), MCS_OK);
+    assert_int_equal(mcs_sim_advance(&b, 0.6), MCS_OK);
+    for (i = 0; i < md->nx; ++i) {
+        assert_true(fabs((double)(a.cur.x[i] - b.cur.x[i])) <= 1e-9);
+    }
+    assert_true(fabs((double)(a.cur.x[g->coords[0]] - a.lock_ref[0])) <= 1e-10);
+}
+
 static void test_spatial_ball_joint_lock_stops_the_slider_crank(void **state)
 {
     const mcs_model *md = &slider_crank_model;
@@ -169,6 +216,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_planar_joint_locks_unlock_in_any_order),
+        cmocka_unit_test(test_a_coordinate_group_locks_as_the_coordinate_lock_does),
         cmocka_unit_test(test_spatial_ball_joint_lock_stops_the_slider_crank),
         cmocka_unit_test(test_prismatic_lock_beside_a_coordinate_lock),
         cmocka_unit_test(test_group_arguments_are_checked),

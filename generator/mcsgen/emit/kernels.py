@@ -203,6 +203,8 @@ def _specs(model, derived):
         rows, cols = k.size(sizes)
         specs.append((k.name, k, rows * cols, entries, k.shape(sizes), k.what))
     for g, (group, terms) in enumerate(zip(model.row_groups, derived.groups)):
+        if group.held_coordinates(model.x) is not None:
+            continue  # the runtime forms a coordinate lock's rows (mcs_row_group.coords)
         group_sizes = dict(sizes, ng=len(group.g))
         what = f"row group {g} ({group.name}: {group.what})"
         for i, k in enumerate(ROW_GROUP_KERNELS):

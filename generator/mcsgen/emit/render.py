@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 11
+MODEL_ABI_VERSION = 12
 
 # User names reach C only behind prefixes the runtime reserves (model names may not start with
 # mcs_, model/reader.py): a parameter is the struct member mcs_p_<name>, so no macro of a header
@@ -105,6 +105,7 @@ def render(
         "firmware_features": firmware_features(model.firmware),
         # without the transitions set the descriptor has no row groups, switches or events
         "row_groups": model.row_groups if transitions else [],
+        "group_coords": [g.held_coordinates(model.x) for g in model.row_groups],
         "switches": model.switches if transitions else [],
         "events": model.events if transitions else [],
         "scalars": scalars,

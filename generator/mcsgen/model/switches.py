@@ -53,6 +53,17 @@ class RowGroup:
     def nrows(self) -> int:
         return bin(self.rotation_rows).count("1") + len(self.entries)
 
+    def held_coordinates(self, x) -> Optional[List[int]]:
+        """The indices in x of the coordinates this group holds when every entry is one (a tree
+        joint's lock in joint coordinates): the runtime forms such rows itself, with no kernels
+        (mcs_row_group.coords); else None."""
+        if self.rotation is not None or not self.capture or not self.entries:
+            return None
+        index = {s: k for k, s in enumerate(x)}
+        if not all(e in index for e in self.entries):
+            return None
+        return [index[e] for e in self.entries]
+
 
 @dataclass
 class Switch:

@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 11
+#define MCS_MODEL_ABI_VERSION 12
 
 /* Kernel of (x, t): c (nc), A (nc x nx), c_t (nc), M (nx x nx), A_nz (a_nnz), M_nz (m_nnz). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -42,7 +42,10 @@ typedef enum mcs_joint_coordinate {
  *   - when `rotation` is not 0, g[0..3] is a relative rotation quaternion rho(x) and each set bit
  *     (1: x, 2: y, 4: z) adds the row Im(rho(x) conj(rho_ref))_x|y|z, rho_ref = rho(x_event);
  *   - every further entry g[e] adds the row g[e](x) - g[e](x_event) (capture = 1, a lock) or
- *     g[e](x) (capture = 0, explicit rows). */
+ *     g[e](x) (capture = 0, explicit rows).
+ * A group whose entries are coordinates of x (a tree joint's lock in joint coordinates: g[e] =
+ * x[coords[e]]) has coords set and no kernels (g, G, gamma and G_dot NULL): the runtime forms its
+ * g, unit rows G and zero gamma and G_dot itself (mcs_rows.c). */
 typedef struct mcs_row_group {
     const char *name;     /* the joint's (its lock) or the switch's */
     int ng;               /* entries of g */
@@ -53,6 +56,7 @@ typedef struct mcs_row_group {
     mcs_kernel_xt G;      /* (ng x nx) dg/dx */
     mcs_kernel_xwt gamma; /* (ng)      -(dG/dt) v, so that G xdd = gamma + d2g/dt2 */
     mcs_kernel_xwt G_dot; /* (ng x nx) dG/dt along v */
+    const int *coords;    /* (ng) the coordinates g holds (then no kernels), or NULL */
 } mcs_row_group;
 
 /* A joint of a bodies-and-joints model (paper 003 §2): its rows of c and what it leaves free. */

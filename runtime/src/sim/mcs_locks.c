@@ -104,7 +104,7 @@ static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
     s->lock_rows[k] = rows;
     s->lock_ref_at[k] = at;
     if (g != NULL) {
-        g->g(s->cur.x, s->cur.t, s->params, &s->lock_ref[at]);
+        mcs_group_g(s, g, s->cur.x, s->cur.t, &s->lock_ref[at]);
         if (!g->capture) {
             for (i = 0; i < g->ng; ++i) {
                 s->lock_ref[at + i] = MCS_R(0.0);

@@ -27,6 +27,43 @@ int mcs_group_rows(const mcs_row_group *g)
 
 #if MCS_WITH_LOCKS
 
+void mcs_group_g(const mcs_sim *s, const mcs_row_group *g, const mcs_real *x, mcs_real t,
+                 mcs_real *out)
+{
+    int e;
+    if (g->coords != NULL) {
+        for (e = 0; e < g->ng; ++e) {
+            out[e] = x[g->coords[e]];
+        }
+    } else {
+        g->g(x, t, s->params, out);
+    }
+}
+
+/* `kind` of a group that holds coordinates (g->coords): g = x[coords], G their unit rows, gamma
+ * and G_dot zero (the rows are linear in x). val: (ng) or (ng x cols). */
+static void coordinate_group(const mcs_row_group *g, rows_kind kind, const mcs_real *x, int cols,
+                             mcs_real *val)
+{
+    const int ng = g->ng;
+    int e;
+    int j;
+    if (kind == ROWS_C) {
+        for (e = 0; e < ng; ++e) {
+            val[e] = x[g->coords[e]];
+        }
+    } else {
+        for (j = 0; j < (ng * cols); ++j) {
+            val[j] = MCS_R(0.0);
+        }
+        if (kind == ROWS_A) {
+            for (e = 0; e < ng; ++e) {
+                val[e + (g->coords[e] * ng)] = MCS_R(1.0);
+            }
+        }
+    }
+}
+
 /* The weights w (4) of the rotation row `axis` (0 x, 1 y, 2 z) over g[0..3] = rho(x), with
  * rho_ref = r: Im(rho conj(r))_axis = w . rho, and 0 at rho = r. */
 static void rotation_weights(int axis, const mcs_real *r, mcs_real *w)
@@ -66,7 +103,9 @@ static void group_rows(const mcs_sim *s, int k, rows_kind kind, const mcs_real *
     int e;
     int j;
     int row = first;
-    if (kind == ROWS_C) {
+    if (g->coords != NULL) {
+        coordinate_group(g, kind, x, cols, val);
+    } else if (kind == ROWS_C) {
         g->g(x, t, s->params, val);
     } else if (kind == ROWS_A) {
         g->G(x, t, s->params, val);

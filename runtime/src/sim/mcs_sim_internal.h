@@ -74,6 +74,9 @@ void mcs_rows_A_sparse(const mcs_sim *s, const mcs_real *x, mcs_real t, mcs_real
  * counted in s->nlocks) into out with leading dimension ld. Writes s->lock_g, s->lock_G. */
 int mcs_group_rows(const mcs_row_group *g);
 void mcs_lock_rows_A(const mcs_sim *s, int k, const mcs_real *x, mcs_real t, mcs_real *out, int ld);
+/* g (ng) of row group g at (x, t): its kernel's, or the coordinates it holds (g->coords). */
+void mcs_group_g(const mcs_sim *s, const mcs_row_group *g, const mcs_real *x, mcs_real t,
+                 mcs_real *out);
 /* nu (model->nmu): the multipliers of every row group's quantities g (groups in model order, 0
  * for a group not locked) from mu, the multipliers of the locks' rows (m - nc, lock order): a
  * lock's rows are weighted sums of its group's g, so its reaction -A_lock^T mu is -G^T nu
