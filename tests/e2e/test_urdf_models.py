@@ -2,12 +2,15 @@
 check, simulate): energy conservation, the damping power, and the imported PUMA 560 against the
 hand-written DH model of models/puma560_estop.yaml."""
 
+import re
+
 import numpy as np
 import pytest
 import yaml
 from scipy.integrate import simpson
 
 from mcsgen.analysis.check import CompiledModel
+from mcsgen.generate import generate
 from mcsgen.model import load_model
 from mcsgen.model.exact import approx
 from mcsgen.model.expr import parse_expr
@@ -119,6 +122,23 @@ def test_imported_puma_has_the_hand_written_mass_matrix(conservative):
         M_hand = joint_space_mass_matrix(cm_hand, hand, theta - nominal, hand.x0)
         M_hand -= np.diag(rotor)
         assert np.abs(M_imported - M_hand).max() <= 1e-12 * np.abs(M_hand).max()
+
+
+def test_imported_puma_fits_in_60_kb_of_c(cli, tmp_path):
+    """The PUMA 560 as `import-urdf` writes it (joint coordinates, n = 6, m = 0), generated with
+    every kernel set, is at most 60 KB of C: the Newton-Euler pass once, a static function that
+    M_f, the joints' wrenches and K_f, D (through f's tangent) call; the joints' locks as the
+    coordinates they hold, no kernels; no row kernels where there are no rows."""
+    path = tmp_path / "puma560.yaml"
+    assert cli("import-urdf", URDF / "puma560.urdf", "--out", path).returncode == 0
+    _, out_dir, _ = generate(path, out_root=tmp_path / "gen")
+    c = (out_dir / "puma560.c").read_text()
+    assert len(c.encode()) <= 60_000
+    assert c.count("static void mcs_gen_newton_euler(") == 1
+    callers = re.findall(r"\n(?:void|static void) (\w+)\([^{]*\{[^}]*mcs_gen_newton_euler\(x", c)
+    assert sorted(callers) == ["puma560_D", "puma560_K_f", "puma560_M_f", "puma560_joint_wrenches"]
+    assert "_group_0_g(" not in c and "&mcs_gen_group_coords[5]" in c
+    assert "puma560_gamma(" not in c and ".gamma = mcs_gen_no_rows_xwt" in c
 
 
 def test_joint_damping_dissipates_exactly_the_damping_power(cli, tmp_path):

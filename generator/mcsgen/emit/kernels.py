@@ -11,13 +11,21 @@ from typing import Tuple
 
 import sympy as sp
 
-from ..derive.catalogue import EVENT_KERNELS, ROW_GROUP_KERNELS, printed, scalars
+from ..derive.catalogue import EVENT_KERNELS, KERNELS, ROW_GROUP_KERNELS, printed, scalars
 from ..derive.joint_terms import tangent_directions
 from ..model import kernel_sets
 from ..model.exact import clean
 from ..model.reader import PARAM_PREFIX
 from .printer import McsCodePrinter
 from .tables import _pattern, a_pattern, counts, m_pattern
+
+
+# User names reach C only behind prefixes the runtime reserves (model names may not start with
+# mcs_, model/reader.py): a parameter is the struct member mcs_p_<name>, so no macro of a header
+# a firmware includes (stdio.h's EOF, complex.h's I, ...) can replace it; the generated file's
+# own statics are mcs_gen_<name>, which no model prefix <model>_ can spell. Nothing in the
+# runtime starts with either (tests/generator/test_emit.py).
+STATIC_PREFIX = "mcs_gen_"
 
 
 def param_member(name):
@@ -179,6 +187,23 @@ def _column_major(mat):
     return [(i + j * rows, mat[i, j]) for j in range(cols) for i in range(rows)]
 
 
+# A model without constraint rows (nc = 0, a tree in joint coordinates) has nothing for the
+# kernels of these output sizes to write: they are not emitted, and the descriptor's members
+# (which the runtime calls whatever nc is) point to one no-op function of each kind
+NO_ROWS_DIMENSIONS = ("nc", "a_nnz")
+
+
+def no_rows_kernels(model, derived, sets=kernel_sets.ALL):
+    """{descriptor member: its kind (xt, xwt)} of the kernels of the kernel sets `sets` that
+    have no output for this model (NO_ROWS_DIMENSIONS)."""
+    sizes = counts(model, derived)
+    return {
+        k.name: k.kind
+        for k in KERNELS
+        if k.rows in NO_ROWS_DIMENSIONS and k.kernel_set in sets and 0 in k.size(sizes)
+    }
+
+
 def _in_pattern(mat, pattern):
     """Kernel entries (k, mat[i, j]) for the k-th (i, j) of pattern."""
     return [(k, mat[i, j]) for k, (i, j) in enumerate(pattern)]
@@ -201,6 +226,8 @@ def _specs(model, derived):
         else:
             entries = _in_pattern(mat, patterns[k.pattern]) if k.pattern else _column_major(mat)
         rows, cols = k.size(sizes)
+        if rows * cols == 0 and k.rows in NO_ROWS_DIMENSIONS:
+            continue  # nc = 0: the descriptor points to a shared no-op (no_rows_kernels)
         specs.append((k.name, k, rows * cols, entries, k.shape(sizes), k.what))
     for g, (group, terms) in enumerate(zip(model.row_groups, derived.groups)):
         if group.held_coordinates(model.x) is not None:
@@ -224,7 +251,8 @@ def _specs(model, derived):
 
 def build_kernels(model, derived, sets=kernel_sets.ALL):
     """The kernels of SPEC §5 as dicts the templates print: those of the kernel sets `sets`,
-    the scalars, and the fused M_f (fused_kernel) or None.
+    the scalars, the fused M_f (fused_kernel) or None, and the shared Newton-Euler pass they
+    call (newton_euler_stage) or None.
 
     A, A_dot and M are emitted as their nonzeros (A_nz, A_dot_nz in A's pattern, M_nz in M's):
     the runtime's sparse products and a firmware's memory use those; the dense A, A_dot and M
@@ -238,7 +266,8 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     inter = intermediates_of(model, geometry)
     kernels = []
     helpers_done = set()
-    fused = fused_kernel(model, derived, names, sets)
+    stage = newton_euler_stage(model, derived, names, inter, sets)
+    fused = fused_kernel(model, derived, names, sets, stage)
     for name, spec, length, entries, shape, what in _specs(model, derived):
         if spec.kernel_set not in sets:
             continue
@@ -249,7 +278,9 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
             continue
         if entries is None:
             kernels.append(
-                _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helpers_done)
+                _tangent_kernel(
+                    model, derived, spec, name, shape, what, names, inter, helpers_done, stage
+                )
             )
             continue
         if geometry:
@@ -263,6 +294,9 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
             local = dict(names)
             local.update((s, f"a[{i}]") for i, s in enumerate(derived.accel))
             local.update((s, f"nu[{i}]") for i, s in enumerate(derived.nu))
+        prologue, kernel_inter = [], inter
+        if stage is not None and len(runs) == 1 and name in stage["users"]:
+            prologue, local, kernel_inter = _reading_stage(stage, entries, local, inter)
         if len(runs) > 1:
             for run in runs:
                 part = _assignments(run, local, "out", inter)
@@ -274,7 +308,11 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
                 )
             body = _zero_fill(entries, length, "out")
         else:
-            body = _zero_fill(entries, length, "out") + _assignments(entries, local, "out", inter)
+            body = (
+                prologue
+                + _zero_fill(entries, length, "out")
+                + _assignments(entries, local, "out", kernel_inter)
+            )
             if spec.w == "w":
                 body = _stacked(body, model)
         used = " ".join(body)
@@ -307,7 +345,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         if e.condition is not None and event.kernel_set in sets:
             what = f"{event.what} of event {k}"
             out.append(_scalar(f"event_{k}", event.kind, e.condition, names, what, geometry, inter))
-    return kernels, out, fused
+    return kernels, out, fused, stage
 
 
 def _stacked(lines, model):
@@ -317,7 +355,7 @@ def _stacked(lines, model):
     n, m = model.n, model.m
     at = (("v", "&w[0]"), ("a", f"&w[{n}]"), ("lam", f"&w[{2 * n}]"), ("nu", f"&w[{2 * n + m}]"))
     views = [(name, f"const mcs_real *{name} = {where};") for name, where in at]
-    return [line for name, line in views if _uses(used, name)] + lines
+    return [line for name, line in views if _uses(used, name) or f", {name}," in used] + lines
 
 
 # A joint-coordinate model whose M has at most this many nonzeros (plus f's n) computes M and f in
@@ -327,9 +365,10 @@ def _stacked(lines, model):
 FUSE_MAX = 256
 
 
-def fused_kernel(model, derived, names, sets=kernel_sets.ALL):
+def fused_kernel(model, derived, names, sets=kernel_sets.ALL, stage=None):
     """M_f of a joint-coordinate model ({"body", "unused", "M_nz", "f"}: its statements, and the
-    bodies of the M_nz and f that call it), or None when the model does not take one."""
+    bodies of the M_nz and f that call it), or None when the model does not take one. stage:
+    the Newton-Euler pass it calls (newton_euler_stage), or None to compute it inline."""
     m_entries = _in_pattern(derived.M, m_pattern(derived))
     n = model.n
     if model.intermediates is None or "motion" not in sets or len(m_entries) + n > FUSE_MAX:
@@ -342,7 +381,10 @@ def fused_kernel(model, derived, names, sets=kernel_sets.ALL):
         entries = [(k, e.xreplace(geometry)) for k, e in entries]
     entries = nonzero(entries)
     nnz = len(m_entries)
-    lines = _assignments(entries, names, "@out", inter)
+    prologue = []
+    if stage is not None and "f" in stage["users"]:
+        prologue, names, inter = _reading_stage(stage, entries, names, inter)
+    lines = prologue + _assignments(entries, names, "@out", inter)
 
     def output(match):
         k = int(match.group(1))
@@ -366,6 +408,67 @@ def fused_kernel(model, derived, names, sets=kernel_sets.ALL):
         ],
         "f": [f"mcs_real M_unused[{nnz}];", f"{prefix}_M_f(x, v, t, p, M_unused, out);"],
     }
+
+
+# The array a kernel reads a shared stage's outputs from (newton_euler_stage)
+STAGE_ARRAY = "ne"
+
+
+def newton_euler_stage(model, derived, names, inter, sets=kernel_sets.ALL):
+    """The recursive Newton-Euler pass at qdd = 0 (derive/joint_terms.py) as one static
+    function when two kernels need it: f (or M_f) projects its subtree totals on the joint
+    axes, joint_wrenches adds their parts linear in qdd and turns them to the world. Returns
+    {"function", "comment", "params", "body", "unused", "symbols" (the totals in output order),
+    "users" (the kernels that call it)} or None (no such pass, or one kernel alone needs it)."""
+    topo = model.topology
+    if inter is None or topo is None or getattr(topo, "newton_euler", None) is None:
+        return None
+    users = set()
+    if "motion" in sets:
+        users.add("f")
+    if "reactions" in sets and derived.joint_wrenches is not None:
+        users.add("joint_wrenches")
+    if "stiffness" in sets and derived.f_tangent is not None:
+        users.add(F_TANGENT.function)
+    state, totals = topo.newton_euler
+    # each step's w, alpha, acc (the tangent reads them) and its subtree's totals
+    vectors = [vec for child in state if child != "ground" for vec in state[child]]
+    vectors += [vec for child in totals for vec in totals[child]]
+    symbols = list(dict.fromkeys(s for vec in vectors for s in vec if s in inter.defs))
+    if len(users) < 2 or not symbols:
+        return None
+    body = _assignments(list(enumerate(symbols)), names, "out", inter)
+    used = " ".join(body)
+    return {
+        "function": "newton_euler",
+        "comment": "the Newton-Euler pass at qdd = 0 (gravity in), shared: each tree step's "
+        "w, alpha and acc\n * and its subtree's totals F*, N* (its own frame), that f "
+        "projects on the joint axes,\n * joint_wrenches completes with their parts linear in "
+        "qdd and f's tangent differentiates:\n * "
+        f"out ({len(symbols)})",
+        "params": "const mcs_real *x, const mcs_real *v",
+        "body": body,
+        "unused": [a for a in ("x", "v", "t", "p") if not _uses(used, a)],
+        "symbols": symbols,
+        "users": users,
+    }
+
+
+def _reading_stage(stage, entries, names, inter):
+    """(prologue, names, inter) for a kernel that calls the stage: the statements that fill
+    its array, the stage's outputs named by their entries in it, and the intermediates with
+    those taken as inputs; unchanged when the entries do not need the stage."""
+    symbols = stage["symbols"]
+    outputs = [e.xreplace(inter.alias) if inter.alias else e for _, e in entries]
+    if not set(inter.needed(outputs)) & set(symbols):
+        return [], names, inter
+    local = dict(names)
+    local.update((sym, f"{STAGE_ARRAY}[{k}]") for k, sym in enumerate(symbols))
+    prologue = [
+        f"mcs_real {STAGE_ARRAY}[{len(symbols)}];",
+        f"{STATIC_PREFIX}{stage['function']}(x, v, t, p, {STAGE_ARRAY});",
+    ]
+    return prologue, local, inter.reading(set(symbols))
 
 
 @dataclass(frozen=True)
@@ -403,11 +506,15 @@ TANGENT_KERNELS = {"K_f": F_TANGENT, "D": F_TANGENT, "K_c": KC_TANGENT}
 TANGENT_UNIT = {"K_f": "dq", "D": "dqd", "K_c": "dq"}
 
 
-def _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helpers_done):
+def _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helpers_done, stage):
     """K_f, D or K_c of a joint-coordinate model: a loop over the unit directions calling its
-    tangent's static function (its body here, with the first kernel that calls it)."""
+    tangent's static function (its body here, with the first kernel that calls it). stage: the
+    shared Newton-Euler pass (newton_euler_stage) or None: f's tangent reads the pass's values
+    from the array the kernel fills once for its 2n calls."""
     tangent = TANGENT_KERNELS[spec.term]
     helper = None
+    reads_stage = stage is not None and tangent.function in stage["users"]
+    params = tangent.params + ((STAGE_ARRAY,) if reads_stage else ())
     if tangent.function not in helpers_done:
         helpers_done.add(tangent.function)
         dq, dqd = tangent_directions(model.n)
@@ -419,13 +526,18 @@ def _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helpe
         if geometry:
             entries = [(k, e.xreplace(geometry)) for k, e in entries]
         entries = nonzero(entries)
-        body = _zero_fill(entries, model.n, "out") + _assignments(entries, local, "out", inter)
+        helper_inter = inter
+        if reads_stage:  # the pass's values from the array its caller filled once
+            _, local, helper_inter = _reading_stage(stage, entries, local, inter)
+        body = _zero_fill(entries, model.n, "out") + _assignments(
+            entries, local, "out", helper_inter
+        )
         used = " ".join(body)
-        arguments = ("x",) + tangent.params + ("t", "p")
+        arguments = ("x",) + params + ("t", "p")
         helper = {
             "function": tangent.function,
             "comment": tangent.comment,
-            "params": ", ".join(f"const mcs_real *{a}" for a in ("x",) + tangent.params),
+            "params": ", ".join(f"const mcs_real *{a}" for a in ("x",) + params),
             "body": body,
             "unused": [a for a in arguments if not _uses(used, a)],
         }
@@ -435,9 +547,17 @@ def _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helpe
         "function": tangent.function,
         "arrays": tangent.directions,
         "unit": TANGENT_UNIT[spec.term],
-        "args": ", ".join(("x",) + tangent.params + ("t", "p")),
+        "args": ", ".join(("x",) + params + ("t", "p")),
     }
-    return _kernel_entry(name, spec, shape, what, helper=helper, tangent=call, uses_k=True)
+    body = []
+    if reads_stage:  # the pass once, for the 2n calls
+        body = [
+            f"mcs_real {STAGE_ARRAY}[{len(stage['symbols'])}];",
+            f"{STATIC_PREFIX}{stage['function']}(x, v, t, p, {STAGE_ARRAY});",
+        ]
+    return _kernel_entry(
+        name, spec, shape, what, body=body, helper=helper, tangent=call, uses_k=True
+    )
 
 
 def _kernel_entry(
@@ -498,6 +618,11 @@ class _Inline:
     def __init__(self, defs, alias):
         self.defs, self.alias = defs, alias
         self.order = {s: k for k, s in enumerate(defs)}
+
+    def reading(self, symbols):
+        """The same intermediates with `symbols` taken as inputs (a shared stage's outputs,
+        read from its array): what they are computed from is no longer needed for them."""
+        return _Inline({s: e for s, e in self.defs.items() if s not in symbols}, self.alias)
 
     def needed(self, exprs):
         seen, stack = set(), []

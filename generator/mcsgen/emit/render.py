@@ -17,7 +17,7 @@ from ..paths import TEMPLATES, shipped
 from ..version import __version__
 from .files import c_string
 from .fingerprint import generator_fingerprint
-from .kernels import build_kernels, param_member
+from .kernels import STATIC_PREFIX, build_kernels, no_rows_kernels, param_member
 from .printer import McsCodePrinter
 from .tables import (
     a_pattern,
@@ -36,12 +36,16 @@ if TYPE_CHECKING:  # for the hints only
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
 MODEL_ABI_VERSION = 12
 
-# User names reach C only behind prefixes the runtime reserves (model names may not start with
-# mcs_, model/reader.py): a parameter is the struct member mcs_p_<name>, so no macro of a header
-# a firmware includes (stdio.h's EOF, complex.h's I, ...) can replace it; the generated file's
-# own statics are mcs_gen_<name>, which no model prefix <model>_ can spell. Nothing in the
-# runtime starts with either (tests/generator/test_emit.py).
-STATIC_PREFIX = "mcs_gen_"
+
+def _held_coordinates(groups, x):
+    """{"coords": the coordinates that the row groups holding coordinates hold, one list;
+    "first": each group's first entry in it, or None for a group with kernels}."""
+    values, first = [], []
+    for group in groups:
+        coords = group.held_coordinates(x)
+        first.append(len(values) if coords is not None else None)
+        values += coords or []
+    return {"coords": values, "first": first}
 
 
 def render(
@@ -63,7 +67,8 @@ def render(
         )
     if "reactions" in sets:
         with_wrenches(derived)
-    kernels, scalars, fused = build_kernels(model, derived, sets)
+    kernels, scalars, fused, stage = build_kernels(model, derived, sets)
+    no_rows = no_rows_kernels(model, derived, sets)
     views = dense_views(model, kernels)
     transitions = "transitions" in sets
     env = jinja2.Environment(
@@ -95,17 +100,25 @@ def render(
         "file_hash": model.file_hash,
         "kernels": kernels,
         "fused": fused,
+        "stage": stage,
         "fn": {
-            k.name: f"{STATIC_PREFIX}d_{k.name}" if k.name in trampolines else "NULL"
+            k.name: (
+                f"{STATIC_PREFIX}d_{k.name}"
+                if k.name in trampolines
+                else f"{STATIC_PREFIX}no_rows_{no_rows[k.name]}"
+                if k.name in no_rows
+                else "NULL"
+            )
             for k in KERNELS
         },
+        "no_rows": sorted(set(no_rows.values())),
         "views": views,
         "kernel_sets": kernel_sets.label(sets),
         "generate_options": generate_options,
         "firmware_features": firmware_features(model.firmware),
         # without the transitions set the descriptor has no row groups, switches or events
         "row_groups": model.row_groups if transitions else [],
-        "group_coords": [g.held_coordinates(model.x) for g in model.row_groups],
+        "held_coords": _held_coordinates(model.row_groups if transitions else [], model.x),
         "switches": model.switches if transitions else [],
         "events": model.events if transitions else [],
         "scalars": scalars,
