@@ -251,8 +251,7 @@ def _specs(model, derived):
 
 def build_kernels(model, derived, sets=kernel_sets.ALL):
     """The kernels of SPEC §5 as dicts the templates print: those of the kernel sets `sets`,
-    the scalars, the fused M_f (fused_kernel) or None, and the shared Newton-Euler pass they
-    call (newton_euler_stage) or None.
+    the scalars, and the fused M_f (fused_kernel) or None.
 
     A, A_dot and M are emitted as their nonzeros (A_nz, A_dot_nz in A's pattern, M_nz in M's):
     the runtime's sparse products and a firmware's memory use those; the dense A, A_dot and M
@@ -266,8 +265,10 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     inter = intermediates_of(model, geometry)
     kernels = []
     helpers_done = set()
-    stage = newton_euler_stage(model, derived, names, inter, sets)
-    fused = fused_kernel(model, derived, names, sets, stage)
+    fused = fused_kernel(model, derived, names, sets)
+    # the kernels that read M_f's Newton-Euler pass, and the pass (fused_kernel), or None
+    readers = shared_pass_users(model, derived, sets) if fused and fused["exports"] else set()
+    stage = fused if readers else None
     for name, spec, length, entries, shape, what in _specs(model, derived):
         if spec.kernel_set not in sets:
             continue
@@ -279,7 +280,16 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         if entries is None:
             kernels.append(
                 _tangent_kernel(
-                    model, derived, spec, name, shape, what, names, inter, helpers_done, stage
+                    model,
+                    derived,
+                    spec,
+                    name,
+                    shape,
+                    what,
+                    names,
+                    inter,
+                    helpers_done,
+                    stage if F_TANGENT.function in readers else None,
                 )
             )
             continue
@@ -295,7 +305,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
             local.update((s, f"a[{i}]") for i, s in enumerate(derived.accel))
             local.update((s, f"nu[{i}]") for i, s in enumerate(derived.nu))
         prologue, kernel_inter = [], inter
-        if stage is not None and len(runs) == 1 and name in stage["users"]:
+        if stage is not None and len(runs) == 1 and name in readers:
             prologue, local, kernel_inter = _reading_stage(stage, entries, local, inter)
         if len(runs) > 1:
             for run in runs:
@@ -345,7 +355,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         if e.condition is not None and event.kernel_set in sets:
             what = f"{event.what} of event {k}"
             out.append(_scalar(f"event_{k}", event.kind, e.condition, names, what, geometry, inter))
-    return kernels, out, fused, stage
+    return kernels, out, fused
 
 
 def _stacked(lines, model):
@@ -365,10 +375,16 @@ def _stacked(lines, model):
 FUSE_MAX = 256
 
 
-def fused_kernel(model, derived, names, sets=kernel_sets.ALL, stage=None):
-    """M_f of a joint-coordinate model ({"body", "unused", "M_nz", "f"}: its statements, and the
-    bodies of the M_nz and f that call it), or None when the model does not take one. stage:
-    the Newton-Euler pass it calls (newton_euler_stage), or None to compute it inline."""
+def fused_kernel(model, derived, names, sets=kernel_sets.ALL):
+    """M_f of a joint-coordinate model ({"body", "unused", "M_nz", "f", "exports"}: its
+    statements, the bodies of the M_nz and f that call it, and what it hands the other kernels),
+    or None when the model does not take one.
+
+    A spatial tree on the ground computes f by the recursive Newton-Euler pass, which the joints'
+    wrenches and f's tangent (K_f, D) build on: then M_f's statements are a static function,
+    `mcs_gen_M_f_pass`, that also writes the pass's values the others read (`exports`, in
+    order) into an array when given one; the public M_f calls it without (no stores on the
+    simulators' path), the others with their scratch arrays (shared_pass_users)."""
     m_entries = _in_pattern(derived.M, m_pattern(derived))
     n = model.n
     if model.intermediates is None or "motion" not in sets or len(m_entries) + n > FUSE_MAX:
@@ -381,16 +397,25 @@ def fused_kernel(model, derived, names, sets=kernel_sets.ALL, stage=None):
         entries = [(k, e.xreplace(geometry)) for k, e in entries]
     entries = nonzero(entries)
     nnz = len(m_entries)
-    prologue = []
-    if stage is not None and "f" in stage["users"]:
-        prologue, names, inter = _reading_stage(stage, entries, names, inter)
-    lines = prologue + _assignments(entries, names, "@out", inter)
+    exports = _pass_exports(model, derived, inter, entries, sets)
+    copies = []
+    if exports:  # the inputs as locals, which no store into the array can change (MISRA
+        names, copies = _inputs_as_locals(model, names)  # rule 8.14 forbids `restrict`)
+    lines = _assignments(
+        entries + [(nnz + n + k, sym) for k, sym in enumerate(exports)], names, "@out", inter
+    )
 
     def output(match):
         k = int(match.group(1))
+        if k >= nnz + n:
+            return f"{STAGE_ARRAY}[{k - nnz - n}]"
         return f"M_out[{k}]" if k < nnz else f"f_out[{k - nnz}]"
 
     lines = [re.sub(r"@out\[(\d+)\]", output, line) for line in lines]
+    if exports:
+        lines = _stored_where_defined(lines, STAGE_ARRAY)
+        text = " ".join(lines)
+        lines = [c for name, c in copies if re.search(rf"\b{name}\b", text)] + lines
     done = {k for k, _ in entries}
     zeros = [output_zero for output_zero in range(nnz + n) if output_zero not in done]
     lines = [f"{'M_out' if k < nnz else 'f_out'}[{k if k < nnz else k - nnz}] = MCS_R(0.0);"
@@ -407,68 +432,135 @@ def fused_kernel(model, derived, names, sets=kernel_sets.ALL, stage=None):
             f"{prefix}_M_f(x, v_zero, t, p, out, f_unused);",
         ],
         "f": [f"mcs_real M_unused[{nnz}];", f"{prefix}_M_f(x, v, t, p, M_unused, out);"],
+        "exports": exports,
+        "nnz": nnz,
+        "n": n,
+        "comment": "M's nonzeros and f, and, when ne is not NULL, the Newton-Euler pass's "
+        "values the joints'\n * wrenches and f's tangent read: each tree step's w, alpha, acc "
+        "and its subtree's totals\n * F*, N* (its own frame), then what else they share "
+        f"(the joints' sines and cosines, ...): ne ({len(exports)})",
     }
 
 
-# The array a kernel reads a shared stage's outputs from (newton_euler_stage)
+# The array the kernels that build on M_f's Newton-Euler pass read its values from
 STAGE_ARRAY = "ne"
 
 
-def newton_euler_stage(model, derived, names, inter, sets=kernel_sets.ALL):
-    """The recursive Newton-Euler pass at qdd = 0 (derive/joint_terms.py) as one static
-    function when two kernels need it: f (or M_f) projects its subtree totals on the joint
-    axes, joint_wrenches adds their parts linear in qdd and turns them to the world. Returns
-    {"function", "comment", "params", "body", "unused", "symbols" (the totals in output order),
-    "users" (the kernels that call it)} or None (no such pass, or one kernel alone needs it)."""
+def shared_pass_users(model, derived, sets=kernel_sets.ALL):
+    """The kernels that read M_f's Newton-Euler pass (fused_kernel) when the model has one: a
+    spatial tree on the ground in joint coordinates."""
     topo = model.topology
-    if inter is None or topo is None or getattr(topo, "newton_euler", None) is None:
-        return None
+    if model.intermediates is None or getattr(topo, "newton_euler", None) is None:
+        return set()
     users = set()
-    if "motion" in sets:
-        users.add("f")
     if "reactions" in sets and derived.joint_wrenches is not None:
         users.add("joint_wrenches")
     if "stiffness" in sets and derived.f_tangent is not None:
         users.add(F_TANGENT.function)
-    state, totals = topo.newton_euler
-    # each step's w, alpha, acc (the tangent reads them) and its subtree's totals
+    return users
+
+
+def _pass_exports(model, derived, inter, entries, sets):
+    """The intermediates M_f hands the users of its Newton-Euler pass (shared_pass_users):
+    each step's w, alpha, acc and its subtree's totals, then whatever else of M_f's they need
+    (the joints' sines and cosines, the rotations), in the intermediates' order; [] when none."""
+    users = shared_pass_users(model, derived, sets)
+    if not users:
+        return []
+    outputs = [e.xreplace(inter.alias) if inter.alias else e for _, e in entries]
+    computed = set(inter.needed(outputs))
+    state, totals = model.topology.newton_euler
     vectors = [vec for child in state if child != "ground" for vec in state[child]]
     vectors += [vec for child in totals for vec in totals[child]]
-    symbols = list(dict.fromkeys(s for vec in vectors for s in vec if s in inter.defs))
-    if len(users) < 2 or not symbols:
-        return None
-    body = _assignments(list(enumerate(symbols)), names, "out", inter)
-    used = " ".join(body)
-    return {
-        "function": "newton_euler",
-        "comment": "the Newton-Euler pass at qdd = 0 (gravity in), shared: each tree step's "
-        "w, alpha and acc\n * and its subtree's totals F*, N* (its own frame), that f "
-        "projects on the joint axes,\n * joint_wrenches completes with their parts linear in "
-        "qdd and f's tangent differentiates:\n * "
-        f"out ({len(symbols)})",
-        "params": "const mcs_real *x, const mcs_real *v",
-        "body": body,
-        "unused": [a for a in ("x", "v", "t", "p") if not _uses(used, a)],
-        "symbols": symbols,
-        "users": users,
-    }
+    core = list(dict.fromkeys(s for vec in vectors for s in vec if s in computed))
+    reader = inter.reading(set(core))
+    shared = set()
+    for user in _pass_users_entries(derived, users):
+        shared |= set(reader.needed([e.xreplace(inter.alias) for e in user])) & computed
+    return core + sorted(shared - set(core), key=inter.order.__getitem__)
 
 
-def _reading_stage(stage, entries, names, inter):
-    """(prologue, names, inter) for a kernel that calls the stage: the statements that fill
-    its array, the stage's outputs named by their entries in it, and the intermediates with
-    those taken as inputs; unchanged when the entries do not need the stage."""
-    symbols = stage["symbols"]
+def _pass_users_entries(derived, users):
+    """The expressions each user of the Newton-Euler pass writes."""
+    if "joint_wrenches" in users:
+        yield list(derived.joint_wrenches)
+    if F_TANGENT.function in users:
+        yield list(derived.f_tangent)
+
+
+# M_f hands its pass's values on in blocks of this many stores, each under one test of the
+# array, soon after they are computed: the simulators' M_f (no array) skips them at a branch a
+# block, and no value stays live across the kernel only to be stored
+STORE_BLOCK = 8
+
+
+def _inputs_as_locals(model, names):
+    """(names, copies): the coordinates, rates and parameters renamed to locals (q0, qd0,
+    par0, ...), and the statements that copy them, (local, statement) each."""
+    local, copies = dict(names), []
+    for i, c in enumerate(model.coordinates):
+        for sym, name in ((c.symbol, f"q{i}"), (c.velocity, f"qd{i}")):
+            copies.append((name, f"const mcs_real {name} = {names[sym]};"))
+            local[sym] = name
+    for k, par in enumerate(model.parameters):
+        name = f"par{k}"
+        copies.append((name, f"const mcs_real {name} = {names[par.symbol]};"))
+        local[par.symbol] = name
+    return local, copies
+
+
+def _stored_where_defined(lines, array):
+    """Statements with the stores of named values into `array` (`ne[k] = s12;`) moved to soon
+    after the statements that define them, in blocks of STORE_BLOCK under `if (array !=
+    NULL)`."""
+    stores, rest = {}, []
+    pattern = re.compile(rf"{array}\[\d+\] = -?(\w+);")
+    for line in lines:
+        match = pattern.fullmatch(line)
+        if match:
+            stores.setdefault(match.group(1), []).append(line)
+        else:
+            rest.append(line)
+    out, pending = [], []
+
+    def flush():
+        if pending:
+            out.extend([f"if ({array} != NULL) {{"] + [f"    {s}" for s in pending] + ["}"])
+            pending.clear()
+
+    for line in rest:
+        out.append(line)
+        match = re.match(r"const mcs_real (\w+) = ", line)
+        if match:
+            pending.extend(stores.pop(match.group(1), []))
+            if len(pending) >= STORE_BLOCK:
+                flush()
+    pending.extend(s for group in stores.values() for s in group)  # inputs' own (x[k], ...)
+    flush()
+    return out
+
+
+def _reading_stage(fused, entries, names, inter):
+    """(prologue, names, inter) for a kernel that reads M_f's Newton-Euler pass: the statements
+    that run it into scratch arrays, its values named by their entries in the array, and the
+    intermediates with those taken as inputs; unchanged when the entries need none of them."""
+    symbols = fused["exports"]
     outputs = [e.xreplace(inter.alias) if inter.alias else e for _, e in entries]
     if not set(inter.needed(outputs)) & set(symbols):
         return [], names, inter
     local = dict(names)
     local.update((sym, f"{STAGE_ARRAY}[{k}]") for k, sym in enumerate(symbols))
-    prologue = [
-        f"mcs_real {STAGE_ARRAY}[{len(symbols)}];",
-        f"{STATIC_PREFIX}{stage['function']}(x, v, t, p, {STAGE_ARRAY});",
+    return _pass_call(fused), local, inter.reading(set(symbols))
+
+
+def _pass_call(fused):
+    """The statements that run M_f's pass for its values (fused_kernel)."""
+    return [
+        f"mcs_real {STAGE_ARRAY}[{len(fused['exports'])}];",
+        f"mcs_real M_scratch[{fused['nnz']}];",
+        f"mcs_real f_scratch[{fused['n']}];",
+        f"{STATIC_PREFIX}M_f_pass(x, v, t, p, M_scratch, f_scratch, {STAGE_ARRAY});",
     ]
-    return prologue, local, inter.reading(set(symbols))
 
 
 @dataclass(frozen=True)
@@ -509,11 +601,11 @@ TANGENT_UNIT = {"K_f": "dq", "D": "dqd", "K_c": "dq"}
 def _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helpers_done, stage):
     """K_f, D or K_c of a joint-coordinate model: a loop over the unit directions calling its
     tangent's static function (its body here, with the first kernel that calls it). stage: the
-    shared Newton-Euler pass (newton_euler_stage) or None: f's tangent reads the pass's values
-    from the array the kernel fills once for its 2n calls."""
+    fused M_f whose Newton-Euler pass f's tangent reads (fused_kernel), or None: the kernel
+    runs the pass once for its 2n calls."""
     tangent = TANGENT_KERNELS[spec.term]
     helper = None
-    reads_stage = stage is not None and tangent.function in stage["users"]
+    reads_stage = stage is not None and tangent is F_TANGENT
     params = tangent.params + ((STAGE_ARRAY,) if reads_stage else ())
     if tangent.function not in helpers_done:
         helpers_done.add(tangent.function)
@@ -551,10 +643,7 @@ def _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helpe
     }
     body = []
     if reads_stage:  # the pass once, for the 2n calls
-        body = [
-            f"mcs_real {STAGE_ARRAY}[{len(stage['symbols'])}];",
-            f"{STATIC_PREFIX}{stage['function']}(x, v, t, p, {STAGE_ARRAY});",
-        ]
+        body = _pass_call(stage)
     return _kernel_entry(
         name, spec, shape, what, body=body, helper=helper, tangent=call, uses_k=True
     )
@@ -620,8 +709,8 @@ class _Inline:
         self.order = {s: k for k, s in enumerate(defs)}
 
     def reading(self, symbols):
-        """The same intermediates with `symbols` taken as inputs (a shared stage's outputs,
-        read from its array): what they are computed from is no longer needed for them."""
+        """The same intermediates with `symbols` taken as inputs (M_f's pass's values, read
+        from its array): what they are computed from is no longer needed for them."""
         return _Inline({s: e for s, e in self.defs.items() if s not in symbols}, self.alias)
 
     def needed(self, exprs):

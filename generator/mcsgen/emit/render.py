@@ -67,7 +67,7 @@ def render(
         )
     if "reactions" in sets:
         with_wrenches(derived)
-    kernels, scalars, fused, stage = build_kernels(model, derived, sets)
+    kernels, scalars, fused = build_kernels(model, derived, sets)
     no_rows = no_rows_kernels(model, derived, sets)
     views = dense_views(model, kernels)
     transitions = "transitions" in sets
@@ -100,7 +100,6 @@ def render(
         "file_hash": model.file_hash,
         "kernels": kernels,
         "fused": fused,
-        "stage": stage,
         "fn": {
             k.name: (
                 f"{STATIC_PREFIX}d_{k.name}"
