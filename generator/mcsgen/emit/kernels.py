@@ -17,7 +17,7 @@ from ..model import kernel_sets
 from ..model.exact import clean
 from ..model.reader import PARAM_PREFIX
 from .printer import McsCodePrinter
-from .tables import _pattern, a_pattern, counts, m_pattern
+from .tables import a_pattern, counts, m_pattern
 
 
 # User names reach C only behind prefixes the runtime reserves (model names may not start with
@@ -257,7 +257,14 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     the runtime's sparse products and a firmware's memory use those; the dense A, A_dot and M
     are views that spread them (tables.dense_views)."""
     names = symbol_names(model, derived.lam)
-    outside = [(i, j) for i, j in _pattern(derived.A_dot) if clean(derived.A[i, j]) == 0]
+    in_a = set(a_pattern(derived))
+    rows, cols = derived.A_dot.shape
+    outside = [
+        (i, j)
+        for j in range(cols)
+        for i in range(rows)
+        if (i, j) not in in_a and clean(derived.A_dot[i, j]) != 0
+    ]
     if outside:  # A_dot = dA/dt along v: a structural zero of A stays one
         raise AssertionError(f"A_dot has nonzeros outside A's pattern: {outside[:4]}")
     # the geometry symbols of a bodies model back to their expressions of the parameters
