@@ -203,7 +203,7 @@ lint: deps
 	clang-format --dry-run --Werror $(C_LINT)
 	@echo "lint: clean"
 
-# The README's test command: everything, about 16 minutes on 2 cores (README "Quick start").
+# The README's test command: everything, about 15 minutes on 2 cores (README "Quick start").
 # the C tests under the sanitizers are test-configs' full build (the same programs and flags as
 # test-sanitize, which stays for a quick run of them alone)
 test: deps lint check-generated misra c-binaries test-c test-fuzz-replay test-configs test-py

@@ -520,12 +520,14 @@ def _stored_where_defined(lines, array):
     """Statements with the stores of named values into `array` (`ne[k] = s12;`) moved to soon
     after the statements that define them, in blocks of STORE_BLOCK under `if (array !=
     NULL)`."""
-    stores, rest = {}, []
+    stores, rest, other = {}, [], []
     pattern = re.compile(rf"{array}\[\d+\] = -?(\w+);")
     for line in lines:
         match = pattern.fullmatch(line)
         if match:
             stores.setdefault(match.group(1), []).append(line)
+        elif line.startswith(f"{array}["):
+            other.append(line)  # any other value: with the last block
         else:
             rest.append(line)
     out, pending = [], []
@@ -543,6 +545,7 @@ def _stored_where_defined(lines, array):
             if len(pending) >= STORE_BLOCK:
                 flush()
     pending.extend(s for group in stores.values() for s in group)  # inputs' own (x[k], ...)
+    pending.extend(other)
     flush()
     return out
 
