@@ -11,6 +11,7 @@ import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
 
+from mcsgen.analysis.check import check_model
 from mcsgen.errors import ModelError
 from mcsgen.model import complete_initial_state, load_model
 from mcsgen.paths import MODELS, ROOT
@@ -214,6 +215,70 @@ def test_universal_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path
     assert np.abs(np.diff(rj["x.U2.angle2"][before])).max() > 1e-3  # it swings ...
     after = rj["t"] >= 0.4  # ... until the lock holds it
     assert np.ptp(rj["x.U2.angle1"][after]) <= 1e-9 and np.ptp(rj["x.U2.angle2"][after]) <= 1e-9
+
+
+SPHERICAL_CHAIN = """name: spherical_chain{suffix}
+description: two rods on spherical joints (the first written with the ground as its body 2),
+  a third on a revolute joint below the second (under a spherical joint the tree's bodies take
+  Lagrange's equations); the rods tumbling, each at its own rate
+parameters:
+  g: {{value: 9.81, unit: m/s^2}}
+gravity: [1.5, -2, -g]
+bodies:
+  - {{name: r1, type: spatial, mass: 1.0, inertia: [0.03, 0.1, 0.12], position: [0.5, 0, 0],
+     orientation: {{axis: [1, 0, 0], angle: 0.5}}, angular_velocity: [0.3, 1.0, -0.5]}}
+  - {{name: r2, type: spatial, mass: 0.5, inertia: [0.015, 0.04, 0.03], position: [1.3, 0, 0],
+     orientation: {{axis: [1, 0, 0], angle: 0.3}}, angular_velocity: [0.2, 1.5, -0.8]}}
+  - {{name: r3, type: spatial, mass: 0.3, inertia: [0.01, 0.02, 0.02], position: [1.9, 0, 0]}}
+joints:
+  - {{name: S1, type: spherical, body1: r1, body2: ground, point1: [-0.5, 0, 0],
+     point2: [0, 0, 0]}}
+  - {{name: S2, type: spherical, body1: r1, body2: r2, point: [1, 0, 0]}}
+  - {{name: H3, type: revolute, body1: r2, body2: r3, point: [1.6, 0, 0], axis: [0, 1, 0]}}
+switches:
+  - {{name: lock_S2, lock: S2}}
+events:
+  - {{at: 0.4, activate: lock_S2}}
+simulation: {{t_end: 1.0, h: 1.0e-3, method: dopri5}}
+coordinates: {coordinates}
+"""
+
+
+def test_spherical_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path):
+    """Spherical joints on the tree (four Euler parameters and their norm row each, both tree
+    directions), a revolute joint below one: the motion, the energy, the energy S2's lock takes
+    at 0.4 s, the joints' wrenches before it; after it S2's relative rotation is held. The
+    derived terms agree with finite differences (`check`, off the unit norm too)."""
+    texts = {f: SPHERICAL_CHAIN.format(suffix=f"_{f}", coordinates=f) for f in ("body", "joint")}
+    runs = written_both_ways(tmp_path, "spherical_chain", texts, **TOL, t_end=1.0, dt_out=0.05)
+    joint_model, body_model = runs["joint"][3], runs["body"][3]
+    names = [c.name for c in joint_model.coordinates]
+    assert names == [f"S{k}.e{a}" for k in (1, 2) for a in range(4)] + ["H3"]
+    assert [c.name for c in joint_model.constraints] == ["S1.norm", "S2.norm"]
+    assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (9, 2, 21, 14)
+    assert joint_model.x0[:8] == [1.0, 0.0, 0.0, 0.0] * 2  # the poses as written
+    for k in (0, 4):  # both joints turning (e0' = 0: e . e' = 0 at e = (1, 0, 0, 0))
+        assert abs(joint_model.v0[k]) <= 1e-15
+        assert max(abs(r) for r in joint_model.v0[k + 1 : k + 4]) > 1e-2
+    (_, rj, ej), (_, rb, eb) = runs["joint"][:3], runs["body"][:3]
+    assert [e["kind"] for e in ej if e["kind"] == "lock"] == ["lock"]
+    kinetic = [e["kinetic_after"] - e["kinetic_before"] for e in ej if e["kind"] == "lock"]
+    assert kinetic[0] < -1e-3  # the lock takes energy ...
+    assert_same_physics(joint_model, body_model, runs["joint"][:3], runs["body"][:3])
+    before, after = rb["t"] < 0.4, rj["t"] >= 0.4
+    for c in (c for c in rb if re.match(r"[FN][xyz]\.", c)):
+        scale = max(np.abs(rb[c][before]).max(), 1e-3)
+        assert np.abs(rj[c][before] - rb[c][before]).max() <= 1e-6 * scale, c
+    moving = [np.ptp(rj[f"x.S2.e{a}"][rj["t"] < 0.4]) for a in range(4)]
+    assert max(moving) > 1e-2  # S2 turns ...
+    for a in range(4):  # ... until the lock holds it (the quaternion, to the run's tolerance)
+        assert np.ptp(rj[f"x.S2.e{a}"][after]) <= 1e-9
+    norm = sum(rj[f"x.S1.e{a}"] ** 2 for a in range(4))
+    assert np.abs(norm - 1).max() <= 1e-10
+    solver = helpers._solvers[str(tmp_path / "spherical_chain_joint.yaml")]
+    report = check_model(joint_model, samples=2, seed=5, generated_dir=solver.generated_dir)
+    assert report.ok, report.table()
+    assert {"K_f", "D", "M", "f", "group S2: G"} <= {r[0] for r in report.rows}
 
 
 def test_rotors_give_the_same_motion_and_reactions_in_both_formulations(tmp_path):

@@ -88,14 +88,14 @@ def test_spanning_tree_breadth_first_fewest_coordinates_then_file_order():
         ("gb", "prismatic", "ground", "b", True),
         ("bc", "revolute", "c", "b", True),
         ("ac", "fix", "a", "c", True),  # fewer coordinates than bc at the same depth
-        ("cd", "spherical", "c", "d", True),  # not a tree type: cut
+        ("cd", "cylindrical", "c", "d", True),  # not a tree type: cut
         ("de", "revolute", "d", "e", False),  # cut: true
         ("cf", "universal", "f", "c", True),  # a tree type of two coordinates
         ("bf", "revolute", "b", "f", True),  # from b, nearer the ground than cf
     ]
     tree = spanning_tree(bodies, joints)
     # ga before gb (file order), then gb before ab (nearer the ground), ac before bc (fewer
-    # coordinates); d is reached only through the spherical joint and e only through the cut
+    # coordinates); d is reached only through the cylindrical joint and e only through the cut
     # one: both float, in file order
     assert [(t.joint, t.parent, t.child) for t in tree.joints] == [
         ("ga", "ground", "a"),
@@ -112,6 +112,13 @@ def test_spanning_tree_breadth_first_fewest_coordinates_then_file_order():
     placed = spanning_tree(bodies, joints[:-1], PLACEMENT_TYPES)
     assert "cf" in placed.cuts and "f" in placed.roots
     assert spanning_tree(bodies, joints) == tree  # deterministic
+    # a spherical joint is a tree joint (its Euler parameters), after those of fewer coordinates
+    spherical = [j if j[0] != "cd" else ("cd", "spherical", "c", "d", True) for j in joints]
+    with_spherical = spanning_tree(bodies, spherical)
+    assert ("cd", "c", "d") in [(t.joint, t.parent, t.child) for t in with_spherical.joints]
+    assert with_spherical.roots == ["e"]
+    ball = [("gb", "spherical", "b", "ground", True), ("gb2", "universal", "ground", "b", True)]
+    assert [t.joint for t in spanning_tree(["b"], ball).joints] == ["gb2"]
 
 
 def test_a_cut_marked_joint_stays_rows(tmp_path):

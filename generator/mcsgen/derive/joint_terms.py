@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from ..model.bodies import G_matrix
+from ..model.tree import free_rotations
 from .groups import GroupTerms, derive_group
 from .rows import RowTerms
 
@@ -165,7 +166,7 @@ def joint_dynamics(model: "Model", local):
     # a spatial tree on the ground: f by the recursive Newton-Euler pass and M by composite
     # rigid bodies, in the bodies' own frames; under a floating body, each body's terms
     # through its Jacobian columns
-    recursive = model.kind == "spatial" and not topo.tree.roots
+    recursive = model.kind == "spatial" and not topo.tree.roots and not free_rotations(topo)
     if recursive:
         f += _recursive_newton_euler(model)
         _composite_rigid_bodies(model, M)
@@ -194,9 +195,15 @@ def joint_dynamics(model: "Model", local):
 
 
 def floats(topo, body):
-    """Whether a body is a floating root or under one (else its path leads to the ground)."""
+    """Whether a body's rotation is Euler parameters among the coordinates, its own or a joint's
+    between it and the ground: a floating root or a body under one, a spherical tree joint's
+    child or a body under one (else its path leads to the ground through joints of angles and
+    lengths)."""
     while body in topo.tree.parent_joint:
-        body = topo.tree.parent_joint[body].parent
+        tj = topo.tree.parent_joint[body]
+        if topo.joints[tj.joint].type == "spherical":
+            return True
+        body = tj.parent
     return body != "ground"
 
 

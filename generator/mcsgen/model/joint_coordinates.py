@@ -34,7 +34,7 @@ from .exact import DIGITS, clean, numbers_as_coefficients, to_double
 from .ir import Constraint, Coordinate
 from .joints import joint_rate_label
 from .switches import RowGroup
-from .tree import TREE_TYPES, TreeJoint, spanning_tree
+from .tree import TREE_TYPES, TreeJoint, free_rotations, spanning_tree
 
 # a tree joint's rows must vanish at sampled tree coordinates to this (a failure is a bug, or
 # an initial pose that does not satisfy the joint exactly)
@@ -141,7 +141,7 @@ def plain_tree(model):
     matrix is checked at generation in the tree's coordinates
     (consistency.check_joint_mass_matrix)."""
     tree = choose_tree(model.topology)
-    if tree.cuts or tree.roots:
+    if tree.cuts or tree.roots or free_rotations(model.topology, tree):
         return False
     tree_rows = {i for j in model.joints for i in j.rows}
     norms = {f"{b.name}.norm" for b in model.topology.bodies}
@@ -171,10 +171,18 @@ def to_joint_coordinates(model):
     coords = []
     for name in tree.roots:
         coords += [body_coordinates[s] for s in bodies[name].q]
-    joint_symbol, universal_symbols = {}, {}
+    joint_symbol, universal_symbols, spherical_symbols = {}, {}, {}
     for name, g in topo.joints.items():
         tj = tree.parent_joint.get(_child_of(tree, name))
         if tj is None or tj.joint != name or TREE_TYPES[g.type] == 0:
+            continue
+        if g.type == "spherical":  # the relative rotation's Euler parameters (unit norm row)
+            four = []
+            for k in range(4):
+                e = sp.Symbol(f"{name}.e{k}", real=True)
+                coords.append(Coordinate(e.name, "1", e, sp.Symbol(f"{e.name}_dot", real=True)))
+                four.append(e)
+            spherical_symbols[name] = tuple(four)
             continue
         if g.type == "universal":  # its angles about axis1 and axis2
             pair = []
@@ -211,6 +219,8 @@ def to_joint_coordinates(model):
         q = joint_symbol.get(tj.joint)
         if g.type == "universal":
             _place_universal_child(inter, topo, g, tj, bodies, universal_symbols[tj.joint])
+        elif g.type == "spherical":
+            _place_spherical_child(inter, topo, g, tj, bodies, spherical_symbols[tj.joint])
         elif model.kind == "spatial":
             topo.steps.append(tj)
             if q is not None:
@@ -237,6 +247,9 @@ def to_joint_coordinates(model):
     kept = [i for i in range(model.m) if i not in dropped]
     new_index = {old: new for new, old in enumerate(kept)}
     constraints = [Constraint(model.constraints[i].name, model.constraints[i].expr) for i in kept]
+    # a spherical tree joint's Euler parameters are unit, as a body's are
+    for name, e in spherical_symbols.items():
+        constraints.append(Constraint(f"{name}.norm", sum((c * c for c in e), sp.Integer(0)) - 1))
 
     # initial state: the body model's, in the tree's coordinates
     x_body = model.parameter_values()
@@ -265,6 +278,11 @@ def to_joint_coordinates(model):
             topo, tree, bodies, name, x_float, v_body, moved or model.starts_held
         )
         universal.update({q: (state[k], state[k + 2]) for k, q in enumerate(pair)})
+    for name, four in spherical_symbols.items():  # (1, 0, 0, 0) at the pose as written
+        state = _spherical_initial(topo, tree, bodies, name, x_float, v_body)
+        if not (moved or model.starts_held):
+            state = (sp.Integer(1),) + (sp.Integer(0),) * 3 + state[4:]
+        universal.update({e: (state[k], state[k + 4]) for k, e in enumerate(four)})
     x0, v0, initial_x = [], [], []
     for c in coords:
         if c.symbol in body_coordinates:
@@ -272,11 +290,11 @@ def to_joint_coordinates(model):
             v0.append(to_double(v_body[c.velocity]))
             initial_x.append(exact_x0[c.symbol])
             continue
-        if c.symbol in universal:  # 0 at the pose as written
+        if c.symbol in universal:  # 0 (1) at the pose as written
             value, rate = universal[c.symbol]
             x0.append(to_double(value))
             v0.append(to_double(rate))
-            initial_x.append(numbers_as_coefficients(clean(value)) if value != 0 else value)
+            initial_x.append(value if value.is_Integer else numbers_as_coefficients(clean(value)))
             continue
         joint = next(j for j in model.joints if j.name == c.name)
         exact = initial_x_of(joint, topo.joints[joint.name], exact_x0, model.starts_held, params)
@@ -306,6 +324,9 @@ def to_joint_coordinates(model):
             elif joint.name in universal_symbols:
                 pair = list(universal_symbols[joint.name])
                 joint.lock = RowGroup(joint.name, entries=pair, what="angle1 angle2")
+            elif joint.name in spherical_symbols:  # its relative rotation, held as a body's
+                e = spherical_symbols[joint.name]
+                joint.lock = RowGroup(joint.name, rotation=e, rotation_rows=7, what="Rx Ry Rz")
             else:
                 joint.lock = None
         else:
@@ -620,6 +641,69 @@ def _place_universal_child(inter, topo, g, tj, bodies, angles):
     _record_motion(inter, topo, j, sign, R_x * u_x, r_x, "revolute")
     topo.steps += [TreeJoint(first, tj.parent, cross), TreeJoint(j, cross, tj.child)]
     topo.step_symbol.update({first: q_p, j: q_c})
+
+
+def _place_spherical_child(inter, topo, g, tj, bodies, e):
+    """A spherical joint's child, turned by the joint's Euler parameters e (4 coordinates, unit by
+    their norm row, (1, 0, 0, 0) at the initial pose): with R0 the bodies' initial relative
+    rotation (tree parent <- child),
+
+        R(parent <- child) = R0 R(e),   e_child = e_parent rel0 e,   w_child = Q^T w_parent + 2 G(e) e'
+
+    whichever of the two is body1. Like a floating body's, its Euler parameters are coordinates,
+    a rotation only on |e| = 1: the child and every body below it take Lagrange's equations in
+    their body coordinates (derive/joint_terms.py, floats), exact at every state `check`
+    samples, and their rows the generic gradients. Four parameters and a row, not three angles:
+    every rotation has one (no singular configuration of the parametrization), as for bodies."""
+    child, parent = bodies[tj.child], bodies.get(tj.parent)  # parent None: the ground
+    P = topo.frames[tj.parent]
+    j = tj.joint
+    child_is_body1 = tj.child == g.body1
+    p_parent, p_child = (g.point2, g.point1) if child_is_body1 else (g.point1, g.point2)
+    e_p0 = parent.x0[3:7] if parent is not None else (1, 0, 0, 0)
+    rel0 = tuple(
+        numbers_as_coefficients(clean(c)) for c in quat_mul(quat_conj(e_p0), child.x0[3:7])
+    )
+    R0 = rotation_from_euler(rel0).applyfunc(_snapped)
+    offset = sp.Matrix(p_parent).applyfunc(_zero_snapped)
+    p_child = sp.Matrix(p_child).applyfunc(_zero_snapped)
+    Q = (R0 * rotation_from_euler(e)).applyfunc(sp.expand)
+    Q = Q.applyfunc(lambda c: inter.name(f"Q({j})", c))
+    rel = tuple(inter.name(f"rel({j})[{k}]", c) for k, c in enumerate(quat_mul(rel0, e)))
+    rates = sp.Matrix([inter.v[inter.x.index(c)] for c in e])
+    w_joint = 2 * G_matrix(e) * rates
+    _place_body(inter, topo, bodies, tj, P, Q, offset, p_child, rel, w_joint, j)
+
+
+def _spherical_initial(topo, tree, bodies, name, values, v_body):
+    """(e (4), e' (4)) of a spherical tree joint in the body model's initial state (30-digit
+    numbers), from e_child = e_parent rel0 e (_place_spherical_child): e = conj(rel0)
+    conj(e_parent) e_child and its rate. values: the body coordinates, parameters and geometry
+    symbols as numbers; v_body: the body velocities."""
+    tj = next(t for t in tree.joints if t.joint == name)
+    one = (sp.Integer(1), sp.Integer(0), sp.Integer(0), sp.Integer(0))
+    zero = (sp.Integer(0),) * 4
+
+    def num(c):
+        return sp.N(sp.sympify(c).xreplace(values).xreplace(values), 30)
+
+    def pose(body):  # (initial e, e, e') of a body (the ground's: 1, 0, 0, 0)
+        if body == "ground":
+            return one, one, zero
+        b = bodies[body]
+        rates = tuple(num(v_body.get(r, sp.Integer(0))) for r in b.qd[3:7])
+        return tuple(b.x0[3:7]), tuple(num(c) for c in b.q[3:7]), rates
+
+    (e_p0, e_p, ed_p), (e_c0, e_c, ed_c) = pose(tj.parent), pose(tj.child)
+    back = quat_conj(tuple(num(c) for c in quat_mul(quat_conj(e_p0), e_c0)))  # conj(rel0)
+    e = quat_mul(back, quat_mul(quat_conj(e_p), e_c))
+    rate = quat_mul(
+        back,
+        tuple(
+            a + b for a, b in zip(quat_mul(quat_conj(ed_p), e_c), quat_mul(quat_conj(e_p), ed_c))
+        ),
+    )
+    return tuple(num(c) for c in e) + tuple(num(c) for c in rate)
 
 
 def _universal_initial(topo, tree, bodies, name, values, v_body, moved):

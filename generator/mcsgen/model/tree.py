@@ -13,10 +13,12 @@ the tree grows on from it.
 from dataclasses import dataclass
 from typing import Dict, List
 
-# joint types a tree joint may have, with the number of coordinates of its motion; the others
-# are always cut (their rows between the bodies' poses)
-# (a universal joint's two angles: joint_coordinates.py, as two turns through its cross)
-TREE_TYPES = {"revolute": 1, "prismatic": 1, "fix": 0, "universal": 2}
+# joint types a tree joint may have, with the number of coordinates of its motion (the tree's
+# preference: fewer first); the others are always cut (their rows between the bodies' poses)
+# (a universal joint's two angles: joint_coordinates.py, as two turns through its cross; a
+# spherical joint's relative rotation: four Euler parameters and their norm row, counted as
+# its three degrees of freedom)
+TREE_TYPES = {"revolute": 1, "prismatic": 1, "fix": 0, "universal": 2, "spherical": 3}
 # the tree `start:` values turn the bodies along (placement.py): the joints a start can be on
 # and the fixed ones, as before universal joints joined the tree (a universal joint nearer the
 # ground would make a started joint of a loop its cut)
@@ -71,3 +73,11 @@ def spanning_tree(bodies, joints, types=None) -> SpanningTree:
         taken.append(TreeJoint(name, parent, child))
     cuts = [j[0] for j in joints if j[0] not in used]
     return SpanningTree(taken, cuts, roots, {t.child: t for t in taken})
+
+
+def free_rotations(topology, tree=None) -> List[str]:
+    """The spherical joints of a joint-coordinate model's tree (topology: its
+    joint_coordinates.Topology; tree: the tree, default the one it chose), in tree order: their
+    Euler parameters are coordinates, with a norm row each."""
+    tree = tree or topology.tree
+    return [tj.joint for tj in tree.joints if topology.joints[tj.joint].type == "spherical"]
