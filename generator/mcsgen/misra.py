@@ -216,6 +216,9 @@ def check_all(model_dirs, runtime=True, deviations=None, workers=None, piece_byt
     run of its own; 0 checks every model whole."""
     deviations = load_deviations() if deviations is None else deviations
     workers = WORKERS if workers is None else workers
+    # Cppcheck runs in the checkout (cwd=ROOT): a directory given relative to the caller's
+    # working directory (`generate --out gen`) must not be read relative to it
+    model_dirs = [Path(d).resolve() for d in model_dirs]
     piece_bytes = PIECE_BYTES if piece_bytes is None else piece_bytes
     includes = [RUNTIME / "include", RUNTIME_SRC]
     runs = []  # (scope index, work estimate (bytes squared), function of no arguments -> findings)
