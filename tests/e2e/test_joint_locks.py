@@ -72,6 +72,25 @@ def test_a_ball_joint_lock_on_a_closed_loop_gives_the_minimum_norm_impulse(tmp_p
     assert run["c_norm"].max() <= 1e-10
 
 
+def test_a_coordinate_group_reads_as_the_runtime_forms_it():
+    """The double four-bar's ground joints lock a body coordinate each: no kernels
+    (mcs_row_group.coords); CompiledModel.group gives what mcs_rows.c forms, g = x[coords],
+    unit rows G, zero gamma and G_dot, as tests/runtime/test_locks.c checks of the runtime."""
+    model = load_model(MODELS / "double_four_bar.yaml")
+    cm = CompiledModel(model)
+    x = np.linspace(0.1, 1.5, model.n)
+    v = np.linspace(-1.0, 1.0, model.n)
+    held = [(k, g.held_coordinates(model.x)) for k, g in enumerate(model.row_groups)]
+    held = [(k, coords) for k, coords in held if coords is not None]
+    assert len(held) == 3
+    for k, coords in held:
+        assert cm.group(k, "g", x).tolist() == x[coords].tolist()
+        G = cm.group(k, "G", x)
+        assert G.shape == (len(coords), model.n) and G.sum() == len(coords)
+        assert G[np.arange(len(coords)), coords].tolist() == [1.0] * len(coords)
+        assert not cm.group(k, "gamma", x, v).any() and not cm.group(k, "G_dot", x, v).any()
+
+
 def test_joint_locks_unlock_in_any_order(tmp_path):
     """pendulum_3r_bodies: lock J2 and J3, release J2 first: J3 stays held (its captured value
     moves in the table), J2 moves again with continuous velocities."""

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "test_needs.h"
@@ -212,6 +213,50 @@ static void test_group_arguments_are_checked(void **state)
     assert_int_equal(sim.m, md->nc);
 }
 
+static void test_a_group_that_cannot_form_its_rows_is_refused(void **state)
+{
+    /* a descriptor whose group holds a coordinate outside x, or has both coordinates and
+     * kernels, or neither: refused at the lock, before any row is read or a kernel called */
+    const mcs_model *base = &pendulum_3r_bodies_model;
+    const int g1 = joint_group(base, "J1");
+    static mcs_row_group groups[16];
+    static const int outside[1] = {PENDULUM_3R_BODIES_NX};
+    static const int below[1] = {-1};
+    const mcs_row_group *kernels = NULL;
+    mcs_model md = *base;
+    mcs_sim sim;
+    int i;
+    (void)state;
+    NEEDS(MCS_PART_EVENTS | MCS_PART_LOCKS | MCS_PART_PREDICTORS | MCS_PART_DENSE);
+    assert_true(g1 >= 0 && base->ngroups <= 16 && base->groups[g1].coords != NULL);
+    for (i = 0; i < base->ngroups; ++i) {
+        if (base->groups[i].g != NULL && base->groups[i].rotation == 0) {
+            kernels = &base->groups[i];
+        }
+    }
+    assert_non_null(kernels);
+    md.groups = groups;
+    for (i = 0; i < 4; ++i) {
+        (void)memcpy(groups, base->groups, (size_t)base->ngroups * sizeof *groups);
+        if (i == 0) {
+            groups[g1].coords = outside;
+        } else if (i == 1) {
+            groups[g1].coords = below;
+        } else if (i == 2) {
+            groups[g1].g = kernels->g; /* coordinates and a kernel */
+        } else {
+            groups[g1].coords = NULL; /* neither */
+        }
+        start(&sim, &md, &pendulum_3r_bodies_default_params, 2);
+        assert_int_equal(mcs_sim_lock_group(&sim, 1, g1, MCS_JUMP_MINIMAL, JWORK, NULL),
+                         MCS_ERR_ARGUMENT);
+        assert_int_equal(sim.nlocks, 0);
+    }
+    (void)memcpy(groups, base->groups, (size_t)base->ngroups * sizeof *groups);
+    start(&sim, &md, &pendulum_3r_bodies_default_params, 2);
+    assert_int_equal(mcs_sim_lock_group(&sim, 1, g1, MCS_JUMP_MINIMAL, JWORK, NULL), MCS_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_spatial_ball_joint_lock_stops_the_slider_crank),
         cmocka_unit_test(test_prismatic_lock_beside_a_coordinate_lock),
         cmocka_unit_test(test_group_arguments_are_checked),
+        cmocka_unit_test(test_a_group_that_cannot_form_its_rows_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,8 +97,17 @@ class CompiledModel:
 
     def group(self, k, kernel, x, v=None, t=0.0):
         """Kernel `kernel` (g, G, gamma, G_dot) of row group k, shaped."""
-        p = len(self.model.row_groups[k].g)
+        group = self.model.row_groups[k]
+        p = len(group.g)
         size, shape = (p * self.n, (p, self.n)) if kernel in ("G", "G_dot") else (p, None)
+        coords = group.held_coordinates(self.model.x)
+        if coords is not None:  # no kernels: what the runtime forms (mcs_rows.c)
+            if kernel == "g":
+                return np.asarray(x, dtype=float)[coords].copy()
+            out = np.zeros(size if shape is None else shape)
+            if kernel == "G":
+                out[np.arange(p), coords] = 1.0
+            return out
         if v is None:
             return self.xt(f"group_{k}_{kernel}", x, t, size, shape)
         return self.xwt(f"group_{k}_{kernel}", x, v, t, size, shape)

@@ -18,7 +18,9 @@ bodies model the joints' free coordinates by joint name and their rates (`<joint
 parameters and t.
 
 Rows other than a coordinate lock are a RowGroup: generated kernels of quantities g(x) from
-which the runtime forms the rows (mcs_model.h, mcs_row_group). A joint's lock holds the relative
+which the runtime forms the rows (mcs_model.h, mcs_row_group), or, where every g is a coordinate
+(held_coordinates: a tree joint's lock in joint coordinates), no kernels: the descriptor lists
+the coordinates and the runtime forms their unit rows. A joint's lock holds the relative
 pose components its type leaves free (paper 003 Table 1's rows the joint does not have): the
 translations of F1 in F2's basis as g - g(t_event), the rotations as the imaginary parts of
 rho_rel conj(rho_rel(t_event)) for a rotation quaternion rho_rel among g.

@@ -63,6 +63,31 @@ static int ref_count(const mcs_sim *s, int k)
     return (s->lock_group[k] >= 0) ? s->model->groups[s->lock_group[k]].ng : 1;
 }
 
+/* Whether row group g can form its rows (mcs_model.h): from its four kernels, or from the
+ * coordinates it holds (coords, then no kernels and no rotation), every one an index of x (n). A
+ * descriptor edited by hand or built for another model must not make the runtime read past x or
+ * call a NULL kernel. */
+static int group_is_formed(const mcs_row_group *g, int n)
+{
+    int ok = 1;
+    int e;
+    if (g->coords == NULL) {
+        if ((g->g == NULL) || (g->G == NULL) || (g->gamma == NULL) || (g->G_dot == NULL)) {
+            ok = 0;
+        }
+    } else if ((g->g != NULL) || (g->G != NULL) || (g->gamma != NULL) || (g->G_dot != NULL) ||
+               (g->rotation != 0)) {
+        ok = 0;
+    } else {
+        for (e = 0; e < g->ng; ++e) {
+            if ((g->coords[e] < 0) || (g->coords[e] >= n)) {
+                ok = 0;
+            }
+        }
+    }
+    return ok;
+}
+
 /* Adds lock number s->nlocks: a linear row a (group < 0) or the row group `group` of the model,
  * with the velocity jump of `method` (mcs_jump) at the current state. */
 static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
@@ -87,6 +112,9 @@ static mcs_status add_lock(mcs_sim *s, int key, int group, const mcs_real *a,
     }
     if ((rows < 1) || (g && ((g->ng < 1) || (rows != g->nrows) || (g->rotation && (g->ng < 4))))) {
         return MCS_ERR_ARGUMENT; /* a group inconsistent with its own counts */
+    }
+    if (g && (group_is_formed(g, n) == 0)) {
+        return MCS_ERR_ARGUMENT; /* neither kernels nor coordinates of x to form its rows */
     }
     if ((s->lock_a == NULL) || ((m + rows) > (s->model->nc + s->opt.max_locks)) ||
         (k >= s->opt.max_locks) ||

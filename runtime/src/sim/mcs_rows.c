@@ -2,8 +2,10 @@
  * rows of the locks active now, s->m in all. A lock is either a linear row a'x - a'x(t_lock) = 0
  * (a coordinate: a = e_j, 004 §6; or any constant row a caller gives) or a row group of the
  * model (mcs_model.h: a joint's lock, a switch's explicit rows), whose rows are formed here from
- * the group's generated quantities g(x) and the values captured at the activation. Every kernel of
- * the rows goes through these functions. Locks have no time dependence (their c_t is 0). */
+ * the group's quantities g(x) and the values captured at the activation: its generated kernels'
+ * or, for a group of coordinates (mcs_row_group.coords: a tree joint's lock in joint
+ * coordinates), the coordinates themselves with unit rows. Every kernel of the rows goes through
+ * these functions. Locks have no time dependence (their c_t is 0). */
 #include "sim/mcs_sim_internal.h"
 
 /* What a group kernel evaluates. */
