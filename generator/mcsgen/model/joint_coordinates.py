@@ -648,7 +648,8 @@ def _place_spherical_child(inter, topo, g, tj, bodies, e):
     their norm row, (1, 0, 0, 0) at the initial pose): with R0 the bodies' initial relative
     rotation (tree parent <- child),
 
-        R(parent <- child) = R0 R(e),   e_child = e_parent rel0 e,   w_child = Q^T w_parent + 2 G(e) e'
+        R(parent <- child) = R0 R(e),   e_child = e_parent rel0 e,
+        w_child = Q^T w_parent + 2 G(e) e'
 
     whichever of the two is body1. Like a floating body's, its Euler parameters are coordinates,
     a rotation only on |e| = 1: the child and every body below it take Lagrange's equations in
