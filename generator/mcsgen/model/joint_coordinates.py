@@ -184,11 +184,14 @@ def to_joint_coordinates(model):
                 four.append(e)
             spherical_symbols[name] = tuple(four)
             continue
-        if g.type == "universal":  # its angles about axis1 and axis2
-            pair = []
-            for k in (1, 2):
-                q = sp.Symbol(f"{name}.angle{k}", real=True)
-                coords.append(Coordinate(q.name, "rad", q, sp.Symbol(f"{q.name}_dot", real=True)))
+        if g.type in ("universal", "cylindrical"):  # angles about axis1 and axis2, or the
+            pair = []  # translation along the axis and the angle about it
+            names = (("angle1", "rad"), ("angle2", "rad"))
+            if g.type == "cylindrical":
+                names = (("translation", "m"), ("angle", "rad"))
+            for what, unit in names:
+                q = sp.Symbol(f"{name}.{what}", real=True)
+                coords.append(Coordinate(q.name, unit, q, sp.Symbol(f"{q.name}_dot", real=True)))
                 pair.append(q)
             universal_symbols[name] = tuple(pair)
             continue
@@ -219,6 +222,8 @@ def to_joint_coordinates(model):
         q = joint_symbol.get(tj.joint)
         if g.type == "universal":
             _place_universal_child(inter, topo, g, tj, bodies, universal_symbols[tj.joint])
+        elif g.type == "cylindrical":
+            _place_cylindrical_child(inter, topo, g, tj, bodies, universal_symbols[tj.joint])
         elif g.type == "spherical":
             _place_spherical_child(inter, topo, g, tj, bodies, spherical_symbols[tj.joint])
         elif model.kind == "spatial":
@@ -274,9 +279,10 @@ def to_joint_coordinates(model):
     )
     universal = {}  # a universal joint's angle -> (its value, its rate)
     for name, pair in universal_symbols.items():
-        state = _universal_initial(
-            topo, tree, bodies, name, x_float, v_body, moved or model.starts_held
+        initial_state = (
+            cylindrical_initial if topo.joints[name].type == "cylindrical" else _universal_initial
         )
+        state = initial_state(topo, tree, bodies, name, x_float, v_body, moved or model.starts_held)
         universal.update({q: (state[k], state[k + 2]) for k, q in enumerate(pair)})
     for name, four in spherical_symbols.items():  # (1, 0, 0, 0) at the pose as written
         state = _spherical_initial(topo, tree, bodies, name, x_float, v_body)
@@ -323,7 +329,8 @@ def to_joint_coordinates(model):
                 joint.lock = RowGroup(joint.name, entries=[joint.coordinate], what=what)
             elif joint.name in universal_symbols:
                 pair = list(universal_symbols[joint.name])
-                joint.lock = RowGroup(joint.name, entries=pair, what="angle1 angle2")
+                what = "x Rx" if topo.joints[joint.name].type == "cylindrical" else "angle1 angle2"
+                joint.lock = RowGroup(joint.name, entries=pair, what=what)
             elif joint.name in spherical_symbols:  # its relative rotation, held as a body's
                 e = spherical_symbols[joint.name]
                 joint.lock = RowGroup(joint.name, rotation=e, rotation_rows=7, what="Rx Ry Rz")
@@ -705,6 +712,111 @@ def _spherical_initial(topo, tree, bodies, name, values, v_body):
         ),
     )
     return tuple(num(c) for c in e) + tuple(num(c) for c in rate)
+
+
+def _place_cylindrical_child(inter, topo, g, tj, bodies, pair):
+    """A cylindrical joint's child, through two steps of the recursive algorithms: a slide of a
+    massless frame, `<joint>:slide` (the parent's orientation, origin at the joint's point on
+    the child), along the axis by the translation, then a turn of the child about the axis by
+    the angle. pair: (translation, angle). The translation is F1's origin along the axis in F2's
+    basis (as a prismatic joint's coordinate: the points' offset at the pose as written), the
+    angle 0 there; the two commute (the same axis), and a child that is body2 moves by their
+    negatives (_motion). With R0 the bodies' initial relative rotation (parent <- child):
+
+        R(parent <- child) = Rot(u, sign angle) R0,   point = parent point + sign translation u"""
+    child, parent = bodies[tj.child], bodies.get(tj.parent)  # parent None: the ground
+    P = topo.frames[tj.parent]
+    j, first, slide = tj.joint, f"{tj.joint}:1", f"{tj.joint}:slide"
+    translation, angle = pair
+    p_parent, p_child, u_p, sign, move = _motion(g, tj, translation)
+    u_p = sp.Matrix(u_p).applyfunc(_snapped)
+    e_p0 = parent.x0[3:7] if parent is not None else (1, 0, 0, 0)
+    rel0 = tuple(
+        numbers_as_coefficients(clean(c)) for c in quat_mul(quat_conj(e_p0), child.x0[3:7])
+    )
+    R0 = rotation_from_euler(rel0).applyfunc(_snapped)
+    offset = sp.Matrix(p_parent).applyfunc(_zero_snapped) + move * u_p
+    hang = -sp.Matrix(p_child).applyfunc(_zero_snapped)
+    zero = sp.zeros(3, 1)
+    # the slide: the parent's orientation, at the child's point
+    rate1 = sign * inter.v[inter.x.index(translation)]
+    topo.links[first] = Link(sp.eye(3), offset, zero, u_p, rate1, sign, "prismatic")
+    r_s = sp.Matrix(P.r) + P.R * offset
+    r_s = [inter.name(f"r({slide})[{a}]", r_s[a]) for a in range(3)]
+    topo.frames[slide] = Frame(P.R, r_s, list(P.w), P.path + [first])
+    _record_motion(inter, topo, first, sign, P.R * u_p, r_s, "prismatic")
+    # the turn: about the axis, then the bodies' initial relative rotation
+    c_ = inter.name(f"cos({j})", sp.cos(sign * angle))
+    s_ = inter.name(f"sin({j})", sp.sin(sign * angle))
+    rate2 = sign * inter.v[inter.x.index(angle)]
+    Q = (_axis_rotation(u_p, c_, s_) * R0).applyfunc(sp.expand)
+    Q = Q.applyfunc(lambda c: inter.name(f"Q({j})", c))
+    axis = (R0.T * u_p).applyfunc(_snapped)  # in the child's frame
+    topo.links[j] = Link(Q, zero, hang, axis, rate2, sign, "revolute")
+    half = (inter.name(f"cos({j}/2)", sp.cos(sign * angle / 2)),)
+    half += tuple(inter.name(f"sin({j}/2)", sp.sin(sign * angle / 2)) * a for a in u_p)
+    rel = tuple(inter.name(f"rel({j})[{k}]", e) for k, e in enumerate(quat_mul(half, rel0)))
+    frame = topo.frames[slide]
+    _place_body(inter, topo, bodies, tj, frame, Q, zero, -hang, rel, rate2 * axis, j)
+    _record_motion(inter, topo, j, sign, P.R * u_p, r_s, "revolute")
+    topo.steps += [TreeJoint(first, tj.parent, slide), TreeJoint(j, slide, tj.child)]
+    topo.step_symbol.update({first: translation, j: angle})
+
+
+def cylindrical_initial(topo, tree, bodies, name, values, v_body, moved):
+    """(translation, angle, their rates) of a cylindrical tree joint in the body model's initial
+    state (30-digit numbers; the translation exact and the angle exactly 0 at the pose as
+    written unless the assembly moved it). values: the body coordinates, parameters and
+    geometry symbols as numbers; v_body: the body velocities."""
+    g = topo.joints[name]
+    tj = next(t for t in tree.joints if t.joint == name)
+    p_parent, p_child, u_p, sign, _ = _motion(g, tj, None)
+
+    def num(c):
+        return sp.N(sp.sympify(c).xreplace(values).xreplace(values), 30)
+
+    def state(body, initial):  # (r, R, e, r', w (own frame)) of a body, numbers
+        if body == "ground":
+            return sp.zeros(3, 1), sp.eye(3), (1, 0, 0, 0), sp.zeros(3, 1), sp.zeros(3, 1)
+        b = bodies[body]
+        q = b.x0 if initial else b.q
+        e = [num(c) for c in q[3:7]]
+        r = sp.Matrix([num(c) for c in q[:3]])
+        if initial:
+            return r, rotation_from_euler(e).applyfunc(num), e, sp.zeros(3, 1), sp.zeros(3, 1)
+        rd = sp.Matrix([num(v_body.get(c, 0)) for c in b.qd[:3]])
+        ed = sp.Matrix([num(v_body.get(c, 0)) for c in b.qd[3:7]])
+        w = (2 * G_matrix(e) * ed).applyfunc(num)
+        return r, rotation_from_euler(e).applyfunc(num), e, rd, w
+
+    u = sp.Matrix([num(c) for c in u_p])
+    pp, pc = sp.Matrix([num(c) for c in p_parent]), sp.Matrix([num(c) for c in p_child])
+    r_p, R_p, e_p, rd_p, w_p = state(tj.parent, moved is False)
+    r_c, R_c, e_c, rd_c, w_c = state(tj.child, moved is False)
+    gap = (R_p.T * (r_c + R_c * pc - r_p - R_p * pp)).applyfunc(num)  # parent's frame
+    translation = num(sign * u.dot(gap) + g.initial)  # as _motion counts it
+    # the rates at the state the run starts from (the velocities are the body model's)
+    r_p, R_p, e_p, rd_p, w_p = state(tj.parent, False)
+    r_c, R_c, e_c, rd_c, w_c = state(tj.child, False)
+    gap = (R_p.T * (r_c + R_c * pc - r_p - R_p * pp)).applyfunc(num)
+    v_gap = R_p.T * (rd_c + R_c * w_c.cross(pc) - rd_p - R_p * w_p.cross(pp)) - w_p.cross(gap)
+    translation_rate = num(sign * u.dot(v_gap))
+    Q = (R_p.T * R_c).applyfunc(num)
+    rel0 = [num(c) for c in quat_mul(quat_conj(bodies[tj.parent].x0[3:7])
+                                     if tj.parent != "ground" else (1, 0, 0, 0),
+                                     bodies[tj.child].x0[3:7])]  # fmt: skip
+    R0 = rotation_from_euler(rel0).applyfunc(num)
+    turn = (Q * R0.T).applyfunc(num)  # Rot(u, sign angle)
+    normal = u.cross(sp.Matrix([1, 0, 0]))
+    if normal.norm() < 0.5:
+        normal = u.cross(sp.Matrix([0, 1, 0]))
+    normal = normal / normal.norm()
+    angle = num(sign * sp.atan2(u.dot(normal.cross(turn * normal)), normal.dot(turn * normal)))
+    w_rel = (w_c - Q.T * w_p).applyfunc(num)  # the child's frame
+    angle_rate = num(sign * (R0.T * u).dot(w_rel))
+    if not moved:
+        angle = sp.Integer(0)
+    return translation, angle, translation_rate, angle_rate
 
 
 def _universal_initial(topo, tree, bodies, name, values, v_body, moved):

@@ -429,7 +429,7 @@ class MechanismBuilder(ForceElements):
                 u = self.unit_vector(spec["axis"], f"{where}.axis", 2)
                 axis1 = self.geos(self.world_to_body_dir(b1, u))
                 axis2 = self.geos(self.world_to_body_dir(b2, u))
-        elif jtype in ("revolute", "prismatic", "universal"):
+        elif jtype in ("revolute", "prismatic", "universal", "cylindrical"):
             F1, F2 = self.joint_frames(spec, b1, b2, where)
             axis1, axis2 = self.geos(F1[:, 0]), self.geos(F2[:, 0])
         return JointGeometry(

@@ -15,10 +15,17 @@ from typing import Dict, List
 
 # joint types a tree joint may have, with the number of coordinates of its motion (the tree's
 # preference: fewer first); the others are always cut (their rows between the bodies' poses)
-# (a universal joint's two angles: joint_coordinates.py, as two turns through its cross; a
-# spherical joint's relative rotation: four Euler parameters and their norm row, counted as
-# its three degrees of freedom)
-TREE_TYPES = {"revolute": 1, "prismatic": 1, "fix": 0, "universal": 2, "spherical": 3}
+# (joint_coordinates.py: a universal joint's two angles, as two turns through its cross; a
+# cylindrical joint's translation and angle, a slide and a turn; a spherical joint's relative
+# rotation, four Euler parameters and their norm row, counted as its three degrees of freedom)
+TREE_TYPES = {
+    "revolute": 1,
+    "prismatic": 1,
+    "fix": 0,
+    "universal": 2,
+    "cylindrical": 2,
+    "spherical": 3,
+}
 # the tree `start:` values turn the bodies along (placement.py): the joints a start can be on
 # and the fixed ones, as before universal joints joined the tree (a universal joint nearer the
 # ground would make a started joint of a loop its cut)
