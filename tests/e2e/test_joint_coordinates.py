@@ -14,7 +14,7 @@ from scipy.integrate import solve_ivp
 from mcsgen.analysis.check import check_model
 from mcsgen.errors import ModelError
 from mcsgen.model import complete_initial_state, load_model
-from mcsgen.model.joint_coordinates import cylindrical_initial
+from mcsgen.model.joint_coordinates import cylindrical_initial, planar_initial
 from mcsgen.paths import MODELS, ROOT
 
 import helpers
@@ -340,17 +340,82 @@ def test_cylindrical_tree_joints_give_the_same_motion_as_body_coordinates(tmp_pa
     assert report.ok, report.table()
     # where an assembly moved the bodies, the coordinates are read from their poses: at poses
     # the tree gives for known coordinates, the same coordinates come back
-    topo, inter = joint_model.topology, joint_model.intermediates
     x = [0.05, 0.3, -0.2, 0.1, 0.7]
-    values = dict(joint_model.parameter_values())
-    values.update(zip(joint_model.x, (sp.Float(a, 30) for a in x)))
-    values[joint_model.time] = sp.Integer(0)
-    for body in topo.bodies:
-        values.update(zip(body.q, (sp.Float(a, 30) for a in inter.evaluate(body.q, values))))
-    bodies = {b.name: b for b in topo.bodies}
+    values = _tree_poses(joint_model, x)
+    bodies = {b.name: b for b in joint_model.topology.bodies}
     for name, k in (("C1", 0), ("C3", 3)):
-        state = cylindrical_initial(topo, topo.tree, bodies, name, values, {}, True)
+        state = cylindrical_initial(joint_model.topology, None, bodies, name, values, {}, True)
         assert [float(a) for a in state] == pytest.approx(x[k : k + 2] + [0, 0], abs=1e-12)
+
+
+PLANAR_CHAIN = """name: planar_chain{suffix}
+description: a puck on a planar joint (on the plane normal to z through the origin, the puck as
+  body1), an arm hinged to it, a plate on a second planar joint at the arm's end (normal to y,
+  the plate as body2), under a tilted gravity; the puck sliding and turning
+parameters:
+  g: {{value: 9.81, unit: m/s^2}}
+gravity: [1.5, -2, -g]
+bodies:
+  - {{name: puck, type: spatial, mass: 2.0, inertia: [0.05, 0.04, 0.03], position: [0, 0, 0.1],
+     velocity: [0.5, 0.2, 0], angular_velocity: [0, 0, 1.5]}}
+  - {{name: arm, type: spatial, mass: 1.0, inertia: [0.08, 0.01, 0.08], position: [0, 0.4, 0.1]}}
+  - {{name: plate, type: spatial, mass: 0.4, inertia: [0.01, 0.02, 0.01],
+     position: [0.2, 0.8, 0.1], orientation: {{axis: [0, 1, 0], angle: 0.3}},
+     angular_velocity: [0, 2.0, 1.5]}}
+joints:
+  - {{name: P1, type: planar, body1: puck, body2: ground, point: [0, 0, 0], axis: [0, 0, 1]}}
+  - {{name: H2, type: revolute, body1: puck, body2: arm, point: [0, 0, 0.1], axis: [1, 0, 0]}}
+  - {{name: P3, type: planar, body1: arm, body2: plate, point: [0, 0.8, 0.1], axis: [0, 1, 0]}}
+switches:
+  - {{name: lock_P3, lock: P3}}
+events:
+  - {{at: 0.4, activate: lock_P3}}
+simulation: {{t_end: 1.0, h: 1.0e-3, method: dopri5}}
+coordinates: {coordinates}
+"""
+
+
+def test_planar_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path):
+    """Spatial planar joints on the tree (two slides and a turn, both tree directions: as body2,
+    the child turns first and slides along its own axes): no rows, the motion, the energy, the
+    energy P3's lock takes at 0.4 s and the joints' wrenches; the derived terms agree with
+    finite differences; the coordinates read back from poses the tree gives."""
+    texts = {f: PLANAR_CHAIN.format(suffix=f"_{f}", coordinates=f) for f in ("body", "joint")}
+    runs = written_both_ways(tmp_path, "planar_chain", texts, **TOL, t_end=1.0, dt_out=0.05)
+    joint_model, body_model = runs["joint"][3], runs["body"][3]
+    assert [c.name for c in joint_model.coordinates] == [
+        "P1.y", "P1.z", "P1.angle", "H2", "P3.y", "P3.z", "P3.angle"
+    ]  # fmt: skip
+    assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (7, 0, 21, 14)
+    (_, rj, ej) = runs["joint"][:3]
+    assert [e["kind"] for e in ej if e["kind"] == "lock"] == ["lock"]
+    assert_same_physics(joint_model, body_model, runs["joint"][:3], runs["body"][:3])
+    before, after = rj["t"] < 0.4, rj["t"] >= 0.4
+    for c in ("x.P1.y", "x.P1.z", "x.P1.angle", "x.P3.y", "x.P3.z", "x.P3.angle"):
+        assert np.ptp(rj[c][before]) > 1e-3, c  # everything moves ...
+    for c in ("x.P3.y", "x.P3.z", "x.P3.angle"):
+        assert np.ptp(rj[c][after]) <= 1e-9  # ... until the lock holds P3
+    solver = helpers._solvers[str(tmp_path / "planar_chain_joint.yaml")]
+    report = check_model(joint_model, samples=2, seed=5, generated_dir=solver.generated_dir)
+    assert report.ok, report.table()
+    x = [0.05, -0.1, 0.3, -0.2, 0.1, -0.15, 0.7]
+    values = _tree_poses(joint_model, x)
+    bodies = {b.name: b for b in joint_model.topology.bodies}
+    for name, k in (("P1", 0), ("P3", 4)):
+        state = planar_initial(joint_model.topology, None, bodies, name, values, {}, True)
+        assert [float(a) for a in state] == pytest.approx(x[k : k + 3] + [0, 0, 0], abs=1e-12)
+
+
+def _tree_poses(model, x):
+    """{symbol: 30-digit value} of a joint model's coordinates x, parameters and the bodies'
+    coordinates the tree gives them."""
+    inter = model.intermediates
+    values = dict(model.parameter_values())
+    values.update(zip(model.x, (sp.Float(a, 30) for a in x)))
+    values[model.time] = sp.Integer(0)
+    for body in model.topology.bodies:
+        values.update(zip(body.q, (sp.Float(a, 30) for a in inter.evaluate(body.q, values))))
+    return values
 
 
 def test_rotors_give_the_same_motion_and_reactions_in_both_formulations(tmp_path):

@@ -36,6 +36,14 @@ from .joints import joint_rate_label
 from .switches import RowGroup
 from .tree import TREE_TYPES, TreeJoint, free_rotations, spanning_tree
 
+# the coordinates of a tree joint the recursive algorithms take as several steps (name, unit),
+# and what its lock holds
+STEP_COORDINATES = {
+    "universal": (("angle1", "rad"), ("angle2", "rad")),
+    "cylindrical": (("translation", "m"), ("angle", "rad")),
+    "planar": (("y", "m"), ("z", "m"), ("angle", "rad")),
+}
+LOCK_WHAT = {"universal": "angle1 angle2", "cylindrical": "x Rx", "planar": "y z Rx"}
 # a tree joint's rows must vanish at sampled tree coordinates to this (a failure is a bug, or
 # an initial pose that does not satisfy the joint exactly)
 ROW_TOL = 1e-9
@@ -55,6 +63,8 @@ class JointGeometry:
     axis2: Optional[list]  # (dim) in body2's frame
     initial: sp.Expr  # the joint's `initial:` (0 when not given)
     cut: bool  # `cut: true`, or driven: never a tree joint
+    # a spatial planar joint's in-plane directions (F2's y and z axes, body2's frame), or None
+    plane2: Optional[tuple] = None
 
 
 @dataclass
@@ -184,12 +194,9 @@ def to_joint_coordinates(model):
                 four.append(e)
             spherical_symbols[name] = tuple(four)
             continue
-        if g.type in ("universal", "cylindrical"):  # angles about axis1 and axis2, or the
-            pair = []  # translation along the axis and the angle about it
-            names = (("angle1", "rad"), ("angle2", "rad"))
-            if g.type == "cylindrical":
-                names = (("translation", "m"), ("angle", "rad"))
-            for what, unit in names:
+        if g.type in STEP_COORDINATES:  # a universal, cylindrical or planar joint's
+            pair = []
+            for what, unit in STEP_COORDINATES[g.type]:
                 q = sp.Symbol(f"{name}.{what}", real=True)
                 coords.append(Coordinate(q.name, unit, q, sp.Symbol(f"{q.name}_dot", real=True)))
                 pair.append(q)
@@ -224,6 +231,8 @@ def to_joint_coordinates(model):
             _place_universal_child(inter, topo, g, tj, bodies, universal_symbols[tj.joint])
         elif g.type == "cylindrical":
             _place_cylindrical_child(inter, topo, g, tj, bodies, universal_symbols[tj.joint])
+        elif g.type == "planar":
+            _place_plane_child(inter, topo, g, tj, bodies, universal_symbols[tj.joint])
         elif g.type == "spherical":
             _place_spherical_child(inter, topo, g, tj, bodies, spherical_symbols[tj.joint])
         elif model.kind == "spatial":
@@ -279,11 +288,11 @@ def to_joint_coordinates(model):
     )
     universal = {}  # a universal joint's angle -> (its value, its rate)
     for name, pair in universal_symbols.items():
-        initial_state = (
-            cylindrical_initial if topo.joints[name].type == "cylindrical" else _universal_initial
+        initial_state = {"cylindrical": cylindrical_initial, "planar": planar_initial}.get(
+            topo.joints[name].type, _universal_initial
         )
         state = initial_state(topo, tree, bodies, name, x_float, v_body, moved or model.starts_held)
-        universal.update({q: (state[k], state[k + 2]) for k, q in enumerate(pair)})
+        universal.update({q: (state[k], state[k + len(pair)]) for k, q in enumerate(pair)})
     for name, four in spherical_symbols.items():  # (1, 0, 0, 0) at the pose as written
         state = _spherical_initial(topo, tree, bodies, name, x_float, v_body)
         if not (moved or model.starts_held):
@@ -329,7 +338,7 @@ def to_joint_coordinates(model):
                 joint.lock = RowGroup(joint.name, entries=[joint.coordinate], what=what)
             elif joint.name in universal_symbols:
                 pair = list(universal_symbols[joint.name])
-                what = "x Rx" if topo.joints[joint.name].type == "cylindrical" else "angle1 angle2"
+                what = LOCK_WHAT[topo.joints[joint.name].type]
                 joint.lock = RowGroup(joint.name, entries=pair, what=what)
             elif joint.name in spherical_symbols:  # its relative rotation, held as a body's
                 e = spherical_symbols[joint.name]
@@ -715,108 +724,196 @@ def _spherical_initial(topo, tree, bodies, name, values, v_body):
 
 
 def _place_cylindrical_child(inter, topo, g, tj, bodies, pair):
-    """A cylindrical joint's child, through two steps of the recursive algorithms: a slide of a
-    massless frame, `<joint>:slide` (the parent's orientation, origin at the joint's point on
-    the child), along the axis by the translation, then a turn of the child about the axis by
-    the angle. pair: (translation, angle). The translation is F1's origin along the axis in F2's
-    basis (as a prismatic joint's coordinate: the points' offset at the pose as written), the
-    angle 0 there; the two commute (the same axis), and a child that is body2 moves by their
+    """A cylindrical joint's child: a slide of a massless frame along the axis by the
+    translation (F1's origin along the axis in F2's basis, as a prismatic joint's coordinate:
+    the points' offset at the pose as written), then a turn of the child about the axis by the
+    angle (0 there); the two commute (the same axis), and a child that is body2 moves by their
     negatives (_motion). With R0 the bodies' initial relative rotation (parent <- child):
 
         R(parent <- child) = Rot(u, sign angle) R0,   point = parent point + sign translation u"""
-    child, parent = bodies[tj.child], bodies.get(tj.parent)  # parent None: the ground
-    P = topo.frames[tj.parent]
-    j, first, slide = tj.joint, f"{tj.joint}:1", f"{tj.joint}:slide"
     translation, angle = pair
-    p_parent, p_child, u_p, sign, move = _motion(g, tj, translation)
+    p_parent, p_child, u_p, sign, _ = _motion(g, tj, translation)
     u_p = sp.Matrix(u_p).applyfunc(_snapped)
+    base = sp.Matrix(p_parent).applyfunc(_zero_snapped) - sign * g.initial * u_p
+    steps = [("prismatic", translation, sign, u_p, base), ("revolute", angle, sign, u_p, None)]
+    _place_step_chain(inter, topo, tj, bodies, steps, p_child)
+
+
+def _place_plane_child(inter, topo, g, tj, bodies, coords):
+    """A spatial planar joint's child (coords: y, z, angle): F1's origin at (0, y, z) in F2's
+    basis (y and z as at the pose as written), body1 turned about the plane's normal (the
+    joint's axis) by the angle (0 there). Body1 as the child: slides along F2's y and z (fixed
+    in the parent, body2), then the turn; body2 as the child: the inverse, the turn by -angle
+    about F1's axis first, then the slides by -y and -z along F2's axes (fixed in the child)."""
+    y, z, angle = coords
+    bodies_by_name = bodies
+    child = bodies_by_name[tj.child]
+    parent = bodies_by_name.get(tj.parent)
+    e_p0 = parent.x0[3:7] if parent is not None else (1, 0, 0, 0)
+    R0 = rotation_from_euler(
+        [numbers_as_coefficients(clean(c)) for c in quat_mul(quat_conj(e_p0), child.x0[3:7])]
+    ).applyfunc(_snapped)
+    v2, w2 = (sp.Matrix(d).applyfunc(_snapped) for d in g.plane2)
+    if tj.child == g.body1:  # the parent is body2
+        u2 = sp.Matrix(g.axis2).applyfunc(_snapped)
+        base = sp.Matrix(g.point2).applyfunc(_zero_snapped)
+        steps = [("prismatic", y, 1, v2, base), ("prismatic", z, 1, w2, None),
+                 ("revolute", angle, 1, u2, None)]  # fmt: skip
+        p_child = g.point1
+    else:
+        u1 = sp.Matrix(g.axis1).applyfunc(_snapped)
+        base = sp.Matrix(g.point1).applyfunc(_zero_snapped)
+        steps = [("revolute", angle, -1, u1, base),
+                 ("prismatic", y, -1, (R0 * v2).applyfunc(_snapped), None),
+                 ("prismatic", z, -1, (R0 * w2).applyfunc(_snapped), None)]  # fmt: skip
+        p_child = g.point2
+    _place_step_chain(inter, topo, tj, bodies, steps, p_child)
+
+
+def _place_step_chain(inter, topo, tj, bodies, steps, p_child):
+    """A tree joint of several coordinates as a chain of one-coordinate steps of the recursive
+    algorithms, through massless frames `<joint>:<k>` (k = 1, 2, ...), the last step moving the
+    child. steps: [(kind, coordinate, sign, u, base)]: a turn about (revolute) or a slide along
+    (prismatic) the unit u, given in the frame the step starts from, by sign times the
+    coordinate; base: the step's origin in that frame (None: the frame's own). The last step
+    ends in the bodies' initial relative rotation R0 (parent <- child, the pose as written)
+    and hangs the child from its point p_child (its frame)."""
+    child, parent = bodies[tj.child], bodies.get(tj.parent)  # parent None: the ground
+    j = tj.joint
     e_p0 = parent.x0[3:7] if parent is not None else (1, 0, 0, 0)
     rel0 = tuple(
         numbers_as_coefficients(clean(c)) for c in quat_mul(quat_conj(e_p0), child.x0[3:7])
     )
     R0 = rotation_from_euler(rel0).applyfunc(_snapped)
-    offset = sp.Matrix(p_parent).applyfunc(_zero_snapped) + move * u_p
     hang = -sp.Matrix(p_child).applyfunc(_zero_snapped)
     zero = sp.zeros(3, 1)
-    # the slide: the parent's orientation, at the child's point
-    rate1 = sign * inter.v[inter.x.index(translation)]
-    topo.links[first] = Link(sp.eye(3), offset, zero, u_p, rate1, sign, "prismatic")
-    r_s = sp.Matrix(P.r) + P.R * offset
-    r_s = [inter.name(f"r({slide})[{a}]", r_s[a]) for a in range(3)]
-    topo.frames[slide] = Frame(P.R, r_s, list(P.w), P.path + [first])
-    _record_motion(inter, topo, first, sign, P.R * u_p, r_s, "prismatic")
-    # the turn: about the axis, then the bodies' initial relative rotation
-    c_ = inter.name(f"cos({j})", sp.cos(sign * angle))
-    s_ = inter.name(f"sin({j})", sp.sin(sign * angle))
-    rate2 = sign * inter.v[inter.x.index(angle)]
-    Q = (_axis_rotation(u_p, c_, s_) * R0).applyfunc(sp.expand)
-    Q = Q.applyfunc(lambda c: inter.name(f"Q({j})", c))
-    axis = (R0.T * u_p).applyfunc(_snapped)  # in the child's frame
-    topo.links[j] = Link(Q, zero, hang, axis, rate2, sign, "revolute")
-    half = (inter.name(f"cos({j}/2)", sp.cos(sign * angle / 2)),)
-    half += tuple(inter.name(f"sin({j}/2)", sp.sin(sign * angle / 2)) * a for a in u_p)
-    rel = tuple(inter.name(f"rel({j})[{k}]", e) for k, e in enumerate(quat_mul(half, rel0)))
-    frame = topo.frames[slide]
-    _place_body(inter, topo, bodies, tj, frame, Q, zero, -hang, rel, rate2 * axis, j)
-    _record_motion(inter, topo, j, sign, P.R * u_p, r_s, "revolute")
-    topo.steps += [TreeJoint(first, tj.parent, slide), TreeJoint(j, slide, tj.child)]
-    topo.step_symbol.update({first: translation, j: angle})
+    frame, frame_name = topo.frames[tj.parent], tj.parent
+    rel = (sp.Integer(1), sp.Integer(0), sp.Integer(0), sp.Integer(0))
+    for k, (kind, q, sign, u, base) in enumerate(steps, start=1):
+        last = k == len(steps)
+        step = j if last else f"{j}:{k}"
+        offset = base if base is not None else zero
+        rate = sign * inter.v[inter.x.index(q)]
+        if kind == "revolute":
+            c_ = inter.name(f"cos({step})", sp.cos(sign * q))
+            s_ = inter.name(f"sin({step})", sp.sin(sign * q))
+            turn = _axis_rotation(u, c_, s_)
+            half = (inter.name(f"cos({step}/2)", sp.cos(sign * q / 2)),)
+            half += tuple(inter.name(f"sin({step}/2)", sp.sin(sign * q / 2)) * a for a in u)
+        else:
+            turn, half = sp.eye(3), (sp.Integer(1),) + (sp.Integer(0),) * 3
+            offset = offset + sign * q * u
+        Q = turn * R0 if last else turn
+        if Q != sp.eye(3):
+            Q = Q.applyfunc(sp.expand).applyfunc(lambda c: inter.name(f"Q({step})", c))
+        axis = (R0.T * u).applyfunc(_snapped) if last else u  # in the step's child frame
+        topo.links[step] = Link(Q, offset, hang if last else zero, axis, rate, sign, kind)
+        point = sp.Matrix(frame.r) + frame.R * offset
+        point = [inter.name(f"r({j}:{k})[{a}]", point[a]) for a in range(3)]
+        _record_motion(inter, topo, step, sign, frame.R * u, point, kind)
+        rel = quat_mul(rel, half)
+        w_joint = rate * axis if kind == "revolute" else zero
+        if last:
+            rel = tuple(inter.name(f"rel({j})[{a}]", e) for a, e in enumerate(quat_mul(rel, rel0)))
+            _place_body(inter, topo, bodies, tj, frame, Q, offset, -hang, rel, w_joint, step)
+            topo.steps.append(TreeJoint(step, frame_name, tj.child))
+        else:
+            name = f"{j}:{k}"
+            R = frame.R * Q
+            if Q != sp.eye(3):
+                R = sp.Matrix(3, 3, [inter.name(f"R({name})[{a}]", e) for a, e in enumerate(R)])
+            w = Q.T * sp.Matrix(frame.w) + w_joint
+            w = [inter.name(f"w({name})[{a}]", w[a]) if kind == "revolute" else w[a]
+                 for a in range(3)]  # fmt: skip
+            topo.frames[name] = Frame(R, point, w, frame.path + [step])
+            topo.steps.append(TreeJoint(step, frame_name, name))
+            frame, frame_name = topo.frames[name], name
+        topo.step_symbol[step] = q
 
 
 def cylindrical_initial(topo, tree, bodies, name, values, v_body, moved):
     """(translation, angle, their rates) of a cylindrical tree joint in the body model's initial
-    state (30-digit numbers; the translation exact and the angle exactly 0 at the pose as
-    written unless the assembly moved it). values: the body coordinates, parameters and
-    geometry symbols as numbers; v_body: the body velocities."""
+    state (30-digit numbers; the angle exactly 0 at the pose as written unless the assembly
+    moved it): F1's origin along the axis in F2's basis (plus the joint's `initial:`, as
+    _motion counts it) and the turn about the axis from the pose as written. values: the body
+    coordinates, parameters and geometry symbols as numbers; v_body: the body velocities."""
     g = topo.joints[name]
-    tj = next(t for t in tree.joints if t.joint == name)
-    p_parent, p_child, u_p, sign, _ = _motion(g, tj, None)
+    rel = _RelativeState(g, bodies, values, v_body)
+    at = rel if moved else _RelativeState(g, bodies, values, v_body, written=True)
+    u2 = rel.vector(g.axis2)
+    translation = rel.num(u2.dot(at.gap) + g.initial)
+    angle = rel.angle_about(u2) if moved else sp.Integer(0)
+    return translation, angle, rel.num(u2.dot(rel.gap_rate)), rel.angle_rate(u2)
 
-    def num(c):
-        return sp.N(sp.sympify(c).xreplace(values).xreplace(values), 30)
 
-    def state(body, initial):  # (r, R, e, r', w (own frame)) of a body, numbers
-        if body == "ground":
-            return sp.zeros(3, 1), sp.eye(3), (1, 0, 0, 0), sp.zeros(3, 1), sp.zeros(3, 1)
-        b = bodies[body]
-        q = b.x0 if initial else b.q
-        e = [num(c) for c in q[3:7]]
-        r = sp.Matrix([num(c) for c in q[:3]])
-        if initial:
-            return r, rotation_from_euler(e).applyfunc(num), e, sp.zeros(3, 1), sp.zeros(3, 1)
-        rd = sp.Matrix([num(v_body.get(c, 0)) for c in b.qd[:3]])
-        ed = sp.Matrix([num(v_body.get(c, 0)) for c in b.qd[3:7]])
-        w = (2 * G_matrix(e) * ed).applyfunc(num)
-        return r, rotation_from_euler(e).applyfunc(num), e, rd, w
+def planar_initial(topo, tree, bodies, name, values, v_body, moved):
+    """(y, z, angle, their rates) of a spatial planar tree joint in the body model's initial
+    state (30-digit numbers, the angle exactly 0 at the pose as written unless the assembly
+    moved it): F1's origin in F2's basis and the turn about the axis."""
+    g = topo.joints[name]
+    rel = _RelativeState(g, bodies, values, v_body)
+    at = rel if moved else _RelativeState(g, bodies, values, v_body, written=True)
+    v2, w2 = (rel.vector(d) for d in g.plane2)
+    u2 = rel.vector(g.axis2)
+    angle = rel.angle_about(u2) if moved else sp.Integer(0)
+    y, z = rel.num(v2.dot(at.gap)), rel.num(w2.dot(at.gap))
+    rates = rel.num(v2.dot(rel.gap_rate)), rel.num(w2.dot(rel.gap_rate)), rel.angle_rate(u2)
+    return (y, z, angle) + rates
 
-    u = sp.Matrix([num(c) for c in u_p])
-    pp, pc = sp.Matrix([num(c) for c in p_parent]), sp.Matrix([num(c) for c in p_child])
-    r_p, R_p, e_p, rd_p, w_p = state(tj.parent, moved is False)
-    r_c, R_c, e_c, rd_c, w_c = state(tj.child, moved is False)
-    gap = (R_p.T * (r_c + R_c * pc - r_p - R_p * pp)).applyfunc(num)  # parent's frame
-    translation = num(sign * u.dot(gap) + g.initial)  # as _motion counts it
-    # the rates at the state the run starts from (the velocities are the body model's)
-    r_p, R_p, e_p, rd_p, w_p = state(tj.parent, False)
-    r_c, R_c, e_c, rd_c, w_c = state(tj.child, False)
-    gap = (R_p.T * (r_c + R_c * pc - r_p - R_p * pp)).applyfunc(num)
-    v_gap = R_p.T * (rd_c + R_c * w_c.cross(pc) - rd_p - R_p * w_p.cross(pp)) - w_p.cross(gap)
-    translation_rate = num(sign * u.dot(v_gap))
-    Q = (R_p.T * R_c).applyfunc(num)
-    rel0 = [num(c) for c in quat_mul(quat_conj(bodies[tj.parent].x0[3:7])
-                                     if tj.parent != "ground" else (1, 0, 0, 0),
-                                     bodies[tj.child].x0[3:7])]  # fmt: skip
-    R0 = rotation_from_euler(rel0).applyfunc(num)
-    turn = (Q * R0.T).applyfunc(num)  # Rot(u, sign angle)
-    normal = u.cross(sp.Matrix([1, 0, 0]))
-    if normal.norm() < 0.5:
-        normal = u.cross(sp.Matrix([0, 1, 0]))
-    normal = normal / normal.norm()
-    angle = num(sign * sp.atan2(u.dot(normal.cross(turn * normal)), normal.dot(turn * normal)))
-    w_rel = (w_c - Q.T * w_p).applyfunc(num)  # the child's frame
-    angle_rate = num(sign * (R0.T * u).dot(w_rel))
-    if not moved:
-        angle = sp.Integer(0)
-    return translation, angle, translation_rate, angle_rate
+
+class _RelativeState:
+    """A joint's body1 relative to its body2 in the body model's state (30-digit numbers):
+    gap (3) F1's origin less F2's in body2's frame and its rate; turn (3 x 3) the relative
+    rotation R(body2 <- body1) less the one as written R0 (turn = Rot(axis2, angle) for a joint
+    that turns about its axis), w_rel (3) body1's angular velocity relative to body2's, in
+    body1's frame. written: at the poses as written (x0, exact) instead."""
+
+    def __init__(self, g, bodies, values, v_body, written=False):
+        self.values = values
+        self.written = written
+        r1, R1, w1, rd1, e10 = self._body(bodies, g.body1, v_body)
+        r2, R2, w2, rd2, e20 = self._body(bodies, g.body2, v_body)
+        p1, p2 = self.vector(g.point1), self.vector(g.point2)
+        self.gap = (R2.T * (r1 + R1 * p1 - r2 - R2 * p2)).applyfunc(self.num)
+        rate = R2.T * (rd1 + R1 * w1.cross(p1) - rd2 - R2 * w2.cross(p2)) - w2.cross(self.gap)
+        self.gap_rate = rate.applyfunc(self.num)
+        Q = (R2.T * R1).applyfunc(self.num)  # body2 <- body1
+        self.R0 = rotation_from_euler(
+            [self.num(c) for c in quat_mul(quat_conj(e20), e10)]
+        ).applyfunc(self.num)
+        self.turn = (Q * self.R0.T).applyfunc(self.num)
+        self.w_rel = (w1 - Q.T * w2).applyfunc(self.num)
+
+    def num(self, c):
+        return sp.N(sp.sympify(c).xreplace(self.values).xreplace(self.values), 30)
+
+    def vector(self, entries):
+        return sp.Matrix([self.num(c) for c in entries])
+
+    def _body(self, bodies, name, v_body):  # (r, R, w (own frame), r', initial e)
+        if name == "ground":
+            zero = sp.zeros(3, 1)
+            return zero, sp.eye(3), zero, zero, (1, 0, 0, 0)
+        b = bodies[name]
+        q = b.x0 if self.written else b.q
+        e = [self.num(c) for c in q[3:7]]
+        rates = [self.num(v_body.get(c, 0)) for c in b.qd]
+        w = (2 * G_matrix(e) * sp.Matrix(rates[3:7])).applyfunc(self.num)
+        r = self.vector(q[:3])
+        return r, rotation_from_euler(e).applyfunc(self.num), w, sp.Matrix(rates[:3]), b.x0[3:7]
+
+    def angle_about(self, u):
+        """The angle of turn about the unit u (turn = Rot(u, angle))."""
+        normal = u.cross(sp.Matrix([1, 0, 0]))
+        if normal.norm() < 0.5:
+            normal = u.cross(sp.Matrix([0, 1, 0]))
+        normal = normal / normal.norm()
+        turned = self.turn * normal
+        return self.num(sp.atan2(u.dot(normal.cross(turned)), normal.dot(turned)))
+
+    def angle_rate(self, u):
+        """The rate of the angle about u (body2's frame): w_rel along R0^T u."""
+        return self.num((self.R0.T * u).dot(self.w_rel))
 
 
 def _universal_initial(topo, tree, bodies, name, values, v_body, moved):

@@ -423,15 +423,17 @@ class MechanismBuilder(ForceElements):
         """The joint's points and axes in its bodies' frames, for the spanning tree of joint
         coordinates (joint_coordinates.JointGeometry)."""
         initial = self.num(spec["initial"], f"{where}.initial") if "initial" in spec else 0
-        axis1 = axis2 = None
+        axis1 = axis2 = plane2 = None
         if self.kind == "planar":
             if jtype == "prismatic" and "axis" in spec:
                 u = self.unit_vector(spec["axis"], f"{where}.axis", 2)
                 axis1 = self.geos(self.world_to_body_dir(b1, u))
                 axis2 = self.geos(self.world_to_body_dir(b2, u))
-        elif jtype in ("revolute", "prismatic", "universal", "cylindrical"):
+        elif jtype in ("revolute", "prismatic", "universal", "cylindrical", "planar"):
             F1, F2 = self.joint_frames(spec, b1, b2, where)
             axis1, axis2 = self.geos(F1[:, 0]), self.geos(F2[:, 0])
+            if jtype == "planar":  # the plane's directions: F2's y and z
+                plane2 = (self.geos(F2[:, 1]), self.geos(F2[:, 2]))
         return JointGeometry(
             type=jtype,
             body1=b1.name,
@@ -442,6 +444,7 @@ class MechanismBuilder(ForceElements):
             axis2=axis2,
             initial=sp.sympify(initial),
             cut=cut,
+            plane2=plane2,
         )
 
     def axial_rate(self, spec, b1, b2, where):
