@@ -375,35 +375,46 @@ coordinates: {coordinates}
 """
 
 
-def test_planar_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path):
+@pytest.mark.parametrize("kind, body_m", [("planar", 14), ("parallel", 12)])
+def test_planar_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path, kind, body_m):
     """Spatial planar joints on the tree (two slides and a turn, both tree directions: as body2,
-    the child turns first and slides along its own axes): no rows, the motion, the energy, the
-    energy P3's lock takes at 0.4 s and the joints' wrenches; the derived terms agree with
-    finite differences; the coordinates read back from poses the tree gives."""
-    texts = {f: PLANAR_CHAIN.format(suffix=f"_{f}", coordinates=f) for f in ("body", "joint")}
-    runs = written_both_ways(tmp_path, "planar_chain", texts, **TOL, t_end=1.0, dt_out=0.05)
+    the child turns first and slides along its own axes), and parallel ones (three slides and a
+    turn; the puck then also rises, the plate also slides along the arm): no rows, the motion,
+    the energy, the energy P3's lock takes at 0.4 s and the joints' wrenches; the derived terms
+    agree with finite differences; the coordinates read back from poses the tree gives."""
+    texts = {
+        f: PLANAR_CHAIN.format(suffix=f"_{kind}_{f}", coordinates=f).replace("planar,", f"{kind},")
+        for f in ("body", "joint")
+    }
+    stem = f"planar_chain_{kind}"
+    runs = written_both_ways(tmp_path, stem, texts, **TOL, t_end=1.0, dt_out=0.05)
     joint_model, body_model = runs["joint"][3], runs["body"][3]
-    assert [c.name for c in joint_model.coordinates] == [
-        "P1.y", "P1.z", "P1.angle", "H2", "P3.y", "P3.z", "P3.angle"
-    ]  # fmt: skip
-    assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (7, 0, 21, 14)
+    shifts = ["y", "z"] if kind == "planar" else ["x", "y", "z"]
+    names = [f"P1.{a}" for a in shifts + ["angle"]] + ["H2"]
+    names += [f"P3.{a}" for a in shifts + ["angle"]]
+    assert [c.name for c in joint_model.coordinates] == names
+    n = len(names)
+    assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (n, 0, 21, body_m)
     (_, rj, ej) = runs["joint"][:3]
     assert [e["kind"] for e in ej if e["kind"] == "lock"] == ["lock"]
     assert_same_physics(joint_model, body_model, runs["joint"][:3], runs["body"][:3])
     before, after = rj["t"] < 0.4, rj["t"] >= 0.4
-    for c in ("x.P1.y", "x.P1.z", "x.P1.angle", "x.P3.y", "x.P3.z", "x.P3.angle"):
-        assert np.ptp(rj[c][before]) > 1e-3, c  # everything moves ...
-    for c in ("x.P3.y", "x.P3.z", "x.P3.angle"):
-        assert np.ptp(rj[c][after]) <= 1e-9  # ... until the lock holds P3
-    solver = helpers._solvers[str(tmp_path / "planar_chain_joint.yaml")]
+    for c in names:
+        if c != "H2":
+            assert np.ptp(rj[f"x.{c}"][before]) > 1e-3, c  # everything moves ...
+    for c in names[len(shifts) + 2 :]:
+        assert np.ptp(rj[f"x.{c}"][after]) <= 1e-9  # ... until the lock holds P3
+    solver = helpers._solvers[str(tmp_path / f"{stem}_joint.yaml")]
     report = check_model(joint_model, samples=2, seed=5, generated_dir=solver.generated_dir)
     assert report.ok, report.table()
-    x = [0.05, -0.1, 0.3, -0.2, 0.1, -0.15, 0.7]
+    x = list(np.linspace(-0.2, 0.7, n))
     values = _tree_poses(joint_model, x)
     bodies = {b.name: b for b in joint_model.topology.bodies}
-    for name, k in (("P1", 0), ("P3", 4)):
+    k = len(shifts) + 1
+    for name, first in (("P1", 0), ("P3", k + 1)):
         state = planar_initial(joint_model.topology, None, bodies, name, values, {}, True)
-        assert [float(a) for a in state] == pytest.approx(x[k : k + 3] + [0, 0, 0], abs=1e-12)
+        expected = x[first : first + k] + [0] * k
+        assert [float(a) for a in state] == pytest.approx(expected, abs=1e-12)
 
 
 def _tree_poses(model, x):

@@ -88,14 +88,14 @@ def test_spanning_tree_breadth_first_fewest_coordinates_then_file_order():
         ("gb", "prismatic", "ground", "b", True),
         ("bc", "revolute", "c", "b", True),
         ("ac", "fix", "a", "c", True),  # fewer coordinates than bc at the same depth
-        ("cd", "parallel", "c", "d", True),  # not a tree type: cut
+        ("cd", "orthogonal", "c", "d", True),  # not a tree type: cut
         ("de", "revolute", "d", "e", False),  # cut: true
         ("cf", "universal", "f", "c", True),  # a tree type of two coordinates
         ("bf", "revolute", "b", "f", True),  # from b, nearer the ground than cf
     ]
     tree = spanning_tree(bodies, joints)
     # ga before gb (file order), then gb before ab (nearer the ground), ac before bc (fewer
-    # coordinates); d is reached only through the parallel joint and e only through the cut
+    # coordinates); d is reached only through the orthogonal joint and e only through the cut
     # one: both float, in file order
     assert [(t.joint, t.parent, t.child) for t in tree.joints] == [
         ("ga", "ground", "a"),

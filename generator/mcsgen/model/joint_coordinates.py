@@ -42,8 +42,14 @@ STEP_COORDINATES = {
     "universal": (("angle1", "rad"), ("angle2", "rad")),
     "cylindrical": (("translation", "m"), ("angle", "rad")),
     "planar": (("y", "m"), ("z", "m"), ("angle", "rad")),
+    "parallel": (("x", "m"), ("y", "m"), ("z", "m"), ("angle", "rad")),
 }
-LOCK_WHAT = {"universal": "angle1 angle2", "cylindrical": "x Rx", "planar": "y z Rx"}
+LOCK_WHAT = {
+    "universal": "angle1 angle2",
+    "cylindrical": "x Rx",
+    "planar": "y z Rx",
+    "parallel": "x y z Rx",
+}
 # a tree joint's rows must vanish at sampled tree coordinates to this (a failure is a bug, or
 # an initial pose that does not satisfy the joint exactly)
 ROW_TOL = 1e-9
@@ -231,7 +237,7 @@ def to_joint_coordinates(model):
             _place_universal_child(inter, topo, g, tj, bodies, universal_symbols[tj.joint])
         elif g.type == "cylindrical":
             _place_cylindrical_child(inter, topo, g, tj, bodies, universal_symbols[tj.joint])
-        elif g.type == "planar":
+        elif g.type in ("planar", "parallel"):
             _place_plane_child(inter, topo, g, tj, bodies, universal_symbols[tj.joint])
         elif g.type == "spherical":
             _place_spherical_child(inter, topo, g, tj, bodies, spherical_symbols[tj.joint])
@@ -288,9 +294,11 @@ def to_joint_coordinates(model):
     )
     universal = {}  # a universal joint's angle -> (its value, its rate)
     for name, pair in universal_symbols.items():
-        initial_state = {"cylindrical": cylindrical_initial, "planar": planar_initial}.get(
-            topo.joints[name].type, _universal_initial
-        )
+        initial_state = {
+            "cylindrical": cylindrical_initial,
+            "planar": planar_initial,
+            "parallel": planar_initial,
+        }.get(topo.joints[name].type, _universal_initial)
         state = initial_state(topo, tree, bodies, name, x_float, v_body, moved or model.starts_held)
         universal.update({q: (state[k], state[k + len(pair)]) for k, q in enumerate(pair)})
     for name, four in spherical_symbols.items():  # (1, 0, 0, 0) at the pose as written
@@ -740,34 +748,38 @@ def _place_cylindrical_child(inter, topo, g, tj, bodies, pair):
 
 
 def _place_plane_child(inter, topo, g, tj, bodies, coords):
-    """A spatial planar joint's child (coords: y, z, angle): F1's origin at (0, y, z) in F2's
-    basis (y and z as at the pose as written), body1 turned about the plane's normal (the
-    joint's axis) by the angle (0 there). Body1 as the child: slides along F2's y and z (fixed
-    in the parent, body2), then the turn; body2 as the child: the inverse, the turn by -angle
-    about F1's axis first, then the slides by -y and -z along F2's axes (fixed in the child)."""
-    y, z, angle = coords
-    bodies_by_name = bodies
-    child = bodies_by_name[tj.child]
-    parent = bodies_by_name.get(tj.parent)
+    """A spatial planar or parallel joint's child (coords: the translations, then the angle):
+    F1's origin in F2's basis at (0, y, z) (planar) or (x, y, z) (parallel), as at the pose as
+    written, body1 turned about the joint's axis by the angle (0 there). Body1 as the child:
+    slides along F2's axes (fixed in the parent, body2), then the turn; body2 as the child:
+    the inverse, the turn by -angle about F1's axis first, then the slides back along F2's axes
+    (fixed in the child)."""
+    *shifts, angle = coords
+    child, parent = bodies[tj.child], bodies.get(tj.parent)  # parent None: the ground
     e_p0 = parent.x0[3:7] if parent is not None else (1, 0, 0, 0)
     R0 = rotation_from_euler(
         [numbers_as_coefficients(clean(c)) for c in quat_mul(quat_conj(e_p0), child.x0[3:7])]
     ).applyfunc(_snapped)
-    v2, w2 = (sp.Matrix(d).applyfunc(_snapped) for d in g.plane2)
+    directions = [sp.Matrix(d).applyfunc(_snapped) for d in _translation_axes(g)]
     if tj.child == g.body1:  # the parent is body2
-        u2 = sp.Matrix(g.axis2).applyfunc(_snapped)
         base = sp.Matrix(g.point2).applyfunc(_zero_snapped)
-        steps = [("prismatic", y, 1, v2, base), ("prismatic", z, 1, w2, None),
-                 ("revolute", angle, 1, u2, None)]  # fmt: skip
+        steps = [("prismatic", q, 1, d, None) for q, d in zip(shifts, directions)]
+        steps[0] = steps[0][:4] + (base,)
+        steps.append(("revolute", angle, 1, sp.Matrix(g.axis2).applyfunc(_snapped), None))
         p_child = g.point1
     else:
-        u1 = sp.Matrix(g.axis1).applyfunc(_snapped)
         base = sp.Matrix(g.point1).applyfunc(_zero_snapped)
-        steps = [("revolute", angle, -1, u1, base),
-                 ("prismatic", y, -1, (R0 * v2).applyfunc(_snapped), None),
-                 ("prismatic", z, -1, (R0 * w2).applyfunc(_snapped), None)]  # fmt: skip
+        steps = [("revolute", angle, -1, sp.Matrix(g.axis1).applyfunc(_snapped), base)]
+        steps += [("prismatic", q, -1, (R0 * d).applyfunc(_snapped), None)
+                  for q, d in zip(shifts, directions)]  # fmt: skip
         p_child = g.point2
     _place_step_chain(inter, topo, tj, bodies, steps, p_child)
+
+
+def _translation_axes(g):
+    """The directions (body2's frame) a planar or parallel joint's translations are counted
+    along: F2's y and z axes, and before them its x axis (the joint's) for a parallel joint."""
+    return ([g.axis2] if g.type == "parallel" else []) + list(g.plane2)
 
 
 def _place_step_chain(inter, topo, tj, bodies, steps, p_child):
@@ -847,18 +859,18 @@ def cylindrical_initial(topo, tree, bodies, name, values, v_body, moved):
 
 
 def planar_initial(topo, tree, bodies, name, values, v_body, moved):
-    """(y, z, angle, their rates) of a spatial planar tree joint in the body model's initial
-    state (30-digit numbers, the angle exactly 0 at the pose as written unless the assembly
-    moved it): F1's origin in F2's basis and the turn about the axis."""
+    """(the translations, the angle, their rates) of a spatial planar or parallel tree joint in
+    the body model's initial state (30-digit numbers, the angle exactly 0 at the pose as written
+    unless the assembly moved it): F1's origin in F2's basis and the turn about the axis."""
     g = topo.joints[name]
     rel = _RelativeState(g, bodies, values, v_body)
     at = rel if moved else _RelativeState(g, bodies, values, v_body, written=True)
-    v2, w2 = (rel.vector(d) for d in g.plane2)
+    directions = [rel.vector(d) for d in _translation_axes(g)]
     u2 = rel.vector(g.axis2)
     angle = rel.angle_about(u2) if moved else sp.Integer(0)
-    y, z = rel.num(v2.dot(at.gap)), rel.num(w2.dot(at.gap))
-    rates = rel.num(v2.dot(rel.gap_rate)), rel.num(w2.dot(rel.gap_rate)), rel.angle_rate(u2)
-    return (y, z, angle) + rates
+    shifts = tuple(rel.num(d.dot(at.gap)) for d in directions)
+    rates = tuple(rel.num(d.dot(rel.gap_rate)) for d in directions) + (rel.angle_rate(u2),)
+    return shifts + (angle,) + rates
 
 
 class _RelativeState:

@@ -429,10 +429,10 @@ class MechanismBuilder(ForceElements):
                 u = self.unit_vector(spec["axis"], f"{where}.axis", 2)
                 axis1 = self.geos(self.world_to_body_dir(b1, u))
                 axis2 = self.geos(self.world_to_body_dir(b2, u))
-        elif jtype in ("revolute", "prismatic", "universal", "cylindrical", "planar"):
+        elif jtype in ("revolute", "prismatic", "universal", "cylindrical", "planar", "parallel"):
             F1, F2 = self.joint_frames(spec, b1, b2, where)
             axis1, axis2 = self.geos(F1[:, 0]), self.geos(F2[:, 0])
-            if jtype == "planar":  # the plane's directions: F2's y and z
+            if jtype in ("planar", "parallel"):  # F2's y and z: the translations' directions
                 plane2 = (self.geos(F2[:, 1]), self.geos(F2[:, 2]))
         return JointGeometry(
             type=jtype,

@@ -17,8 +17,9 @@ from typing import Dict, List
 # preference: fewer first); the others are always cut (their rows between the bodies' poses)
 # (joint_coordinates.py: a universal joint's two angles, as two turns through its cross; a
 # cylindrical joint's translation and angle, a slide and a turn; a planar joint's two
-# translations and angle, two slides and a turn; a spherical joint's relative
-# rotation, four Euler parameters and their norm row, counted as its three degrees of freedom)
+# translations and angle, two slides and a turn (a parallel joint's: three); a spherical joint's
+# relative rotation, four Euler parameters and their norm row, counted as its three degrees of
+# freedom)
 TREE_TYPES = {
     "revolute": 1,
     "prismatic": 1,
@@ -27,6 +28,7 @@ TREE_TYPES = {
     "cylindrical": 2,
     "spherical": 3,
     "planar": 3,
+    "parallel": 4,
 }
 # the tree `start:` values turn the bodies along (placement.py): the joints a start can be on
 # and the fixed ones, as before universal joints joined the tree (a universal joint nearer the
