@@ -656,7 +656,7 @@ def test_the_model_file_schema_is_the_loaders():
     # the joint table: every spatial type with 003 Table 1's rows, and the planar types
     joints = (model / "joints.py").read_text()
     spatial = re.findall(r'_spatial\(\s*"(\w+)",\s*\(([^)]*)\)', joints)
-    planar = re.findall(r'_planar\("(\w+)"', joints)
+    planar = re.findall(r'_planar\(\s*"(\w+)"', joints)
     rows = {r[0]: r[1] for r in table_rows(bodies[bodies.index("| joint type") :].split("\n\n")[0])}
     assert [k.strip("`") for k in rows if not k.startswith("planar")] == [n for n, _ in spatial]
     for name, table1 in spatial:

@@ -363,7 +363,11 @@ def test_floating_and_planar_joints(tmp_path):
     assert drone["position"] == [0, 0, 3] and drone["velocity"] == [0, 0, 0]
     assert any("floating joint 'air': link 'drone' is a free body" in n for n in notes)
     model = load_model(path)
-    assert model.m == 2 + 3  # two normalizations, the planar joint's x, Ry, Rz
+    # in joint coordinates (import-urdf's) the planar joint is a tree joint (y, z and its angle)
+    # and the drone a floating body (its pose, with its norm row)
+    assert [c.name for c in model.coordinates][:3] == ["drone.x", "drone.y", "drone.z"]
+    assert [c.name for c in model.coordinates][7:] == ["table.y", "table.z", "table.angle"]
+    assert [c.name for c in model.constraints] == ["drone.norm"]
     for option in ("table", "air"):
         with pytest.raises(ModelError, match="has no single coordinate to set"):
             run_import(tmp_path, text, q={option: Fraction(1)})

@@ -48,19 +48,31 @@ class JointType:
     keys: frozenset  # fields of its mechanism-file entry
     coordinate: str = ""  # the free coordinate a `rate` refers to: "angle", "translation" or ""
     what: str = ""  # what the rows leave free, for messages and the README
+    # as a tree joint of joint coordinates (model/joint_coordinates.py): the coordinates of its
+    # motion, (name after the joint's and a dot, or "" for the joint's own name; unit), or
+    # None: never a tree joint (its rows, between its bodies' poses: a cut joint)
+    tree: Optional[tuple] = None
 
     @property
     def has_rate(self):
         return bool(self.coordinate)
 
+    @property
+    def dof(self):
+        """The degrees of freedom it leaves (the tree takes joints of fewer first)."""
+        return (6 if self.kind == "spatial" else 3) - len(self.rows)
 
-def _spatial(name, rows, coordinate="", extra=(), what=""):
+
+def _spatial(name, rows, coordinate="", extra=(), what="", tree=None):
     keys = SPATIAL_KEYS | set(extra)
-    return JointType(name, "spatial", rows, frozenset(keys), coordinate, what)
+    return JointType(name, "spatial", rows, frozenset(keys), coordinate, what, tree)
 
 
-def _planar(name, rows, coordinate="", extra=(), what=""):
-    return JointType(name, "planar", rows, PLANAR_KEYS | set(extra), coordinate, what)
+def _planar(name, rows, coordinate="", extra=(), what="", tree=None):
+    return JointType(name, "planar", rows, PLANAR_KEYS | set(extra), coordinate, what, tree)
+
+
+ANGLE, LENGTH = (("", "rad"),), (("", "m"),)
 
 
 # rows of each spatial joint type: translational x y z, rotational Rx Ry Rz (003 Table 1); the
@@ -68,28 +80,47 @@ def _planar(name, rows, coordinate="", extra=(), what=""):
 SPATIAL_TYPES = {
     t.name: t
     for t in (
-        _spatial("fix", ("x", "y", "z", "Rx", "Ry", "Rz"), what="nothing"),
+        _spatial("fix", ("x", "y", "z", "Rx", "Ry", "Rz"), what="nothing", tree=()),
         _spatial(
             "revolute",
             ("x", "y", "z", "Ry", "Rz"),
             "angle",
             extra=("rotor_inertia",),
             what="rotation about the axis",
+            tree=ANGLE,
         ),
         _spatial(
             "prismatic",
             ("y", "z", "Rx", "Ry", "Rz"),
             "translation",
             what="translation along the axis",
+            tree=LENGTH,
         ),
         _spatial(
             "cylindrical",
             ("y", "z", "Ry", "Rz"),
             what="rotation about and translation " "along the axis",
+            tree=(("translation", "m"), ("angle", "rad")),
         ),
-        _spatial("spherical", ("x", "y", "z"), what="every rotation about the point"),
-        _spatial("planar", ("x", "Ry", "Rz"), what="motion in the plane normal to the axis"),
-        _spatial("parallel", ("Ry", "Rz"), what="translations, rotation about the axis"),
+        _spatial(
+            "spherical",
+            ("x", "y", "z"),
+            what="every rotation about the point",
+            # the relative rotation's Euler parameters, with their norm row (as a body's)
+            tree=tuple((f"e{k}", "1") for k in range(4)),
+        ),
+        _spatial(
+            "planar",
+            ("x", "Ry", "Rz"),
+            what="motion in the plane normal to the axis",
+            tree=(("y", "m"), ("z", "m"), ("angle", "rad")),
+        ),
+        _spatial(
+            "parallel",
+            ("Ry", "Rz"),
+            what="translations, rotation about the axis",
+            tree=(("x", "m"), ("y", "m"), ("z", "m"), ("angle", "rad")),
+        ),
         _spatial("orthogonal", ("Rx",), what="everything but the twist about the axis"),
         _spatial(
             "distance_along_axis",
@@ -101,6 +132,7 @@ SPATIAL_TYPES = {
             "universal",
             ("x", "y", "z", "perp"),
             what="the rotations about axis1 (on body1) and axis2 (on body2)",
+            tree=(("angle1", "rad"), ("angle2", "rad")),
         ),
         _spatial("distance", ("d",), extra=("distance",), what="all but the distance"),
     )
@@ -108,10 +140,22 @@ SPATIAL_TYPES = {
 PLANAR_TYPES = {
     t.name: t
     for t in (
-        _planar("revolute", ("x", "y"), "angle", extra=("rotor_inertia",), what="rotation"),
-        _planar("prismatic", ("n", "theta"), "translation", what="translation along the axis"),
-        _planar("fix", ("x", "y", "theta"), what="nothing"),
+        _planar(
+            "revolute", ("x", "y"), "angle", extra=("rotor_inertia",), what="rotation", tree=ANGLE
+        ),
+        _planar(
+            "prismatic",
+            ("n", "theta"),
+            "translation",
+            what="translation along the axis",
+            tree=LENGTH,
+        ),
+        _planar("fix", ("x", "y", "theta"), what="nothing", tree=()),
     )
+}
+# the types a tree joint may have, with the degrees of freedom each leaves (model/tree.py)
+TREE_TYPES = {
+    t.name: t.dof for t in (*SPATIAL_TYPES.values(), *PLANAR_TYPES.values()) if t.tree is not None
 }
 # 003 Table 1's rows per spatial type (without the universal and distance extras)
 SPATIAL_JOINTS = {

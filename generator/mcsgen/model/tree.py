@@ -13,23 +13,12 @@ the tree grows on from it.
 from dataclasses import dataclass
 from typing import Dict, List
 
-# joint types a tree joint may have, with the number of coordinates of its motion (the tree's
-# preference: fewer first); the others are always cut (their rows between the bodies' poses)
-# (joint_coordinates.py: a universal joint's two angles, as two turns through its cross; a
-# cylindrical joint's translation and angle, a slide and a turn; a planar joint's two
-# translations and angle, two slides and a turn (a parallel joint's: three); a spherical joint's
-# relative rotation, four Euler parameters and their norm row, counted as its three degrees of
-# freedom)
-TREE_TYPES = {
-    "revolute": 1,
-    "prismatic": 1,
-    "fix": 0,
-    "universal": 2,
-    "cylindrical": 2,
-    "spherical": 3,
-    "planar": 3,
-    "parallel": 4,
-}
+from .joints import TREE_TYPES
+
+# TREE_TYPES (joints.py): the joint types a tree joint may have, with the degrees of freedom
+# each leaves (the tree's preference: fewer first), those whose entry gives the coordinates of
+# its motion; the others are always cut (their rows between the bodies' poses)
+
 # the tree `start:` values turn the bodies along (placement.py): the joints a start can be on
 # and the fixed ones, as before universal joints joined the tree (a universal joint nearer the
 # ground would make a started joint of a loop its cut)
