@@ -87,7 +87,7 @@ def assert_same_physics(joint_model, body_model, joint_run, body_run):
     """The same motion in both formulations (runs: (summary, run, events))."""
     (_, rj, ej), (sb, rb, eb) = joint_run, body_run
     # fewer coordinates and rows (a body that only a joint the tree cannot carry joins to the
-    # rest keeps its own: Haug's spin top on its spherical joint)
+    # rest keeps its own: Haug's spin top on its distance joint)
     assert joint_model.n <= body_model.n and joint_model.m <= body_model.m
     # the joints' free coordinates and rates (j.<joint>, jd.<joint>)
     columns = [c for c in rb if c.startswith(("j.", "jd."))]

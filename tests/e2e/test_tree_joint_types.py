@@ -144,16 +144,17 @@ description: a sleeve on a shaft (a cylindrical joint, the ground as body1, the 
   body1), under a tilted gravity; the sleeve turning and sliding, the rod spinning
 parameters:
   g: {{value: 9.81, unit: m/s^2}}
+  s0: {{value: 0.05, unit: m, description: "the shaft's point below the sleeve's centre"}}
 gravity: [1.5, -2, -g]
 bodies:
   - {{name: sleeve, type: spatial, mass: 2.0, inertia: [0.05, 0.04, 0.03], position: [0, 0, 0.2],
      angular_velocity: [0, 0, 2.0], velocity: [0, 0, 0.3]}}
   - {{name: arm, type: spatial, mass: 1.0, inertia: [0.01, 0.08, 0.08], position: [0.5, 0, 0.2]}}
   - {{name: rod, type: spatial, mass: 0.4, inertia: [0.002, 0.01, 0.01], position: [0.8, 0, 0.2],
-     orientation: {{axis: [1, 0, 0], angle: 0.4}}, angular_velocity: [1.5, 0, 2.0]}}
+     orientation: {{axis: [0, 0, 1], angle: 0.4}}, angular_velocity: [1.5, 0, 2.0]}}
 joints:
-  - {{name: C1, type: cylindrical, body1: ground, body2: sleeve, point: [0, 0, 0],
-     axis: [0, 0, 1]}}
+  - {{name: C1, type: cylindrical, body1: ground, body2: sleeve, point1: [0, 0, s0],
+     point2: [0, 0, 0], axis: [0, 0, 1]}}
   - {{name: H2, type: revolute, body1: sleeve, body2: arm, point: [0, 0, 0.2], axis: [0, 1, 0]}}
   - {{name: C3, type: cylindrical, body1: rod, body2: arm, point: [0.7, 0, 0.2],
      axis: [1, 0, 0]}}
@@ -178,9 +179,10 @@ def test_cylindrical_tree_joints_give_the_same_motion_as_body_coordinates(tmp_pa
         "C1.translation", "C1.angle", "H2", "C3.translation", "C3.angle"
     ]  # fmt: skip
     assert (joint_model.n, joint_model.m, body_model.n, body_model.m) == (5, 0, 21, 16)
-    # the points coincide as written: translations 0, the sleeve rising and turning, the rod
-    # spinning about its own axis (C3's angle) and sliding as the arm swings
-    assert joint_model.x0 == [0.0] * 5
+    # C1's shaft point s0 below the sleeve's centre (0.2): its translation s0 - 0.2 as written,
+    # C3's points coincide; the sleeve rising and turning, the rod (turned about z, not about
+    # C3's axis: R0 and the turn do not commute) spinning and sliding as the arm swings
+    assert joint_model.x0 == pytest.approx([-0.15, 0, 0, 0, 0], abs=1e-15)
     assert joint_model.v0[0] == pytest.approx(-0.3, abs=1e-14)  # the sleeve is body2: -0.3
     assert joint_model.v0[1] == pytest.approx(-2.0, abs=1e-14)
     assert joint_model.v0[4] == pytest.approx(1.5, abs=1e-14)
@@ -191,6 +193,10 @@ def test_cylindrical_tree_joints_give_the_same_motion_as_body_coordinates(tmp_pa
     for c in ("x.C3.translation", "x.C3.angle"):
         assert np.ptp(rj[c][before]) > 1e-2  # moving ...
         assert np.ptp(rj[c][after]) <= 1e-9  # ... until the lock holds it
+    # another s0 at run time: the joint model's translation follows it as the body model's rows
+    # do (the bodies start where the file puts them): its initial value is s0 - 1/5, exact
+    s0 = next(iter(joint_model.initial_x[0].free_symbols))
+    assert sp.expand(joint_model.initial_x[0] - (s0 - sp.Rational(1, 5))) == 0
     solver = helpers._solvers[str(tmp_path / "cylindrical_chain_joint.yaml")]
     report = check_model(joint_model, samples=2, seed=5, generated_dir=solver.generated_dir)
     assert report.ok, report.table()
@@ -216,7 +222,7 @@ bodies:
      velocity: [0.5, 0.2, 0], angular_velocity: [0, 0, 1.5]}}
   - {{name: arm, type: spatial, mass: 1.0, inertia: [0.08, 0.01, 0.08], position: [0, 0.4, 0.1]}}
   - {{name: plate, type: spatial, mass: 0.4, inertia: [0.01, 0.02, 0.01],
-     position: [0.2, 0.8, 0.1], orientation: {{axis: [0, 1, 0], angle: 0.3}},
+     position: [0.2, 0.8, 0.1], orientation: {{axis: [1, 0, 0], angle: 0.3}},
      angular_velocity: [0, 2.0, 1.5]}}
 joints:
   - {{name: P1, type: planar, body1: puck, body2: ground, point: [0, 0, 0], axis: [0, 0, 1]}}

@@ -216,7 +216,7 @@ def _columns(model, body):
     cols = {}
     for j in frame.path:
         if j not in topo.motions:
-            continue  # a fixed joint
+            continue  # a fixed joint (or a spherical one: not under a floating body's)
         sign, axis, point, kind = topo.motions[j]
         k = x.index(topo.step_symbol[j])
         a = sp.Matrix(axis) * sign
@@ -461,8 +461,9 @@ def _recursive_newton_euler(model):
 
 
 def mass_and_inertia(bodies, name):
-    """(mass, (3 x 3) central inertia) of a tree's frame: a body's, or 0 for the massless cross
-    of a universal joint (model/joint_coordinates.py)."""
+    """(mass, (3 x 3) central inertia) of a tree's frame: a body's, or 0 for the massless
+    frames between a joint's steps (a universal joint's cross, a chain's slides:
+    model/tree_steps.py)."""
     body = bodies.get(name)
     if body is None:
         return sp.Integer(0), sp.zeros(3, 3)

@@ -37,7 +37,13 @@ from .ir import Constraint, Coordinate
 from .joints import joint_rate_label, joint_types
 from .switches import RowGroup
 from .tree import TREE_TYPES, free_rotations, spanning_tree
-from .tree_state import cylindrical_initial, planar_initial, spherical_initial, universal_initial
+from .tree_state import (
+    cylindrical_initial,
+    planar_initial,
+    spherical_initial,
+    universal_initial,
+    written_translations,
+)
 from .tree_steps import (
     Frame,
     place_cylindrical_child,
@@ -105,8 +111,10 @@ class Topology:
     joint_symbol: dict = field(default_factory=dict)  # one-coordinate tree joint -> it
     # the tree's kinematic steps, parents before children: each tree joint's
     # (tree.TreeJoint), but a universal joint's two, through a massless frame at its cross,
-    # `<joint>:cross` (place_universal_child); step_symbol: step -> the coordinate it turns
-    # or slides by (not for a fixed joint)
+    # `<joint>:cross`, and a cylindrical, planar or parallel joint's chain of slides and a
+    # turn through massless frames `<joint>:<k>` (tree_steps.py); a spherical joint's child
+    # is none (Lagrange's equations below it: derive/joint_terms.floats); step_symbol: step ->
+    # the coordinate it turns or slides by (not for a fixed joint)
     steps: list = field(default_factory=list)
     step_symbol: dict = field(default_factory=dict)
     # a spatial tree on the ground: the Newton-Euler pass at qdd = 0 (derive/joint_terms.py),
@@ -268,6 +276,12 @@ def to_joint_coordinates(model):
             "parallel": planar_initial,
         }.get(topo.joints[name].type, universal_initial)
         state = initial_state(topo, tree, bodies, name, x_float, v_body, moved or model.starts_held)
+        if initial_state is not universal_initial and not (moved or model.starts_held):
+            # the translations as written, exact: expressions of run-time geometry parameters
+            # where the joint's points or the bodies' poses depend on them (a prismatic joint's
+            # likewise: initial_x_of)
+            shifts = written_translations(topo.joints[name], bodies, exact_x0)
+            state = tuple(shifts) + tuple(state[len(shifts) :])
         universal.update({q: (state[k], state[k + len(pair)]) for k, q in enumerate(pair)})
     for name, four in spherical_symbols.items():  # (1, 0, 0, 0) at the pose as written
         state = spherical_initial(topo, tree, bodies, name, x_float, v_body)
@@ -283,7 +297,7 @@ def to_joint_coordinates(model):
             continue
         if c.symbol in universal:  # 0 (1) at the pose as written
             value, rate = universal[c.symbol]
-            x0.append(to_double(value))
+            x0.append(to_double(value.xreplace(x_float)))
             v0.append(to_double(rate))
             initial_x.append(value if value.is_Integer else numbers_as_coefficients(clean(value)))
             continue

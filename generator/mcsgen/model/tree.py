@@ -2,7 +2,8 @@
 
 The tree grows from the ground, breadth first: at each step it takes, among the joints that lead
 from a body it has reached to one it has not, the one from the body nearest the ground, then the
-one with the fewest coordinates (a fixed joint before a revolute or prismatic one), then the
+one that leaves the fewest degrees of freedom (a fixed joint before a revolute or prismatic
+one, a universal joint before a spherical one), then the
 first in the file. A joint marked `cut: true`, a driven joint and a joint type
 the tree cannot carry (TREE_TYPES: those with a motion written as coordinates) are never taken:
 they stay constraint rows between their two bodies (cut joints). A body the tree does not reach
@@ -42,8 +43,8 @@ class SpanningTree:
 
 def spanning_tree(bodies, joints, types=None) -> SpanningTree:
     """bodies: body names in file order (ground excluded); joints: [(name, type, body1, body2,
-    may_be_tree)] in file order; types: the joint types the tree may take, with their numbers
-    of coordinates (default TREE_TYPES)."""
+    may_be_tree)] in file order; types: the joint types the tree may take, with the degrees of
+    freedom each leaves (default TREE_TYPES)."""
     types = TREE_TYPES if types is None else types
     reached = {"ground": 0}  # body -> depth
     taken, roots = [], []

@@ -45,14 +45,14 @@ def spherical_initial(topo, tree, bodies, name, values, v_body):
 def cylindrical_initial(topo, tree, bodies, name, values, v_body, moved):
     """(translation, angle, their rates) of a cylindrical tree joint in the body model's initial
     state (30-digit numbers; the angle exactly 0 at the pose as written unless the assembly
-    moved it): F1's origin along the axis in F2's basis (plus the joint's `initial:`, as
-    tree_motion counts it) and the turn about the axis from the pose as written. values: the body
-    coordinates, parameters and geometry symbols as numbers; v_body: the body velocities."""
+    moved it): F1's origin along the axis in F2's basis and the turn about the axis from the
+    pose as written. values: the body coordinates, parameters and geometry symbols as numbers;
+    v_body: the body velocities."""
     g = topo.joints[name]
     rel = _RelativeState(g, bodies, values, v_body)
     at = rel if moved else _RelativeState(g, bodies, values, v_body, written=True)
     u2 = rel.vector(g.axis2)
-    translation = rel.num(u2.dot(at.gap) + g.initial)
+    translation = rel.num(u2.dot(at.gap))
     angle = rel.angle_about(u2) if moved else sp.Integer(0)
     return translation, angle, rel.num(u2.dot(rel.gap_rate)), rel.angle_rate(u2)
 
@@ -70,6 +70,25 @@ def planar_initial(topo, tree, bodies, name, values, v_body, moved):
     shifts = tuple(rel.num(d.dot(at.gap)) for d in directions)
     rates = tuple(rel.num(d.dot(rel.gap_rate)) for d in directions) + (rel.angle_rate(u2),)
     return shifts + (angle,) + rates
+
+
+def written_translations(g, bodies, exact_x0):
+    """The translations of a cylindrical, planar or parallel joint at the pose as written, exact
+    (expressions of the geometry parameters it depends on): F1's origin in F2's basis along the
+    directions its coordinates count (exact_x0: body coordinate -> its exact initial value)."""
+
+    def pose(name):  # (r, R) of a body's symbols, or the ground's
+        if name == "ground":
+            return sp.zeros(3, 1), sp.eye(3)
+        b = bodies[name]
+        return sp.Matrix(b.q[:3]), rotation_from_euler(b.q[3:7])
+
+    (r1, R1), (r2, R2) = pose(g.body1), pose(g.body2)
+    gap = R2.T * (r1 + R1 * sp.Matrix(g.point1) - r2 - R2 * sp.Matrix(g.point2))
+    directions = [g.axis2] if g.type == "cylindrical" else translation_axes(g)
+    return [
+        sum((a * b for a, b in zip(d, gap)), sp.Integer(0)).xreplace(exact_x0) for d in directions
+    ]
 
 
 class _RelativeState:

@@ -3,7 +3,7 @@ angular velocity of the child as short expressions of its parent's (named interm
 the steps of the recursive algorithms each type of tree joint takes (derive/joint_terms.py):
 one step a revolute, prismatic or fixed joint; a universal joint two turns through a massless
 frame at its cross; cylindrical, planar and parallel joints chains of slides and a turn
-(place_step_chain); a spherical joint its relative rotation as Euler parameters (its child then
+(_place_step_chain); a spherical joint its relative rotation as Euler parameters (its child then
 takes Lagrange's equations, joint_terms.floats).
 """
 
@@ -242,15 +242,16 @@ def place_spherical_child(inter, topo, g, tj, bodies, e):
 def place_cylindrical_child(inter, topo, g, tj, bodies, pair):
     """A cylindrical joint's child: a slide of a massless frame along the axis by the
     translation (F1's origin along the axis in F2's basis, as a prismatic joint's coordinate:
-    the points' offset at the pose as written), then a turn of the child about the axis by the
-    angle (0 there); the two commute (the same axis), and a child that is body2 moves by their
-    negatives (tree_motion). With R0 the bodies' initial relative rotation (parent <- child):
+    the points' offset at the pose as written; the type takes no `initial:`), then a turn of
+    the child about the axis by the angle (0 there); the two commute (the same axis), and a
+    child that is body2 moves by their negatives (tree_motion). With R0 the bodies' initial
+    relative rotation (parent <- child):
 
         R(parent <- child) = Rot(u, sign angle) R0,   point = parent point + sign translation u"""
     translation, angle = pair
     p_parent, p_child, u_p, sign, _ = tree_motion(g, tj, translation)
     u_p = sp.Matrix(u_p).applyfunc(snapped)
-    base = sp.Matrix(p_parent).applyfunc(zero_snapped) - sign * g.initial * u_p
+    base = sp.Matrix(p_parent).applyfunc(zero_snapped)
     steps = [("prismatic", translation, sign, u_p, base), ("revolute", angle, sign, u_p, None)]
     _place_step_chain(inter, topo, tj, bodies, steps, p_child)
 
