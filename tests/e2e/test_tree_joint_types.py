@@ -197,6 +197,19 @@ def test_cylindrical_tree_joints_give_the_same_motion_as_body_coordinates(tmp_pa
     # do (the bodies start where the file puts them): its initial value is s0 - 1/5, exact
     s0 = next(iter(joint_model.initial_x[0].free_symbols))
     assert sp.expand(joint_model.initial_x[0] - (s0 - sp.Rational(1, 5))) == 0
+    # and a run at it starts where the body model's does: the same energy (the 9 held velocity
+    # components are 4 independent conditions on the 5 joint coordinates: the runtime's start at
+    # other parameter values takes no more than n)
+    assert len(joint_model.held) <= joint_model.n < len(body_model.held)
+    other = {}
+    for f in ("body", "joint"):
+        path = str(tmp_path / f"cylindrical_chain_{f}.yaml")
+        _, other[f] = helpers.simulate(
+            tmp_path, path, **TOL, t_end=0.5, dt_out=0.05, params={"s0": 0.12}
+        )
+    e_b, e_j = other["body"]["energy"], other["joint"]["energy"]
+    assert np.abs(e_j - e_b).max() <= 1e-9 * np.abs(e_b).max()
+    assert abs(other["joint"]["x.C1.translation"][0] - (0.12 - 0.2)) <= 1e-14
     solver = helpers._solvers[str(tmp_path / "cylindrical_chain_joint.yaml")]
     report = check_model(joint_model, samples=2, seed=5, generated_dir=solver.generated_dir)
     assert report.ok, report.table()

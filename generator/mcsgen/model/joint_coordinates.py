@@ -26,6 +26,7 @@ derive/joint_terms.py then projects the bodies' Lagrange blocks through the pose
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+import numpy as np
 import sympy as sp
 
 from ..derive.intermediates import Intermediates
@@ -369,6 +370,11 @@ def to_joint_coordinates(model):
                 for c in coords
             ]
         held.append((what, [sp.sympify(a) for a in new_row], value))
+    if len(held) > len(coords):
+        point = dict(x_float)
+        point.update(zip([c.symbol for c in coords], (sp.Float(a, 30) for a in x0)))
+        point[model.time] = sp.Integer(0)
+        held = _independent_held(held, inter, point)
 
     model.coordinates = coords
     model.constraints = constraints
@@ -413,6 +419,26 @@ def to_joint_coordinates(model):
     if any(e != 0 for e in joint_forces):
         model.forces = joint_forces if model.forces is None else model.forces + joint_forces
     return model
+
+
+def _independent_held(held, inter, point):
+    """The held velocity conditions (what, row (n), value) independent at the initial state
+    (point: the coordinates' and parameters' values), in order. In joint coordinates a body's
+    held velocity (3 rows) or angular velocity may depend on fewer coordinates than it has rows,
+    and the runtime's start at other parameter values holds no more rows than coordinates
+    (mcs_sim_start); the rows left out hold with the others (the initial state was solved
+    with them all)."""
+    kept, basis = [], []
+    for entry in held:
+        row = np.array(inter.evaluate(entry[1], point), dtype=float)
+        rest = row.copy()
+        for b in basis:
+            rest -= (rest @ b) * b
+        size = np.linalg.norm(rest)
+        if size > 1e-9 * max(1.0, np.linalg.norm(row)):
+            basis.append(rest / size)
+            kept.append(entry)
+    return kept
 
 
 def initial_x_of(joint, geometry, exact_x0, starts_held=False, values=None):
