@@ -18,6 +18,18 @@ from helpers import assert_same_physics, written_both_ways
 TOL = dict(method="dopri5", rtol=1e-11, atol=1e-13)
 
 
+def locked_at_0_4(joint, coordinates):
+    """The end of a test mechanism's file: `joint` locked at 0.4 s, a 1 s DOPRI5 run, in the
+    formulation `coordinates`."""
+    return f"""switches:
+  - {{name: lock_{joint}, lock: {joint}}}
+events:
+  - {{at: 0.4, activate: lock_{joint}}}
+simulation: {{t_end: 1.0, h: 1.0e-3, method: dopri5}}
+coordinates: {coordinates}
+"""
+
+
 UNIVERSAL_CHAIN = """name: universal_chain{suffix}
 description: two rods hanging from the ground on universal joints, the first written with the
   ground as its body 2 (its tree child is body 1), the second with the rods in tree order; both
@@ -92,12 +104,6 @@ joints:
      point2: [0, 0, 0]}}
   - {{name: S2, type: spherical, body1: r1, body2: r2, point: [1, 0, 0]}}
   - {{name: H3, type: revolute, body1: r2, body2: r3, point: [1.6, 0, 0], axis: [0, 1, 0]}}
-switches:
-  - {{name: lock_S2, lock: S2}}
-events:
-  - {{at: 0.4, activate: lock_S2}}
-simulation: {{t_end: 1.0, h: 1.0e-3, method: dopri5}}
-coordinates: {coordinates}
 """
 
 
@@ -106,7 +112,10 @@ def test_spherical_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path
     directions), a revolute joint below one: the motion, the energy, the energy S2's lock takes
     at 0.4 s, the joints' wrenches before it; after it S2's relative rotation is held. The
     derived terms agree with finite differences (`check`, off the unit norm too)."""
-    texts = {f: SPHERICAL_CHAIN.format(suffix=f"_{f}", coordinates=f) for f in ("body", "joint")}
+    texts = {
+        f: SPHERICAL_CHAIN.format(suffix=f"_{f}") + locked_at_0_4("S2", f)
+        for f in ("body", "joint")
+    }
     runs = written_both_ways(tmp_path, "spherical_chain", texts, **TOL, t_end=1.0, dt_out=0.05)
     joint_model, body_model = runs["joint"][3], runs["body"][3]
     names = [c.name for c in joint_model.coordinates]
@@ -158,12 +167,6 @@ joints:
   - {{name: H2, type: revolute, body1: sleeve, body2: arm, point: [0, 0, 0.2], axis: [0, 1, 0]}}
   - {{name: C3, type: cylindrical, body1: rod, body2: arm, point: [0.7, 0, 0.2],
      axis: [1, 0, 0]}}
-switches:
-  - {{name: lock_C3, lock: C3}}
-events:
-  - {{at: 0.4, activate: lock_C3}}
-simulation: {{t_end: 1.0, h: 1.0e-3, method: dopri5}}
-coordinates: {coordinates}
 """
 
 
@@ -172,7 +175,10 @@ def test_cylindrical_tree_joints_give_the_same_motion_as_body_coordinates(tmp_pa
     the motion, the energy, the energy C3's lock takes at 0.4 s and the joints' wrenches (the
     lock holds both of C3's coordinates: no dependent row in either formulation); the derived
     terms agree with finite differences."""
-    texts = {f: CYLINDRICAL_CHAIN.format(suffix=f"_{f}", coordinates=f) for f in ("body", "joint")}
+    texts = {
+        f: CYLINDRICAL_CHAIN.format(suffix=f"_{f}") + locked_at_0_4("C3", f)
+        for f in ("body", "joint")
+    }
     runs = written_both_ways(tmp_path, "cylindrical_chain", texts, **TOL, t_end=1.0, dt_out=0.05)
     joint_model, body_model = runs["joint"][3], runs["body"][3]
     assert [c.name for c in joint_model.coordinates] == [
@@ -241,12 +247,6 @@ joints:
   - {{name: P1, type: planar, body1: puck, body2: ground, point: [0, 0, 0], axis: [0, 0, 1]}}
   - {{name: H2, type: revolute, body1: puck, body2: arm, point: [0, 0, 0.1], axis: [1, 0, 0]}}
   - {{name: P3, type: planar, body1: arm, body2: plate, point: [0, 0.8, 0.1], axis: [0, 1, 0]}}
-switches:
-  - {{name: lock_P3, lock: P3}}
-events:
-  - {{at: 0.4, activate: lock_P3}}
-simulation: {{t_end: 1.0, h: 1.0e-3, method: dopri5}}
-coordinates: {coordinates}
 """
 
 
@@ -258,7 +258,9 @@ def test_planar_tree_joints_give_the_same_motion_as_body_coordinates(tmp_path, k
     the energy, the energy P3's lock takes at 0.4 s and the joints' wrenches; the derived terms
     agree with finite differences; the coordinates read back from poses the tree gives."""
     texts = {
-        f: PLANAR_CHAIN.format(suffix=f"_{kind}_{f}", coordinates=f).replace("planar,", f"{kind},")
+        f: (PLANAR_CHAIN.format(suffix=f"_{kind}_{f}") + locked_at_0_4("P3", f)).replace(
+            "planar,", f"{kind},"
+        )
         for f in ("body", "joint")
     }
     stem = f"planar_chain_{kind}"
