@@ -99,6 +99,14 @@ OPTIONS = (
         default="next to the CSV",
     ),
     SimOption(
+        "inputs",
+        "path",
+        "CSV of the model's inputs over time: a header t,<input>,... (every input, any order) "
+        "and rows of increasing t, each held until the next (zero-order hold)",
+        "FILE.csv",
+        default="all 0",
+    ),
+    SimOption(
         "param",
         "param",
         "override a parameter, geometry too (repeatable); one in the file's freeze: is refused",

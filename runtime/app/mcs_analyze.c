@@ -48,7 +48,7 @@ static mcs_mode modes[2 * NX];
 static mcs_real Abuf[NC * NX];
 #define NW (MCS_APP_NW > 6 ? MCS_APP_NW : 6) /* room for one spatial joint, whatever the model */
 /* [v; x''; lambda; nu] and the joints' wrenches */
-static mcs_real wstack[2 * NX + NC + MCS_APP_NMU], wrench[NW];
+static mcs_real wstack[2 * NX + NC + MCS_APP_NMU + MCS_APP_NU], wrench[NW];
 
 typedef struct args {
     int statics_kc, modes_kc, kkt, max_iter, no_statics, modes, damped, count, verify;
@@ -213,6 +213,8 @@ static void print_wrenches(const mcs_model *md, const void *params, mcs_real t)
         wstack[2 * NX + i] = lambda[i];
     for (i = 0; i < md->nmu; ++i) /* no lock at a static equilibrium */
         wstack[2 * NX + md->nc + i] = 0;
+    for (i = 0; i < md->nu; ++i) /* the equilibrium of the inputs at 0 */
+        wstack[2 * NX + md->nc + md->nmu + i] = 0;
     md->joint_wrenches(x, wstack, t, params, wrench);
     k = md->nw / md->nj;
     printf(",\n\"wrenches\": [");

@@ -41,6 +41,8 @@ static const sim_option SIM_OPTIONS[] = {
      "CSV file of the run (default: out/<model>.csv)"},
     {"events", OPT_PATH, -1, NULL, "FILE.json",
      "JSON log of singular configurations (default: next to the CSV)"},
+    {"inputs", OPT_PATH, -1, NULL, "FILE.csv",
+     "CSV of the model's inputs over time: a header t,<input>,... (every input, any order) and rows of increasing t, each held until the next (zero-order hold) (default: all 0)"},
     {"param", OPT_PARAM, -1, NULL, "NAME=VALUE",
      "override a parameter, geometry too (repeatable); one in the file's freeze: is refused"},
     {"lock", OPT_PARAM, -1, NULL, "NAME@T",

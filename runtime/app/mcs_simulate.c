@@ -18,6 +18,7 @@
 
 #include "mcs/mcs_sim.h"
 #include "mcs_simulate_args.h"
+#include "mcs_simulate_inputs.h"
 #include "mcs_simulate_output.h"
 #include "mcs_simulate_setup.h"
 
@@ -39,7 +40,9 @@ static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, MAX_ROWS, MAX_NEW_ROWS)];
 static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_APP_NX];
 static mcs_real vminus[MCS_APP_NX], dvbuf[MCS_APP_NX], pbefore[MCS_APP_NX], pafter[MCS_APP_NX];
 static mcs_real lambuf[MAX_ROWS];
-static mcs_real wstack[2 * MCS_APP_NX + MAX_ROWS + MCS_APP_NMU], wrench_buf[MCS_APP_NW + 1];
+static app_inputs schedule; /* --inputs (static: an in-process failure closes it) */
+static mcs_real wstack[2 * MCS_APP_NX + MAX_ROWS + MCS_APP_NMU + MCS_APP_NU],
+    wrench_buf[MCS_APP_NW + 1];
 #define KMIN (MCS_APP_NX < MCS_APP_NC ? MCS_APP_NX : MCS_APP_NC)
 static mcs_real rdiag_buf[MCS_APP_NX], rdiag_probe[MCS_APP_NX];
 static mcs_real *basis_buf; /* (nx x nx) for --basis, malloc'ed by the run that asks */
@@ -291,17 +294,26 @@ static mcs_status run_to(mcs_sim *sim, run_info *ri, app_args *app, const mcs_op
     return st;
 }
 
-/* The run: segments between the transitions, each transition at its exact time. */
+/* The run: segments between the transitions and the input changes (--inputs), each at its exact
+ * time (a step never crosses one). */
 static mcs_status run(mcs_sim *sim, run_info *ri, const mcs_options *opt, app_args *app)
 {
     mcs_status st = MCS_OK;
     long k_out = 1;
-    int e;
-    for (e = 0; e < app->nevents && st == MCS_OK; ++e) {
-        const app_event *ev = &app->events[e];
+    int e = 0;
+    while (st == MCS_OK) {
+        const app_event *ev = (e < app->nevents) ? &app->events[e] : NULL;
+        const mcs_real t_in = inputs_next_time(&schedule);
         int rows_before;
-        if (ev->t > app->t_end)
+        if (t_in <= app->t_end && (!ev || t_in < ev->t)) { /* the inputs change first */
+            st = run_to(sim, ri, app, opt, t_in, app->dt_out, &k_out);
+            if (st == MCS_OK)
+                st = inputs_apply(&schedule, sim, sim->cur.t);
+            continue;
+        }
+        if (!ev || ev->t > app->t_end)
             break;
+        ++e;
         rows_before = ri->rows;
         st = run_to(sim, ri, app, opt, ev->t, app->dt_out, &k_out);
         if (st == MCS_OK) /* a row at the event time was recorded if the last step wrote one */
@@ -353,6 +365,7 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     app.dt_out = md->dt_out;
     app.max_steps = 1000000L; /* options.py "max-steps": bounds the CSV too (about 100 MB) */
     parse_args(argc, argv, &opt, &app, &ri, md, &params);
+    inputs_open(&schedule, app.inputs_path, md); /* checked whole before any output */
     if (fn && (app.out_path || app.events_path))
         die("an in-process run writes no file: --out and --events are for the command line",
             app.out_path ? app.out_path : app.events_path);
@@ -385,6 +398,8 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     ri.simulator = (opt.variant == MCS_VARIANT_BANDED) ? "banded" : "dense";
     if ((st = mcs_sim_start(&sim, 0, &asm_rep)) != MCS_OK)
         die("initial conditions", mcs_status_str(st));
+    if ((st = inputs_apply(&schedule, &sim, sim.cur.t)) != MCS_OK) /* the rows at t <= 0 */
+        die("--inputs", mcs_status_str(st));
     rs.rank0 = sim.cur.r;
     for (i = 0; i < md->nc; ++i) /* a banded run's rows all count (it keeps their full rank) */
         dep_piv[i] = sim.cur.piv ? sim.cur.piv[i] : i;
@@ -415,6 +430,7 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     stop_requested = 0;
     previous_sigint = signal(SIGINT, on_sigint); /* in-process: the caller's handler returns */
     st = run(&sim, &ri, &opt, &app);
+    inputs_close(&schedule);
     (void)signal(SIGINT, previous_sigint == SIG_ERR ? SIG_DFL : previous_sigint);
     rs.wall_s = (double)(clock() - ri.started) / CLOCKS_PER_SEC;
     switch (output_close(&ri)) {
@@ -456,6 +472,7 @@ int mcs_simulate_run(int argc, char **argv, app_text_fn fn, void *ctx, char *err
         return 2;
     if (setjmp(jump) != 0) {
         die_catch(NULL);
+        inputs_close(&schedule);
         if (error && error_len > 0)
             snprintf(error, error_len, "%s", die_message());
         return 2;

@@ -121,6 +121,8 @@ static void set_app_option(const sim_option *o, const char *val, app_args *app, 
         app->out_path = val;
     else if (!strcmp(o->name, "events"))
         app->events_path = val;
+    else if (!strcmp(o->name, "inputs"))
+        app->inputs_path = val;
     else if (!strcmp(o->name, "param"))
         set_param(md, params, val);
     else if (!strcmp(o->name, "lock"))

@@ -25,6 +25,7 @@ typedef struct app_args {
     mcs_real t_end, dt_out;
     long max_steps; /* --max-steps: the run's accepted steps and its rows (set from options) */
     const char *out_path, *events_path;
+    const char *inputs_path; /* --inputs FILE.csv, or NULL */
     mcs_jump_method transition;
     int simulator; /* --simulator: APP_SIM_AUTO, _DENSE or _BANDED */
     int nevents;

@@ -146,6 +146,11 @@ KERNELS = (
         "on body 2), w = [v (nx); x'' (nx); lam (nc); nu (nmu): the row groups' multipliers]",
         "nw", w="w",
     ),
+    Kernel(
+        "f_u", "mcs_kernel_xwt", "motion",
+        "the inputs' generalized forces B(x, t) u (f, K_f and D are at u = 0), w = u (nu)", "nx",
+        w="u", audit="generalized forces of the inputs B(x, t) u",
+    ),
 )
 # fmt: on
 

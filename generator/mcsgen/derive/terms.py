@@ -11,6 +11,7 @@ import sympy as sp
 
 from ..errors import ModelError
 from ..model.exact import numbers_as_coefficients
+from ..model.inputs import split_inputs
 from .groups import GroupTerms, derive_groups
 from .joint_terms import (
     joint_coordinates_of,
@@ -66,6 +67,9 @@ class Derived:
     joint_wrenches: sp.Matrix = None
     accel: list = None
     nu: list = None  # the row groups' multipliers it reads (wrenches.lock_symbols)
+    # (n x 1) the inputs' generalized forces B(x, t) u (model/inputs.py), an expression of the
+    # inputs' symbols; f is taken at u = 0. None without inputs
+    f_u: sp.Matrix = None
     # what derives them, until with_wrenches() is called (only a build with the reactions
     # kernel set pays for them: the 43-body anchor chain's take 35 s)
     pending_wrenches: object = None
@@ -113,6 +117,7 @@ def derive(model: "Model") -> Derived:
     else:
         M = model.mass_matrix
         f = model.forces
+    f, f_u = split_inputs(f, model.inputs)
     K_f = sp.zeros(n, n)
     D = sp.zeros(n, n)
     vindex = {s: i for i, s in enumerate(v)}
@@ -141,6 +146,7 @@ def derive(model: "Model") -> Derived:
         K_c=K_c,
         K_f=K_f,
         D=D,
+        f_u=f_u,
         kinetic=kinetic,
         potential=model.potential,
         lam=lam,
@@ -180,6 +186,7 @@ def _derive_joint(model: "Model") -> Derived:
         return _local_block(T, V, xs, vs, model, cache)
 
     M, f, kinetic = joint_dynamics(model, local)
+    f, f_u = split_inputs(f, model.inputs)
     return Derived(
         c=c,
         A=A,
@@ -192,6 +199,7 @@ def _derive_joint(model: "Model") -> Derived:
         kc_tangent=kc_tangent,  # K_c column by column from it (emit/kernels.py)
         K_f=None,  # emitted column by column from f_tangent (emit/kernels.py)
         D=None,
+        f_u=f_u,
         f_tangent=joint_force_tangent(model, f),
         kinetic=kinetic,
         potential=model.potential,

@@ -277,6 +277,8 @@ def _subtree(tree, child):
 def _tree_wrench(model, bodies, joint, point, residual, rows_wrench, totals) -> Wrench:
     """A tree joint's wrench on its body 2, moment about `point`; totals: the subtrees'
     Newton-Euler totals (_newton_euler_totals), or None off a spatial tree on the ground."""
+    from ..model.joint_coordinates import joint_motion_axis  # (it imports derive)
+
     topo = model.topology
     tree = topo.tree
     tj = next(t for t in tree.joints if t.joint == joint.name)
@@ -308,13 +310,19 @@ def _tree_wrench(model, bodies, joint, point, residual, rows_wrench, totals) -> 
         torque = -k * (q - rest)
         if damping is not None:
             torque -= c * model.v[model.x.index(q)]
-        from ..model.joint_coordinates import joint_motion_axis  # (it imports derive)
-
         kind, direction = joint_motion_axis(model, joint.name, tj)
         if kind == "revolute":
             N -= torque * direction
         else:
             F -= torque * direction
+    for name, _, u in topo.joint_inputs:  # a tree joint's input, on its coordinate
+        if name != joint.name or name not in topo.joint_symbol:
+            continue
+        kind, direction = joint_motion_axis(model, joint.name, tj)
+        if kind == "revolute":
+            N -= u * direction
+        else:
+            F -= u * direction
     if tj.child != joint.body2:  # the wrench on body 1: body 2 takes the opposite
         F, N = -F, -N
     return F, N

@@ -43,6 +43,8 @@ def symbol_names(model, lam):
         names[p.symbol] = f"p->{param_member(p.name)}"
     for i, s in enumerate(lam):
         names[s] = f"lam[{i}]"
+    for i, u in enumerate(model.inputs):  # f_u's w; the end of joint_wrenches' (_stacked)
+        names[u.symbol] = f"u[{i}]"
     if model.intermediates is not None:  # joint coordinates: the bodies' poses and more
         for k, s in enumerate(model.intermediates.defs):
             names[s] = f"s{k}"
@@ -366,11 +368,18 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
 
 
 def _stacked(lines, model):
-    """A joint_wrenches body with its views of w = [v (nx); x'' (nx); lam (nc); nu (nmu)] first
-    (those it reads)."""
+    """A joint_wrenches body with its views of w = [v (nx); x'' (nx); lam (nc); nu (nmu); u (nu)]
+    first (those it reads)."""
     used = " ".join(lines)
     n, m = model.n, model.m
-    at = (("v", "&w[0]"), ("a", f"&w[{n}]"), ("lam", f"&w[{2 * n}]"), ("nu", f"&w[{2 * n + m}]"))
+    nmu = sum(len(group.g) for group in model.row_groups)
+    at = (
+        ("v", "&w[0]"),
+        ("a", f"&w[{n}]"),
+        ("lam", f"&w[{2 * n}]"),
+        ("nu", f"&w[{2 * n + m}]"),
+        ("u", f"&w[{2 * n + m + nmu}]"),
+    )
     views = [(name, f"const mcs_real *{name} = {where};") for name, where in at]
     return [line for name, line in views if _uses(used, name) or f", {name}," in used] + lines
 

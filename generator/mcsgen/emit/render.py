@@ -5,6 +5,7 @@ kernels.py, tables from tables.py. Output is deterministic: same model file and 
 version, same bytes.
 """
 
+import math
 from typing import TYPE_CHECKING, Dict
 
 import jinja2
@@ -34,7 +35,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 12
+MODEL_ABI_VERSION = 13
 
 
 def _held_coordinates(groups, x):
@@ -143,12 +144,23 @@ def render(
         "energy": model.energy,
         "comment_safe": _comment_safe,
         "member": param_member,
+        "input_limits": lambda u: _input_limits(u, McsCodePrinter({}).value),
         "gs": STATIC_PREFIX,
     }
     return {
         f"{model.name}.h": env.get_template("model.h.j2").render(ctx),
         f"{model.name}.c": env.get_template("model.c.j2").render(ctx),
     }
+
+
+def _input_limits(u, real):
+    """An input's [lower, upper] as the descriptor's C initializers: 0, 0 when it has none (an
+    infinite limit has no literal in C99's float and double alike)."""
+    if u.lower == -math.inf and u.upper == math.inf:
+        return f"{real(0.0)}, {real(0.0)}"
+    lower = u.lower if u.lower != -math.inf else -3.4028234663852886e38
+    upper = u.upper if u.upper != math.inf else 3.4028234663852886e38
+    return f"{real(lower)}, {real(upper)}"
 
 
 def _comment_safe(path):

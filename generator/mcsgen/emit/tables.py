@@ -25,7 +25,7 @@ def m_pattern(derived):
 
 def counts(model, derived):
     """The descriptor's counts that size the kernels' outputs (derive/catalogue.py's rows and
-    cols): nx, nc, a_nnz, m_nnz, njc, nheld, nw, nmu."""
+    cols): nx, nc, a_nnz, m_nnz, njc, nheld, nw, nmu, nu."""
     jc = derived.joint_coords
     return {
         "nx": model.n,
@@ -36,6 +36,7 @@ def counts(model, derived):
         "nheld": derived.held.shape[0],
         "nw": wrench_count(derived),
         "nmu": len(derived.nu or ()),
+        "nu": len(model.inputs),
     }
 
 

@@ -73,6 +73,8 @@ def coordinate_balance(model) -> EnergyBalance:
     timed = _time_dependence(model)
     if timed:
         return EnergyBalance(EXCHANGED, timed)
+    if model.inputs:  # the forces are linear in them: any u != 0 does work
+        return EnergyBalance(EXCHANGED, "the inputs (inputs:) do work on the mechanism")
     if model.forces is None or all(f == 0 for f in model.forces):
         if model.kinetic is not None:
             return EnergyBalance(CONSERVED, "no forces besides the potential")

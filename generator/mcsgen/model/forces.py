@@ -68,7 +68,12 @@ class ForceElements:
                 if ftype == "force":
                     F = sp.Matrix(
                         self.vector(
-                            spec.get("force"), f"{where}.force", dim, numeric=False, allow_t=True
+                            spec.get("force"),
+                            f"{where}.force",
+                            dim,
+                            numeric=False,
+                            allow_t=True,
+                            allow_u=True,
                         )
                     )
                     p = self.vector(spec.get("point", [0] * dim), f"{where}.point", dim)
@@ -77,7 +82,9 @@ class ForceElements:
                         Q[k] = (sp.Matrix([sp.diff(P[a], xs[k]) for a in range(dim)]).T * F)[0]
                 else:
                     if dim == 2:
-                        tau = self.sym(spec.get("torque"), f"{where}.torque", allow_t=True)
+                        tau = self.sym(
+                            spec.get("torque"), f"{where}.torque", allow_t=True, allow_u=True
+                        )
                         Q[body.index0 + 2] = tau
                     else:
                         tau = sp.Matrix(
@@ -87,6 +94,7 @@ class ForceElements:
                                 3,
                                 numeric=False,
                                 allow_t=True,
+                                allow_u=True,
                             )
                         )
                         # virtual work tau . dtheta_world, dtheta_world = 2 E(e) de
@@ -146,6 +154,38 @@ class ForceElements:
                     )
                 else:
                     self.joint_damping.append(None)
+
+    def build_joint_inputs(self):
+        """The `joint:` inputs: a torque u about a revolute joint's axis (Q = u d(rate)/dv, the
+        axial rate's form, equal and opposite on the two bodies) or a force u along a prismatic
+        one's (Q = u d(translation)/dx); their virtual work is u times the coordinate's."""
+        xs = [c[2] for c in self.coords]
+        vs = [c[3] for c in self.coords]
+        for u in self.inputs:
+            if u.joint is None:
+                continue
+            where = f"{u.where}.joint"
+            joint = self.joints.get(u.joint)
+            if joint is None:
+                self.ctx.fail(where, f"unknown joint '{u.joint}'")
+            if joint.type.name not in ("revolute", "prismatic"):
+                self.ctx.fail(
+                    where,
+                    f"'{u.joint}' is a {joint.type.name} joint: a joint input needs a revolute or "
+                    "prismatic joint (one free coordinate); write other inputs into forces",
+                )
+            if joint.driven:
+                self.ctx.fail(where, f"joint '{u.joint}' is driven: its motion is prescribed")
+            if u.joint in self.axial_rates:
+                rate = self.axial_rates[u.joint]
+                Q = sp.Matrix([u.symbol * sp.diff(rate, v) for v in vs])
+            else:
+                q = self.joint_coordinate(u.joint)
+                Q = sp.Matrix([u.symbol * sp.diff(q, x) for x in xs])
+            self.add_applied(Q)
+            self.joint_inputs.append((u.joint, Q, u.symbol))
+            kind = "torque" if u.joint in self.axial_rates else "force"
+            self.energy_elements.append((kind, u.where, None))
 
     def add_damping(self, c, coord, xs, vs):
         """Q = -c (d coord/dt) d coord/dx for a scalar coordinate of x."""

@@ -108,6 +108,9 @@ class Model:
     joint_geometry: dict = None
     topology: object = None
     intermediates: object = None
+    # `inputs:` [inputs.Input]: what a controller sets; model.forces is linear in their symbols
+    # (inputs.py), the derivation splits them off into the input map f_u = B(x, t) u
+    inputs: list = field(default_factory=list)
 
     def drawing_at(self, params: dict) -> dict:
         """`drawing` for other parameter values ({name: float}; the rest at their defaults):

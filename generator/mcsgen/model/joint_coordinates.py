@@ -101,6 +101,9 @@ class Topology:
     # [((joint, force block index, k, c, rest), applied forces of its damping or None)]: the
     # joints' spring-dampers (a tree joint's act on its coordinate directly)
     springs: list = field(default_factory=list)
+    # [(joint, applied forces in body coordinates, input symbol)]: the `joint:` inputs (a tree
+    # joint's acts on its coordinate directly)
+    joint_inputs: list = field(default_factory=list)
     body_forces: object = None  # (n_body x 1) applied forces in body coordinates, or None
     body_x: List[sp.Symbol] = field(default_factory=list)  # the body coordinates (n_body)
     body_v: List[sp.Symbol] = field(default_factory=list)
@@ -398,6 +401,11 @@ def to_joint_coordinates(model):
             topo.body_forces = topo.body_forces - damping
             index = [c_.symbol for c_ in coords].index(q)
             joint_forces[index] -= c * coords[index].velocity
+    for joint, applied, u in topo.joint_inputs:  # a tree joint's input: u on its coordinate
+        if joint in joint_symbol:
+            topo.body_forces = topo.body_forces - applied
+            index = [c_.symbol for c_ in coords].index(joint_symbol[joint])
+            joint_forces[index] += u
     if topo.body_forces is not None and all(e == 0 for e in topo.body_forces):
         topo.body_forces = None
     model.potential = sum(

@@ -18,6 +18,7 @@ from .exact import NotANumber, from_literal, to_double
 from .energy import coordinate_balance, mechanism_balance
 from .ir import Constraint, Coordinate, Model, Parameter
 from .initial import complete_initial_state
+from .inputs import check_linear, read_inputs
 from .joint_coordinates import Topology, plain_tree, to_joint_coordinates
 from .mechanism import MechanismBuilder
 from .reader import Reader, key_text
@@ -41,6 +42,7 @@ TOP_KEYS = {
     "firmware",
     "switches",
     "events",
+    "inputs",
 }
 BODY_TOP_KEYS = {
     "name",
@@ -58,6 +60,7 @@ BODY_TOP_KEYS = {
     "switches",
     "events",
     "coordinates",
+    "inputs",
 }
 DYNAMICS_KEYS = {"mass_matrix", "forces", "kinetic", "potential"}
 # DOPRI5's tolerances: at rtol 1e-10 the energy of the shipped conservative models drifts by
@@ -162,6 +165,14 @@ class _Validator(Reader):
         vel_syms.update({c.name + VELOCITY_SUFFIX: c.velocity for c in coords})
         self.position_symbols = set(pos_syms.values())
         self.definitions(doc.get("definitions", {}) or {}, pos_syms, vel_syms)
+        inputs = read_inputs(self, doc.get("inputs"))
+        for u in inputs:
+            if u.joint is not None:
+                self.fail(
+                    f"{u.where}.joint",
+                    "a model given by coordinates has no joints: write the input's generalized "
+                    "force in dynamics.forces by its name",
+                )
 
         constraints = self.constraints(doc.get("constraints", []) or [], pos_syms)
         model = Model(
@@ -176,6 +187,7 @@ class _Validator(Reader):
             file_hash=self.file_hash,
         )
         model.frozen_parameters = frozen
+        model.inputs = inputs
         self.dynamics(doc["dynamics"], model, pos_syms, vel_syms)
         self.initial(doc["initial"], model)
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
@@ -199,6 +211,7 @@ class _Validator(Reader):
         t = sp.Symbol("t", real=True)
         builder = MechanismBuilder(self, {p.name: p.symbol for p in params}, t)
         builder.param_values = {p.symbol: p.exact for p in params}
+        builder.inputs = read_inputs(self, doc.get("inputs"))
         builder.build_bodies(doc["bodies"])
         gravity = None
         if doc.get("gravity") is not None:
@@ -207,6 +220,7 @@ class _Validator(Reader):
         builder.build_joints(doc.get("joints"))
         builder.build_drivers(doc.get("drivers"))
         builder.build_forces(doc.get("forces"))
+        builder.build_joint_inputs()
         builder.build_dynamics(gravity)
         builder.place_at_start()  # the joints' start: values (the rest reads the written pose)
         formulation = doc.get("coordinates", "body")
@@ -241,11 +255,13 @@ class _Validator(Reader):
                 gravity=builder.gravity,
                 rotors=builder.rotors,
                 springs=list(zip(builder.joint_springs, builder.joint_damping)),
+                joint_inputs=builder.joint_inputs,
             )
         model.drawing = builder.drawing
         model.drawing_exprs = builder.drawing_exprs
         model.warnings = builder.warnings
         model.frozen_parameters = frozen
+        model.inputs = builder.inputs
         model.geometry = builder.geometry
         model.joints = list(builder.joints.values())
         model.kinetic = builder.kinetic_total
@@ -431,8 +447,19 @@ class _Validator(Reader):
                     "dynamics.forces",
                     f"expected {n} entries (one per coordinate), " f"got {len(forces)}",
                 )
+            with_inputs = dict(vel_syms)
+            with_inputs.update((u.name, u.symbol) for u in model.inputs)
             model.forces = sp.Matrix(
-                [self.expr(e, f"dynamics.forces[{i}]", vel_syms) for i, e in enumerate(forces)]
+                [
+                    check_linear(
+                        self,
+                        self.expr(e, f"dynamics.forces[{i}]", with_inputs),
+                        model.inputs,
+                        model.v,
+                        f"dynamics.forces[{i}]",
+                    )
+                    for i, e in enumerate(forces)
+                ]
             )
         if "potential" in raw:
             model.potential = self.expr(raw["potential"], "dynamics.potential", pos_syms)

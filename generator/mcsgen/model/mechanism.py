@@ -29,6 +29,7 @@ from .bodies import (
 )
 from .exact import NotANumber, approx, clean, coefficient, numbers_as_coefficients, to_double
 from .forces import ForceElements
+from .inputs import check_linear
 from .joint_coordinates import JointGeometry
 from .joints import SPATIAL_JOINTS, Joint, joint_rate_label, joint_types, spatial_lock
 from .placement import place_at_start
@@ -94,12 +95,21 @@ class MechanismBuilder(ForceElements):
         # rest), and the applied forces its damping added (None without damping)
         self.joint_springs = []
         self.joint_damping = []
+        self.inputs = []  # [inputs.Input] of the file's `inputs:`
+        # (joint, the applied forces it added, input symbol) of every `joint:` input: a tree
+        # joint's acts on its coordinate directly (joint_coordinates.py)
+        self.joint_inputs = []
 
     # --- numbers --------------------------------------------------------------------------------
-    def sym(self, value, where, allow_t=False):
+    def sym(self, value, where, allow_t=False, allow_u=False):
+        """allow_u: the inputs by name too, linearly (a force or torque element's value)."""
         names = dict(self.params)
         if allow_t:
             names["t"] = self.t
+        if allow_u:
+            names.update((u.name, u.symbol) for u in self.inputs)
+            e = self.ctx.expr(value, where, names)
+            return check_linear(self.ctx, e, self.inputs, (), where)
         return self.ctx.expr(value, where, names)
 
     def num(self, value, where):
@@ -149,14 +159,14 @@ class MechanismBuilder(ForceElements):
     def approx_value(self, expr):
         return approx(self.value(expr))
 
-    def vector(self, value, where, dim, numeric=True, allow_t=False):
+    def vector(self, value, where, dim, numeric=True, allow_t=False, allow_u=False):
         """numeric: exact numbers (list); else symbolic expressions (list)."""
         value = self.ctx.seq(value, where)
         if len(value) != dim:
             self.ctx.fail(where, f"expected {dim} components, got {len(value)}")
         if numeric:
             return [self.num(c, f"{where}[{i}]") for i, c in enumerate(value)]
-        return [self.sym(c, f"{where}[{i}]", allow_t) for i, c in enumerate(value)]
+        return [self.sym(c, f"{where}[{i}]", allow_t, allow_u) for i, c in enumerate(value)]
 
     def unit_vector(self, value, where, dim=3):
         u = self.vector(value, where, dim)

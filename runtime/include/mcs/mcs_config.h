@@ -117,6 +117,12 @@ typedef double mcs_real;
  * the workspace sizes of this order still fit an int (calls beyond it get MCS_ERR_ARGUMENT). */
 #define MCS_MAX_DIM 4096
 
+/* The most inputs u a model may have (mcs_sim_set_inputs; a simulator holds them in its struct,
+ * MCS_MAX_INPUTS reals): a generated header whose model has more does not compile. */
+#ifndef MCS_MAX_INPUTS
+#define MCS_MAX_INPUTS 16
+#endif
+
 /* Real workspace that every linear-algebra call of either backend accepts for matrices of
  * order <= k (LAPACK's blocked routines with block size 64; the portable Jacobi SVD's 3 k^2).
  * Public because the workspace macros of mcs_basis.h and mcs_sim.h are built on it. */

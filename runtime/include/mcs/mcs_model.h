@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 12
+#define MCS_MODEL_ABI_VERSION 13
 
 /* Kernel of (x, t): c (nc), A (nc x nx), c_t (nc), M (nx x nx), A_nz (a_nnz), M_nz (m_nnz). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -203,8 +203,8 @@ typedef struct mcs_model {
      * out (nw) per joint in joint order (F_x, F_y, N_z) for a planar model, (F_x, F_y, F_z, N_x,
      * N_y, N_z) for a spatial one, the force and moment the joint exerts on its body 2 (world
      * frame, the moment about the joint's point on body 2), at w = [v (nx); x'' (nx); lam (nc);
-     * nu (nmu)], nu the multipliers of the row groups' quantities g (every group's, in order; 0
-     * where not locked: mcs_sim_joint_wrenches). NULL without joints or without the reactions
+     * nu (nmu); u (nu)], nu the multipliers of the row groups' quantities g (every group's, in
+     * order; 0 where not locked: mcs_sim_joint_wrenches), u the inputs. NULL without joints or without the reactions
      * kernel set. */
     int nw;
     int nmu;
@@ -212,6 +212,15 @@ typedef struct mcs_model {
     /* The banded simulator's structure, or NULL (no rows, or A structurally rank deficient). */
     const mcs_band_structure *band;
     int energy_balance; /* an mcs_energy_balance */
+    /* The mechanism file's inputs u (README, "Inputs"): the generalized forces they apply are
+     * f_u(x, u, t) = B(x, t) u, which the simulator adds to f (mcs_sim_set_inputs; every other
+     * kernel is at u = 0 but joint_wrenches, whose w ends with u). 0 and NULL without inputs. */
+    int nu;
+    const char *const *input_names; /* (nu) */
+    const char *const *input_units; /* (nu) */
+    const mcs_real *input_limits;   /* (2 nu) [lower, upper] of each, metadata (the caller
+                                        saturates); 0, 0: the file gives none */
+    mcs_kernel_xwt f_u;             /* (nx) B(x, t) u, w = u (nu) */
 } mcs_model;
 
 #endif /* MCS_MODEL_H */

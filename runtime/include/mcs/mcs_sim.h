@@ -204,10 +204,14 @@ typedef struct mcs_sim {
     mcs_real *lock_g;   /* (K + 3) scratch: a group's g or gamma */
     mcs_real *lock_G;   /* ((K + 3) x n) scratch: a group's G or G_dot */
     long transitions;   /* locks and unlocks made */
-    int ready;          /* 1 once mcs_sim_set_state succeeded: a consistent state to work on. 0
+    /* The inputs now (model->nu of them; mcs_sim_set_inputs): held constant from the time they
+     * were set until the next call (zero-order hold); 0 after init. */
+    mcs_real u[MCS_MAX_INPUTS];
+    int inputs_on;   /* some entry of u is not 0 (else f_u is not evaluated) */
+    int ready;       /* 1 once mcs_sim_set_state succeeded: a consistent state to work on. 0
                            after init and after a failed set_state (whose partial work is not a
                            state); the calls that need the state return MCS_ERR_ARGUMENT then */
-    int event_ready;    /* set by a step that located an event; the caller clears it */
+    int event_ready; /* set by a step that located an event; the caller clears it */
     /* Internal scratch, laid out in the caller's memory by mcs_sim_assign or mcs_sim_init
      * (runtime/src/sim/mcs_memory.c; a buffer the layout leaves out is NULL). Shapes: n
      * coordinates, m = nc + max_locks rows (mr = max(m, 1)), k = max(n, m, 1), f the largest
@@ -224,7 +228,8 @@ typedef struct mcs_sim {
         mcs_real *c;     /* (mr) constraint residuals */
         mcs_real *c_t;   /* (mr) their explicit time derivative */
         mcs_real *gamma; /* (mr) the acceleration constraints' right side: A x'' = gamma */
-        mcs_real *f;     /* (n) the generalized forces f(x, v, t) */
+        mcs_real *f;     /* (n) the generalized forces f(x, v, t) + B(x, t) u */
+        mcs_real *f_u;   /* (n) the inputs' share B(x, t) u (model->f_u) */
         /* --- the chart and the Maggi-Kane ODE (every variant) */
         mcs_real *Z;     /* (n x f) G^-1 A_S T (r x f) on the chart; n scratch; H T (assembly) */
         mcs_real *Phi;   /* (n x f) dx/dq = (I - U G^-1 A_S) T */
@@ -377,6 +382,14 @@ mcs_status mcs_sim_start(mcs_sim *sim, mcs_real t, mcs_assembly *report);
  * xv (2 nx) = [x0; v0] (v0 is 0 where held conditions decide it: see mcs_sim_start). */
 mcs_status mcs_model_initial_state(const mcs_model *model, const void *params, mcs_real *xv);
 
+/* Sets the inputs u (model->nu entries, finite) from the current time on: they hold until the
+ * next call (zero-order hold). What the integrator carried over from the last step (the
+ * first-same-as-last stage of DOPRI5 and DOP853) is dropped when u changes, so the next step
+ * starts from the new forces; dense output inside the last step keeps the inputs it was taken
+ * with. Limits (model->input_limits) are the caller's to apply. MCS_ERR_UNSUPPORTED when the
+ * model has no inputs, MCS_ERR_ARGUMENT for a NULL or non-finite u. */
+mcs_status mcs_sim_set_inputs(mcs_sim *sim, const mcs_real *u);
+
 /* One accepted step towards t_target (never past it). RK4 uses h (shortened to hit t_target or
  * to return to its grid); DOPRI5 retries rejected steps on the same chart. */
 mcs_status mcs_sim_step(mcs_sim *sim, mcs_real t_target);
@@ -408,8 +421,8 @@ mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, cons
  * moment about the joint's point on body 2. The same numbers in body and in joint coordinates
  * (a tree joint's from the Newton-Euler balance of the bodies it carries). w (2 nx + m + nmu,
  * m the rows in force: nc, plus the rows of active locks; nmu = model->nmu) is the caller's
- * scratch and returns [v; x''; lambda (nc); nu (nmu)] there, nu the multipliers of the row
- * groups (mcs_model.h). A joint's spring-damper is an applied force, not part of its reaction;
+ * scratch and returns [v; x''; lambda (nc); nu (nmu); u (nu)] there (2 n + m + nmu + nu
+ * entries), nu the multipliers of the row groups (mcs_model.h), u the inputs. A joint's spring-damper is an applied force, not part of its reaction;
  * a locked joint's wrench includes what holds it (a brake's torque). In body coordinates a lock
  * of a coordinate (mcs_sim_lock) belongs to no joint: its force is in no joint's wrench.
  * MCS_ERR_UNSUPPORTED when the model was generated without the reactions kernel set (or has no

@@ -71,12 +71,12 @@
     MCS_SIM_MAX( \
         MCS_SIM_MAX(MCS_BASIS_QR_WORK_SIZE(n, m), MCS_BASIS_ALIGN_WORK_SIZE(F)), \
         (((feat)&MCS_MEM_EXP) ? (7 * (n) * (n)) : MCS_SIM_ON(feat, MCS_MEM_EULER, (n) * (n))))
-/* ... then the chart's buffers (Z, Phi, MPhi, Mred, That, Tpred; c, c_t, gamma, f, p, xs, vs,
+/* ... then the chart's buffers (Z, Phi, MPhi, Mred, That, Tpred; c, c_t, gamma, f, f_u, p, xs, vs,
  * tmp2, rhs, tmp), the stages, the event record, the basis work, x_lo, xq, start, the warm
  * start, the locks' and the held velocities' buffers (mcs_memory.c, in this order) */
 #define MCS_SIM_REALS_(n, m, an, mn, bw, nr, kb, K, F, held, feat) \
     (MCS_SIM_FRAMES_(n, m, an, mn, bw, nr, kb, F, feat) + (5 * (n) * (F)) + ((F) * (F)) + \
-     (3 * MCS_SIM_MAX((m), 1)) + (3 * (n)) + (4 * (K)) + (14 * (F)) + \
+     (3 * MCS_SIM_MAX((m), 1)) + (4 * (n)) + (4 * (K)) + (14 * (F)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE, 2 * (F)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853, (6 * (F)) + (n)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOP853, 18 * (F)) + \

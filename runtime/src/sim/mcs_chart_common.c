@@ -7,11 +7,18 @@
 void mcs_chart_mass_and_forces(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t)
 {
     const mcs_model *md = s->model;
+    int i;
     if (md->M_f != NULL) {
         md->M_f(x, v, t, s->params, s->w.M, s->w.f);
     } else {
         md->M_nz(x, t, s->params, s->w.M);
         md->f(x, v, t, s->params, s->w.f);
+    }
+    if (s->inputs_on != 0) { /* the inputs' generalized forces B(x, t) u */
+        md->f_u(x, s->u, t, s->params, s->w.f_u);
+        for (i = 0; i < s->n; ++i) {
+            s->w.f[i] += s->w.f_u[i];
+        }
     }
 }
 

@@ -77,6 +77,7 @@ static void carve_all(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
     s->w.c_t = mcs_carve_take(c, mr);
     s->w.gamma = mcs_carve_take(c, mr);
     s->w.f = mcs_carve_take(c, n);
+    s->w.f_u = mcs_carve_take(c, n);
     s->w.p = mcs_carve_take(c, k);
     s->w.xs = mcs_carve_take(c, n);
     s->w.vs = mcs_carve_take(c, n);

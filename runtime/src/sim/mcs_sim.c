@@ -68,7 +68,8 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
         return MCS_ERR_MODEL_VERSION;
     }
     if ((model->nx < 1) || (model->nc < 0) || (model->nx > MCS_MAX_DIM) ||
-        (model->nc > MCS_MAX_DIM) || !options_valid(opt, model) || !model->c || !model->A ||
+        (model->nc > MCS_MAX_DIM) || (model->nu < 0) || (model->nu > MCS_MAX_INPUTS) ||
+        ((model->nu > 0) && !model->f_u) || !options_valid(opt, model) || !model->c || !model->A ||
         !model->c_t || !model->gamma || !model->M || !model->f || !model->kinetic || !model->A_nz ||
         !model->M_nz || (model->a_nnz < 0) || (model->m_nnz < 1) || !model->m_rows ||
         !model->m_cols ||
@@ -136,6 +137,13 @@ void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const 
     s->f_max = f_max;
     s->nlocks = 0;
     s->transitions = 0;
+    {
+        int i;
+        for (i = 0; i < MCS_MAX_INPUTS; ++i) {
+            s->u[i] = MCS_R(0.0);
+        }
+        s->inputs_on = 0;
+    }
     s->h_last = MCS_R(0.0);
     s->h_next = opt->h;
     s->t_grid0 = MCS_R(0.0);
@@ -153,6 +161,32 @@ void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const 
         mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
         s->stats = zero;
     }
+}
+
+mcs_status mcs_sim_set_inputs(mcs_sim *s, const mcs_real *u)
+{
+    int i;
+    int changed = 0;
+    int on = 0;
+    if (!s || !u) {
+        return MCS_ERR_ARGUMENT;
+    }
+    if (s->model->nu == 0) {
+        return MCS_ERR_UNSUPPORTED;
+    }
+    if (mcs_vec_max_abs(s->model->nu, u) < MCS_R(0.0)) {
+        return MCS_ERR_ARGUMENT; /* NaN or Inf */
+    }
+    for (i = 0; i < s->model->nu; ++i) {
+        changed |= (u[i] != s->u[i]) ? 1 : 0;
+        on |= (u[i] != MCS_R(0.0)) ? 1 : 0;
+        s->u[i] = u[i];
+    }
+    s->inputs_on = on;
+    if (changed != 0) {
+        s->w.fsal = 0; /* the last step's end acceleration had the old inputs' forces */
+    }
+    return MCS_OK;
 }
 
 /* ---------------------------------------------------------------- queries */
