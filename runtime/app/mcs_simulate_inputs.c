@@ -12,10 +12,10 @@
 /* The file, the line and the problem, after closing the file (die may jump back in-process). */
 static void fail(app_inputs *in, const char *problem)
 {
-    char where[600];
-    snprintf(where, sizeof where, "%s, line %ld", in->path, in->line);
+    char where[800];
+    snprintf(where, sizeof where, "%.300s, line %ld: %.400s", in->path, in->line, problem);
     inputs_close(in);
-    die(problem, where);
+    die("--inputs", where);
 }
 
 /* The next non-empty line into buf, without its end of line; 0 at the end of the file. */
@@ -28,7 +28,7 @@ static int read_line(app_inputs *in, char *buf)
         in->line++;
         len = strlen(buf);
         if (len == APP_INPUT_LINE - 1 && buf[len - 1] != '\n' && !feof(in->file))
-            fail(in, "--inputs: line too long");
+            fail(in, "line too long");
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' '))
             buf[--len] = '\0';
         if (len > 0)
@@ -45,7 +45,7 @@ static void read_header(app_inputs *in, const mcs_model *md)
     for (k = 0; k < md->nu; ++k)
         in->column[k] = -1;
     if (!read_line(in, buf))
-        fail(in, "--inputs: the file is empty (a header t,<input>,... is needed)");
+        fail(in, "the file is empty (a header t,<input>,... is needed)");
     for (field = buf; field; field = rest, ++col) {
         rest = strchr(field, ',');
         if (rest)
@@ -61,21 +61,21 @@ static void read_header(app_inputs *in, const mcs_model *md)
         if (k == md->nu || col == 0) {
             char problem[400];
             snprintf(problem, sizeof problem,
-                     col == 0 ? "--inputs: the header's first column must be t, not '%.100s'"
-                              : "--inputs: '%.100s' is not an input of the model",
+                     col == 0 ? "the header's first column must be t, not '%.100s'"
+                              : "'%.100s' is not an input of the model",
                      field);
             fail(in, problem);
         }
         if (in->column[k] >= 0)
-            fail(in, "--inputs: an input is named twice in the header");
+            fail(in, "an input is named twice in the header");
         in->column[k] = col;
     }
     if (!seen_t)
-        fail(in, "--inputs: the header's first column must be t");
+        fail(in, "the header's first column must be t");
     for (k = 0; k < md->nu; ++k) {
         if (in->column[k] < 0) {
             char problem[400];
-            snprintf(problem, sizeof problem, "--inputs: the header lacks input '%.100s'",
+            snprintf(problem, sizeof problem, "the header lacks input '%.100s'",
                      md->input_names[k]);
             fail(in, problem);
         }
@@ -96,18 +96,17 @@ static int read_row(app_inputs *in)
         char *end;
         const double x = strtod(p, &end);
         if (end == p || x != x || x - x != 0)
-            fail(in, "--inputs: not a finite number");
+            fail(in, "not a finite number");
         while (*end == ' ')
             ++end;
         if (col + 1 < in->ncolumns ? *end != ',' : *end != '\0')
-            fail(in, col + 1 < in->ncolumns ? "--inputs: too few columns"
-                                            : "--inputs: too many columns");
+            fail(in, col + 1 < in->ncolumns ? "too few columns" : "too many columns");
         if (col <= MCS_MAX_INPUTS)
             values[col] = x;
         p = end + 1;
     }
     if (in->rows > 0 && !(values[0] > in->last_t))
-        fail(in, "--inputs: the times must increase from row to row");
+        fail(in, "the times must increase from row to row");
     in->rows++;
     in->next_t = (mcs_real)values[0];
     for (k = 0; k < in->nu; ++k)

@@ -129,3 +129,83 @@ def read_run_of(path, tmp_path, **options):
     summary = solver.simulate_to_files(out, tmp_path / f"{out.stem}.events.json", **options)
     assert summary["ok"], summary
     return read_run(out)
+
+
+BODIES = (Path(__file__).resolve().parents[2] / "models" / "pendulum_3r_bodies.yaml").read_text()
+
+
+def motor_pendulum(formulation):
+    """pendulum_3r_bodies without its locks, a motor on each joint (`joint:` inputs), in the
+    given formulation."""
+    text = BODIES.replace("name: pendulum_3r_bodies", f"name: p3m_{formulation}")
+    text = text[: text.index("switches:")] + text[text.index("simulation:") :]
+    text += f"coordinates: {formulation}\n"
+    text += "inputs:\n" + "".join(
+        f"  - {{name: tau{k}, unit: N m, joint: J{k}}}\n" for k in (1, 2, 3)
+    )
+    return text
+
+
+def test_joint_motors_move_both_formulations_and_the_coordinate_model_alike(tmp_path):
+    """A motor on each joint of the 3R pendulum (`joint:` inputs), one schedule: in body
+    coordinates (the torque pair on the joint's two bodies, Q = u d(rate)/dv), in joint
+    coordinates (u on the joint's coordinate) and in the coordinate model of relative angles
+    (Q_i = tau_i) the joints move alike, and the joints' wrenches (which read u) agree between
+    the two bodies formulations."""
+    schedule = tmp_path / "motors.csv"
+    schedule.write_text(
+        "t,tau3,tau1,tau2\n0,40,-300,120\n0.2,-60,250,0\n0.45,0,0,-200\n0.7,90,100,50\n"
+    )
+    options = dict(t_end=1.0, method="dopri5", rtol=1e-11, atol=1e-12, dt_out=0.05)
+    runs = {}
+    for formulation in ("body", "joint"):
+        path = tmp_path / f"p3m_{formulation}.yaml"
+        path.write_text(motor_pendulum(formulation))
+        runs[formulation] = read_run_of(
+            path, tmp_path, inputs=str(schedule), reactions=True, **options
+        )
+    coords = tmp_path / "p3in.yaml"
+    coords.write_text(pendulum_with(["tau1", "tau2", "tau3"], MOTORS))
+    relative = read_run_of(coords, tmp_path, inputs=str(schedule), **options)
+    body, joint = runs["body"], runs["joint"]
+    for k in (1, 2, 3):
+        q = relative[f"x.q{k}"] - relative[f"x.q{k}"][0]
+        assert np.abs(joint[f"j.J{k}"] - q).max() <= 1e-8, k
+        assert np.abs(body[f"j.J{k}"] - q).max() <= 1e-8, k
+        for column in (f"Fx.J{k}", f"Fy.J{k}", f"Nz.J{k}"):
+            scale = 1 + np.abs(body[column]).max()
+            assert np.abs(joint[column] - body[column]).max() <= 1e-6 * scale, column
+    # the motors did something: far from the free pendulum
+    free = read_run_of(tmp_path / "p3m_joint.yaml", tmp_path, **options)
+    assert np.abs(free["j.J1"] - joint["j.J1"]).max() > 0.1
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("", "the file is empty"),
+        ("tau1,tau2,tau3\n0,1,2,3\n", "first column must be t"),
+        ("t,tau1,tau2\n0,1,2\n", "lacks input 'tau3'"),
+        ("t,tau1,tau2,tau3,tau4\n", "'tau4' is not an input"),
+        ("t,tau1,tau1,tau3\n", "named twice"),
+        ("t,tau1,tau2,tau3\n0,1,2,3\n0,1,2,3\n", "line 3: the times must increase"),
+        ("t,tau1,tau2,tau3\n0,1,2\n", "too few columns"),
+        ("t,tau1,tau2,tau3\n0,1,2,3,4\n", "too many columns"),
+        ("t,tau1,tau2,tau3\n0,1,nan,3\n", "line 2: not a finite number"),
+        ("t,tau1,tau2,tau3\n0,1,2,3\n0.5,1,x,3\n", "line 3: not a finite number"),
+    ],
+)
+def test_a_bad_schedule_is_refused_in_one_line(tmp_path, text, said):
+    """A schedule is read whole before the run: a bad one is refused with the file, the line and
+    the problem, and nothing is run."""
+    from mcsgen.errors import McsError
+
+    path = tmp_path / "p3in.yaml"
+    path.write_text(pendulum_with(["tau1", "tau2", "tau3"], MOTORS))
+    schedule = tmp_path / "bad.csv"
+    schedule.write_text(text)
+    solver = mcsgen.load(path).build()
+    with pytest.raises(McsError) as caught:
+        solver.simulate(inputs=str(schedule), t_end=0.1)
+    message = str(caught.value)
+    assert "\n" not in message and str(schedule) in message and said in message, message
