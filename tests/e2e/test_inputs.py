@@ -209,3 +209,26 @@ def test_a_bad_schedule_is_refused_in_one_line(tmp_path, text, said):
         solver.simulate(inputs=str(schedule), t_end=0.1)
     message = str(caught.value)
     assert "\n" not in message and str(schedule) in message and said in message, message
+
+
+def test_check_compares_the_input_map_with_the_file_and_with_the_joints_power(tmp_path):
+    """`check` holds f_u = B(x, t) u to the file's forces (SymPy) and a joint input's power
+    v . B e_k to its joint's rate, in the three formulations."""
+    from mcsgen.analysis.check import check_model
+
+    texts = {
+        "p3in": pendulum_with(["tau1 - tau2", "tau2 - tau3", "tau3"], MOTORS),
+        "p3m_body": motor_pendulum("body"),
+        "p3m_joint": motor_pendulum("joint"),
+    }
+    for name, text in texts.items():
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text)
+        mechanism = mcsgen.load(path)
+        mechanism.build()
+        report = check_model(mechanism.model, samples=3)
+        rows = {(term, ref): err for term, ref, err in report.rows}
+        assert report.ok, report.table()
+        assert ("f_u", "the file's forces at u less at 0") in rows
+        if name != "p3in":
+            assert rows[("f_u", "a joint input's power: its joint's rate")] <= 1e-12

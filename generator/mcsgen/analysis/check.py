@@ -13,6 +13,7 @@ lower-order compiled function at random states:
 The states need not satisfy the constraints: these identities hold everywhere.
 """
 
+import copy
 import ctypes
 from dataclasses import dataclass, field
 
@@ -85,6 +86,9 @@ class CompiledModel:
 
     def f(self, x, v, t):
         return self.xwt("f", x, v, t, self.n)
+
+    def f_u(self, x, u, t):
+        return self.xwt("f_u", x, u, t, self.n)
 
     def K_c(self, x, lam, t):
         return self.xwt("K_c", x, lam, t, self.n * self.n, (self.n, self.n))
@@ -285,6 +289,8 @@ def check_model(
             "-d f/dv",
             rel_error(cm.D(x, v, t), -jacobian_fd(lambda w: cm.f(x, w, t), v, np.full(n, hv))),
         )
+        if model.inputs:
+            _check_inputs(model, cm, x, v, t, rng, note)
         # M against the compiled kinetic energy: M_ij = d2T/dv_i dv_j (polarization)
         M_fd = np.zeros((n, n))
         for i in range(n):
@@ -323,11 +329,68 @@ def _held_joint_rates(model):
     return [(i, index[what]) for i, (what, _, _) in enumerate(model.held) if what in index]
 
 
+def _check_inputs(model, cm, x, v, t, rng, note):
+    """The input map f_u = B(x, t) u: against the file's generalized forces at u less at u = 0,
+    evaluated by SymPy; and a joint input's power v . B e_k against the rate of its joint (the
+    virtual work of a torque or force on a joint's coordinate: independent of how either
+    formulation writes it)."""
+    n, nu = model.n, len(model.inputs)
+    u = rng.standard_normal(nu)
+    given = _forces_of_inputs(model)
+    if given is not None:
+        note("f_u", "the file's forces at u less at 0", rel_error(cm.f_u(x, u, t), given(x, v, t, u)))
+    coordinates = [j.name for j in model.joints if j.coordinate is not None]
+    njc = len(coordinates)
+    for k, inp in enumerate(model.inputs):
+        if inp.joint is None:
+            continue
+        rate = cm.xwt("joint_coords", x, v, t, 2 * njc)[njc + coordinates.index(inp.joint)]
+        power = v @ cm.f_u(x, np.eye(nu)[k], t)
+        note("f_u", "a joint input's power: its joint's rate", rel_error(np.array([power]), [rate]))
+
+
+def _forces_of_inputs(model):
+    """(x, v, t, u) -> the file's generalized forces at u less at u = 0, evaluated by SymPy, or
+    None for a model whose forces are not given as a whole (mass-matrix models are)."""
+    if model.forces is None:
+        return None
+    symbols = [i.symbol for i in model.inputs]
+    zero = {s: 0 for s in symbols}
+    forces = [e - e.xreplace(zero) for e in model.forces]
+    if model.intermediates is not None:  # joint coordinates: J^T Q through the bodies' poses
+        inter, xs, vs, ts = model.intermediates, model.x, model.v, model.time
+        params = _numeric_params(model)
+
+        def evaluate(x, v, t, u):
+            at = dict(params)
+            at.update(zip(xs, x))
+            at.update(zip(vs, v))
+            at.update(zip(symbols, u))
+            at[ts] = t
+            return np.array(inter.evaluate(forces, at), dtype=float)
+
+        return evaluate
+    args = model.x + model.v + [model.time] + model.p + symbols
+    values = [p.value for p in model.parameters]
+    geometry = dict(model.geometry)
+    fn = sp.lambdify(args, [e.xreplace(geometry) for e in forces], modules="numpy")
+    return lambda x, v, t, u: np.array(fn(*x, *v, t, *values, *u), dtype=float)
+
+
+def _numeric_params(model):
+    params = {p.symbol: p.value for p in model.parameters}
+    params.update((g, float(e.xreplace(model.parameter_values()))) for g, e in model.geometry)
+    return params
+
+
 def _extra_forces(model):
-    """Q(x, v, t) of a Lagrange model, evaluated by SymPy (it is given, not derived)."""
+    """Q(x, v, t) of a Lagrange model at u = 0, evaluated by SymPy (it is given, not derived)."""
     n = model.n
     if model.kinetic is None or model.forces is None:
         return lambda x, v, t: np.zeros(n)
+    if model.inputs:
+        model = copy.copy(model)
+        model.forces = model.forces.xreplace({i.symbol: 0 for i in model.inputs})
     if model.intermediates is not None:  # joint coordinates: J^T Q through the bodies' poses
         inter, x, v, t = model.intermediates, model.x, model.v, model.time
         params = {p.symbol: p.value for p in model.parameters}
