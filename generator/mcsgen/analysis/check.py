@@ -334,11 +334,12 @@ def _check_inputs(model, cm, x, v, t, rng, note):
     evaluated by SymPy; and a joint input's power v . B e_k against the rate of its joint (the
     virtual work of a torque or force on a joint's coordinate: independent of how either
     formulation writes it)."""
-    n, nu = model.n, len(model.inputs)
+    nu = len(model.inputs)
     u = rng.standard_normal(nu)
     given = _forces_of_inputs(model)
     if given is not None:
-        note("f_u", "the file's forces at u less at 0", rel_error(cm.f_u(x, u, t), given(x, v, t, u)))
+        reference = given(x, v, t, u)
+        note("f_u", "the file's forces at u less at 0", rel_error(cm.f_u(x, u, t), reference))
     coordinates = [j.name for j in model.joints if j.coordinate is not None]
     njc = len(coordinates)
     for k, inp in enumerate(model.inputs):
