@@ -730,6 +730,26 @@ static void test_hostile_inputs_get_statuses(void **state)
     assert_int_equal(mcs_sim_step(&sim, 2), MCS_ERR_STEP_TOO_SMALL);
     assert_string_equal(mcs_status_str(MCS_ERR_LIMIT),
                         "step or attempt limit reached (options max_steps, max_attempts)");
+    /* a model without inputs: no inputs to set, no inverse dynamics; forward dynamics is the
+     * plain one (u NULL: the sim's, none here) */
+    {
+        mcs_real u[1] = {1};
+        mcs_real a[7], lam[8], idw[1];
+        mcs_inverse_report rep;
+        assert_int_equal(mcs_sim_set_state(&sim, 1, md->x0, md->v0, NULL), MCS_OK);
+        assert_int_equal(mcs_sim_set_inputs(&sim, u), MCS_ERR_UNSUPPORTED);
+        assert_int_equal(mcs_sim_set_inputs(&sim, NULL), MCS_ERR_ARGUMENT);
+        assert_int_equal(mcs_sim_set_inputs(NULL, u), MCS_ERR_ARGUMENT);
+        assert_int_equal(mcs_sim_inverse_dynamics(&sim, 1, md->x0, md->v0, a, u, &rep, idw, 1),
+                         MCS_ERR_UNSUPPORTED);
+        assert_int_equal(mcs_sim_inverse_dynamics(&sim, 1, md->x0, md->v0, a, u, NULL, idw, 1),
+                         MCS_ERR_ARGUMENT);
+        assert_int_equal(mcs_sim_forward_dynamics(&sim, 1, md->x0, md->v0, NULL, a, NULL),
+                         md->nc > 0 ? MCS_ERR_ARGUMENT : MCS_OK);
+        assert_int_equal(mcs_sim_forward_dynamics(&sim, 1, md->x0, md->v0, NULL, a, lam), MCS_OK);
+        assert_string_equal(mcs_status_str(MCS_ERR_UNACTUATED),
+                            "the inputs act on no motion at this state");
+    }
 }
 
 int main(void)

@@ -431,6 +431,42 @@ mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, cons
 mcs_status mcs_sim_joint_wrenches(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
                                   mcs_real *w, mcs_real *wrench);
 
+/* Forward dynamics at any state: x'' (n) and the multipliers lambda (m: nc plus the active locks'
+ * rows) at (t, x, v) (x, v on the manifold) under the inputs u (model->nu; NULL: the sim's
+ * own, mcs_sim_set_inputs). The sim's inputs are left as they were. Uses the probe frame, as
+ * mcs_sim_multipliers does. */
+mcs_status mcs_sim_forward_dynamics(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
+                                    const mcs_real *u, mcs_real *xdd, mcs_real *lambda);
+
+/* What mcs_sim_inverse_dynamics found. */
+typedef struct mcs_inverse_report {
+    mcs_real residual; /* |x''(u) - xdd|_2: what the inputs cannot give (0 when they reach it) */
+    mcs_real normal;   /* of it, the part the constraints forbid any force to give */
+    int rank;          /* independent motions the inputs act on (numerical rank of dx''/du) */
+    int dof;           /* degrees of freedom there (f = n - r) */
+} mcs_inverse_report;
+
+/* Real workspace of mcs_sim_inverse_dynamics: n coordinates, m rows (nc + locks), nu inputs. */
+#define MCS_SIM_INVERSE_WORK_SIZE(n, m, nu) \
+    ((2 * (n) * (nu)) + ((n) * (n)) + ((nu) * (nu)) + (4 * (n)) + (2 * (nu)) + \
+     MCS_SIM_MAX((m), 1) + MCS_LINALG_LWORK(MCS_SIM_MAX((n), (nu))))
+
+/* Inverse dynamics at any state (a controller's feed-forward): the inputs u (model->nu) that give
+ * the accelerations xdd (n) at (t, x, v) (x, v on the manifold), through the constraint forces
+ * of a closed loop. The accelerations the inputs give are x''(u) = x''(0) + D u, D (n x nu)
+ * exact (nu + 1 forward solves: the dynamics are linear in u); u is the least-squares solution
+ * of D u = xdd - x''(0) of minimum norm (rank decided with options.rank_tol), so an
+ * under-actuated mechanism gets the nearest motion it can make and report->residual says how
+ * far it is (its part normal to the constraints, report->normal, no force can give: xdd then
+ * violates A xdd = gamma), and a redundantly actuated one the least effort. MCS_ERR_UNACTUATED
+ * when the inputs act on no motion there (D = 0); MCS_ERR_UNSUPPORTED without inputs or in the
+ * banded simulator;
+ * MCS_ERR_WORKSPACE when lwork < MCS_SIM_INVERSE_WORK_SIZE. Limits are not applied. The sim's
+ * inputs are left as they were; uses the probe frame. */
+mcs_status mcs_sim_inverse_dynamics(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
+                                    const mcs_real *xdd, mcs_real *u, mcs_inverse_report *report,
+                                    mcs_real *work, size_t lwork);
+
 /* Minimal coordinates of the current state (f = n - r entries each; SPEC §4): q the accumulated
  * chart coordinate, q(t_k+1) = q(t_k) + dq_k with dq_k the chart coordinate at the end of step k
  * (0 at mcs_sim_set_state; continuous through transitions; an entry that a rank change adds

@@ -25,6 +25,7 @@ typedef enum mcs_status {
                                   predictors, K_c K_f D for statics and modes) */
     MCS_ERR_LIMIT,             /* a bounded loop hit its bound: steps of one mcs_sim_advance
                                   (options.max_steps), attempts of one step (max_attempts) */
+    MCS_ERR_UNACTUATED,        /* the inputs act on no motion there (inverse dynamics) */
     MCS_NSTATUS                /* number of status codes (keep last) */
 } mcs_status;
 

@@ -23,6 +23,7 @@ const char *mcs_status_str(mcs_status status)
     case MCS_ERR_UNSUPPORTED:
         return "not available with this linear-algebra backend or model's kernel sets";
     case MCS_ERR_LIMIT: return "step or attempt limit reached (options max_steps, max_attempts)";
+    case MCS_ERR_UNACTUATED: return "the inputs act on no motion at this state";
     case MCS_NSTATUS:
     default: break;
     }

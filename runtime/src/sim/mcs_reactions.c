@@ -66,6 +66,15 @@ static mcs_status solve_at(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_
     return st;
 }
 
+mcs_status mcs_dynamics_at(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
+                           mcs_real *xdd, mcs_real *lambda)
+{
+    if (mcs_variant_own_multipliers(s) != 0) { /* e.g. both from its KKT system */
+        return mcs_variant_multipliers(s, t, x, v, xdd, lambda);
+    }
+    return solve_at(s, t, x, v, xdd, lambda);
+}
+
 mcs_status mcs_sim_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
                                mcs_real *lambda)
 {
@@ -93,11 +102,7 @@ mcs_status mcs_sim_joint_wrenches(mcs_sim *s, mcs_real t, const mcs_real *x, con
     if (s->model->joint_wrenches == NULL) {
         return MCS_ERR_UNSUPPORTED;
     }
-    if (mcs_variant_own_multipliers(s) != 0) { /* e.g. both from its KKT system */
-        st = mcs_variant_multipliers(s, t, x, v, &w[s->n], &w[2 * s->n]);
-    } else {
-        st = solve_at(s, t, x, v, &w[s->n], &w[2 * s->n]);
-    }
+    st = mcs_dynamics_at(s, t, x, v, &w[s->n], &w[2 * s->n]);
     if (st != MCS_OK) {
         return st;
     }

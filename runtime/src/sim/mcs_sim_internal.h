@@ -236,6 +236,10 @@ mcs_status mcs_variant_mass_times(mcs_sim *s, const mcs_real *x, mcs_real t, con
  * multipliers), locks, and multipliers of its own (then mcs_variant_multipliers computes them:
  * lambda (m) at (t, x, v), and x'' (n) there unless xdd is NULL). */
 int mcs_variant_has_probe(const mcs_sim *s);
+/* x'' (n, may be NULL) and the multipliers lambda (m) at (t, x, v) with the inputs s->u, by the
+ * variant's own means or the chart centred there (mcs_reactions.c; uses the probe frame). */
+mcs_status mcs_dynamics_at(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
+                           mcs_real *xdd, mcs_real *lambda);
 int mcs_variant_takes_locks(const mcs_sim *s);
 int mcs_variant_own_multipliers(const mcs_sim *s);
 mcs_status mcs_variant_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
