@@ -25,6 +25,7 @@ import ctypes
 import io
 import json
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
@@ -418,7 +419,14 @@ class Solver:
             f"{k}={_number_text(v)}" for k, v in (params or {}).items()
         ]
         options["progress"] = progress
-        argv = ["simulate"] + option_arguments(options)
+        with tempfile.TemporaryDirectory(prefix="mcsgen-inputs-") as folder:
+            if options.get("inputs") is not None and not isinstance(options["inputs"], (str, Path)):
+                options["inputs"] = str(
+                    write_schedule(self.mechanism, options["inputs"], Path(folder), options)
+                )
+            return self._run_argv(["simulate"] + option_arguments(options), sink)
+
+    def _run_argv(self, argv, sink):
         pieces: Dict[str, list] = {c: [] for c in CHANNELS}
 
         def receive(_ctx, channel, data):
@@ -429,6 +437,7 @@ class Solver:
                 pieces[CHANNELS[channel]].append(piece)
 
         callback = TEXT_FN(receive)  # kept alive for the call
+        # (the schedule's temporary file lives until this returns)
         args = (ctypes.c_char_p * len(argv))(*(a.encode() for a in argv))
         error = ctypes.create_string_buffer(1024)
         status = self._run(len(argv), args, callback, None, error, len(error))
@@ -436,6 +445,39 @@ class Solver:
             message = error.value.decode().removeprefix("simulate: ")
             raise McsError(f"simulate {self.mechanism.name}: {message}")
         return status, {c: "".join(p) for c, p in pieces.items()}
+
+
+def write_schedule(mechanism: "Mechanism", inputs, folder: Path, options: dict) -> Path:
+    """The `inputs` of Solver.simulate as the --inputs CSV in folder: rows [(t, u_1, ..., u_nu)]
+    (the model's input order), a mapping {"t": [...], "<input>": [...], ...}, or (u, dt): a
+    callable u(t) -> (nu) sampled every dt from 0 to the run's end, each value held for its tick
+    (zero-order hold: sample at t + dt/2 inside u for a second-order hold of a smooth torque)."""
+    names = [u.name for u in mechanism.model.inputs]
+    if not names:
+        raise McsError(f"simulate {mechanism.name}: inputs: the model has no inputs")
+    if isinstance(inputs, dict):
+        missing = [k for k in ["t"] + names if k not in inputs]
+        if missing:
+            raise McsError(f"simulate {mechanism.name}: inputs: no column '{missing[0]}'")
+        rows = np.column_stack([np.asarray(inputs[k], dtype=float) for k in ["t"] + names])
+    elif isinstance(inputs, tuple) and len(inputs) == 2 and callable(inputs[0]):
+        u, dt = inputs
+        t_end = options.get("t_end") or mechanism.model.simulation["t_end"]
+        if not (isinstance(dt, (int, float)) and 0 < dt <= t_end):
+            raise McsError(f"simulate {mechanism.name}: inputs: the tick must be in (0, t_end]")
+        ticks = np.arange(0.0, t_end, dt)
+        rows = np.array([[t, *np.asarray(u(t), dtype=float).reshape(-1)] for t in ticks])
+    else:
+        rows = np.asarray(inputs, dtype=float)
+    if rows.ndim != 2 or rows.shape[1] != 1 + len(names):
+        raise McsError(
+            f"simulate {mechanism.name}: inputs: rows of t and {len(names)} input values expected"
+        )
+    path = folder / "inputs.csv"
+    lines = [",".join(["t"] + names)]
+    lines += [",".join(repr(float(a)) for a in row) for row in rows]
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 def _statics(result: dict) -> Statics:

@@ -232,3 +232,37 @@ def test_check_compares_the_input_map_with_the_file_and_with_the_joints_power(tm
         assert ("f_u", "the file's forces at u less at 0") in rows
         if name != "p3in":
             assert rows[("f_u", "a joint input's power: its joint's rate")] <= 1e-12
+
+
+def test_the_api_takes_a_schedule_as_rows_columns_or_a_function(tmp_path):
+    """Solver.simulate(inputs=...) takes the --inputs CSV's path, rows (t, u...), columns by
+    name, or (u(t), dt): the same schedule, the same run to the last bit."""
+    from mcsgen.errors import McsError
+
+    path = tmp_path / "p3in.yaml"
+    path.write_text(pendulum_with(["tau1", "tau2", "tau3"], MOTORS))
+    solver = mcsgen.load(path).build()
+    dt, t_end = 0.1, 0.5
+    ticks = np.arange(0.0, t_end, dt)
+
+    def u(t):
+        return [100 * np.sin(7 * t), -50.0, 30 * t]
+
+    rows = [(t, *u(t)) for t in ticks]
+    csv = tmp_path / "u.csv"
+    csv.write_text(
+        "t,tau3,tau2,tau1\n" + "".join(f"{t!r},{c!r},{b!r},{a!r}\n" for t, a, b, c in rows)
+    )
+    columns = {"t": ticks, **{f"tau{k + 1}": [r[k + 1] for r in rows] for k in range(3)}}
+    options = dict(t_end=t_end, method="dopri5", dt_out=0.05)
+    runs = [
+        solver.simulate(inputs=schedule, **options)
+        for schedule in (str(csv), rows, columns, (u, dt))
+    ]
+    for run in runs[1:]:
+        assert np.array_equal(run.x, runs[0].x) and np.array_equal(run.v, runs[0].v)
+    assert np.abs(runs[0].x[-1] - solver.simulate(**options).x[-1]).max() > 1e-3
+    with pytest.raises(McsError, match="rows of t and 3 input values"):
+        solver.simulate(inputs=[(0.0, 1.0)], **options)
+    with pytest.raises(McsError, match="no column 'tau2'"):
+        solver.simulate(inputs={"t": [0], "tau1": [1], "tau3": [2]}, **options)
