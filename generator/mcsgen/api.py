@@ -28,12 +28,15 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from .errors import Interrupted, McsError
 from .paths import model_path
+
+if TYPE_CHECKING:  # for the hints only
+    from .stepper import Stepper
 
 CHANNELS = ("csv", "events", "summary")  # what mcs_simulate_run passes on channels 0, 1, 2
 LARGE_CSV = 1 << 30  # a CSV past this size is said (simulate_to_files' large)
@@ -259,6 +262,27 @@ class Solver:
             summary = json.loads(text["summary"])
             raise Interrupted(f"simulate: interrupted at t = {summary['t_reached']:g} s")
         return parse_run(self.mechanism, text)
+
+    def start(self, params: Optional[Dict[str, float]] = None, **options) -> "Stepper":
+        """A run stepped from Python (stepper.Stepper): started at the file's initial state for
+        the parameters, with the simulate options that apply to stepping (h, method, rtol, atol,
+        continuation, rank_tol, ...). run.step(u, dt), run.advance(t), run.t, run.x, run.v,
+        run.forward(...), run.inverse(xdd). Starting another ends it."""
+        from .options import OPTIONS
+        from .stepper import Stepper, start_argv
+
+        known = {o.name.replace("-", "_") for o in OPTIONS} - {"out", "events", "progress"}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise McsError(f"start: unknown option '{unknown[0]}'")
+        options = dict(options)
+        self.mechanism.check_params(
+            [p.split("=", 1)[0] for p in options.get("param") or []] + list(params or {})
+        )
+        options["param"] = list(options.get("param") or []) + [
+            f"{k}={_number_text(v)}" for k, v in (params or {}).items()
+        ]
+        return Stepper(self, start_argv(options))
 
     def statics(
         self,

@@ -1,0 +1,160 @@
+"""A run stepped from Python (Solver.start): a controller or an estimator sets the inputs and
+advances the plant tick by tick against the same compiled C a firmware runs, and asks for
+forward and inverse dynamics at any state (README, "Inputs, forward and inverse dynamics").
+
+The solver's library carries it (runtime/app/mcs_simulate_stepper.c): options and parameters
+are the command line's, parsed by the same code (the same names and one-line errors). One stepped
+run at a time per solver: starting another ends the first (its workspace is static, as on
+firmware)."""
+
+import ctypes
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from .errors import McsError
+
+if TYPE_CHECKING:  # for the hints only
+    from .api import Solver
+
+DP = ctypes.POINTER(ctypes.c_double)
+
+
+def _array(values, size, what):
+    a = np.ascontiguousarray(np.asarray(values, dtype=float).reshape(-1))
+    if a.shape != (size,):
+        raise McsError(f"{what}: expected {size} values, got {a.size}")
+    return a
+
+
+def _ptr(a):
+    return a.ctypes.data_as(DP)
+
+
+@dataclass
+class InverseDynamics:
+    """What Stepper.inverse found (mcs_inverse_report)."""
+
+    u: np.ndarray  # (nu) the inputs
+    residual: float  # |x''(u) - xdd|: what they cannot give
+    normal: float  # of it, the part no force can give (the request breaks A x'' = gamma)
+    rank: int  # motions the inputs act on
+    dof: int  # degrees of freedom there
+
+
+class Stepper:
+    """A started run (Solver.start). t, x (n), v (n): its state; step(u, dt) and advance(t)
+    move it; forward(...) and inverse(...) are the dynamics at any state (the current one by
+    default)."""
+
+    def __init__(self, solver: "Solver", argv: Sequence[str]):
+        self.solver = solver
+        model = solver.mechanism.model
+        self.n, self.m, self.nu = model.n, model.m, len(model.inputs)
+        self.inputs = [u.name for u in model.inputs]
+        lib = solver._lib
+        self._start = lib.mcs_stepper_start
+        self._start.restype = ctypes.c_int
+        self._start.argtypes = [
+            ctypes.c_int,
+            ctypes.POINTER(ctypes.c_char_p),
+            DP,
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+        ]
+        self._set_inputs = lib.mcs_stepper_set_inputs
+        self._advance = lib.mcs_stepper_advance
+        self._advance.argtypes = [ctypes.c_double, DP]
+        self._forward = lib.mcs_stepper_forward
+        self._forward.argtypes = [ctypes.c_double, DP, DP, DP, DP, DP]
+        self._inverse = lib.mcs_stepper_inverse
+        self._inverse.argtypes = [ctypes.c_double, DP, DP, DP, DP, DP]
+        self._status = lib.mcs_status_str
+        self._status.restype = ctypes.c_char_p
+        self._status.argtypes = [ctypes.c_int]
+        self._txv = np.zeros(1 + 2 * self.n)
+        args = (ctypes.c_char_p * len(argv))(*(a.encode() for a in argv))
+        error = ctypes.create_string_buffer(1024)
+        status = self._start(len(argv), args, _ptr(self._txv), error, len(error))
+        if status != 0:
+            message = error.value.decode().removeprefix("simulate: ")
+            raise McsError(f"start {solver.mechanism.name}: {message}")
+        self.u = np.zeros(self.nu)
+
+    # --- the state
+    @property
+    def t(self) -> float:
+        return float(self._txv[0])
+
+    @property
+    def x(self) -> np.ndarray:
+        return self._txv[1 : 1 + self.n].copy()
+
+    @property
+    def v(self) -> np.ndarray:
+        return self._txv[1 + self.n :].copy()
+
+    def _check(self, status, what):
+        if status != 0:
+            raise McsError(f"{what}: {self._status(status).decode()}")
+
+    # --- moving it
+    def set_inputs(self, u) -> None:
+        """The inputs from now on (zero-order hold: mcs_sim_set_inputs)."""
+        if self.nu == 0:
+            raise McsError(f"set_inputs: {self.solver.mechanism.name} has no inputs")
+        u = _array(u, self.nu, "set_inputs")
+        self._check(self._set_inputs(_ptr(u)), "set_inputs")
+        self.u = u.copy()
+
+    def advance(self, t: float) -> "Stepper":
+        """Steps to time t (mcs_sim_advance)."""
+        self._check(self._advance(float(t), _ptr(self._txv)), f"advance to t = {t:g}")
+        return self
+
+    def step(self, u=None, dt: float = 1e-3) -> "Stepper":
+        """One control tick: the inputs u (when given) held for dt."""
+        if u is not None:
+            self.set_inputs(u)
+        return self.advance(self.t + dt)
+
+    # --- the dynamics at any state
+    def _at(self, t, x, v):
+        t = self.t if t is None else float(t)
+        x = self.x if x is None else _array(x, self.n, "x")
+        v = self.v if v is None else _array(v, self.n, "v")
+        return t, x, v
+
+    def forward(self, u=None, x=None, v=None, t=None):
+        """(x'' (n), lambda (m)) at (t, x, v) under u (default: the run's state and inputs)."""
+        t, x, v = self._at(t, x, v)
+        u = None if u is None else _array(u, self.nu, "u")
+        xdd, lam = np.zeros(self.n), np.zeros(self.m + self.n + 1)
+        st = self._forward(
+            t, _ptr(x), _ptr(v), None if u is None else _ptr(u), _ptr(xdd), _ptr(lam)
+        )
+        self._check(st, "forward dynamics")
+        return xdd, lam[: self.m]
+
+    def inverse(self, xdd, x=None, v=None, t=None) -> InverseDynamics:
+        """The inputs that give the accelerations xdd (n) at (t, x, v) (default: the run's
+        state): least squares of minimum norm (mcs_sim_inverse_dynamics)."""
+        t, x, v = self._at(t, x, v)
+        xdd = _array(xdd, self.n, "xdd")
+        u, report = np.zeros(max(self.nu, 1)), np.zeros(4)
+        st = self._inverse(t, _ptr(x), _ptr(v), _ptr(xdd), _ptr(u), _ptr(report))
+        self._check(st, "inverse dynamics")
+        return InverseDynamics(
+            u[: self.nu], float(report[0]), float(report[1]), int(report[2]), int(report[3])
+        )
+
+
+def start_argv(options: dict) -> list:
+    """The stepped run's argv from Solver.start's options (the simulate options' names)."""
+    from .simulate import option_arguments
+
+    return ["start"] + option_arguments(options)
+
+
+__all__ = ["Stepper", "InverseDynamics", "start_argv"]

@@ -1,0 +1,153 @@
+/* mcs_simulate_stepper.c - the simulator stepped by its caller (the Python API's Solver.start):
+ * a controller written in Python sets the inputs and advances the plant tick by tick, against
+ * the same C a firmware runs, and asks for forward and inverse dynamics at any state. Options
+ * and parameters are the command line's (parsed by parse_args: the same names, checks and
+ * one-line errors). One stepped run at a time per library (its workspace is static); the dense
+ * simulator (inverse dynamics needs its tangent basis). Application code, in the in-process
+ * library only (MCS_APP_LIBRARY): the command-line program does not carry its workspace. */
+#ifdef MCS_APP_LIBRARY
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mcs/mcs_sim.h"
+#include "mcs_simulate_args.h"
+#include "mcs_simulate_output.h"
+#include "mcs_simulate_setup.h"
+
+#define SCAT2(a, b) a##b
+#define SCAT(a, b) SCAT2(a, b)
+#define SMODEL SCAT(MCS_APP_MODEL, _model)
+#define SPARAMS_T SCAT(MCS_APP_MODEL, _params)
+#define SDEFAULTS SCAT(MCS_APP_MODEL, _default_params)
+#define SROWS (MCS_APP_NC + MCS_APP_NX) /* the model's rows and room for NX lock rows */
+#define SNU (MCS_APP_NU > 0 ? MCS_APP_NU : 1)
+
+static mcs_real step_work[MCS_SIM_WORK_SIZE(MCS_APP_NX, SROWS)];
+static int step_iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, SROWS)];
+static mcs_real inverse_work[MCS_SIM_INVERSE_WORK_SIZE(MCS_APP_NX, SROWS, SNU)];
+static mcs_sim step_sim;
+static SPARAMS_T step_params;
+static int step_started = 0;
+
+/* [t; x (nx); v (nx)] of the current state. */
+static void state_out(mcs_real *txv)
+{
+    int i;
+    txv[0] = step_sim.cur.t;
+    for (i = 0; i < step_sim.n; ++i) {
+        txv[1 + i] = step_sim.cur.x[i];
+        txv[1 + step_sim.n + i] = step_sim.cur.v[i];
+    }
+}
+
+/* Starts a run with the command line's options argv (argv[0] unused; --t-end and output
+ * options are accepted and mean nothing here) at the file's initial state for the parameters:
+ * txv (1 + 2 nx) its state. 0 started; 1 the start failed (error: why); 2 an argument was
+ * refused (error: the command line's message). */
+int mcs_stepper_start(int argc, char **argv, mcs_real *txv, char *error, size_t error_len);
+int mcs_stepper_start(int argc, char **argv, mcs_real *txv, char *error, size_t error_len)
+{
+    static jmp_buf jump;
+    mcs_options opt;
+    app_args app;
+    run_info ri;
+    mcs_status st;
+    step_started = 0;
+    if (!argv || argc < 1 || !txv)
+        return 2;
+    if (setjmp(jump) != 0) {
+        die_catch(NULL);
+        if (error && error_len > 0)
+            snprintf(error, error_len, "%s", die_message());
+        return 2;
+    }
+    die_catch(&jump);
+    step_params = SDEFAULTS;
+    if (mcs_options_default(&opt, &SMODEL) != MCS_OK)
+        die("internal: options", NULL);
+    opt.max_locks = 0;
+    memset(&ri, 0, sizeof ri);
+    memset(&app, 0, sizeof app);
+    app.t_end = SMODEL.t_end;
+    app.max_steps = 1000000L;
+    parse_args(argc, argv, &opt, &app, &ri, &SMODEL, &step_params);
+    if (app.nevents > 0 || app.inputs_path || app.out_path || app.events_path)
+        die("a stepped run takes no --lock, --unlock, --inputs, --out or --events: its caller "
+            "does that",
+            NULL);
+    if (app.simulator == APP_SIM_BANDED)
+        die("--simulator banded", "a stepped run takes the dense simulator");
+    require(opt.h > 0, "h", "a number > 0", (double)opt.h);
+    require(opt.rtol > 0 && opt.rtol < 1, "rtol", "a number in (0, 1)", (double)opt.rtol);
+    require(opt.atol > 0, "atol", "a number > 0", (double)opt.atol);
+    app.simulator = APP_SIM_DENSE;
+    opt.max_steps = app.max_steps;
+    setup_simulator(&step_sim, &SMODEL, &step_params, &opt, &app, step_work,
+                    sizeof step_work / sizeof *step_work, step_iwork,
+                    sizeof step_iwork / sizeof *step_iwork);
+    die_catch(NULL);
+    st = mcs_sim_start(&step_sim, 0, NULL);
+    if (st != MCS_OK) {
+        if (error && error_len > 0)
+            snprintf(error, error_len, "initial conditions: %s", mcs_status_str(st));
+        return 1;
+    }
+    step_started = 1;
+    state_out(txv);
+    return 0;
+}
+
+/* mcs_sim_set_inputs on the stepped run. */
+int mcs_stepper_set_inputs(const mcs_real *u);
+int mcs_stepper_set_inputs(const mcs_real *u)
+{
+    return step_started ? (int)mcs_sim_set_inputs(&step_sim, u) : (int)MCS_ERR_ARGUMENT;
+}
+
+/* mcs_sim_advance to t; txv: the state reached (the last step's on a failure). */
+int mcs_stepper_advance(mcs_real t, mcs_real *txv);
+int mcs_stepper_advance(mcs_real t, mcs_real *txv)
+{
+    mcs_status st;
+    if (!step_started || !txv)
+        return (int)MCS_ERR_ARGUMENT;
+    st = mcs_sim_advance(&step_sim, t);
+    state_out(txv);
+    return (int)st;
+}
+
+/* mcs_sim_forward_dynamics (u NULL: the run's inputs); lambda (nc + room for locks). */
+int mcs_stepper_forward(mcs_real t, const mcs_real *x, const mcs_real *v, const mcs_real *u,
+                        mcs_real *xdd, mcs_real *lambda);
+int mcs_stepper_forward(mcs_real t, const mcs_real *x, const mcs_real *v, const mcs_real *u,
+                        mcs_real *xdd, mcs_real *lambda)
+{
+    if (!step_started)
+        return (int)MCS_ERR_ARGUMENT;
+    return (int)mcs_sim_forward_dynamics(&step_sim, t, x, v, u, xdd, lambda);
+}
+
+/* mcs_sim_inverse_dynamics; report (4): residual, normal, rank, dof. */
+int mcs_stepper_inverse(mcs_real t, const mcs_real *x, const mcs_real *v, const mcs_real *xdd,
+                        mcs_real *u, mcs_real *report);
+int mcs_stepper_inverse(mcs_real t, const mcs_real *x, const mcs_real *v, const mcs_real *xdd,
+                        mcs_real *u, mcs_real *report)
+{
+    mcs_inverse_report rep;
+    mcs_status st;
+    if (!step_started || !report)
+        return (int)MCS_ERR_ARGUMENT;
+    st = mcs_sim_inverse_dynamics(&step_sim, t, x, v, xdd, u, &rep, inverse_work,
+                                  sizeof inverse_work / sizeof *inverse_work);
+    if (st == MCS_OK) {
+        report[0] = rep.residual;
+        report[1] = rep.normal;
+        report[2] = (mcs_real)rep.rank;
+        report[3] = (mcs_real)rep.dof;
+    }
+    return (int)st;
+}
+#else
+typedef int mcs_simulate_stepper_unused; /* ISO C: a translation unit declares something */
+#endif /* MCS_APP_LIBRARY */
