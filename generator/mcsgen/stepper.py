@@ -9,14 +9,11 @@ firmware)."""
 
 import ctypes
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from .errors import McsError
-
-if TYPE_CHECKING:  # for the hints only
-    from .api import Solver
 
 DP = ctypes.POINTER(ctypes.c_double)
 
@@ -48,7 +45,8 @@ class Stepper:
     move it; forward(...) and inverse(...) are the dynamics at any state (the current one by
     default)."""
 
-    def __init__(self, solver: "Solver", argv: Sequence[str]):
+    def __init__(self, solver, argv: Sequence[str]):
+        """solver: the api.Solver whose library runs it; argv: start_argv's."""
         self.solver = solver
         model = solver.mechanism.model
         self.n, self.m, self.nu = model.n, model.m, len(model.inputs)
