@@ -58,6 +58,7 @@ SLOW_FILES_FIRST = (
     "e2e/test_urdf_models.py",
     "e2e/test_geometry_params.py",
     "e2e/test_kc_paper.py",
+    "e2e/test_inputs.py",
 )
 
 

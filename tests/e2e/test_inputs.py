@@ -40,6 +40,14 @@ TORQUE_PARAMS = (
 
 
 @pytest.fixture(scope="module")
+def motor_solver(tmp_path_factory):
+    """The solver of the 3R pendulum with a motor on each joint (relative angles)."""
+    path = tmp_path_factory.mktemp("motors") / "p3in.yaml"
+    path.write_text(pendulum_with(["tau1", "tau2", "tau3"], MOTORS))
+    return mcsgen.load(path).build()
+
+
+@pytest.fixture(scope="module")
 def harness(tmp_path_factory):
     """The harness compiled with the 3R pendulum whose joint torques are both the inputs tau_i
     and the parameters T_i: run(mode, method) -> (ticks x (1 + 2 n + 1)) array."""
@@ -195,16 +203,14 @@ def test_joint_motors_move_both_formulations_and_the_coordinate_model_alike(tmp_
         ("t,tau1,tau2,tau3\n0,1,2,3\n0.5,1,x,3\n", "line 3: not a finite number"),
     ],
 )
-def test_a_bad_schedule_is_refused_in_one_line(tmp_path, text, said):
+def test_a_bad_schedule_is_refused_in_one_line(motor_solver, tmp_path, text, said):
     """A schedule is read whole before the run: a bad one is refused with the file, the line and
     the problem, and nothing is run."""
     from mcsgen.errors import McsError
 
-    path = tmp_path / "p3in.yaml"
-    path.write_text(pendulum_with(["tau1", "tau2", "tau3"], MOTORS))
     schedule = tmp_path / "bad.csv"
     schedule.write_text(text)
-    solver = mcsgen.load(path).build()
+    solver = motor_solver
     with pytest.raises(McsError) as caught:
         solver.simulate(inputs=str(schedule), t_end=0.1)
     message = str(caught.value)
@@ -234,14 +240,12 @@ def test_check_compares_the_input_map_with_the_file_and_with_the_joints_power(tm
             assert rows[("f_u", "a joint input's power: its joint's rate")] <= 1e-12
 
 
-def test_the_api_takes_a_schedule_as_rows_columns_or_a_function(tmp_path):
+def test_the_api_takes_a_schedule_as_rows_columns_or_a_function(motor_solver, tmp_path):
     """Solver.simulate(inputs=...) takes the --inputs CSV's path, rows (t, u...), columns by
     name, or (u(t), dt): the same schedule, the same run to the last bit."""
     from mcsgen.errors import McsError
 
-    path = tmp_path / "p3in.yaml"
-    path.write_text(pendulum_with(["tau1", "tau2", "tau3"], MOTORS))
-    solver = mcsgen.load(path).build()
+    solver = motor_solver
     dt, t_end = 0.1, 0.5
     ticks = np.arange(0.0, t_end, dt)
 
