@@ -87,7 +87,7 @@ static void read_header(app_inputs *in, const mcs_model *md)
 static int read_row(app_inputs *in)
 {
     char buf[APP_INPUT_LINE];
-    double values[MCS_MAX_INPUTS + 1];
+    double values[MCS_SIM_MAX(MCS_MAX_INPUTS, 1) + 1];
     char *p = buf;
     int col, k;
     if (!read_line(in, buf))
@@ -105,7 +105,7 @@ static int read_row(app_inputs *in)
             values[col] = x;
         p = end + 1;
     }
-    if (in->rows > 0 && !(values[0] > in->last_t))
+    if (in->rows > 0 && !(values[0] > (double)in->last_t))
         fail(in, "the times must increase from row to row");
     in->rows++;
     in->next_t = (mcs_real)values[0];
@@ -151,7 +151,7 @@ mcs_real inputs_next_time(const app_inputs *in)
 
 mcs_status inputs_apply(app_inputs *in, mcs_sim *sim, mcs_real t)
 {
-    mcs_real u[MCS_MAX_INPUTS];
+    mcs_real u[MCS_SIM_MAX(MCS_MAX_INPUTS, 1)];
     int k, any = 0;
     while (in->has_next && in->next_t <= t) {
         for (k = 0; k < in->nu; ++k)

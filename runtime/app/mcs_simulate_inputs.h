@@ -15,14 +15,14 @@
 typedef struct app_inputs {
     const char *path; /* NULL: no --inputs (u stays 0) */
     FILE *file;
-    int nu;                     /* the model's inputs */
-    int column[MCS_MAX_INPUTS]; /* the CSV column of each input */
-    int ncolumns;               /* columns of the file (t and the inputs) */
-    long line;                  /* the line last read (messages) */
-    long rows;                  /* rows read */
-    int has_next;               /* a row is waiting */
-    mcs_real next_t;            /* its time */
-    mcs_real next_u[MCS_MAX_INPUTS];
+    int nu;                                     /* the model's inputs */
+    int column[MCS_SIM_MAX(MCS_MAX_INPUTS, 1)]; /* the CSV column of each input */
+    int ncolumns;                               /* columns of the file (t and the inputs) */
+    long line;                                  /* the line last read (messages) */
+    long rows;                                  /* rows read */
+    int has_next;                               /* a row is waiting */
+    mcs_real next_t;                            /* its time */
+    mcs_real next_u[MCS_SIM_MAX(MCS_MAX_INPUTS, 1)];
     mcs_real last_t; /* the time of the row before it (times increase) */
 } app_inputs;
 

@@ -99,6 +99,15 @@ def test_dopri5_drops_its_first_same_as_last_stage_when_the_inputs_change(harnes
     assert stale[-1, -1] > right[-1, -1]
 
 
+def test_dense_output_of_the_last_step_keeps_the_inputs_it_was_taken_with(harness):
+    """DOP853 evaluates three more stages of a step when its dense output is first asked for:
+    asked after the next inputs are set, it is what it was before (mcs_sim_set_inputs evaluates
+    them with the step's inputs first)."""
+    before, after = harness("dense_before", "dop853"), harness("dense_after", "dop853")
+    assert np.array_equal(before, after)
+    assert len(before) == 40
+
+
 def test_a_schedule_converges_to_the_torque_it_samples(tmp_path):
     """A smooth torque written as a time function, and the same torque sampled onto a schedule of
     ticks dt held constant (--inputs FILE.csv): the zero-order hold is first order in dt, so

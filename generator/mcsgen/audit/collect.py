@@ -248,6 +248,8 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
     subs.update({s: val for s, val in zip(derived.lam, lam)})
     subs.update({s: float(approx(e)) for s, e in model.parameter_values().items()})
     subs[model.time] = t
+    u = rng.standard_normal(len(model.inputs))  # the inputs' map at random inputs
+    subs.update({i.symbol: val for i, val in zip(model.inputs, u)})
     compiled = {
         "c": lambda: cm.c(x, t)[:, None],
         "A": lambda: cm.A(x, t),
@@ -259,6 +261,7 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
         "K_c": lambda: cm.K_c(x, lam, t),
         "K_f": lambda: cm.K_f(x, v, t),
         "D": lambda: cm.D(x, v, t),
+        "f_u": lambda: cm.f_u(x, u, t)[:, None],
     }
     inter = model.intermediates
 
@@ -295,7 +298,7 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
     out = []
     for name, _, row_kind, col_kind in TERMS:
         mat = references[name]
-        if mat.shape[0] == 0:
+        if mat is None or mat.shape[0] == 0:  # f_u of a model without inputs
             continue
         ref = mat if isinstance(mat, np.ndarray) else value(mat)
         got = compiled[name]().reshape(ref.shape)

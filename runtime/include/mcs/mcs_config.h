@@ -118,7 +118,9 @@ typedef double mcs_real;
 #define MCS_MAX_DIM 4096
 
 /* The most inputs u a model may have (mcs_sim_set_inputs; a simulator holds them in its struct,
- * MCS_MAX_INPUTS reals): a generated header whose model has more does not compile. */
+ * MCS_MAX_INPUTS reals): a generated header whose model has more does not compile. 0 compiles
+ * the inputs out (the firmware of a model without inputs: scripts/firmware defines it as the
+ * model's <MODEL>_NU). */
 #ifndef MCS_MAX_INPUTS
 #define MCS_MAX_INPUTS 16
 #endif

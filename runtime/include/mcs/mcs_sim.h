@@ -206,7 +206,7 @@ typedef struct mcs_sim {
     long transitions;   /* locks and unlocks made */
     /* The inputs now (model->nu of them; mcs_sim_set_inputs): held constant from the time they
      * were set until the next call (zero-order hold); 0 after init. */
-    mcs_real u[MCS_MAX_INPUTS];
+    mcs_real u[(MCS_MAX_INPUTS > 0) ? MCS_MAX_INPUTS : 1];
     int inputs_on;   /* some entry of u is not 0 (else f_u is not evaluated) */
     int ready;       /* 1 once mcs_sim_set_state succeeded: a consistent state to work on. 0
                            after init and after a failed set_state (whose partial work is not a

@@ -7,19 +7,21 @@
 void mcs_chart_mass_and_forces(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t)
 {
     const mcs_model *md = s->model;
-    int i;
     if (md->M_f != NULL) {
         md->M_f(x, v, t, s->params, s->w.M, s->w.f);
     } else {
         md->M_nz(x, t, s->params, s->w.M);
         md->f(x, v, t, s->params, s->w.f);
     }
+#if MCS_MAX_INPUTS > 0
     if (s->inputs_on != 0) { /* the inputs' generalized forces B(x, t) u */
+        int i;
         md->f_u(x, s->u, t, s->params, s->w.f_u);
         for (i = 0; i < s->n; ++i) {
             s->w.f[i] += s->w.f_u[i];
         }
     }
+#endif
 }
 
 mcs_real mcs_qr_ratio(const mcs_sim *s, const mcs_frame *fr, int r)

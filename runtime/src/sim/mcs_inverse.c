@@ -7,7 +7,7 @@
 static mcs_status accelerations(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
                                 const mcs_real *u, mcs_real *xdd, mcs_real *lambda)
 {
-    mcs_real keep[MCS_MAX_INPUTS];
+    mcs_real keep[(MCS_MAX_INPUTS > 0) ? MCS_MAX_INPUTS : 1];
     const int keep_on = s->inputs_on;
     const int nu = s->model->nu;
     mcs_status st;

@@ -115,9 +115,11 @@ mcs_status mcs_sim_joint_wrenches(mcs_sim *s, mcs_real t, const mcs_real *x, con
     for (i = 0; i < s->model->nmu; ++i) {
         w[(2 * s->n) + s->model->nc + i] = nu[i];
     }
+#if MCS_MAX_INPUTS > 0
     for (i = 0; i < s->model->nu; ++i) { /* the inputs: their forces are not the joints' */
         w[(2 * s->n) + s->model->nc + s->model->nmu + i] = s->u[i];
     }
+#endif
     s->model->joint_wrenches(x, w, t, s->params, wrench);
     if (mcs_vec_max_abs(s->model->nw, wrench) < MCS_R(0.0)) {
         return MCS_ERR_NONFINITE;

@@ -137,13 +137,15 @@ void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const 
     s->f_max = f_max;
     s->nlocks = 0;
     s->transitions = 0;
+    s->inputs_on = 0;
+#if MCS_MAX_INPUTS > 0
     {
         int i;
         for (i = 0; i < MCS_MAX_INPUTS; ++i) {
             s->u[i] = MCS_R(0.0);
         }
-        s->inputs_on = 0;
     }
+#endif
     s->h_last = MCS_R(0.0);
     s->h_next = opt->h;
     s->t_grid0 = MCS_R(0.0);
@@ -180,12 +182,24 @@ mcs_status mcs_sim_set_inputs(mcs_sim *s, const mcs_real *u)
     for (i = 0; i < s->model->nu; ++i) {
         changed |= (u[i] != s->u[i]) ? 1 : 0;
         on |= (u[i] != MCS_R(0.0)) ? 1 : 0;
+    }
+    if (changed == 0) {
+        return MCS_OK;
+    }
+    /* DOP853 evaluates three more stages of a step when its dense output is first asked for:
+     * they are evaluated now, with the inputs the step was taken with */
+    if ((s->w.dense_ready != 0) && (s->w.dense_method == MCS_METHOD_DOP853) &&
+        (s->w.dense_extra == 0)) {
+        const mcs_status st = mcs_method_dense(s, MCS_METHOD_DOP853, MCS_R(1.0), s->w.ys);
+        if (st != MCS_OK) {
+            return st;
+        }
+    }
+    for (i = 0; i < s->model->nu; ++i) {
         s->u[i] = u[i];
     }
     s->inputs_on = on;
-    if (changed != 0) {
-        s->w.fsal = 0; /* the last step's end acceleration had the old inputs' forces */
-    }
+    s->w.fsal = 0; /* the last step's end acceleration had the old inputs' forces */
     return MCS_OK;
 }
 

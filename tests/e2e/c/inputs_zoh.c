@@ -7,8 +7,13 @@
  *   stale:  as inputs, but the first-same-as-last stage kept across the change (what a runtime
  *           that forgot to drop it would do): the test shows it differs.
  *
- * Arguments: mode, method (dopri5, rk4), rtol (atol = rtol / 100). Prints t, x, v and the
- * right-hand-side evaluations so far at each tick.
+ *   dense_before, dense_after: as inputs, and after each tick the dense output in the middle of
+ *           the tick's last step, asked for before or after the next tick's inputs are set (it
+ *           must not change: DOP853 evaluates its dense stages late).
+ *
+ * Arguments: mode, method (dopri5, rk4, dop853), rtol (atol = rtol / 100). Prints t, x, v and
+ * the right-hand-side evaluations so far at each tick (the dense modes: t and x in the middle of
+ * the last step).
  *
  * Built by program_command with the model header -included: MCS_APP_MODEL, MCS_APP_NX. */
 #include <math.h>
@@ -47,7 +52,9 @@ int main(int argc, char **argv)
     mcs_real u[3];
     int k, i;
     mcs_options_default(&opt, &MODEL);
-    opt.method = (argc > 2 && !strcmp(argv[2], "rk4")) ? MCS_METHOD_RK4 : MCS_METHOD_DOPRI5;
+    opt.method = (argc > 2 && !strcmp(argv[2], "rk4"))      ? MCS_METHOD_RK4
+                 : (argc > 2 && !strcmp(argv[2], "dop853")) ? MCS_METHOD_DOP853
+                                                            : MCS_METHOD_DOPRI5;
     opt.h = (mcs_real)1e-3;
     opt.rtol = (mcs_real)(argc > 3 ? atof(argv[3]) : 1e-10);
     opt.atol = opt.rtol * (mcs_real)1e-2;
@@ -70,6 +77,21 @@ int main(int argc, char **argv)
         }
         if (mcs_sim_advance(&sim, (mcs_real)(k + 1) * dt) != MCS_OK)
             return 5;
+        if (!strncmp(mode, "dense", 5)) {
+            const mcs_real tm = (sim.prev.t + sim.cur.t) / 2;
+            mcs_real xm[NX], vm[NX];
+            mcs_real next[3];
+            torques(k + 1, next);
+            if (!strcmp(mode, "dense_after") && mcs_sim_set_inputs(&sim, next) != MCS_OK)
+                return 6;
+            if (mcs_sim_dense(&sim, tm, xm, vm, NULL, NULL) != MCS_OK)
+                return 7;
+            printf("%.17g", (double)tm);
+            for (i = 0; i < NX; ++i)
+                printf(",%.17g", (double)xm[i]);
+            printf("\n");
+            continue;
+        }
         printf("%.17g", (double)sim.cur.t);
         for (i = 0; i < NX; ++i)
             printf(",%.17g", (double)sim.cur.x[i]);
