@@ -41,8 +41,8 @@ static void state_out(mcs_real *txv)
     }
 }
 
-/* Starts a run with the command line's options argv (argv[0] unused; --t-end and output
- * options are accepted and mean nothing here) at the file's initial state for the parameters:
+/* Starts a run with the command line's options argv (argv[0] unused; --t-end is accepted
+ * and means nothing here; --lock, --unlock, --inputs, --out and --events are refused) at the file's initial state for the parameters:
  * txv (1 + 2 nx) its state. 0 started; 1 the start failed (error: why); 2 an argument was
  * refused (error: the command line's message). */
 int mcs_stepper_start(int argc, char **argv, mcs_real *txv, char *error, size_t error_len);
@@ -72,6 +72,8 @@ int mcs_stepper_start(int argc, char **argv, mcs_real *txv, char *error, size_t 
     app.t_end = SMODEL.t_end;
     app.max_steps = 1000000L;
     parse_args(argc, argv, &opt, &app, &ri, &SMODEL, &step_params);
+    if (SMODEL.nevents > 0)
+        die("a stepped run does not apply the mechanism file's events: the model has some", NULL);
     if (app.nevents > 0 || app.inputs_path || app.out_path || app.events_path)
         die("a stepped run takes no --lock, --unlock, --inputs, --out or --events: its caller "
             "does that",

@@ -419,7 +419,7 @@ mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, cons
  * wrench (model->nw) per joint in joint order, (F_x, F_y, N_z) planar or (F_x, F_y, F_z, N_x,
  * N_y, N_z) spatial, the force and moment the joint exerts on its body 2 in the world frame, the
  * moment about the joint's point on body 2. The same numbers in body and in joint coordinates
- * (a tree joint's from the Newton-Euler balance of the bodies it carries). w (2 nx + m + nmu,
+ * (a tree joint's from the Newton-Euler balance of the bodies it carries). w (2 nx + m + nmu + nu,
  * m the rows in force: nc, plus the rows of active locks; nmu = model->nmu) is the caller's
  * scratch and returns [v; x''; lambda (nc); nu (nmu); u (nu)] there (2 n + m + nmu + nu
  * entries), nu the multipliers of the row groups (mcs_model.h), u the inputs. A joint's spring-damper is an applied force, not part of its reaction;
@@ -459,8 +459,9 @@ typedef struct mcs_inverse_report {
  * under-actuated mechanism gets the nearest motion it can make and report->residual says how
  * far it is (its part normal to the constraints, report->normal, no force can give: xdd then
  * violates A xdd = gamma), and a redundantly actuated one the least effort. MCS_ERR_UNACTUATED
- * when the inputs act on no motion there (D = 0); MCS_ERR_UNSUPPORTED without inputs or in the
- * banded simulator;
+ * when the inputs act on no motion there (D = 0); MCS_ERR_UNSUPPORTED without inputs, in the
+ * banded simulator, or without the probe frame (a compact simulator or memory without dense
+ * output);
  * MCS_ERR_WORKSPACE when lwork < MCS_SIM_INVERSE_WORK_SIZE. Limits are not applied. The sim's
  * inputs are left as they were; uses the probe frame. */
 mcs_status mcs_sim_inverse_dynamics(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,

@@ -90,7 +90,7 @@ mcs_status mcs_sim_inverse_dynamics(mcs_sim *s, mcs_real t, const mcs_real *x, c
     U = mcs_work_next(work, &at, (size_t)n * (size_t)n);
     VT = mcs_work_next(work, &at, (size_t)nu * (size_t)nu);
     a0 = mcs_work_next(work, &at, (size_t)n);      /* x''(0) */
-    b = mcs_work_next(work, &at, (size_t)n);       /* xdd - x''(0), then U^T of it */
+    b = mcs_work_next(work, &at, (size_t)n);       /* xdd - x''(0) */
     c = mcs_work_next(work, &at, (size_t)n);       /* a column's x'' */
     sv = mcs_work_next(work, &at, (size_t)n);      /* (min(n, nu)) singular values */
     e = mcs_work_next(work, &at, (size_t)nu * 2U); /* a unit input, then Sigma^+ U^T b */
