@@ -40,6 +40,23 @@ class InverseDynamics:
     dof: int  # degrees of freedom there
 
 
+@dataclass
+class Linearization:
+    """What Stepper.linearize found: dz/dt = A dz + B du about the current state, in the
+    minimal coordinates z = (q, qd) of the chart centred there (mcs_sim_linearize)."""
+
+    A: np.ndarray  # (2f x 2f) [0 I; dqdd/dq dqdd/dqd]
+    B: np.ndarray  # (2f x nu) [0; dqdd/du]
+    T: np.ndarray  # (n x f) the chart's basis: dx = T dq, dv = T dqd + (constraint part)
+    t: float  # the state it was taken at
+    x: np.ndarray
+    v: np.ndarray
+
+    @property
+    def dof(self) -> int:
+        return self.T.shape[1]
+
+
 class Stepper:
     """A started run (Solver.start). t, x (n), v (n): its state; step(u, dt) and advance(t)
     move it; forward(...) and inverse(...) are the dynamics at any state (the current one by
@@ -68,6 +85,12 @@ class Stepper:
         self._forward.argtypes = [ctypes.c_double, DP, DP, DP, DP, DP]
         self._inverse = lib.mcs_stepper_inverse
         self._inverse.argtypes = [ctypes.c_double, DP, DP, DP, DP, DP]
+        self._set_state = lib.mcs_stepper_set_state
+        self._set_state.argtypes = [ctypes.c_double, DP, DP, DP]
+        self._linearize = lib.mcs_stepper_linearize
+        self._linearize.argtypes = [DP, DP, DP, ctypes.POINTER(ctypes.c_int)]
+        self._chart_rhs = lib.mcs_stepper_chart_rhs
+        self._chart_rhs.argtypes = [DP, DP]
         self._status = lib.mcs_status_str
         self._status.restype = ctypes.c_char_p
         self._status.argtypes = [ctypes.c_int]
@@ -111,6 +134,15 @@ class Stepper:
         self._check(self._advance(float(t), _ptr(self._txv)), f"advance to t = {t:g}")
         return self
 
+    def set_state(self, x, v=None, t=None) -> "Stepper":
+        """Moves the run to (t, x, v) (default: v = 0, the current t), assembled onto the
+        constraints (mcs_sim_set_state); the inputs are kept."""
+        t = self.t if t is None else float(t)
+        x = _array(x, self.n, "x")
+        v = np.zeros(self.n) if v is None else _array(v, self.n, "v")
+        self._check(self._set_state(t, _ptr(x), _ptr(v), _ptr(self._txv)), "set_state")
+        return self
+
     def step(self, u=None, dt: float = 1e-3) -> "Stepper":
         """One control tick: the inputs u (when given) held for dt."""
         if u is not None:
@@ -147,6 +179,35 @@ class Stepper:
             u[: self.nu], float(report[0]), float(report[1]), int(report[2]), int(report[3])
         )
 
+    # --- linearization
+    def linearize(self) -> Linearization:
+        """The exact linearization about the current state (mcs_sim_linearize): from the
+        generated derivative kernels, through the constraint forces, at any state."""
+        n, nu = self.n, self.nu
+        A, B = np.zeros(4 * n * n), np.zeros(max(2 * n * nu, 1))
+        T, dof = np.zeros(max(n * n, 1)), ctypes.c_int(0)
+        self._check(self._linearize(_ptr(A), _ptr(B), _ptr(T), ctypes.byref(dof)), "linearize")
+        f = dof.value
+        return Linearization(
+            A[: 4 * f * f].reshape(2 * f, 2 * f, order="F").copy(),
+            B[: 2 * f * nu].reshape(2 * f, nu, order="F").copy(),
+            T[: n * f].reshape(n, f, order="F").copy(),
+            self.t,
+            self.x,
+            self.v,
+        )
+
+    def chart_rhs(self, y) -> np.ndarray:
+        """(qd, qdd) at y = (q, qd) (2f) on the chart centred at the current state, the inputs
+        held: the right-hand side the integrators step and linearize() differentiates
+        (mcs_sim_chart_rhs)."""
+        y = np.ascontiguousarray(np.asarray(y, dtype=float).reshape(-1))
+        if y.size % 2:
+            raise McsError(f"chart_rhs: y has {y.size} values, not 2f")
+        ydot = np.zeros(max(y.size, 1))
+        self._check(self._chart_rhs(_ptr(y), _ptr(ydot)), "chart_rhs")
+        return ydot[: y.size]
+
 
 def start_argv(options: dict) -> list:
     """The stepped run's argv from Solver.start's options (the simulate options' names)."""
@@ -155,4 +216,4 @@ def start_argv(options: dict) -> list:
     return ["start"] + option_arguments(options)
 
 
-__all__ = ["Stepper", "InverseDynamics", "start_argv"]
+__all__ = ["Stepper", "InverseDynamics", "Linearization", "start_argv"]

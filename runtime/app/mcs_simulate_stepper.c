@@ -26,6 +26,7 @@
 static mcs_real step_work[MCS_SIM_WORK_SIZE(MCS_APP_NX, SROWS)];
 static int step_iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, SROWS)];
 static mcs_real inverse_work[MCS_SIM_INVERSE_WORK_SIZE(MCS_APP_NX, SROWS, SNU)];
+static mcs_real linearize_work[MCS_SIM_LINEARIZE_WORK_SIZE(MCS_APP_NX, SROWS, SNU)];
 static mcs_sim step_sim;
 static SPARAMS_T step_params;
 static int step_started = 0;
@@ -149,6 +150,39 @@ int mcs_stepper_inverse(mcs_real t, const mcs_real *x, const mcs_real *v, const 
         report[3] = (mcs_real)rep.dof;
     }
     return (int)st;
+}
+
+/* mcs_sim_set_state on the stepped run (assembled onto the constraints); txv: the state set. The
+ * inputs are kept. */
+int mcs_stepper_set_state(mcs_real t, const mcs_real *x, const mcs_real *v, mcs_real *txv);
+int mcs_stepper_set_state(mcs_real t, const mcs_real *x, const mcs_real *v, mcs_real *txv)
+{
+    mcs_status st;
+    if (!step_started || !txv)
+        return (int)MCS_ERR_ARGUMENT;
+    st = mcs_sim_set_state(&step_sim, t, x, v, NULL);
+    state_out(txv);
+    return (int)st;
+}
+
+/* mcs_sim_linearize at the current state: A (2f x 2f), B (2f x nu), ld 2f, into arrays of
+ * (2 nx)^2 and 2 nx nu; T (nx x f) the basis of its chart; *dof = f. */
+int mcs_stepper_linearize(mcs_real *A, mcs_real *B, mcs_real *T, int *dof);
+int mcs_stepper_linearize(mcs_real *A, mcs_real *B, mcs_real *T, int *dof)
+{
+    mcs_status st;
+    if (!step_started || !T)
+        return (int)MCS_ERR_ARGUMENT;
+    st = mcs_sim_linearize(&step_sim, A, B, dof, linearize_work,
+                           sizeof linearize_work / sizeof *linearize_work);
+    return (int)((st != MCS_OK) ? st : mcs_sim_basis(&step_sim, T));
+}
+
+/* mcs_sim_chart_rhs: ydot (2f) at y (2f) on the current chart. */
+int mcs_stepper_chart_rhs(const mcs_real *y, mcs_real *ydot);
+int mcs_stepper_chart_rhs(const mcs_real *y, mcs_real *ydot)
+{
+    return step_started ? (int)mcs_sim_chart_rhs(&step_sim, y, ydot) : (int)MCS_ERR_ARGUMENT;
 }
 #else
 typedef int mcs_simulate_stepper_unused; /* ISO C: a translation unit declares something */

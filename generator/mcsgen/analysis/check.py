@@ -291,6 +291,7 @@ def check_model(
         )
         if model.inputs:
             _check_inputs(model, cm, x, v, t, rng, note)
+        _check_linear_tangents(model, cm, x, v, t, rng, xscale, note)
         # M against the compiled kinetic energy: M_ij = d2T/dv_i dv_j (polarization)
         M_fd = np.zeros((n, n))
         for i in range(n):
@@ -318,6 +319,33 @@ def check_model(
     for (name, ref), err in worst.items():
         report.rows.append((name, ref, err))
     return report
+
+
+def _check_linear_tangents(model, cm, x, v, t, rng, xscale, note):
+    """M_x and gamma_x (derive/linear_terms.py) against the derivatives of M a - B u and
+    A a - gamma along a random direction dx, at random accelerations a and inputs u."""
+    n, m, nu = model.n, model.m, len(model.inputs)
+    a, u = rng.standard_normal(n), rng.standard_normal(nu)
+    dx = xscale * rng.standard_normal(n)
+
+    def forces(y):
+        out = cm.M(y, t) @ a
+        return out - cm.f_u(y, u, t) if nu else out
+
+    M_x = cm.xwt("M_x", x, np.concatenate([a, u, dx]), t, n)
+    note(
+        "M_x",
+        "d(M a - B u)/dx along dx",
+        rel_error(M_x, derivative(lambda s: forces(x + s * dx), 1e-4)),
+    )
+    if m:
+        gamma_x = cm.xwt("gamma_x", x, np.concatenate([v, a, dx]), t, m)
+
+        def rows(s):
+            y = x + s * dx
+            return cm.A(y, t) @ a - cm.gamma(y, v, t)
+
+        note("gamma_x", "d(A a - gamma)/dx along dx", rel_error(gamma_x, derivative(rows, 1e-4)))
 
 
 def _held_joint_rates(model):

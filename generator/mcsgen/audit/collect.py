@@ -20,6 +20,8 @@ from ..analysis.check import CompiledModel, check_model
 from ..derive import derive
 from ..derive.catalogue import audited
 from ..derive.joint_terms import tangent_directions
+from ..derive.linear_terms import direction_symbols
+from ..derive.wrenches import acceleration_symbols
 from ..emit.fingerprint import generator_fingerprint
 from ..emit.kernels import nonzero
 from ..model import complete_initial_state
@@ -250,6 +252,9 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
     subs[model.time] = t
     u = rng.standard_normal(len(model.inputs))  # the inputs' map at random inputs
     subs.update({i.symbol: val for i, val in zip(model.inputs, u)})
+    a, dx = rng.standard_normal(n), rng.standard_normal(n)  # the tangents' accelerations, direction
+    subs.update(zip(acceleration_symbols(n), a))
+    subs.update(zip(direction_symbols(n), dx))
     compiled = {
         "c": lambda: cm.c(x, t)[:, None],
         "A": lambda: cm.A(x, t),
@@ -262,6 +267,8 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
         "K_f": lambda: cm.K_f(x, v, t),
         "D": lambda: cm.D(x, v, t),
         "f_u": lambda: cm.f_u(x, u, t)[:, None],
+        "M_x": lambda: cm.xwt("M_x", x, np.concatenate([a, u, dx]), t, n)[:, None],
+        "gamma_x": lambda: cm.xwt("gamma_x", x, np.concatenate([v, a, dx]), t, m)[:, None],
     }
     inter = model.intermediates
 
@@ -298,7 +305,7 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
     out = []
     for name, _, row_kind, col_kind in TERMS:
         mat = references[name]
-        if mat is None or mat.shape[0] == 0:  # f_u of a model without inputs
+        if mat is None or mat.shape[0] == 0:  # f_u without inputs, gamma_x without rows
             continue
         ref = mat if isinstance(mat, np.ndarray) else value(mat)
         got = compiled[name]().reshape(ref.shape)

@@ -13,6 +13,7 @@ from ..errors import ModelError
 from ..model.exact import numbers_as_coefficients
 from ..model.inputs import split_inputs
 from .groups import GroupTerms, derive_groups
+from .linear_terms import linear_tangents
 from .joint_terms import (
     joint_coordinates_of,
     joint_dynamics,
@@ -70,6 +71,10 @@ class Derived:
     # (n x 1) the inputs' generalized forces B(x, t) u (model/inputs.py), an expression of the
     # inputs' symbols; f is taken at u = 0. None without inputs
     f_u: sp.Matrix = None
+    # (n x 1) d(M a - B u)/dx dx and (m x 1) d(A a - gamma)/dx dx along a direction dx, at
+    # accelerations a (linear_terms.py): the linearization's tangents beside K_c, K_f and D
+    M_x: sp.Matrix = None
+    gamma_x: sp.Matrix = None
     # what derives them, until with_wrenches() is called (only a build with the reactions
     # kernel set pays for them: the 43-body anchor chain's take 35 s)
     pending_wrenches: object = None
@@ -99,8 +104,10 @@ def derive(model: "Model") -> Derived:
     K_c = sp.zeros(n, n)
     index = {s: i for i, s in enumerate(x)}
     same_rows = {}  # rows equal up to their coordinates are differentiated once
+    hessians = []
     for i in range(m):
         row = row_terms(c[i], x, v, t, index, same_rows)
+        hessians.append(row.hessian)
         c_t[i] = row.c_t
         gamma[i] = row.gamma
         for j, a in row.A.items():
@@ -135,6 +142,7 @@ def derive(model: "Model") -> Derived:
             (v[i] * M[i, j] * v[j] for i in range(n) for j in range(n) if M[i, j] != 0),
             sp.Integer(0),
         )
+    M_x, gamma_x = linear_tangents(model, M, f_u, A, gamma, acceleration_symbols(n), hessians)
     return Derived(
         c=c,
         A=A,
@@ -147,6 +155,8 @@ def derive(model: "Model") -> Derived:
         K_f=K_f,
         D=D,
         f_u=f_u,
+        M_x=M_x,
+        gamma_x=gamma_x,
         kinetic=kinetic,
         potential=model.potential,
         lam=lam,
@@ -187,6 +197,7 @@ def _derive_joint(model: "Model") -> Derived:
 
     M, f, kinetic = joint_dynamics(model, local)
     f, f_u = split_inputs(f, model.inputs)
+    M_x, gamma_x = linear_tangents(model, M, f_u, A, gamma, acceleration_symbols(model.n))
     return Derived(
         c=c,
         A=A,
@@ -200,6 +211,8 @@ def _derive_joint(model: "Model") -> Derived:
         K_f=None,  # emitted column by column from f_tangent (emit/kernels.py)
         D=None,
         f_u=f_u,
+        M_x=M_x,
+        gamma_x=gamma_x,
         f_tangent=joint_force_tangent(model, f),
         kinetic=kinetic,
         potential=model.potential,

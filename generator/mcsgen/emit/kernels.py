@@ -13,6 +13,8 @@ import sympy as sp
 
 from ..derive.catalogue import EVENT_KERNELS, KERNELS, ROW_GROUP_KERNELS, printed, scalars
 from ..derive.joint_terms import tangent_directions
+from ..derive.linear_terms import direction_symbols
+from ..derive.wrenches import acceleration_symbols
 from ..model import kernel_sets
 from ..model.exact import clean
 from ..model.reader import PARAM_PREFIX
@@ -309,10 +311,11 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         parts = []
         runs = _parts(entries)
         local = names
-        if spec.w == "w":  # joint_wrenches: v, x'', lam and nu stacked in w
+        if spec.w == "w":  # several arrays stacked in w (W_LAYOUT)
             local = dict(names)
-            local.update((s, f"a[{i}]") for i, s in enumerate(derived.accel))
-            local.update((s, f"nu[{i}]") for i, s in enumerate(derived.nu))
+            local.update((s, f"a[{i}]") for i, s in enumerate(acceleration_symbols(model.n)))
+            local.update((s, f"nu[{i}]") for i, s in enumerate(derived.nu or ()))
+            local.update((s, f"dx[{i}]") for i, s in enumerate(direction_symbols(model.n)))
         prologue, kernel_inter = [], inter
         if stage is not None and len(runs) == 1 and name in readers:
             prologue, local, kernel_inter = _reading_stage(stage, entries, local, inter)
@@ -320,7 +323,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
             for run in runs:
                 part = _assignments(run, local, "out", inter)
                 if spec.w == "w":
-                    part = _stacked(part, model)
+                    part = _stacked(part, model, name)
                 used = " ".join(part)
                 parts.append(
                     {"body": part, "unused": [a for a in args if a and not _uses(used, a)]}
@@ -333,7 +336,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
                 + _assignments(entries, local, "out", kernel_inter)
             )
             if spec.w == "w":
-                body = _stacked(body, model)
+                body = _stacked(body, model, name)
         used = " ".join(body)
         kernels.append(
             _kernel_entry(
@@ -367,21 +370,31 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     return kernels, out, fused
 
 
-def _stacked(lines, model):
-    """A joint_wrenches body with its views of w = [v (nx); x'' (nx); lam (nc); nu (nmu); u (nu)]
+# what the w of a kernel with w = "w" stacks (derive/catalogue.py), in order, each array's
+# length in the descriptor's counts ("nx", "nc", "nmu", "nu")
+W_LAYOUT = {
+    "joint_wrenches": (("v", "nx"), ("a", "nx"), ("lam", "nc"), ("nu", "nmu"), ("u", "nu")),
+    "M_x": (("a", "nx"), ("u", "nu"), ("dx", "nx")),
+    "gamma_x": (("v", "nx"), ("a", "nx"), ("dx", "nx")),
+}
+
+
+def _stacked(lines, model, kernel):
+    """A body of a kernel with w = "w" with its views of the arrays stacked in w (W_LAYOUT)
     first (those it reads)."""
     used = " ".join(lines)
-    n, m = model.n, model.m
-    nmu = sum(len(group.g) for group in model.row_groups)
-    at = (
-        ("v", "&w[0]"),
-        ("a", f"&w[{n}]"),
-        ("lam", f"&w[{2 * n}]"),
-        ("nu", f"&w[{2 * n + m}]"),
-        ("u", f"&w[{2 * n + m + nmu}]"),
-    )
-    views = [(name, f"const mcs_real *{name} = {where};") for name, where in at]
-    return [line for name, line in views if _uses(used, name) or f", {name}," in used] + lines
+    sizes = {
+        "nx": model.n,
+        "nc": model.m,
+        "nmu": sum(len(group.g) for group in model.row_groups),
+        "nu": len(model.inputs),
+    }
+    views, at = [], 0
+    for name, count in W_LAYOUT[kernel]:
+        if _uses(used, name) or f", {name}," in used:
+            views.append(f"const mcs_real *{name} = &w[{at}];")
+        at += sizes[count]
+    return views + lines
 
 
 # A joint-coordinate model whose M has at most this many nonzeros (plus f's n) computes M and f in

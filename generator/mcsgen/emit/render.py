@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 13
+MODEL_ABI_VERSION = 14
 
 
 def _held_coordinates(groups, x):

@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 13
+#define MCS_MODEL_ABI_VERSION 14
 
 /* Kernel of (x, t): c (nc), A (nc x nx), c_t (nc), M (nx x nx), A_nz (a_nnz), M_nz (m_nnz). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -221,6 +221,14 @@ typedef struct mcs_model {
     const mcs_real *input_limits;   /* (2 nu) [lower, upper] of each, metadata (the caller
                                         saturates); 0, 0: the file gives none */
     mcs_kernel_xwt f_u;             /* (nx) B(x, t) u, w = u (nu) */
+    /* The coordinates' tangents of the dynamics' two equations, for the exact linearization
+     * (mcs_sim_linearize) beside K_c, K_f and D: along a direction dx (nx), at accelerations a
+     * (nx) and inputs u (nu),
+     *   M_x     (nx) = d(M a - B u)/dx dx,      w = [a (nx); u (nu); dx (nx)]
+     *   gamma_x (nc) = d(A a - gamma)/dx dx,    w = [v (nx); a (nx); dx (nx)]
+     * NULL without the stiffness kernel set. */
+    mcs_kernel_xwt M_x;
+    mcs_kernel_xwt gamma_x;
 } mcs_model;
 
 #endif /* MCS_MODEL_H */

@@ -468,6 +468,36 @@ mcs_status mcs_sim_inverse_dynamics(mcs_sim *sim, mcs_real t, const mcs_real *x,
                                     const mcs_real *xdd, mcs_real *u, mcs_inverse_report *report,
                                     mcs_real *work, size_t lwork);
 
+/* Real workspace of mcs_sim_linearize: n coordinates, m rows, nu inputs. */
+#define MCS_SIM_LINEARIZE_WORK_SIZE(n, m, nu) \
+    ((6 * (n) * (n)) + (2 * (n) * ((2 * (n)) + (nu))) + (MCS_SIM_MAX((m), 1) * ((n) + 2)) + \
+     (7 * (n)) + (nu))
+
+/* The exact linearization of the dynamics about the current state, in its minimal coordinates:
+ * the state z = (q, qd) of the chart centred there with the continued basis T (mcs_sim_basis;
+ * qd = T^T v, q the chart coordinate, x = x + T q on the constraints to first order) and the
+ * inputs u held (mcs_sim_set_inputs),
+ *
+ *     dz/dt = A dz + B du,   A = [0 I; dqdd/dq dqdd/dqd] (2f x 2f),  B = [0; dqdd/du] (2f x nu)
+ *
+ * f = *dof = n - r. A, B column-major with leading dimension 2f (at most 2n x 2n and 2n x nu;
+ * B may be NULL when nu = 0). Exact: from the generated K_f, K_c, D, A_dot, f_u and the
+ * tangents M_x, gamma_x (mcs_model.h), through the constraint forces of closed loops, at any
+ * state (not only an equilibrium, where it reduces to the modes' (T^T M T, T^T D T, T^T (K_f +
+ * K_c) T)). MCS_ERR_UNSUPPORTED without the stiffness kernel set, with a lock in force, in the
+ * banded simulator or without the probe frame (a compact simulator, or memory without dense
+ * output); MCS_ERR_WORKSPACE when lwork < MCS_SIM_LINEARIZE_WORK_SIZE. Uses the probe frame and
+ * the scratch, not the state. */
+mcs_status mcs_sim_linearize(mcs_sim *sim, mcs_real *A, mcs_real *B, int *dof, mcs_real *work,
+                             size_t lwork);
+
+/* The right-hand side the integrators step, on the chart centred at the current state with its
+ * continued basis (SPEC §4): ydot = (qd, qdd) at y = (q, qd) (2f each, f = n - r), the inputs
+ * held. What mcs_sim_linearize differentiates, for a caller's own integrator or estimator and
+ * for checking it. Dense simulator with the probe frame only (else MCS_ERR_UNSUPPORTED); uses
+ * the probe frame and the scratch, not the state. */
+mcs_status mcs_sim_chart_rhs(mcs_sim *sim, const mcs_real *y, mcs_real *ydot);
+
 /* Minimal coordinates of the current state (f = n - r entries each; SPEC §4): q the accumulated
  * chart coordinate, q(t_k+1) = q(t_k) + dq_k with dq_k the chart coordinate at the end of step k
  * (0 at mcs_sim_set_state; continuous through transitions; an entry that a rank change adds

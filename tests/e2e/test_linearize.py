@@ -1,0 +1,151 @@
+"""The exact linearization about any state (mcs_sim_linearize, Stepper.linearize; README,
+"Linearization"): A and B from the generated derivative kernels against central finite
+differences of the simulator's own right-hand side (mcs_sim_chart_rhs) at states away from
+equilibrium, on open chains and closed loops, body and joint coordinates, redundant rows; at an
+equilibrium A's eigenvalues are the vibration modes'."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mcsgen
+
+from test_inputs import MOTORS, pendulum_with
+from test_inverse_dynamics import SLIDER_CRANK
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def shipped(name):
+    return ROOT / "models" / f"{name}.yaml"
+
+
+def in_joint_coordinates(name):
+    text = shipped(name).read_text()
+    return text.replace(f"name: {name}", f"name: {name}_joint") + "coordinates: joint\n"
+
+
+def build(tmp_path_factory, name, model):
+    """A solver of a shipped model (its path) or of a model's text."""
+    if isinstance(model, str):
+        path = tmp_path_factory.mktemp("linearize") / f"{name}.yaml"
+        path.write_text(model)
+        model = path
+    return mcsgen.load(model).build()
+
+
+def rhs_jacobian(run, y0, h=1e-5):
+    """Central differences of the chart's right-hand side about y0 (2f)."""
+    cols = []
+    for j in range(y0.size):
+        e = np.zeros(y0.size)
+        e[j] = h * max(1.0, abs(y0[j]))
+        cols.append((run.chart_rhs(y0 + e) - run.chart_rhs(y0 - e)) / (2 * e[j]))
+    return np.column_stack(cols)
+
+
+def away_from_equilibrium(run, rng, k):
+    """The run moved along its motion and kicked to a random velocity (projected onto the
+    constraints by set_state): a state with accelerations, velocities and constraint forces."""
+    run.advance(run.t + 0.02 * (k + 1))
+    run.set_state(run.x, run.v + rng.standard_normal(run.n))
+    return run
+
+
+CASES = {  # name: (model text, degrees of freedom, the states' seed)
+    "spatial_pendulum": (shipped("spatial_pendulum"), 2, 1),
+    "slider_crank": (shipped("slider_crank"), 1, 2),
+    "double_four_bar": (shipped("double_four_bar"), 1, 3),
+    "modified_2x2_four_bar": (shipped("modified_2x2_four_bar"), 2, 4),  # redundant rows
+    "spin_top": (shipped("spin_top"), 5, 5),  # Euler parameters
+    "pendulum_3r": (shipped("pendulum_3r"), 3, 6),  # joint coordinates, a tree
+    "slider_crank_joint": (in_joint_coordinates("slider_crank"), 1, 7),  # a loop of joints
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_A_matches_central_differences_of_the_right_hand_side(tmp_path_factory, name):
+    """At three states away from equilibrium: the exact A against central differences of the
+    chart's right-hand side to 1e-6 relative (they agree to about 1e-9: the differences' own
+    error), and its first block row is [0 I]."""
+    text, dof, seed = CASES[name]
+    solver = build(tmp_path_factory, name, text)
+    run = solver.start(method="dopri5", rtol=1e-10, atol=1e-12)
+    rng = np.random.default_rng(seed)
+    for k in range(3):
+        away_from_equilibrium(run, rng, k)
+        lin = run.linearize()
+        f = lin.dof
+        assert f == dof and lin.A.shape == (2 * f, 2 * f) and lin.T.shape == (run.n, f)
+        y0 = np.concatenate([np.zeros(f), lin.T.T @ run.v])
+        assert np.abs(run.chart_rhs(y0)[:f] - y0[f:]).max() == 0.0
+        J = rhs_jacobian(run, y0)
+        scale = np.abs(lin.A).max()
+        assert np.abs(J - lin.A).max() <= 1e-6 * scale, (name, k)
+        assert np.array_equal(lin.A[:f, :f], np.zeros((f, f)))
+        assert np.array_equal(lin.A[:f, f:], np.eye(f))
+
+
+INPUT_CASES = {  # name: (model text, inputs held, the states' seed)
+    "p3lin": (pendulum_with(["tau1", "tau2", "tau3"], MOTORS, name="p3lin"), [40, -25, 10], 11),
+    "crank_motor": (SLIDER_CRANK, [2.0, -30.0], 12),  # joint inputs: B depends on x
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPUT_CASES))
+def test_A_and_B_under_inputs_match_central_differences(tmp_path_factory, name):
+    """With inputs held (so A carries the tangent of B(x) u): A against differences in the
+    state and B against differences in the inputs of the chart's right-hand side, to 1e-6."""
+    text, u0, seed = INPUT_CASES[name]
+    solver = build(tmp_path_factory, name, text)
+    run = solver.start(method="dopri5", rtol=1e-10, atol=1e-12)
+    rng = np.random.default_rng(seed)
+    u0 = np.array(u0, dtype=float)
+    for k in range(2):
+        run.set_inputs(u0)
+        away_from_equilibrium(run, rng, k)
+        lin = run.linearize()
+        f = lin.dof
+        y0 = np.concatenate([np.zeros(f), lin.T.T @ run.v])
+        A = rhs_jacobian(run, y0)
+        assert np.abs(A - lin.A).max() <= 1e-6 * np.abs(lin.A).max()
+        B = []
+        for j in range(u0.size):
+            du = np.zeros(u0.size)
+            du[j] = 1e-3 * max(1.0, abs(u0[j]))
+            run.set_inputs(u0 + du)
+            plus = run.chart_rhs(y0)
+            run.set_inputs(u0 - du)
+            B.append((plus - run.chart_rhs(y0)) / (2 * du[j]))
+        B = np.column_stack(B)
+        assert lin.B.shape == (2 * f, u0.size)
+        assert np.abs(B - lin.B).max() <= 1e-6 * np.abs(lin.B).max()
+        assert np.array_equal(lin.B[:f], np.zeros((f, u0.size)))
+    # the inputs' tangent in A matters: linearized at u = 0 the crank's A is another
+    if name == "crank_motor":
+        run.set_inputs(0 * u0)
+        assert np.abs(run.linearize().A - lin.A).max() > 1e-3 * np.abs(lin.A).max()
+
+
+@pytest.mark.parametrize(
+    "name, start, reference",
+    [
+        ("pendulum_kc", None, [1.5660459763365815]),  # 003 §4.1: ±1.566 i, the lower position
+        ("pendulum_3r", [0.1, -0.1, 0.05], None),  # three modes about hanging down
+    ],
+)
+def test_at_an_equilibrium_A_has_the_eigenvalues_of_the_modes(name, start, reference):
+    """About the static equilibrium statics() finds, the eigenvalues of A are +-i omega of the
+    modes (the generalized problem of T^T M T and T^T (K_f + K_c) T, mcs_modes.c) to 1e-10."""
+    solver = mcsgen.load(shipped(name)).build()
+    modes = solver.modes(x=start)
+    assert modes.ok
+    run = solver.start()
+    run.set_state(modes.statics.x)
+    lin = run.linearize()
+    eig = np.linalg.eigvals(lin.A)
+    omega = np.sort(np.abs(eig.imag[eig.imag > 0]))
+    assert omega.size == lin.dof and np.abs(eig.real).max() <= 1e-10 * omega.max()
+    assert np.abs(omega - np.sort(modes.omega)).max() <= 1e-10 * omega.max()
+    if reference is not None:
+        assert np.abs(omega - reference).max() <= 1e-12 * omega.max()
