@@ -57,6 +57,18 @@ class Linearization:
         return self.T.shape[1]
 
 
+@dataclass
+class StepJacobian:
+    """What Stepper.step_jacobian found: dz' = J dz + G du for the step just taken, from the
+    minimal coordinates z = (q, qd) of the chart centred at its start (basis T_from) to those of
+    the chart centred at its end (T_to) (mcs_sim_step_jacobian)."""
+
+    J: np.ndarray  # (2g x 2f)
+    G: np.ndarray  # (2g x nu)
+    T_from: np.ndarray  # (n x f)
+    T_to: np.ndarray  # (n x g)
+
+
 class Stepper:
     """A started run (Solver.start). t, x (n), v (n): its state; step(u, dt) and advance(t)
     move it; forward(...) and inverse(...) are the dynamics at any state (the current one by
@@ -91,6 +103,12 @@ class Stepper:
         self._linearize.argtypes = [DP, DP, DP, ctypes.POINTER(ctypes.c_int)]
         self._chart_rhs = lib.mcs_stepper_chart_rhs
         self._chart_rhs.argtypes = [DP, DP]
+        self._chart_state = lib.mcs_stepper_chart_state
+        self._chart_state.argtypes = [DP, DP, DP]
+        self._basis = lib.mcs_stepper_basis
+        self._basis.argtypes = [DP, ctypes.POINTER(ctypes.c_int)]
+        self._step_jacobian = lib.mcs_stepper_step_jacobian
+        self._step_jacobian.argtypes = [ctypes.c_double, DP, DP, ctypes.POINTER(ctypes.c_int), DP]
         self._status = lib.mcs_status_str
         self._status.restype = ctypes.c_char_p
         self._status.argtypes = [ctypes.c_int]
@@ -197,6 +215,39 @@ class Stepper:
             self.v,
         )
 
+    def basis(self) -> np.ndarray:
+        """T (n x f): the continued tangent basis of the current state (mcs_sim_basis)."""
+        T, dof = np.zeros(max(self.n * self.n, 1)), ctypes.c_int(0)
+        self._check(self._basis(_ptr(T), ctypes.byref(dof)), "basis")
+        return T[: self.n * dof.value].reshape(self.n, dof.value, order="F").copy()
+
+    def chart_state(self, y):
+        """(x (n), v (n)) the chart centred at the current state puts at y = (q, qd) (2f)
+        (mcs_sim_chart_state): on the constraints, with T^T v = qd."""
+        y = np.ascontiguousarray(np.asarray(y, dtype=float).reshape(-1))
+        x, v = np.zeros(self.n), np.zeros(self.n)
+        self._check(self._chart_state(_ptr(y), _ptr(x), _ptr(v)), "chart_state")
+        return x, v
+
+    def step_jacobian(self, dt: float = None, t: float = None) -> StepJacobian:
+        """One step towards t (default: t + dt; RK4 runs only) and the exact Jacobian of the
+        step taken (mcs_sim_step_jacobian): the discrete-time model of a controller running at
+        the step's rate."""
+        target = float(t) if t is not None else self.t + float(dt)
+        T_from = self.basis()
+        n, nu = self.n, self.nu
+        J, G = np.zeros(4 * n * n), np.zeros(max(2 * n * nu, 1))
+        dofs = (ctypes.c_int * 2)()
+        st = self._step_jacobian(target, _ptr(J), _ptr(G), dofs, _ptr(self._txv))
+        self._check(st, f"step_jacobian to t = {target:g}")
+        f, g = dofs[0], dofs[1]
+        return StepJacobian(
+            J[: 4 * f * g].reshape(2 * g, 2 * f, order="F").copy(),
+            G[: 2 * g * nu].reshape(2 * g, nu, order="F").copy(),
+            T_from,
+            self.basis(),
+        )
+
     def chart_rhs(self, y) -> np.ndarray:
         """(qd, qdd) at y = (q, qd) (2f) on the chart centred at the current state, the inputs
         held: the right-hand side the integrators step and linearize() differentiates
@@ -216,4 +267,4 @@ def start_argv(options: dict) -> list:
     return ["start"] + option_arguments(options)
 
 
-__all__ = ["Stepper", "InverseDynamics", "Linearization", "start_argv"]
+__all__ = ["Stepper", "InverseDynamics", "Linearization", "StepJacobian", "start_argv"]

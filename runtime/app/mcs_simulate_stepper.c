@@ -26,7 +26,7 @@
 static mcs_real step_work[MCS_SIM_WORK_SIZE(MCS_APP_NX, SROWS)];
 static int step_iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, SROWS)];
 static mcs_real inverse_work[MCS_SIM_INVERSE_WORK_SIZE(MCS_APP_NX, SROWS, SNU)];
-static mcs_real linearize_work[MCS_SIM_LINEARIZE_WORK_SIZE(MCS_APP_NX, SROWS, SNU)];
+static mcs_real linearize_work[MCS_SIM_STEP_JACOBIAN_WORK_SIZE(MCS_APP_NX, SROWS, SNU)];
 static mcs_sim step_sim;
 static SPARAMS_T step_params;
 static int step_started = 0;
@@ -176,6 +176,38 @@ int mcs_stepper_linearize(mcs_real *A, mcs_real *B, mcs_real *T, int *dof)
     st = mcs_sim_linearize(&step_sim, A, B, dof, linearize_work,
                            sizeof linearize_work / sizeof *linearize_work);
     return (int)((st != MCS_OK) ? st : mcs_sim_basis(&step_sim, T));
+}
+
+/* mcs_sim_step_jacobian towards t_target: J (2g x 2f), G (2g x nu), ld 2g, into arrays of
+ * (2 nx)^2 and 2 nx nu; dofs = (f, g); txv the state reached (the last one on a failure). */
+int mcs_stepper_step_jacobian(mcs_real t_target, mcs_real *J, mcs_real *G, int *dofs,
+                              mcs_real *txv);
+int mcs_stepper_step_jacobian(mcs_real t_target, mcs_real *J, mcs_real *G, int *dofs, mcs_real *txv)
+{
+    mcs_status st;
+    if (!step_started || !dofs || !txv)
+        return (int)MCS_ERR_ARGUMENT;
+    st = mcs_sim_step_jacobian(&step_sim, t_target, J, G, &dofs[0], &dofs[1], linearize_work,
+                               sizeof linearize_work / sizeof *linearize_work);
+    state_out(txv);
+    return (int)st;
+}
+
+/* mcs_sim_chart_state: x, v (nx each) at y (2f) on the current chart. */
+int mcs_stepper_chart_state(const mcs_real *y, mcs_real *x, mcs_real *v);
+int mcs_stepper_chart_state(const mcs_real *y, mcs_real *x, mcs_real *v)
+{
+    return step_started ? (int)mcs_sim_chart_state(&step_sim, y, x, v) : (int)MCS_ERR_ARGUMENT;
+}
+
+/* mcs_sim_basis: T (nx x f) of the current state; *dof = f. */
+int mcs_stepper_basis(mcs_real *T, int *dof);
+int mcs_stepper_basis(mcs_real *T, int *dof)
+{
+    if (!step_started || !dof)
+        return (int)MCS_ERR_ARGUMENT;
+    *dof = step_sim.n - step_sim.cur.r;
+    return (int)mcs_sim_basis(&step_sim, T);
 }
 
 /* mcs_sim_chart_rhs: ydot (2f) at y (2f) on the current chart. */

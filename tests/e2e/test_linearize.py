@@ -149,3 +149,83 @@ def test_at_an_equilibrium_A_has_the_eigenvalues_of_the_modes(name, start, refer
     assert np.abs(omega - np.sort(modes.omega)).max() <= 1e-10 * omega.max()
     if reference is not None:
         assert np.abs(omega - reference).max() <= 1e-12 * omega.max()
+
+
+def step_from(run, t0, x0, v0, h, y=None, u=None):
+    """The state one step of h after (t0, x0, v0) (moved to the chart coordinates y of the chart
+    centred there, under the inputs u, when given)."""
+    run.set_state(x0, v0, t0)
+    if y is not None:
+        x, v = run.chart_state(y)
+        run.set_state(x, v, t0)
+    if u is not None:
+        run.set_inputs(u)
+    run.advance(t0 + h)
+    return run.x, run.v
+
+
+STEP_CASES = {  # name: (model, inputs held)
+    "spatial_pendulum": (shipped("spatial_pendulum"), None),
+    "spin_top": (shipped("spin_top"), None),
+    "double_four_bar": (shipped("double_four_bar"), None),
+    "crank_motor": (SLIDER_CRANK, [2.0, -30.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STEP_CASES))
+def test_the_step_jacobian_matches_differences_of_the_step(tmp_path_factory, name):
+    """One RK4 step of 2 ms from a state along the motion: J (and G) against central differences
+    of the step itself, started from the states the chart puts at y0 +- eps e_j (and under the
+    inputs u +- du), their ends read in the next chart's basis, to 1e-7. At this step the
+    method's second-order terms are about 1e-4 of J: a recursion that dropped them would fail.
+    (Larger steps part the two: each perturbed run starts a chart of its own, and RK4's
+    truncation error differs from chart to chart by O((h omega)^5).)"""
+    model, u0 = STEP_CASES[name]
+    solver = build(tmp_path_factory, name, model)
+    h = 2e-3
+    run = solver.start(method="rk4", h=h)
+    if u0 is not None:
+        run.set_inputs(u0)
+    run.advance(0.05)
+    t0, x0, v0 = run.t, run.x, run.v
+    run.set_state(x0, v0, t0)
+    T0 = run.basis()
+    f = T0.shape[1]
+    y0 = np.concatenate([np.zeros(f), T0.T @ v0])
+    sj = run.step_jacobian(h)
+    assert run.t == pytest.approx(t0 + h, abs=1e-15)
+    T1 = sj.T_to
+    assert np.array_equal(sj.T_from, T0) and T1.shape == T0.shape
+
+    def read(end_plus, end_minus, eps):
+        (xp, vp), (xm, vm) = end_plus, end_minus
+        return np.concatenate([T1.T @ (xp - xm), T1.T @ (vp - vm)]) / (2 * eps)
+
+    eps = 1e-6
+    J = np.column_stack(
+        [
+            read(
+                step_from(run, t0, x0, v0, h, y0 + eps * e, u0),
+                step_from(run, t0, x0, v0, h, y0 - eps * e, u0),
+                eps,
+            )
+            for e in np.eye(2 * f)
+        ]
+    )
+    assert np.abs(J - sj.J).max() <= 1e-7 * np.abs(sj.J).max()
+    # the step is not I: it moved the state by its dynamics' second order too
+    assert np.abs(sj.J - np.eye(2 * f)).max() > 1e-3
+    if u0 is not None:
+        u0 = np.array(u0)
+        G = np.column_stack(
+            [
+                read(
+                    step_from(run, t0, x0, v0, h, u=u0 + du),
+                    step_from(run, t0, x0, v0, h, u=u0 - du),
+                    np.abs(du).max(),
+                )
+                for du in np.diag(1e-3 * np.maximum(1.0, np.abs(u0)))
+            ]
+        )
+        assert np.abs(G - sj.G).max() <= 1e-7 * np.abs(sj.G).max()
+        assert np.abs(sj.G).max() > 0

@@ -752,6 +752,82 @@ static void test_hostile_inputs_get_statuses(void **state)
     }
 }
 
+/* The exact linearization (mcs_sim_linearize) against central differences of the chart's
+ * right-hand side (mcs_sim_chart_rhs), and the step's Jacobian (mcs_sim_step_jacobian): their
+ * statuses, and memory use under the sanitizers. */
+static void test_linearization_and_step_jacobian(void **state)
+{
+    const mcs_model *md = &spatial_pendulum_model;
+    static mcs_real
+        lw[MCS_SIM_STEP_JACOBIAN_WORK_SIZE(SPATIAL_PENDULUM_NX, SPATIAL_PENDULUM_NC, 0)];
+    const size_t lwn = sizeof lw / sizeof *lw;
+    mcs_sim sim;
+    mcs_options opt;
+    mcs_real A[36], J[36], y[6], yp[6], ym[6], x[3], v[3];
+    mcs_real scale = 0;
+    mcs_real worst = 0;
+    int f = -1;
+    int g = -1;
+    int i;
+    int j;
+    (void)state;
+    NEEDS(MCS_PART_DENSE);
+    mcs_options_default(&opt, md);
+    opt.method = MCS_METHOD_RK4;
+    opt.h = 1e-3;
+    assert_int_equal(mcs_sim_init(&sim, md, &spatial_pendulum_default_params, &opt, WORK_ARGS),
+                     MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    assert_int_equal(mcs_sim_advance(&sim, 0.05), MCS_OK);
+    assert_int_equal(mcs_sim_linearize(&sim, A, NULL, &f, lw, lwn), MCS_OK);
+    assert_int_equal(f, 2);
+    assert_int_equal(mcs_sim_linearize(&sim, A, NULL, &f, lw, 10), MCS_ERR_WORKSPACE);
+    assert_int_equal(mcs_sim_linearize(&sim, NULL, NULL, &f, lw, lwn), MCS_ERR_ARGUMENT);
+    /* the chart's centre: y0 = (0, T^T v) is the state itself */
+    for (i = 0; i < 2; ++i) {
+        y[i] = 0;
+    }
+    assert_int_equal(mcs_sim_basis(&sim, lw), MCS_OK);
+    for (i = 0; i < 2; ++i) {
+        y[2 + i] = 0;
+        for (j = 0; j < 3; ++j) {
+            y[2 + i] += lw[j + (i * 3)] * sim.cur.v[j];
+        }
+    }
+    assert_int_equal(mcs_sim_chart_state(&sim, y, x, v), MCS_OK);
+    for (i = 0; i < 3; ++i) {
+        assert_true(fabs(x[i] - sim.cur.x[i]) <= 1e-15 && fabs(v[i] - sim.cur.v[i]) <= 1e-15);
+    }
+    for (j = 0; j < 4; ++j) { /* A's columns against central differences */
+        const mcs_real h = 1e-6;
+        mcs_real dp[4], dm[4];
+        for (i = 0; i < 4; ++i) {
+            yp[i] = y[i] + ((i == j) ? h : 0);
+            ym[i] = y[i] - ((i == j) ? h : 0);
+        }
+        assert_int_equal(mcs_sim_chart_rhs(&sim, yp, dp), MCS_OK);
+        assert_int_equal(mcs_sim_chart_rhs(&sim, ym, dm), MCS_OK);
+        for (i = 0; i < 4; ++i) {
+            const mcs_real fd = (dp[i] - dm[i]) / (2 * h);
+            worst = fmax(worst, fabs(fd - A[i + (j * 4)]));
+            scale = fmax(scale, fabs(A[i + (j * 4)]));
+        }
+    }
+    assert_true(worst <= 1e-6 * scale);
+    assert_true(A[0 + (2 * 4)] == 1 && A[1 + (3 * 4)] == 1 && A[0] == 0);
+    /* the step's Jacobian: RK4 only; near I for a 1 ms step */
+    assert_int_equal(mcs_sim_step_jacobian(&sim, 1, J, NULL, &f, &g, lw, lwn), MCS_OK);
+    assert_int_equal(f, 2);
+    assert_int_equal(g, 2);
+    for (i = 0; i < 4; ++i) {
+        assert_true(fabs(J[i + (i * 4)] - 1) < 0.05);
+    }
+    assert_int_equal(mcs_sim_step_jacobian(&sim, 1, J, NULL, &f, &g, lw, 10), MCS_ERR_WORKSPACE);
+    sim.opt.method = MCS_METHOD_DOPRI5;
+    assert_int_equal(mcs_sim_step_jacobian(&sim, 1, J, NULL, &f, &g, lw, lwn), MCS_ERR_UNSUPPORTED);
+    sim.opt.method = MCS_METHOD_RK4;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -763,6 +839,7 @@ int main(void)
         cmocka_unit_test(test_assembly_corrects_and_reports),
         cmocka_unit_test(test_redundant_rank_and_motion),
         cmocka_unit_test(test_status_codes),
+        cmocka_unit_test(test_linearization_and_step_jacobian),
         cmocka_unit_test(test_a_model_without_the_predictor_kernels),
         cmocka_unit_test(test_hostile_inputs_get_statuses),
         cmocka_unit_test(test_dense_output_matches_steps),

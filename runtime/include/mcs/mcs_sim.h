@@ -470,8 +470,12 @@ mcs_status mcs_sim_inverse_dynamics(mcs_sim *sim, mcs_real t, const mcs_real *x,
 
 /* Real workspace of mcs_sim_linearize: n coordinates, m rows, nu inputs. */
 #define MCS_SIM_LINEARIZE_WORK_SIZE(n, m, nu) \
-    ((6 * (n) * (n)) + (2 * (n) * ((2 * (n)) + (nu))) + (MCS_SIM_MAX((m), 1) * ((n) + 2)) + \
-     (7 * (n)) + (nu))
+    ((8 * (n) * (n)) + (2 * (n) * ((2 * (n)) + (nu))) + (MCS_SIM_MAX((m), 1) * ((n) + 3)) + \
+     (15 * (n)) + (nu))
+/* Real workspace of mcs_sim_step_jacobian. */
+#define MCS_SIM_STEP_JACOBIAN_WORK_SIZE(n, m, nu) \
+    (MCS_SIM_LINEARIZE_WORK_SIZE((n), (m), (nu)) + (8 * (n) * ((2 * (n)) + (nu))) + ((n) * (n)) + \
+     (8 * (n)))
 
 /* The exact linearization of the dynamics about the current state, in its minimal coordinates:
  * the state z = (q, qd) of the chart centred there with the continued basis T (mcs_sim_basis;
@@ -497,6 +501,29 @@ mcs_status mcs_sim_linearize(mcs_sim *sim, mcs_real *A, mcs_real *B, int *dof, m
  * for checking it. Dense simulator with the probe frame only (else MCS_ERR_UNSUPPORTED); uses
  * the probe frame and the scratch, not the state. */
 mcs_status mcs_sim_chart_rhs(mcs_sim *sim, const mcs_real *y, mcs_real *ydot);
+
+/* One step (mcs_sim_step towards t_target) and the exact Jacobian of the step taken: the map of
+ * its RK4 stages on the chart from the step's start, differentiated through the chart's
+ * Jacobians at the stages (the variational recursion of the method, the step length fixed),
+ * followed by the change to the next chart's coordinates. With z = (q, qd) the minimal
+ * coordinates of the chart centred at a state with its continued basis (mcs_sim_linearize),
+ *
+ *     dz_(k+1) = J dz_k + G du     J (2g x 2f), G (2g x nu), column-major, ld 2g,
+ *
+ * f = *dof_from = n - r before the step, g = *dof_to after it (they differ across a singular
+ * configuration); at most 2n x 2n and 2n x nu (G may be NULL when nu = 0). The discrete-time
+ * model of a controller or estimator running at the step's rate. RK4 only (else
+ * MCS_ERR_UNSUPPORTED before stepping); MCS_ERR_UNSUPPORTED after the step when a lock made a
+ * transition in it; otherwise what mcs_sim_linearize needs. MCS_ERR_WORKSPACE when lwork <
+ * MCS_SIM_STEP_JACOBIAN_WORK_SIZE. */
+mcs_status mcs_sim_step_jacobian(mcs_sim *sim, mcs_real t_target, mcs_real *J, mcs_real *G,
+                                 int *dof_from, int *dof_to, mcs_real *work, size_t lwork);
+
+/* The position x (n) and velocity v (n) of the chart centred at the current state at y = (q,
+ * qd) (2f): x on the constraints (the chart's Newton), v on their velocity rows with T^T v =
+ * qd. The state mcs_sim_linearize's coordinates stand for. Dense simulator with the probe frame
+ * only; uses the probe frame and the scratch, not the state. */
+mcs_status mcs_sim_chart_state(mcs_sim *sim, const mcs_real *y, mcs_real *x, mcs_real *v);
 
 /* Minimal coordinates of the current state (f = n - r entries each; SPEC §4): q the accumulated
  * chart coordinate, q(t_k+1) = q(t_k) + dq_k with dq_k the chart coordinate at the end of step k
