@@ -18,10 +18,13 @@
 6. The peer (bench/mujoco_peer.py): MuJoCo 2.2.2 from Debian's libmujoco-dev (installed by this
    section only) and mcsgen on P1, P2a and the PUMA 560 URDF, 1 s of RK4 at 1 ms in one run:
    times, ratios and how far apart the final states are.
+7. Linearization (bench/linearize_peer.py): the exact A and step Jacobian against central
+   differences of the same simulator, and on the PUMA 560 against MuJoCo's mjd_transitionFD:
+   time per call and error against a Richardson-extrapolated reference.
 
 Timings are the best of several interleaved repeats (the machines are shared and noisy).
 Writes build/bench/results.json and prints a table. `bench/run.py SECTION...` runs only the named
-sections (SECTIONS: arm, mujoco) and updates their entries in build/bench/results.json.
+sections (SECTIONS: arm, mujoco, linearize) and updates their entries in build/bench/results.json.
 """
 
 import json
@@ -266,12 +269,27 @@ def mujoco_peer():
     return mujoco_peer.measure(OUT / "mujoco", generate, build_bench, import_urdf)
 
 
+def linearize_peer():
+    """Exact linearizations against finite differences and MuJoCo's mjd_transitionFD
+    (bench/linearize_peer.py)."""
+    import linearize_peer
+    from mcsgen.urdf import import_urdf
+
+    return linearize_peer.measure(OUT / "linearize", generate, import_urdf)
+
+
 # sections that `bench/run.py SECTION` runs alone: name -> (results key, title, function)
 SECTIONS = {
     "mujoco": (
         "mujoco_peer",
         "The peer: MuJoCo 2.2.2 and mcsgen, 1 s of RK4 at 1 ms (P1, P2a, PUMA 560, Panda)",
         mujoco_peer,
+    ),
+    "linearize": (
+        "linearize",
+        "Exact linearization and step Jacobian against central differences, and MuJoCo's "
+        "mjd_transitionFD (PUMA 560)",
+        linearize_peer,
     ),
     "arm": (
         "arm_generation",
@@ -497,7 +515,7 @@ def main():
     import gen_chain
 
     results["chain_generation_s"] = dict(gen_chain.main([5, 10, 20, 40]))
-    for section in ("arm", "mujoco"):
+    for section in ("arm", "mujoco", "linearize"):
         key, title, run = SECTIONS[section]
         print(title)
         try:
