@@ -14,8 +14,9 @@ For each mechanism (bench/bench_linearize.c, at a state along its motion, RK4 at
 The PUMA 560 of models/urdf/puma560.urdf (joint coordinates, n = 6, m = 0, issue 36's state,
 as section "mujoco") also against MuJoCo 2.2.2's mjd_transitionFD (centered, eps 1e-6, RK4 at
 1 ms; Debian's libmujoco-dev, installed by this section only): its time per call, its error
-against its own Richardson extrapolation, and how far its A is from mcsgen's exact J (both are
-d(q, qd)'/d(q, qd) of one RK4 step: the same map up to the two programs' models).
+against its own Richardson extrapolation, how far its A is from mcsgen's exact J (both are
+d(q, qd)'/d(q, qd) of one RK4 step), and how far each is from central differences of MuJoCo's
+own mj_step (bench/mujoco_transition.c).
 """
 
 import json
@@ -129,14 +130,20 @@ def measure(out, generate, import_urdf):
             )
             mj["seconds"] = min(mj["seconds"], again["seconds"])
         k = 2 * mj["nv"]
-        A_mj = [[mj["A"][i * k + j] for j in range(k)] for i in range(k)]  # row-major
-        J = [[puma["J"][i + j * k] for j in range(k)] for i in range(k)]  # column-major
-        scale = max(abs(a) for row in J for a in row)
+        J = [puma["J"][i + j * k] for i in range(k) for j in range(k)]  # to row-major
+        scale = max(abs(a) for a in J)
+
+        def apart(a, b):
+            return max(abs(x - y) for x, y in zip(a, b)) / scale
+
         puma["mujoco"] = dict(
             transition_fd_s=mj["seconds"],
             error=mj["error"],
-            apart_from_exact=max(abs(a - b) for ra, rb in zip(A_mj, J) for a, b in zip(ra, rb))
-            / scale,
+            # mjd_transitionFD against mcsgen's exact J, and each against central differences
+            # of MuJoCo's own mj_step
+            apart_from_exact=apart(mj["A"], J),
+            apart_from_step_differences=mj["apart_from_step_differences"],
+            exact_apart_from_step_differences=apart(J, mj["A_step"]),
             version=mj["version"],
         )
     except (SystemExit, subprocess.CalledProcessError, OSError) as exc:
@@ -164,8 +171,10 @@ def measure(out, generate, import_urdf):
             f"{mj['transition_fd_s'] * 1e6:.1f} us per call, error {mj['error']:.1e}; "
             f"mcsgen's exact step Jacobian {puma['step_jacobian_s'] * 1e6:.1f} us "
             f"({mj['transition_fd_s'] / puma['step_jacobian_s']:.1f}x faster), "
-            f"error {puma['step_jacobian_error']:.1e}; "
-            f"the two A apart by {mj['apart_from_exact']:.1e}"
+            f"error {puma['step_jacobian_error']:.1e}; the two apart by "
+            f"{mj['apart_from_exact']:.1e}; against central differences of MuJoCo's own mj_step: "
+            f"mjd_transitionFD {mj['apart_from_step_differences']:.1e}, mcsgen's J "
+            f"{mj['exact_apart_from_step_differences']:.1e}"
         )
     return rows
 

@@ -8,8 +8,9 @@
  *   REPEATS, CALLS  the best over REPEATS of CALLS calls of mjd_transitionFD (eps 1e-6,
  *                centered)
  * Prints one JSON object: the time per call, A (2 nv x 2 nv, row-major, d(qpos, qvel)' /
- * d(qpos, qvel)) at eps 1e-6, and its error against the Richardson extrapolation of eps 1e-3
- * and 5e-4 (error O(eps^4)). */
+ * d(qpos, qvel)) at eps 1e-6, its error against the Richardson extrapolation of eps 1e-3 and
+ * 5e-4 (error O(eps^4)), and A_step, central differences (eps 1e-6) of mj_step itself, with how
+ * far A is from them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
     mjModel *m;
     mjData *d;
     mjtNum *A, *A1, *A2;
-    double best = 1e300, worst = 0, scale = 1e-300;
+    double best = 1e300, worst = 0, scale = 1e-300, step_apart = 0;
     int repeats, calls, r, c, i, k, sep = -1;
     for (i = 5; i < argc; ++i)
         if (!strcmp(argv[i], "--"))
@@ -90,10 +91,35 @@ int main(int argc, char **argv)
         worst = fmax(worst, fabs(A[i] - ref));
         scale = fmax(scale, fabs(ref));
     }
-    printf("{\"seconds\": %.6e, \"nv\": %d, \"error\": %.3e, \"version\": %d, \"A\": [", best,
-           m->nv, worst / scale, mj_version());
+    /* and central differences of mj_step itself (eps 1e-6), into A1: is mjd_transitionFD the
+     * derivative of the step the simulation takes? */
+    for (c = 0; c < k; ++c) {
+        int sgn;
+        for (sgn = 1; sgn >= -1; sgn -= 2) {
+            set_state(m, d, argv, sep);
+            if (c < m->nv)
+                d->qpos[c] += sgn * 1e-6;
+            else
+                d->qvel[c - m->nv] += sgn * 1e-6;
+            mj_forward(m, d);
+            mj_step(m, d);
+            for (i = 0; i < m->nv; ++i) {
+                A2[i * k + c] = (sgn > 0 ? 0 : A2[i * k + c]) + sgn * d->qpos[i] / 2e-6;
+                A2[(m->nv + i) * k + c] =
+                    (sgn > 0 ? 0 : A2[(m->nv + i) * k + c]) + sgn * d->qvel[i] / 2e-6;
+            }
+        }
+    }
+    for (i = 0; i < k * k; ++i)
+        step_apart = fmax(step_apart, fabs(A[i] - A2[i]) / scale);
+    printf("{\"seconds\": %.6e, \"nv\": %d, \"error\": %.3e, \"apart_from_step_differences\": "
+           "%.3e, \"version\": %d, \"A\": [",
+           best, m->nv, worst / scale, step_apart, mj_version());
     for (i = 0; i < k * k; ++i)
         printf("%s%.17g", i ? ", " : "", (double)A[i]);
+    printf("], \"A_step\": [");
+    for (i = 0; i < k * k; ++i)
+        printf("%s%.17g", i ? ", " : "", (double)A2[i]);
     printf("]}\n");
     free(A);
     free(A1);
