@@ -25,6 +25,7 @@ import ctypes
 import io
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -268,13 +269,19 @@ class Solver:
         the parameters, with the simulate options that apply to stepping (h, method, rtol, atol,
         continuation, rank_tol, ...). run.step(u, dt), run.advance(t), run.t, run.x, run.v,
         run.forward(...), run.inverse(xdd). Starting another ends it."""
-        from .options import OPTIONS
         from .stepper import Stepper, start_argv
+
+        return Stepper(self, start_argv(self._simulate_options("start", params, options)))
+
+    def _simulate_options(self, verb: str, params, options: dict) -> dict:
+        """The simulate options of the API as the command line's: unknown names refused, the
+        parameters checked and appended to `param` as NAME=VALUE texts."""
+        from .options import OPTIONS
 
         known = {o.name.replace("-", "_") for o in OPTIONS} - {"out", "events", "progress"}
         unknown = sorted(set(options) - known)
         if unknown:
-            raise McsError(f"start: unknown option '{unknown[0]}'")
+            raise McsError(f"{verb}: unknown option '{unknown[0]}'")
         options = dict(options)
         self.mechanism.check_params(
             [p.split("=", 1)[0] for p in options.get("param") or []] + list(params or {})
@@ -282,7 +289,7 @@ class Solver:
         options["param"] = list(options.get("param") or []) + [
             f"{k}={_number_text(v)}" for k, v in (params or {}).items()
         ]
-        return Stepper(self, start_argv(options))
+        return options
 
     def statics(
         self,
@@ -427,28 +434,21 @@ class Solver:
         """The exit status (0, 1 or 130; status 2 raises McsError naming the option) and the
         run's text: the CSV, the event log (each passed to sink(channel, piece) as it comes when
         a sink is given: the command line writes its files so) and the JSON summary."""
-        from .options import OPTIONS
         from .simulate import option_arguments
 
-        known = {o.name.replace("-", "_") for o in OPTIONS} - {"out", "events", "progress"}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise McsError(f"simulate: unknown option '{unknown[0]}'")
-        options = dict(options)
-        self.mechanism.check_params(
-            [p.split("=", 1)[0] for p in options.get("param") or []] + list(params or {})
-        )
-        # NAME=VALUE texts as the command line takes them, then the params dict
-        options["param"] = list(options.get("param") or []) + [
-            f"{k}={_number_text(v)}" for k, v in (params or {}).items()
-        ]
+        options = self._simulate_options("simulate", params, options)
         options["progress"] = progress
         with tempfile.TemporaryDirectory(prefix="mcsgen-inputs-") as folder:
+            schedule = None  # a schedule given as Python data: its CSV, which no user named
             if options.get("inputs") is not None and not isinstance(options["inputs"], (str, Path)):
-                options["inputs"] = str(
-                    write_schedule(self.mechanism, options["inputs"], Path(folder), options)
-                )
-            return self._run_argv(["simulate"] + option_arguments(options), sink)
+                schedule = write_schedule(self.mechanism, options["inputs"], Path(folder), options)
+                options["inputs"] = str(schedule)
+            try:
+                return self._run_argv(["simulate"] + option_arguments(options), sink)
+            except McsError as exc:
+                if schedule is None:
+                    raise
+                raise McsError(_schedule_message(str(exc), schedule)) from None
 
     def _run_argv(self, argv, sink):
         pieces: Dict[str, list] = {c: [] for c in CHANNELS}
@@ -479,29 +479,49 @@ def write_schedule(mechanism: "Mechanism", inputs, folder: Path, options: dict) 
     names = [u.name for u in mechanism.model.inputs]
     if not names:
         raise McsError(f"simulate {mechanism.name}: inputs: the model has no inputs")
-    if isinstance(inputs, dict):
-        missing = [k for k in ["t"] + names if k not in inputs]
-        if missing:
-            raise McsError(f"simulate {mechanism.name}: inputs: no column '{missing[0]}'")
-        rows = np.column_stack([np.asarray(inputs[k], dtype=float) for k in ["t"] + names])
-    elif isinstance(inputs, tuple) and len(inputs) == 2 and callable(inputs[0]):
-        u, dt = inputs
-        t_end = options.get("t_end") or mechanism.model.simulation["t_end"]
-        if not (isinstance(dt, (int, float)) and 0 < dt <= t_end):
-            raise McsError(f"simulate {mechanism.name}: inputs: the tick must be in (0, t_end]")
-        ticks = np.arange(0.0, t_end, dt)
-        rows = np.array([[t, *np.asarray(u(t), dtype=float).reshape(-1)] for t in ticks])
-    else:
-        rows = np.asarray(inputs, dtype=float)
+    expected = McsError(
+        f"simulate {mechanism.name}: inputs: rows of t and {len(names)} input values expected"
+    )
+    try:
+        if isinstance(inputs, dict):
+            missing = [k for k in ["t"] + names if k not in inputs]
+            if missing:
+                raise McsError(f"simulate {mechanism.name}: inputs: no column '{missing[0]}'")
+            columns = [np.asarray(inputs[k], dtype=float).reshape(-1) for k in ["t"] + names]
+            if len({c.size for c in columns}) != 1:
+                raise McsError(
+                    f"simulate {mechanism.name}: inputs: the columns have different lengths"
+                )
+            rows = np.column_stack(columns)
+        elif isinstance(inputs, tuple) and len(inputs) == 2 and callable(inputs[0]):
+            u, dt = inputs
+            t_end = options.get("t_end") or mechanism.model.simulation["t_end"]
+            if not (isinstance(dt, (int, float)) and 0 < dt <= t_end):
+                raise McsError(f"simulate {mechanism.name}: inputs: the tick must be in (0, t_end]")
+            ticks = np.arange(0.0, t_end, dt)
+            rows = np.array([[t, *np.asarray(u(t), dtype=float).reshape(-1)] for t in ticks])
+        else:
+            rows = np.asarray(inputs, dtype=float)
+    except (ValueError, TypeError):  # ragged rows, text, None: not numbers in rows
+        raise expected from None
     if rows.ndim != 2 or rows.shape[1] != 1 + len(names):
-        raise McsError(
-            f"simulate {mechanism.name}: inputs: rows of t and {len(names)} input values expected"
-        )
+        raise expected
     path = folder / "inputs.csv"
     lines = [",".join(["t"] + names)]
     lines += [",".join(repr(float(a)) for a in row) for row in rows]
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def _schedule_message(message: str, path: Path) -> str:
+    """The command line's complaint about the CSV write_schedule wrote, in the caller's terms:
+    its rows (0-based, as the caller indexed them), not the temporary file's lines."""
+
+    def row(match):
+        return f"inputs: row {int(match.group(1)) - 2}:"
+
+    message = re.sub(rf"--inputs: {re.escape(str(path))}, line (\d+):", row, message)
+    return message.replace(f"--inputs: {path}", "inputs")
 
 
 def _statics(result: dict) -> Statics:

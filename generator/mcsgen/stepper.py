@@ -120,6 +120,7 @@ class Stepper:
             message = error.value.decode().removeprefix("simulate: ")
             raise McsError(f"start {solver.mechanism.name}: {message}")
         self.u = np.zeros(self.nu)
+        solver._stepped_run = self  # the library's one stepped run is this one now
 
     # --- the state
     @property
@@ -134,6 +135,12 @@ class Stepper:
     def v(self) -> np.ndarray:
         return self._txv[1 + self.n :].copy()
 
+    def _live(self, what):
+        """Refuses a call on a run that a later start() of the same solver ended (the library
+        holds one stepped run: the call would move the other)."""
+        if getattr(self.solver, "_stepped_run", None) is not self:
+            raise McsError(f"{what}: this run was ended by a later start() of the same solver")
+
     def _check(self, status, what):
         if status != 0:
             raise McsError(f"{what}: {self._status(status).decode()}")
@@ -141,6 +148,7 @@ class Stepper:
     # --- moving it
     def set_inputs(self, u) -> None:
         """The inputs from now on (zero-order hold: mcs_sim_set_inputs)."""
+        self._live("set_inputs")
         if self.nu == 0:
             raise McsError(f"set_inputs: {self.solver.mechanism.name} has no inputs")
         u = _array(u, self.nu, "set_inputs")
@@ -149,12 +157,14 @@ class Stepper:
 
     def advance(self, t: float) -> "Stepper":
         """Steps to time t (mcs_sim_advance)."""
+        self._live("advance")
         self._check(self._advance(float(t), _ptr(self._txv)), f"advance to t = {t:g}")
         return self
 
     def set_state(self, x, v=None, t=None) -> "Stepper":
         """Moves the run to (t, x, v) (default: v = 0, the current t), assembled onto the
         constraints (mcs_sim_set_state); the inputs are kept."""
+        self._live("set_state")
         t = self.t if t is None else float(t)
         x = _array(x, self.n, "x")
         v = np.zeros(self.n) if v is None else _array(v, self.n, "v")
@@ -176,6 +186,7 @@ class Stepper:
 
     def forward(self, u=None, x=None, v=None, t=None):
         """(x'' (n), lambda (m)) at (t, x, v) under u (default: the run's state and inputs)."""
+        self._live("forward dynamics")
         t, x, v = self._at(t, x, v)
         u = None if u is None else _array(u, self.nu, "u")
         xdd, lam = np.zeros(self.n), np.zeros(self.m + self.n + 1)
@@ -188,6 +199,7 @@ class Stepper:
     def inverse(self, xdd, x=None, v=None, t=None) -> InverseDynamics:
         """The inputs that give the accelerations xdd (n) at (t, x, v) (default: the run's
         state): least squares of minimum norm (mcs_sim_inverse_dynamics)."""
+        self._live("inverse dynamics")
         t, x, v = self._at(t, x, v)
         xdd = _array(xdd, self.n, "xdd")
         u, report = np.zeros(max(self.nu, 1)), np.zeros(4)
@@ -201,6 +213,7 @@ class Stepper:
     def linearize(self) -> Linearization:
         """The exact linearization about the current state (mcs_sim_linearize): from the
         generated derivative kernels, through the constraint forces, at any state."""
+        self._live("linearize")
         n, nu = self.n, self.nu
         A, B = np.zeros(4 * n * n), np.zeros(max(2 * n * nu, 1))
         T, dof = np.zeros(max(n * n, 1)), ctypes.c_int(0)
@@ -217,6 +230,7 @@ class Stepper:
 
     def basis(self) -> np.ndarray:
         """T (n x f): the continued tangent basis of the current state (mcs_sim_basis)."""
+        self._live("basis")
         T, dof = np.zeros(max(self.n * self.n, 1)), ctypes.c_int(0)
         self._check(self._basis(_ptr(T), ctypes.byref(dof)), "basis")
         return T[: self.n * dof.value].reshape(self.n, dof.value, order="F").copy()
@@ -224,6 +238,7 @@ class Stepper:
     def chart_state(self, y):
         """(x (n), v (n)) the chart centred at the current state puts at y = (q, qd) (2f)
         (mcs_sim_chart_state): on the constraints, with T^T v = qd."""
+        self._live("chart_state")
         y = np.ascontiguousarray(np.asarray(y, dtype=float).reshape(-1))
         x, v = np.zeros(self.n), np.zeros(self.n)
         self._check(self._chart_state(_ptr(y), _ptr(x), _ptr(v)), "chart_state")
@@ -233,6 +248,7 @@ class Stepper:
         """One step towards t (default: t + dt; RK4 runs only) and the exact Jacobian of the
         step taken (mcs_sim_step_jacobian): the discrete-time model of a controller running at
         the step's rate."""
+        self._live("step_jacobian")
         target = float(t) if t is not None else self.t + float(dt)
         T_from = self.basis()
         n, nu = self.n, self.nu
@@ -252,6 +268,7 @@ class Stepper:
         """(qd, qdd) at y = (q, qd) (2f) on the chart centred at the current state, the inputs
         held: the right-hand side the integrators step and linearize() differentiates
         (mcs_sim_chart_rhs)."""
+        self._live("chart_rhs")
         y = np.ascontiguousarray(np.asarray(y, dtype=float).reshape(-1))
         if y.size % 2:
             raise McsError(f"chart_rhs: y has {y.size} values, not 2f")

@@ -279,3 +279,14 @@ def test_the_api_takes_a_schedule_as_rows_columns_or_a_function(motor_solver, tm
         solver.simulate(inputs=[(0.0, 1.0)], **options)
     with pytest.raises(McsError, match="no column 'tau2'"):
         solver.simulate(inputs={"t": [0], "tau1": [1], "tau3": [2]}, **options)
+    # ragged rows, text and columns of different lengths: one line, no traceback from NumPy
+    with pytest.raises(McsError, match="rows of t and 3 input values"):
+        solver.simulate(inputs=[(0.0, 1.0, 2.0, 3.0), (0.1, 1.0)], **options)
+    with pytest.raises(McsError, match="rows of t and 3 input values"):
+        solver.simulate(inputs=[(0.0, "one", 2.0, 3.0)], **options)
+    with pytest.raises(McsError, match="different lengths"):
+        solver.simulate(inputs={"t": [0, 0.1], "tau1": [1], "tau2": [1], "tau3": [2]}, **options)
+    # what the CSV checker finds is said of the caller's rows, not of a temporary file
+    with pytest.raises(McsError) as caught:
+        solver.simulate(inputs=[(0.0, 1, 2, 3), (0.2, 1, 2, 3), (0.1, 1, 2, 3)], **options)
+    assert "inputs: row 2: " in str(caught.value) and "mcsgen-inputs-" not in str(caught.value)

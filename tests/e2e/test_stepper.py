@@ -88,3 +88,36 @@ def test_the_dynamics_at_the_state_and_bad_calls(solver):
         solver.start(h=-1.0)
     with pytest.raises(McsError, match="--inputs"):
         solver.start(inputs="u.csv")
+
+
+def test_a_run_ended_by_a_later_start_refuses_calls(solver):
+    """One stepped run per solver (its workspace is static): a later start() ends the earlier
+    one, whose calls are refused in one line instead of moving the new run."""
+    first = solver.start()
+    second = solver.start()
+    with pytest.raises(McsError, match="ended by a later start"):
+        first.advance(0.01)
+    with pytest.raises(McsError, match="ended by a later start"):
+        first.linearize()
+    second.advance(0.01)
+    assert second.t == pytest.approx(0.01)
+
+
+def test_inverse_reports_the_part_of_a_request_no_force_can_give(tmp_path):
+    """On a closed loop (the slider-crank with two inputs) a requested x'' that breaks
+    A x'' = gamma cannot be met by any input: inverse dynamics gives the nearest motion and
+    reports the part normal to the constraints (report.normal), which is then the whole
+    residual; a request on the constraints has none."""
+    from test_inverse_dynamics import SLIDER_CRANK
+
+    path = tmp_path / "crank_motor.yaml"
+    path.write_text(SLIDER_CRANK)
+    run = mcsgen.load(path).build().start()
+    run.advance(0.05)
+    xdd, _ = run.forward(u=[3.0, -20.0])  # on the constraints
+    ok = run.inverse(xdd)
+    assert ok.normal <= 1e-10 * np.abs(xdd).max() and ok.residual <= 1e-9 * np.abs(xdd).max()
+    kick = np.random.default_rng(5).standard_normal(run.n)
+    off = run.inverse(xdd + kick)
+    assert off.normal > 0.1 * np.linalg.norm(kick)
+    assert off.residual == pytest.approx(off.normal, rel=1e-6)
