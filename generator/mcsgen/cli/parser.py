@@ -118,8 +118,9 @@ def build_parser():
         "--kernels",
         metavar="SETS",
         help="emit only these kernel sets, comma-separated, besides motion: predictor (A_dot), "
-        "stiffness (K_c, K_f, D), transitions (row groups, switches, events); default all, "
-        "or with --firmware what its settings need",
+        "stiffness (K_c, K_f, D), transitions (row groups, switches, events), reactions "
+        "(joint_wrenches), linearization (M_x, gamma_x); default all, or with --firmware what "
+        "its settings need",
     )
     g.add_argument(
         "--no-misra",

@@ -152,13 +152,13 @@ KERNELS = (
         w="u", audit="generalized forces of the inputs B(x, t) u",
     ),
     Kernel(
-        "M_x", "mcs_kernel_xwt", "stiffness",
+        "M_x", "mcs_kernel_xwt", "linearization",
         "d(M a - B u)/dx dx: the tangent along dx of the inertia and input forces, w = [a (nx); "
         "u (nu); dx (nx)]", "nx", w="w",
         audit="tangent of the inertia and input forces d(M a - B u)/dx dx",
     ),
     Kernel(
-        "gamma_x", "mcs_kernel_xwt", "stiffness",
+        "gamma_x", "mcs_kernel_xwt", "linearization",
         "d(A a - gamma)/dx dx: the tangent along dx of the acceleration constraints, w = [v (nx); "
         "a (nx); dx (nx)]", "nc", w="w",
         audit="tangent of the acceleration constraints d(A a - gamma)/dx dx",

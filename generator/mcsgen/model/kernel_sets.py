@@ -10,6 +10,10 @@ The kernels fall into sets by what uses them in the runtime:
 - transitions  the row groups (joint locks, switch rows), switches and events (004)
 - reactions    joint_wrenches: each joint's force and moment (mcs_sim_joint_wrenches, the
                CSV's --reactions columns, statics)
+- linearization  M_x, gamma_x: the tangents the exact linearization and the step's Jacobian
+               add to the stiffness set's (mcs_sim_linearize, mcs_sim_step_jacobian); the
+               largest kernels of a closed loop in body coordinates (the third derivatives of
+               its rows), so a build that does not linearize leaves them out
 
 A host build carries every set (generated/ is always complete). A firmware build (`mcsgen
 generate --firmware`, or `--kernels`) carries motion and the sets its settings need: a
@@ -23,7 +27,7 @@ from typing import Iterable, Tuple
 
 from ..derive.catalogue import KERNELS, kernel
 
-SETS = ("motion", "predictor", "stiffness", "transitions", "reactions")
+SETS = ("motion", "predictor", "stiffness", "transitions", "reactions", "linearization")
 ALL = frozenset(SETS)
 
 # the descriptor's kernel -> the set it belongs to (derive/catalogue.py; a row group's and a

@@ -226,7 +226,7 @@ typedef struct mcs_model {
      * (nx) and inputs u (nu),
      *   M_x     (nx) = d(M a - B u)/dx dx,      w = [a (nx); u (nu); dx (nx)]
      *   gamma_x (nc) = d(A a - gamma)/dx dx,    w = [v (nx); a (nx); dx (nx)]
-     * NULL without the stiffness kernel set. */
+     * NULL without the linearization kernel set. */
     mcs_kernel_xwt M_x;
     mcs_kernel_xwt gamma_x;
 } mcs_model;

@@ -488,7 +488,7 @@ mcs_status mcs_sim_inverse_dynamics(mcs_sim *sim, mcs_real t, const mcs_real *x,
  * B may be NULL when nu = 0). Exact: from the generated K_f, K_c, D, A_dot, f_u and the
  * tangents M_x, gamma_x (mcs_model.h), through the constraint forces of closed loops, at any
  * state (not only an equilibrium, where it reduces to the modes' (T^T M T, T^T D T, T^T (K_f +
- * K_c) T)). MCS_ERR_UNSUPPORTED without the stiffness kernel set, with a lock in force, in the
+ * K_c) T)). MCS_ERR_UNSUPPORTED without the stiffness and linearization kernel sets, with a lock in force, in the
  * banded simulator or without the probe frame (a compact simulator, or memory without dense
  * output); MCS_ERR_WORKSPACE when lwork < MCS_SIM_LINEARIZE_WORK_SIZE. Uses the probe frame and
  * the scratch, not the state. */
