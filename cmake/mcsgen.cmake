@@ -13,7 +13,7 @@
 #   FIRMWARE   the file's `firmware:` settings as the descriptor's defaults and only the kernels
 #              they need (mcsgen generate --firmware)
 #   KERNELS    the kernel sets to emit besides motion: predictor, stiffness, transitions,
-#              reactions
+#              reactions, linearization
 # The C is generated into ${CMAKE_CURRENT_BINARY_DIR}/mcsgen/<target>/ when the model file or the
 # generator changes, never at configure time. The runtime is the installed static library of
 # the chosen precision and backend, or, from a checkout, built from runtime/src.
