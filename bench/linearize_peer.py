@@ -79,7 +79,7 @@ def measure(out, generate, import_urdf):
     gen_root = out / "generated"
     cases = []
     for title, name, t0 in MODELS:
-        generate(ROOT / "models" / f"{name}.yaml", out_root=gen_root)
+        generate(ROOT / "models" / f"{name}.yaml", out_root=gen_root, kernels="all")
         cases.append((title, name, t0))
     path, _ = import_urdf(
         mujoco_peer.URDF / "puma560.urdf",
@@ -87,7 +87,7 @@ def measure(out, generate, import_urdf):
         q={j: Fraction(q) for j, q in zip(mujoco_peer.PUMA_JOINTS, mujoco_peer.PUMA_Q)},
         qd={j: Fraction(q) for j, q in zip(mujoco_peer.PUMA_JOINTS, mujoco_peer.PUMA_QD)},
     )
-    generate(path, out_root=gen_root)
+    generate(path, out_root=gen_root, kernels="all")
     cases.append(("PUMA 560 (URDF, joint coordinates)", "puma560", 0.0))
     rows = []
     for title, name, t0 in cases:

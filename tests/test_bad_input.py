@@ -136,6 +136,25 @@ MODEL_CASES = [
         "inputs: [{name: u}]\nforces:\n  - {type: torque, body: bob, torque: [0, u*u, 0]}\n",
         "forces[0].torque[1]",
     ),
+    # outputs: one kind each, names once, bodies and points that exist
+    *[
+        (f"output-{key}", base, "simulation:", f"outputs: [{spec}]\nsimulation:", field)
+        for key, base, spec, field in [
+            ("unknown-name", "pend", "{name: y1, expr: 'x + nope'}", "outputs[0].expr"),
+            ("no-kind", "pend", "{name: y1}", "outputs[0]"),
+            ("two-kinds", "mech", "{name: y1, expr: J1, position: {body: link1}}", "outputs[0]"),
+            ("point-in-coordinates", "pend", "{name: y1, position: {body: a}}", "outputs[0]"),
+            ("unknown-body", "mech", "{name: y1, position: {body: link9}}", "outputs[0].position"),
+            ("ground", "mech", "{name: y1, velocity: {body: ground}}", "outputs[0].velocity"),
+            ("point-length", "mech", "{name: y1, position: {body: link1, point: [1]}}", "point"),
+            ("distance-body", "mech", "{name: y1, distance: {body1: link1}}", "body2"),
+            ("dup", "pend", "{name: y1, expr: x}, {name: y1, expr: z}", "outputs[1].name"),
+            ("bad-name", "pend", "{name: 'y 1', expr: x}", "outputs[0].name"),
+            ("extra-key", "pend", "{name: y1, expr: x, gain: 2}", "outputs[0]"),
+        ]
+    ],
+    ("output-not-a-list", "pend", "simulation:", "outputs: {name: y1}\nsimulation:", "outputs"),
+    ("kernels-unknown", "pend", "simulation:", "kernels: [linear]\nsimulation:", "kernels[0]"),
     ("coord-dup", "pend", "  - {name: z, unit: m}", "  - {name: x, unit: m}", "coordinates[1]"),
     ("coord-param", "pend", "  - {name: z, unit: m}", "  - {name: M, unit: m}", "coordinates[1]"),
     ("coord-mcs", "pend", "  - {name: z, unit: m}", "  - {name: mcs_z, unit: m}", "coordinates"),

@@ -22,6 +22,7 @@ child process and return its results as NumPy arrays.
 """
 
 import ctypes
+import hashlib
 import io
 import json
 import os
@@ -126,6 +127,11 @@ class Run:
         lost or gained at this step."""
         return run_warnings(self.summary)
 
+    @property
+    def outputs(self) -> Dict[str, np.ndarray]:
+        """The file's outputs (`outputs:`), name -> (N): the CSV's y.<name> columns."""
+        return {k[2:]: a for k, a in self.columns.items() if k.startswith("y.")}
+
 
 @dataclass
 class Statics:
@@ -192,16 +198,30 @@ class Mechanism:
                     "value in the model file, or take it off the freeze list, and regenerate"
                 )
 
-    def build(self, backend: Optional[str] = None) -> "Solver":
+    def build(self, backend: Optional[str] = None, kernels: Optional[str] = None) -> "Solver":
         """Generate (when not up to date) and compile the in-process solver. backend: "lapack"
         or "portable" (default: $MCS_LINALG, else by size: portable below
-        build.PORTABLE_BELOW coordinates, LAPACK from there on)."""
+        build.PORTABLE_BELOW coordinates, LAPACK from there on). kernels: the kernel sets to
+        carry, as `generate --kernels` takes them ("all": every set; the default is a host
+        build's, every set but linearization plus the file's `kernels:`): a solver that
+        linearizes needs "all" or "linearization,..." (model/kernel_sets.py). Another choice
+        than the default is generated into a folder of its own under build/generated-kernels/."""
         from .build import build_simulator_library, simulator_backend
-        from .generate import generate
+        from .generate import choose_kernel_sets, generate
+        from .model import kernel_sets
+        from .paths import BUILD, file_key
 
         if backend not in (None, "lapack", "portable"):
             raise McsError(f"build: backend must be 'lapack' or 'portable', not '{backend}'")
-        _, gdir, _ = generate(self.path, model=self.model)
+        if kernels is None or choose_kernel_sets(self.model, False, kernels) == kernel_sets.host(
+            self.model
+        ):
+            _, gdir, _ = generate(self.path, model=self.model)
+        else:  # a folder per file and choice: two choices are two solvers
+            label = kernel_sets.label(choose_kernel_sets(self.model, False, kernels))
+            tag = hashlib.sha256(label.encode()).hexdigest()[:8]
+            root = BUILD / "generated-kernels" / f"{file_key(self.path)}-{tag}"
+            _, gdir, _ = generate(self.path, out_root=root, kernels=kernels, model=self.model)
         backend = backend or simulator_backend(self.name, gdir)
         return Solver(self, build_simulator_library(self.name, backend, gdir), backend, gdir)
 
@@ -251,6 +271,18 @@ class Solver:
             ctypes.c_char_p,
             ctypes.c_size_t,
         ]
+
+    @property
+    def kernel_sets(self) -> frozenset:
+        """The kernel sets the solver's generated C carries (its header's <NAME>_KERNELS)."""
+        from .build import model_dir
+        from .model import kernel_sets
+
+        gdir = self.generated_dir or model_dir(self.mechanism.name)
+        header = (gdir / f"{self.mechanism.name}.h").read_text()
+        match = re.search(r'#define \w+_KERNELS "([a-z, ]+)"', header)
+        names = match.group(1).split(", ") if match else []
+        return kernel_sets.ALL if names == ["all"] else frozenset(names)
 
     def simulate(self, params: Optional[Dict[str, float]] = None, **options) -> Run:
         """Run the simulation with the options of `./mcsgen simulate` (t_end, h, method, rtol,

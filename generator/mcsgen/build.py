@@ -267,6 +267,7 @@ def program_command(
         f"-DMCS_APP_NW={upper}_NW",
         f"-DMCS_APP_NMU={upper}_NMU",
         f"-DMCS_APP_NU={upper}_NU",
+        f"-DMCS_APP_NY={upper}_NY",
         f"-DMCS_APP_FROZEN={upper}_FROZEN_PARAMS",
         "-include",
         f"{name}.h",

@@ -9,7 +9,7 @@ firmware)."""
 
 import ctypes
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Dict, Sequence
 
 import numpy as np
 
@@ -51,6 +51,10 @@ class Linearization:
     t: float  # the state it was taken at
     x: np.ndarray
     v: np.ndarray
+    # dy = C dz + D du of the file's outputs (mcs_sim_linearize_outputs): (ny x 2f), (ny x nu)
+    C: np.ndarray = None
+    D: np.ndarray = None
+    output_names: tuple = ()
 
     @property
     def dof(self) -> int:
@@ -79,6 +83,8 @@ class Stepper:
         self.solver = solver
         model = solver.mechanism.model
         self.n, self.m, self.nu = model.n, model.m, len(model.inputs)
+        self.output_names = tuple(y.name for y in model.outputs)
+        self.ny = len(self.output_names)
         self.inputs = [u.name for u in model.inputs]
         lib = solver._lib
         self._start = lib.mcs_stepper_start
@@ -107,6 +113,10 @@ class Stepper:
         self._chart_state.argtypes = [DP, DP, DP]
         self._basis = lib.mcs_stepper_basis
         self._basis.argtypes = [DP, ctypes.POINTER(ctypes.c_int)]
+        self._outputs = lib.mcs_stepper_outputs
+        self._outputs.argtypes = [DP]
+        self._linearize_outputs = lib.mcs_stepper_linearize_outputs
+        self._linearize_outputs.argtypes = [DP, DP, ctypes.POINTER(ctypes.c_int)]
         self._step_jacobian = lib.mcs_stepper_step_jacobian
         self._step_jacobian.argtypes = [ctypes.c_double, DP, DP, ctypes.POINTER(ctypes.c_int), DP]
         self._status = lib.mcs_status_str
@@ -140,6 +150,17 @@ class Stepper:
         holds one stepped run: the call would move the other)."""
         if getattr(self.solver, "_stepped_run", None) is not self:
             raise McsError(f"{what}: this run was ended by a later start() of the same solver")
+
+    def _needs_linearization(self, what):
+        """The linearizations read the linearization kernel set, which a host build carries
+        only when asked (model/kernel_sets.py): say how to get it, not "unsupported"."""
+        if "linearization" not in self.solver.kernel_sets:
+            name = self.solver.mechanism.name
+            raise McsError(
+                f"{what}: {name}'s solver was built without the linearization kernels: build it "
+                f'with mcsgen.load(...).build(kernels="all"), or add `kernels: '
+                "[linearization]` to its mechanism file"
+            )
 
     def _check(self, status, what):
         if status != 0:
@@ -214,11 +235,16 @@ class Stepper:
         """The exact linearization about the current state (mcs_sim_linearize): from the
         generated derivative kernels, through the constraint forces, at any state."""
         self._live("linearize")
+        self._needs_linearization("linearize")
         n, nu = self.n, self.nu
         A, B = np.zeros(4 * n * n), np.zeros(max(2 * n * nu, 1))
         T, dof = np.zeros(max(n * n, 1)), ctypes.c_int(0)
         self._check(self._linearize(_ptr(A), _ptr(B), _ptr(T), ctypes.byref(dof)), "linearize")
         f = dof.value
+        ny = self.ny
+        C, D = np.zeros(max(2 * n * ny, 1)), np.zeros(max(ny * nu, 1))
+        st = self._linearize_outputs(_ptr(C), _ptr(D), ctypes.byref(dof))
+        self._check(st, "linearize (the outputs' C, D)")
         return Linearization(
             A[: 4 * f * f].reshape(2 * f, 2 * f, order="F").copy(),
             B[: 2 * f * nu].reshape(2 * f, nu, order="F").copy(),
@@ -226,7 +252,18 @@ class Stepper:
             self.t,
             self.x,
             self.v,
+            C[: ny * 2 * f].reshape(ny, 2 * f, order="F").copy(),
+            D[: ny * nu].reshape(ny, nu, order="F").copy(),
+            self.output_names,
         )
+
+    def outputs(self) -> Dict[str, float]:
+        """The file's outputs at the current state, the inputs held (mcs_sim_outputs): name ->
+        value, in the file's order (a point's components as <name>.x, ...)."""
+        self._live("outputs")
+        y = np.zeros(max(self.ny, 1))
+        self._check(self._outputs(_ptr(y)), "outputs")
+        return {name: float(y[k]) for k, name in enumerate(self.output_names)}
 
     def basis(self) -> np.ndarray:
         """T (n x f): the continued tangent basis of the current state (mcs_sim_basis)."""
@@ -249,6 +286,7 @@ class Stepper:
         step taken (mcs_sim_step_jacobian): the discrete-time model of a controller running at
         the step's rate."""
         self._live("step_jacobian")
+        self._needs_linearization("step_jacobian")
         target = float(t) if t is not None else self.t + float(dt)
         T_from = self.basis()
         n, nu = self.n, self.nu

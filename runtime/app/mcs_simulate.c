@@ -2,7 +2,7 @@
  * summary on stdout. Built by `./mcsgen simulate` with
  *   -DMCS_APP_MODEL=<name> -DMCS_APP_NX=<NAME>_NX -DMCS_APP_NC=<NAME>_NC
  *   -DMCS_APP_NGROUPS=<NAME>_NGROUPS -DMCS_APP_GROUP_ROWS=<NAME>_MAX_GROUP_ROWS
- *   -DMCS_APP_NJC=<NAME>_NJC -include <name>.h
+ *   -DMCS_APP_NJC=<NAME>_NJC -DMCS_APP_NY=<NAME>_NY -include <name>.h
  * and mcs_simulate_output.c. Its options come from mcs_options_table.h, generated from the one
  * table of generator/mcsgen/options.py. This is an application, not library code: it may print
  * and exit.
@@ -74,6 +74,8 @@ static mcs_status step_to(mcs_sim *sim, run_info *ri, const mcs_options *opt, mc
 }
 
 static mcs_real pbuf[MCS_APP_NX];
+/* the outputs (ny) and their kernel's w = [v; u] (nx + nu) */
+static mcs_real ybuf[MCS_APP_NY + 1], ywork[MCS_APP_NX + MCS_APP_NU];
 /* the joints' coordinates and rates (2 njc), and the last angles seen (njc) */
 static mcs_real jcbuf[2 * MCS_APP_NJC + 1], jlast[MCS_APP_NJC + 1];
 static int dep_piv[MCS_APP_NC > 0 ? MCS_APP_NC : 1];
@@ -410,6 +412,8 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     ri.wrench = wrench_buf;
     ri.Pbuf = pbuf;
     ri.jc = jcbuf;
+    ri.y = ybuf;
+    ri.ywork = ywork;
     ri.jlast = jlast;
     ri.q = qbuf;
     ri.qd = qdbuf;

@@ -165,6 +165,14 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
                 row ? value(o, ri->jc[md->njc + md->joints[i].coord_index])
                     : name(o, "jd.", md->joints[i].name);
     }
+    if (md->ny > 0) { /* the file's outputs, the inputs held now: y.<name> */
+        mcs_status st =
+            row ? mcs_sim_outputs(sim, row->t, row->x, row->v, ri->ywork, ri->y) : MCS_OK;
+        check(ri, st);
+        for (i = 0; i < md->ny; ++i)
+            row ? value(o, st == MCS_OK ? ri->y[i] : (mcs_real)NAN)
+                : name(o, "y.", md->output_names[i]);
+    }
     if (ri->basis) /* T, column by column; empty cells past f */
         for (j = 0; j < n; ++j)
             for (i = 0; i < n; ++i) {

@@ -52,6 +52,8 @@ typedef struct run_info {
     mcs_real *T;           /* (nx x nx) scratch for the basis (--basis) */
     const char *simulator; /* "dense" or "banded" (the summary's) */
     mcs_real *jc;          /* (2 njc) scratch for the joints' coordinates and rates */
+    mcs_real *y;           /* (ny) scratch for the outputs */
+    mcs_real *ywork;       /* (nx + nu) their kernel's w */
     mcs_real *jlast;       /* (njc) the last value of each j.<joint> seen (its turns counted) */
     int jc_started;        /* 0 until the first row's joint coordinates are recorded */
     /* statistics over the recorded rows */

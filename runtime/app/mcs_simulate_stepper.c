@@ -178,6 +178,27 @@ int mcs_stepper_linearize(mcs_real *A, mcs_real *B, mcs_real *T, int *dof)
     return (int)((st != MCS_OK) ? st : mcs_sim_basis(&step_sim, T));
 }
 
+/* mcs_sim_linearize_outputs at the current state: C (ny x 2f), D (ny x nu), ld ny, into arrays
+ * of ny 2 nx and ny nu; *dof = f. */
+int mcs_stepper_linearize_outputs(mcs_real *C, mcs_real *D, int *dof);
+int mcs_stepper_linearize_outputs(mcs_real *C, mcs_real *D, int *dof)
+{
+    if (!step_started)
+        return (int)MCS_ERR_ARGUMENT;
+    return (int)mcs_sim_linearize_outputs(&step_sim, C, D, dof, linearize_work,
+                                          sizeof linearize_work / sizeof *linearize_work);
+}
+
+/* mcs_sim_outputs at the current state, the inputs held: y (ny). */
+int mcs_stepper_outputs(mcs_real *y);
+int mcs_stepper_outputs(mcs_real *y)
+{
+    static mcs_real w[MCS_APP_NX + SNU];
+    if (!step_started)
+        return (int)MCS_ERR_ARGUMENT;
+    return (int)mcs_sim_outputs(&step_sim, step_sim.cur.t, step_sim.cur.x, step_sim.cur.v, w, y);
+}
+
 /* mcs_sim_step_jacobian towards t_target: J (2g x 2f), G (2g x nu), ld 2g, into arrays of
  * (2 nx)^2 and 2 nx nu; dofs = (f, g); txv the state reached (the last one on a failure). */
 int mcs_stepper_step_jacobian(mcs_real t_target, mcs_real *J, mcs_real *G, int *dofs,

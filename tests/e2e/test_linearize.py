@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import mcsgen
+from mcsgen.errors import McsError
+from mcsgen.model import kernel_sets
 
 from test_inputs import MOTORS, pendulum_with
 from test_inverse_dynamics import SLIDER_CRANK
@@ -26,12 +28,13 @@ def in_joint_coordinates(name):
 
 
 def build(tmp_path_factory, name, model):
-    """A solver of a shipped model (its path) or of a model's text."""
+    """A solver of a shipped model (its path) or of a model's text, with every kernel set (a
+    host build leaves the linearization's out unless asked: model/kernel_sets.py)."""
     if isinstance(model, str):
         path = tmp_path_factory.mktemp("linearize") / f"{name}.yaml"
         path.write_text(model)
         model = path
-    return mcsgen.load(model).build()
+    return mcsgen.load(model).build(kernels="all")
 
 
 def rhs_jacobian(run, y0, h=1e-5):
@@ -137,7 +140,7 @@ def test_A_and_B_under_inputs_match_central_differences(tmp_path_factory, name):
 def test_at_an_equilibrium_A_has_the_eigenvalues_of_the_modes(name, start, reference):
     """About the static equilibrium statics() finds, the eigenvalues of A are +-i omega of the
     modes (the generalized problem of T^T M T and T^T (K_f + K_c) T, mcs_modes.c) to 1e-10."""
-    solver = mcsgen.load(shipped(name)).build()
+    solver = mcsgen.load(shipped(name)).build(kernels="all")
     modes = solver.modes(x=start)
     assert modes.ok
     run = solver.start()
@@ -229,3 +232,43 @@ def test_the_step_jacobian_matches_differences_of_the_step(tmp_path_factory, nam
         )
         assert np.abs(G - sj.G).max() <= 1e-7 * np.abs(sj.G).max()
         assert np.abs(sj.G).max() > 0
+
+
+def test_a_solver_without_the_linearization_kernels_says_how_to_get_them(tmp_path):
+    """A host build carries every kernel set but linearization (model/kernel_sets.DEFAULT): its
+    linearize() names the two ways to add them instead of answering "unsupported"; the file's
+    `kernels: [linearization]` is one (the shipped spatial pendulum's generated/ has them) and
+    build(kernels="all") the other, into a folder of its own beside the default build's."""
+    mechanism = mcsgen.load(shipped("slider_crank"))
+    plain = mechanism.build()
+    assert "linearization" not in plain.kernel_sets and "stiffness" in plain.kernel_sets
+    run = plain.start()
+    for call in (run.linearize, lambda: run.step_jacobian(1e-3)):
+        with pytest.raises(McsError, match=r"without the linearization kernels: .*kernels=\"all\""):
+            call()
+    assert run.t == 0.0  # refused before stepping
+    full = mechanism.build(kernels="all")
+    assert full.kernel_sets == kernel_sets.ALL and full.generated_dir != plain.generated_dir
+    assert full.start().linearize().dof == 1
+    pendulum = mcsgen.load(shipped("spatial_pendulum")).build()
+    assert pendulum.generated_dir == ROOT / "generated" / "spatial_pendulum"
+    assert "linearization" in pendulum.kernel_sets
+    assert pendulum.start().linearize().dof == 2
+    with pytest.raises(McsError, match="'nope' is not a kernel set"):
+        mechanism.build(kernels="nope")
+
+
+def test_check_compares_the_linearization_kernels_with_differences():
+    """./mcsgen check of a build that carries the linearization set checks M_x and gamma_x
+    against differences of M a - B u and A a - gamma (a closed loop's third derivatives); a
+    default build has neither kernel nor row."""
+    from mcsgen.analysis.check import check_model
+
+    mechanism = mcsgen.load(shipped("slider_crank"))
+    full = check_model(
+        mechanism.model, samples=2, generated_dir=mechanism.build(kernels="all").generated_dir
+    )
+    rows = {name: err for name, _, err in full.rows}
+    assert full.ok and rows["M_x"] <= 1e-6 and rows["gamma_x"] <= 1e-6
+    plain = check_model(mechanism.model, samples=1, generated_dir=mechanism.build().generated_dir)
+    assert not {"M_x", "gamma_x"} & {name for name, _, _ in plain.rows}

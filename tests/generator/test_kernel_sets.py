@@ -27,8 +27,11 @@ def test_a_firmware_build_carries_what_its_settings_need():
         "motion",
         "transitions",
     }
-    # a host build carries everything
-    assert choose_kernel_sets(model("slider_crank"), False, None) == kernel_sets.ALL
+    # a host build carries every set but linearization, unless its file's `kernels:` adds it
+    assert choose_kernel_sets(model("slider_crank"), False, None) == kernel_sets.DEFAULT
+    assert kernel_sets.ALL - kernel_sets.DEFAULT == {"linearization"}
+    assert choose_kernel_sets(model("spatial_pendulum"), False, None) == kernel_sets.ALL
+    assert choose_kernel_sets(model("slider_crank"), False, "all") == kernel_sets.ALL
     # an explicit choice: motion always joins it
     assert choose_kernel_sets(model("slider_crank"), True, "stiffness") == {"motion", "stiffness"}
 
@@ -118,3 +121,21 @@ def test_the_default_place_of_a_subset_is_not_generated(tmp_path, monkeypatch):
     assert out == tmp_path / "fw" / "spatial_pendulum"
     m = complete_initial_state(model("spatial_pendulum"))
     assert gen.is_up_to_date(m, ROOT / "generated" / "spatial_pendulum")  # untouched, complete
+
+
+def test_the_file_can_add_kernel_sets_to_its_host_build(tmp_path):
+    """`kernels:` at the top of a mechanism file: the sets its host build (generated/, the
+    command line's and the API's solvers) adds to the default ones; a name that is no set is
+    refused naming the field."""
+    from mcsgen.errors import ModelError
+
+    text = (ROOT / "models" / "slider_crank.yaml").read_text()
+    path = tmp_path / "slider_crank.yaml"
+    path.write_text(text + "kernels: [linearization]\n")
+    assert choose_kernel_sets(load_model(path), False, None) == kernel_sets.ALL
+    path.write_text(text + "kernels: [stifness]\n")
+    with pytest.raises(ModelError, match=r"kernels\[0\].*'stifness' is not a kernel set"):
+        load_model(path)
+    path.write_text(text + "kernels: linearization\n")
+    with pytest.raises(ModelError, match="kernels.*expected a list"):
+        load_model(path)

@@ -829,6 +829,43 @@ static void test_linearization_and_step_jacobian(void **state)
     sim.opt.method = MCS_METHOD_DOPRI5;
     assert_int_equal(mcs_sim_step_jacobian(&sim, 1, J, NULL, &f, &g, lw, lwn), MCS_ERR_UNSUPPORTED);
     sim.opt.method = MCS_METHOD_RK4;
+    /* the file's outputs (height z, speed squared) and their rows C, D: at the chart's centre
+     * C = [dh/dx Phi + dh/dv dv/dq, dh/dv Phi] with Phi = T there */
+    {
+        mcs_real yw[SPATIAL_PENDULUM_NX + 1], y2[2], C[2 * 4];
+        mcs_real Tb[9];
+        assert_int_equal(md->ny, 2);
+        assert_string_equal(md->output_names[1], "speed2");
+        assert_int_equal(mcs_sim_outputs(&sim, sim.cur.t, sim.cur.x, sim.cur.v, yw, y2), MCS_OK);
+        assert_true(y2[0] == sim.cur.x[2]);
+        assert_true(fabs(y2[1] - ((sim.cur.v[0] * sim.cur.v[0]) + (sim.cur.v[1] * sim.cur.v[1]) +
+                                  (sim.cur.v[2] * sim.cur.v[2]))) <= 1e-15);
+        assert_int_equal(mcs_sim_outputs(&sim, sim.cur.t, sim.cur.x, sim.cur.v, NULL, y2),
+                         MCS_ERR_ARGUMENT);
+        assert_int_equal(mcs_sim_linearize_outputs(&sim, C, NULL, &f, lw, lwn), MCS_OK);
+        assert_int_equal(f, 2);
+        assert_int_equal(mcs_sim_linearize_outputs(&sim, C, NULL, &f, lw, 10), MCS_ERR_WORKSPACE);
+        assert_int_equal(mcs_sim_linearize_outputs(&sim, NULL, NULL, &f, lw, lwn),
+                         MCS_ERR_ARGUMENT);
+        assert_int_equal(mcs_sim_basis(&sim, Tb), MCS_OK);
+        for (j = 0; j < 2; ++j) { /* dz/dq_j moves z by T_zj; dz/dqd_j: the height not at all */
+            assert_true(fabs(C[0 + (j * 2)] - Tb[2 + (j * 3)]) <= 1e-14);
+            assert_true(C[0 + ((2 + j) * 2)] == 0);
+        }
+    }
+    /* a model generated without the linearization set (a host build's default): no M_x */
+    md = &pendulum_3r_model;
+    assert_null(md->M_x);
+    mcs_options_default(&opt, md);
+    opt.method = MCS_METHOD_RK4;
+    opt.continuation = MCS_CONT_NONE;
+    opt.sing_tol = 0;
+    opt.max_locks = 0;
+    assert_int_equal(mcs_sim_init(&sim, md, md->default_params, &opt, WORK_ARGS), MCS_OK);
+    assert_int_equal(mcs_sim_set_state(&sim, 0, md->x0, md->v0, NULL), MCS_OK);
+    assert_int_equal(mcs_sim_linearize(&sim, A, NULL, &f, lw, lwn), MCS_ERR_UNSUPPORTED);
+    assert_int_equal(mcs_sim_step_jacobian(&sim, 1, J, NULL, &f, &g, lw, lwn), MCS_ERR_UNSUPPORTED);
+    assert_true(sim.cur.t == 0); /* refused before stepping */
 }
 
 int main(void)

@@ -43,6 +43,10 @@ class CompiledModel:
         self.params = np.array([p.value for p in model.parameters] or [0.0], dtype=float)
         self.has_potential = model.potential is not None
 
+    def carries(self, kernel):
+        """Whether the generated C has this kernel (a kernel set left out has none)."""
+        return hasattr(self.lib, f"{self.model.name}_{kernel}")
+
     def _fn(self, name, restype=None):
         fn = getattr(self.lib, f"{self.model.name}_{name}")
         fn.restype = restype
@@ -291,7 +295,10 @@ def check_model(
         )
         if model.inputs:
             _check_inputs(model, cm, x, v, t, rng, note)
-        _check_linear_tangents(model, cm, x, v, t, rng, xscale, note)
+        if cm.carries("M_x"):  # the linearization set (model/kernel_sets.py)
+            _check_linear_tangents(model, cm, x, v, t, rng, xscale, note)
+        if model.outputs and cm.carries("outputs_x"):
+            _check_output_tangent(model, cm, x, v, t, rng, xscale, vscale, note)
         # M against the compiled kinetic energy: M_ij = d2T/dv_i dv_j (polarization)
         M_fd = np.zeros((n, n))
         for i in range(n):
@@ -319,6 +326,25 @@ def check_model(
     for (name, ref), err in worst.items():
         report.rows.append((name, ref, err))
     return report
+
+
+def _check_output_tangent(model, cm, x, v, t, rng, xscale, vscale, note):
+    """outputs_x (derive/output_terms.py) against the derivative of the outputs along a random
+    direction (dx, dv, du), at random inputs u."""
+    n, nu, ny = model.n, len(model.inputs), len(model.outputs)
+    u = rng.standard_normal(nu)
+    dx, dv = xscale * rng.standard_normal(n), vscale * rng.standard_normal(n)
+    du = rng.standard_normal(nu)
+    tangent = cm.xwt("outputs_x", x, np.concatenate([v, u, dx, dv, du]), t, ny)
+
+    def outputs(s):
+        return cm.xwt("outputs", x + s * dx, np.concatenate([v + s * dv, u + s * du]), t, ny)
+
+    note(
+        "outputs_x",
+        "d h(x, v, u)/ds along (dx, dv, du)",
+        rel_error(tangent, derivative(outputs, 1e-4)),
+    )
 
 
 def _check_linear_tangents(model, cm, x, v, t, rng, xscale, note):
@@ -370,6 +396,14 @@ def _check_inputs(model, cm, x, v, t, rng, note):
         note("f_u", "the file's forces at u less at 0", rel_error(cm.f_u(x, u, t), reference))
     coordinates = [j.name for j in model.joints if j.coordinate is not None]
     njc = len(coordinates)
+    if any(inp.joint is not None for inp in model.inputs):
+        # the two agree where the joints hold (a revolute joint's relative motion is then a turn
+        # about its axis): at the assembled initial state, v in the null space of A there
+        x = np.array(model.x0, float)
+        if model.m:
+            _, sv, vt = np.linalg.svd(cm.A(x, t))
+            null = vt[int(np.sum(sv > 1e-10 * max(sv.max(), 1.0))) :]
+            v = null.T @ (null @ v)
     for k, inp in enumerate(model.inputs):
         if inp.joint is None:
             continue

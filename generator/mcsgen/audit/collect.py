@@ -18,9 +18,11 @@ import yaml
 from ..version import __version__
 from ..analysis.check import CompiledModel, check_model
 from ..derive import derive
-from ..derive.catalogue import audited
+from ..derive.terms import with_linear_tangents
+from ..derive.catalogue import audited, kernel
 from ..derive.joint_terms import tangent_directions
 from ..derive.linear_terms import direction_symbols
+from ..derive.output_terms import input_direction_symbols, velocity_direction_symbols
 from ..derive.wrenches import acceleration_symbols
 from ..emit.fingerprint import generator_fingerprint
 from ..emit.kernels import nonzero
@@ -31,7 +33,7 @@ from ..model.joints import SPATIAL_JOINTS
 # The matrix kernels of the report, in SPEC §5's order (derive/catalogue.py): (name, what, row
 # kind, column kind); a kind says what indexes that dimension ("row": constraint rows, "x":
 # coordinates, "1": none).
-_INDEX_KIND = {"nc": "row", "nx": "x", "1": "1"}
+_INDEX_KIND = {"nc": "row", "nx": "x", "ny": "y", "1": "1"}
 TERMS = [(k.name, k.audit, _INDEX_KIND[k.rows], _INDEX_KIND[k.cols]) for k in audited()]
 # 003 Table 1's rows of a spatial joint, and what each constrains
 ROW_MEANING = {
@@ -237,6 +239,11 @@ def _term(name, what, row_kind, col_kind, mat, c_text, prefix, geometry=None) ->
     )
 
 
+def _derived_term(derived, kernel_name):
+    """The derived term a kernel prints (catalogue: outputs prints h)."""
+    return getattr(derived, kernel(kernel_name).term)
+
+
 def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str]]:
     """Each compiled kernel against SymPy's own evaluation of the derived expressions at one
     random state: (term, max relative difference, the worst entry, named)."""
@@ -255,6 +262,10 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
     a, dx = rng.standard_normal(n), rng.standard_normal(n)  # the tangents' accelerations, direction
     subs.update(zip(acceleration_symbols(n), a))
     subs.update(zip(direction_symbols(n), dx))
+    ny = len(model.outputs)  # the outputs' tangent along random dx, dv, du
+    dv, du = rng.standard_normal(n), rng.standard_normal(len(model.inputs))
+    subs.update(zip(velocity_direction_symbols(n), dv))
+    subs.update(zip(input_direction_symbols(len(model.inputs)), du))
     compiled = {
         "c": lambda: cm.c(x, t)[:, None],
         "A": lambda: cm.A(x, t),
@@ -269,6 +280,10 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
         "f_u": lambda: cm.f_u(x, u, t)[:, None],
         "M_x": lambda: cm.xwt("M_x", x, np.concatenate([a, u, dx]), t, n)[:, None],
         "gamma_x": lambda: cm.xwt("gamma_x", x, np.concatenate([v, a, dx]), t, m)[:, None],
+        "outputs": lambda: cm.xwt("outputs", x, np.concatenate([v, u]), t, ny)[:, None],
+        "outputs_x": lambda: cm.xwt("outputs_x", x, np.concatenate([v, u, dx, dv, du]), t, ny)[
+            :, None
+        ],
     }
     inter = model.intermediates
 
@@ -282,7 +297,7 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
             ]
         )
 
-    references = {name: getattr(derived, name) for name, _, _, _ in TERMS}
+    references = {name: _derived_term(derived, name) for name, _, _, _ in TERMS}
     if derived.f_tangent is not None:  # K_f and D: f's tangent along each unit direction
         dq, dqd = tangent_directions(n)
         for name, directions in (("K_f", dq), ("D", dqd)):
@@ -326,6 +341,8 @@ def index_names(model, row_kind, col_kind, i, j) -> List[str]:
             return model.constraints[k].name
         if kind == "x":
             return model.coordinates[k].name
+        if kind == "y":
+            return model.outputs[k].name
         return None
 
     return [n for n in (what(row_kind, i), what(col_kind, j)) if n]
@@ -355,11 +372,13 @@ def collect(
     c_path, h_path = generated_dir / f"{name}.c", generated_dir / f"{name}.h"
     c_text = c_path.read_text()
     derived = derive(model)
+    if f"{name}_gamma_x(" in c_text or f"{name}_M_x(" in c_text:  # the linearization set
+        with_linear_tangents(derived)
     geometry = dict(model.geometry)
     terms = [
-        _term(tn, what, rk, ck, getattr(derived, tn), c_text, name, geometry)
+        _term(tn, what, rk, ck, _derived_term(derived, tn), c_text, name, geometry)
         for tn, what, rk, ck in TERMS
-        if getattr(derived, tn) is not None and getattr(derived, tn).shape[0] > 0
+        if _derived_term(derived, tn) is not None and _derived_term(derived, tn).shape[0] > 0
     ]
     if derived.f_tangent is not None:  # joint coordinates: K_f and D column by column from it
         terms.append(

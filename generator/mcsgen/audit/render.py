@@ -41,6 +41,8 @@ def _group_of(audit, term, entry):
     file) for row-indexed terms, the body (the coordinate's prefix) for coordinate-indexed ones."""
     if term.row_kind == "row":
         return audit.rows[entry.row].source
+    if term.row_kind == "y":  # an output: its entry of the file's outputs:
+        return "outputs"
     coord = audit.model.coordinates[entry.row].name
     if "." in coord:
         return f"body {coord.split('.')[0]}"

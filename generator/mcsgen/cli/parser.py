@@ -119,8 +119,8 @@ def build_parser():
         metavar="SETS",
         help="emit only these kernel sets, comma-separated, besides motion: predictor (A_dot), "
         "stiffness (K_c, K_f, D), transitions (row groups, switches, events), reactions "
-        "(joint_wrenches), linearization (M_x, gamma_x); default all, or with --firmware what "
-        "its settings need",
+        "(joint_wrenches), linearization (M_x, gamma_x), or all; default every set but "
+        "linearization and the file's `kernels:`, or with --firmware what its settings need",
     )
     g.add_argument(
         "--no-misra",

@@ -163,6 +163,17 @@ KERNELS = (
         "a (nx); dx (nx)]", "nc", w="w",
         audit="tangent of the acceleration constraints d(A a - gamma)/dx dx",
     ),
+    Kernel(
+        "outputs", "mcs_kernel_xwt", "motion",
+        "the outputs y = h(x, v, u, t) (the file's outputs:), w = [v (nx); u (nu)]", "ny", w="w",
+        source="h", audit="outputs h(x, v, u, t)",
+    ),
+    Kernel(
+        "outputs_x", "mcs_kernel_xwt", "linearization",
+        "dh/dx dx + dh/dv dv + dh/du du: the outputs' tangent, w = [v (nx); u (nu); dx (nx); "
+        "dv (nx); du (nu)]", "ny", w="w", source="h_x",
+        audit="tangent of the outputs dh/dx dx + dh/dv dv + dh/du du",
+    ),
 )
 # fmt: on
 

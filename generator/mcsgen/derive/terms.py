@@ -14,6 +14,7 @@ from ..model.exact import numbers_as_coefficients
 from ..model.inputs import split_inputs
 from .groups import GroupTerms, derive_groups
 from .linear_terms import linear_tangents
+from .output_terms import output_tangent, output_terms
 from .joint_terms import (
     joint_coordinates_of,
     joint_dynamics,
@@ -72,9 +73,15 @@ class Derived:
     # inputs' symbols; f is taken at u = 0. None without inputs
     f_u: sp.Matrix = None
     # (n x 1) d(M a - B u)/dx dx and (m x 1) d(A a - gamma)/dx dx along a direction dx, at
-    # accelerations a (linear_terms.py): the linearization's tangents beside K_c, K_f and D
+    # accelerations a (linear_terms.py): the linearization's tangents beside K_c, K_f and D;
+    # None until with_linear_tangents() (only a build with the linearization set pays for them)
     M_x: sp.Matrix = None
     gamma_x: sp.Matrix = None
+    pending_linear: object = None
+    # (ny x 1) the outputs h(x, v, u, t) and their tangent along (dx, dv, du) (output_terms.py;
+    # h_x with the linearization's tangents); None without outputs
+    h: sp.Matrix = None
+    h_x: sp.Matrix = None
     # what derives them, until with_wrenches() is called (only a build with the reactions
     # kernel set pays for them: the 43-body anchor chain's take 35 s)
     pending_wrenches: object = None
@@ -89,9 +96,23 @@ def with_wrenches(derived: Derived) -> Derived:
     return derived
 
 
+def with_linear_tangents(derived: Derived) -> Derived:
+    """derived with the linearization's tangents derived (M_x, gamma_x)."""
+    if derived.pending_linear is not None:
+        derived.M_x, derived.gamma_x, derived.h_x = derived.pending_linear()
+        derived.pending_linear = None
+    return derived
+
+
 def derive(model: "Model") -> Derived:
-    if model.intermediates is not None:
-        return _derive_joint(model)
+    derived = _derive_joint(model) if model.intermediates is not None else _derive_body(model)
+    derived.h = output_terms(model)
+    tangents = derived.pending_linear
+    derived.pending_linear = lambda: (*tangents(), output_tangent(model, derived.h))
+    return derived
+
+
+def _derive_body(model: "Model") -> Derived:
     x, v, t = model.x, model.v, model.time
     n, m = model.n, model.m
     lam = [sp.Symbol(f"lam_{i}", real=True) for i in range(m)]
@@ -142,7 +163,6 @@ def derive(model: "Model") -> Derived:
             (v[i] * M[i, j] * v[j] for i in range(n) for j in range(n) if M[i, j] != 0),
             sp.Integer(0),
         )
-    M_x, gamma_x = linear_tangents(model, M, f_u, A, gamma, acceleration_symbols(n), hessians)
     return Derived(
         c=c,
         A=A,
@@ -155,8 +175,9 @@ def derive(model: "Model") -> Derived:
         K_f=K_f,
         D=D,
         f_u=f_u,
-        M_x=M_x,
-        gamma_x=gamma_x,
+        pending_linear=lambda: linear_tangents(
+            model, M, f_u, A, gamma, acceleration_symbols(n), hessians
+        ),
         kinetic=kinetic,
         potential=model.potential,
         lam=lam,
@@ -197,7 +218,6 @@ def _derive_joint(model: "Model") -> Derived:
 
     M, f, kinetic = joint_dynamics(model, local)
     f, f_u = split_inputs(f, model.inputs)
-    M_x, gamma_x = linear_tangents(model, M, f_u, A, gamma, acceleration_symbols(model.n))
     return Derived(
         c=c,
         A=A,
@@ -211,8 +231,9 @@ def _derive_joint(model: "Model") -> Derived:
         K_f=None,  # emitted column by column from f_tangent (emit/kernels.py)
         D=None,
         f_u=f_u,
-        M_x=M_x,
-        gamma_x=gamma_x,
+        pending_linear=lambda: linear_tangents(
+            model, M, f_u, A, gamma, acceleration_symbols(model.n)
+        ),
         f_tangent=joint_force_tangent(model, f),
         kinetic=kinetic,
         potential=model.potential,

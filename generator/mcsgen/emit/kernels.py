@@ -14,6 +14,7 @@ import sympy as sp
 from ..derive.catalogue import EVENT_KERNELS, KERNELS, ROW_GROUP_KERNELS, printed, scalars
 from ..derive.joint_terms import tangent_directions
 from ..derive.linear_terms import direction_symbols
+from ..derive.output_terms import input_direction_symbols, velocity_direction_symbols
 from ..derive.wrenches import acceleration_symbols
 from ..model import kernel_sets
 from ..model.exact import clean
@@ -316,6 +317,10 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
             local.update((s, f"a[{i}]") for i, s in enumerate(acceleration_symbols(model.n)))
             local.update((s, f"nu[{i}]") for i, s in enumerate(derived.nu or ()))
             local.update((s, f"dx[{i}]") for i, s in enumerate(direction_symbols(model.n)))
+            local.update((s, f"dv[{i}]") for i, s in enumerate(velocity_direction_symbols(model.n)))
+            local.update(
+                (s, f"du[{k}]") for k, s in enumerate(input_direction_symbols(len(model.inputs)))
+            )
         prologue, kernel_inter = [], inter
         if stage is not None and len(runs) == 1 and name in readers:
             prologue, local, kernel_inter = _reading_stage(stage, entries, local, inter)
@@ -376,6 +381,8 @@ W_LAYOUT = {
     "joint_wrenches": (("v", "nx"), ("a", "nx"), ("lam", "nc"), ("nu", "nmu"), ("u", "nu")),
     "M_x": (("a", "nx"), ("u", "nu"), ("dx", "nx")),
     "gamma_x": (("v", "nx"), ("a", "nx"), ("dx", "nx")),
+    "outputs": (("v", "nx"), ("u", "nu")),
+    "outputs_x": (("v", "nx"), ("u", "nu"), ("dx", "nx"), ("dv", "nx"), ("du", "nu")),
 }
 
 

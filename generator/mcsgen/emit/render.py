@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Dict
 import jinja2
 
 from ..derive.catalogue import KERNELS
-from ..derive.terms import with_wrenches
+from ..derive.terms import with_linear_tangents, with_wrenches
 from ..enums import CONTINUATION, ENERGY_BALANCE, JOINT_COORDINATE, METHOD
 from ..model import kernel_sets
 from ..paths import TEMPLATES, shipped
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 14
+MODEL_ABI_VERSION = 15
 
 
 def _held_coordinates(groups, x):
@@ -57,7 +57,7 @@ def render(
     band: bool = True,
 ) -> Dict[str, str]:
     """Return {filename: text} of the generated sources with the kernels of `sets`
-    (model/kernel_sets.py; all of them for generated/, fewer for a firmware build).
+    (model/kernel_sets.py; a host build's for generated/, fewer for a firmware build).
     The model's initial state is complete (model.complete_initial_state: generate.py solves it).
     generate_options: what the banner's regeneration command adds ('--firmware ').
     band: emit the banded simulator's structure when the model has one (not for firmware)."""
@@ -68,6 +68,8 @@ def render(
         )
     if "reactions" in sets:
         with_wrenches(derived)
+    if "linearization" in sets:
+        with_linear_tangents(derived)
     kernels, scalars, fused = build_kernels(model, derived, sets)
     no_rows = no_rows_kernels(model, derived, sets)
     views = dense_views(model, kernels)

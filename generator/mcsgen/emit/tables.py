@@ -25,7 +25,7 @@ def m_pattern(derived):
 
 def counts(model, derived):
     """The descriptor's counts that size the kernels' outputs (derive/catalogue.py's rows and
-    cols): nx, nc, a_nnz, m_nnz, njc, nheld, nw, nmu, nu."""
+    cols): nx, nc, a_nnz, m_nnz, njc, nheld, nw, nmu, nu, ny."""
     jc = derived.joint_coords
     return {
         "nx": model.n,
@@ -37,6 +37,7 @@ def counts(model, derived):
         "nw": wrench_count(derived),
         "nmu": len(derived.nu or ()),
         "nu": len(model.inputs),
+        "ny": len(model.outputs),
     }
 
 

@@ -57,6 +57,11 @@ class Model:
     # `firmware:` the settings of a firmware build (the simulation's, method rk4 and continuation
     # none unless given) and the kernel sets it adds to what they need (model/kernel_sets.py)
     firmware: dict = field(default_factory=dict)
+    # `kernels:` the kernel sets a host build carries besides the default ones
+    # (model/kernel_sets.DEFAULT): [linearization] for a model a controller linearizes
+    kernels: frozenset = frozenset()
+    # `outputs:` the named sensor quantities y = h(x, v, u, t) (model/outputs.py)
+    outputs: list = field(default_factory=list)
     file_hash: str = ""
     # Mechanism (bodies) models: per-body Lagrange blocks [(T, V)], derived locally, and what
     # was done to the initial velocities.

@@ -15,12 +15,14 @@ The kernels fall into sets by what uses them in the runtime:
                largest kernels of a closed loop in body coordinates (the third derivatives of
                its rows), so a build that does not linearize leaves them out
 
-A host build carries every set (generated/ is always complete). A firmware build (`mcsgen
-generate --firmware`, or `--kernels`) carries motion and the sets its settings need: a
-predictor for euler/exp, transitions when the file has events (they are part of its motion),
-plus whatever the file's `firmware: kernels:` or --kernels add. An omitted kernel is not
-emitted; its descriptor entry is NULL and the runtime answers MCS_ERR_UNSUPPORTED when options
-would need it.
+A host build (generated/, the command line's and the Python API's solvers) carries DEFAULT,
+every set but linearization, plus the sets the file's top-level `kernels:` names
+([linearization] for a model a controller linearizes); `--kernels all` or the API's
+`build(kernels="all")` adds them to one build. A firmware build (`mcsgen generate --firmware`,
+or `--kernels`) carries motion and the sets its settings need: a predictor for euler/exp,
+transitions when the file has events (they are part of its motion), plus whatever the file's
+`firmware: kernels:` or --kernels add. An omitted kernel is not emitted; its descriptor entry is
+NULL and the runtime answers MCS_ERR_UNSUPPORTED when options would need it.
 """
 
 from typing import Iterable, Tuple
@@ -29,6 +31,9 @@ from ..derive.catalogue import KERNELS, kernel
 
 SETS = ("motion", "predictor", "stiffness", "transitions", "reactions", "linearization")
 ALL = frozenset(SETS)
+# a host build's sets: linearization only where asked for (the file's `kernels:`, --kernels):
+# the third derivatives of a closed loop's rows in body coordinates are 40 % of its C
+DEFAULT = ALL - {"linearization"}
 
 # the descriptor's kernel -> the set it belongs to (derive/catalogue.py; a row group's and a
 # condition event's kernels: "transitions")
@@ -56,12 +61,19 @@ def why_needed(name: str, simulation: dict) -> str:
     return "the file's events switch its rows (the transitions set)"
 
 
+def host(model) -> frozenset:
+    """The sets a host build of `model` carries: DEFAULT and its file's `kernels:`."""
+    return DEFAULT | model.kernels
+
+
 def parse(text: str) -> Tuple[frozenset, str]:
-    """A --kernels value 'predictor,stiffness' -> (sets, error or '')."""
+    """A --kernels value 'predictor,stiffness' (or 'all': every set) -> (sets, error or '')."""
     names = [t.strip() for t in text.split(",") if t.strip()]
+    if "all" in names:
+        return ALL, ""
     for name in names:
         if name not in SETS:
-            return frozenset(), f"'{name}' is not a kernel set ({', '.join(SETS)})"
+            return frozenset(), f"'{name}' is not a kernel set ({', '.join(SETS)}, or all)"
     return frozenset(names) | {"motion"}, ""
 
 

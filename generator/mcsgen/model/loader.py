@@ -19,6 +19,7 @@ from .energy import coordinate_balance, mechanism_balance
 from .ir import Constraint, Coordinate, Model, Parameter
 from .initial import complete_initial_state
 from .inputs import check_linear, read_inputs
+from .outputs import read_outputs
 from .joint_coordinates import Topology, plain_tree, to_joint_coordinates
 from .mechanism import MechanismBuilder
 from .reader import Reader, key_text
@@ -40,9 +41,11 @@ TOP_KEYS = {
     "initial",
     "simulation",
     "firmware",
+    "kernels",
     "switches",
     "events",
     "inputs",
+    "outputs",
 }
 BODY_TOP_KEYS = {
     "name",
@@ -57,10 +60,12 @@ BODY_TOP_KEYS = {
     "forces",
     "simulation",
     "firmware",
+    "kernels",
     "switches",
     "events",
     "coordinates",
     "inputs",
+    "outputs",
 }
 DYNAMICS_KEYS = {"mass_matrix", "forces", "kinetic", "potential"}
 # DOPRI5's tolerances: at rtol 1e-10 the energy of the shipped conservative models drifts by
@@ -189,9 +194,13 @@ class _Validator(Reader):
         model.frozen_parameters = frozen
         model.inputs = inputs
         self.dynamics(doc["dynamics"], model, pos_syms, vel_syms)
+        with_inputs = dict(vel_syms)
+        with_inputs.update((u.name, u.symbol) for u in model.inputs)
+        model.outputs = read_outputs(self, doc.get("outputs"), with_inputs)
         self.initial(doc["initial"], model)
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
         model.firmware = self.firmware(doc.get("firmware", {}) or {}, model.simulation, model.n)
+        model.kernels = self.kernel_sets(doc.get("kernels"), "kernels")
         self.switches(doc, model, pos_syms, vel_syms)
         model.energy = coordinate_balance(model)
         return model
@@ -288,8 +297,12 @@ class _Validator(Reader):
         model.x0 = [to_double(a.xreplace(values)) for a in x0]
         model.simulation = self.simulation(doc.get("simulation", {}) or {})
         model.firmware = self.firmware(doc.get("firmware", {}) or {}, model.simulation, model.n)
+        model.kernels = self.kernel_sets(doc.get("kernels"), "kernels")
         positions, velocities = joint_namespace(model, params, t)
         self.switches(doc, model, positions, velocities)
+        with_inputs = dict(velocities)
+        with_inputs.update((u.name, u.symbol) for u in model.inputs)
+        model.outputs = read_outputs(self, doc.get("outputs"), with_inputs, builder)
         # the velocities those rates imply are solved at generation (initial.py), not here
         model.v0 = None
         model.pending_initial = (
@@ -570,21 +583,25 @@ class _Validator(Reader):
                 "firmware.compact",
                 "a compact simulator locates no singular configurations: set events: false",
             )
-        extra = set()
-        for i, name in enumerate(self.seq(raw.get("kernels", []) or [], "firmware.kernels")):
-            if name not in KERNEL_SETS:
-                self.fail(
-                    f"firmware.kernels[{i}]",
-                    f"'{name}' is not a kernel set ({', '.join(KERNEL_SETS)})",
-                )
-            extra.add(name)
         return {
             "simulation": sim,
-            "kernels": frozenset(extra),
+            "kernels": self.kernel_sets(raw.get("kernels"), "firmware.kernels"),
             "max_dof": max_dof,
             "events": events,
             "compact": compact,
         }
+
+    def kernel_sets(self, raw, where):
+        """A list of kernel set names (model/kernel_sets.SETS): `kernels:` (what a host build
+        carries besides the default sets: [linearization]) and `firmware.kernels`."""
+        extra = set()
+        for i, name in enumerate(self.seq(raw or [], where)):
+            if name not in KERNEL_SETS:
+                self.fail(
+                    f"{where}[{i}]", f"'{name}' is not a kernel set ({', '.join(KERNEL_SETS)})"
+                )
+            extra.add(name)
+        return frozenset(extra)
 
 
 def _held_row(row, x):

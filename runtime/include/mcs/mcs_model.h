@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 14
+#define MCS_MODEL_ABI_VERSION 15
 
 /* Kernel of (x, t): c (nc), A (nc x nx), c_t (nc), M (nx x nx), A_nz (a_nnz), M_nz (m_nnz). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -229,6 +229,18 @@ typedef struct mcs_model {
      * NULL without the linearization kernel set. */
     mcs_kernel_xwt M_x;
     mcs_kernel_xwt gamma_x;
+    /* The mechanism file's outputs y = h(x, v, u, t) (README, "Outputs"): sensor quantities
+     * (joint angles and rates, points of bodies and their velocities, distances, expressions),
+     * at w = [v (nx); u (nu)] (mcs_sim_outputs); outputs_x their tangent along a direction,
+     *   outputs_x (ny) = dh/dx dx + dh/dv dv + dh/du du,
+     *   w = [v (nx); u (nu); dx (nx); dv (nx); du (nu)]
+     * (mcs_sim_linearize_outputs; NULL without the linearization kernel set). 0 and NULL
+     * without outputs. */
+    int ny;
+    const char *const *output_names; /* (ny) */
+    const char *const *output_units; /* (ny) */
+    mcs_kernel_xwt outputs;
+    mcs_kernel_xwt outputs_x;
 } mcs_model;
 
 #endif /* MCS_MODEL_H */

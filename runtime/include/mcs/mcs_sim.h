@@ -415,6 +415,13 @@ mcs_status mcs_sim_dense(mcs_sim *sim, mcs_real t, mcs_real *x, mcs_real *v, mcs
 mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
                                mcs_real *lambda);
 
+/* The outputs y (model->ny) of the mechanism file (`outputs:`, README "Outputs") at (t, x, v)
+ * and the inputs held now: y = h(x, v, u, t). w (nx + nu) is the caller's scratch (it returns
+ * [v; u] there). With ny = 0 it writes nothing and returns MCS_OK; MCS_ERR_UNSUPPORTED when the
+ * descriptor has no outputs kernel. Touches no frame. */
+mcs_status mcs_sim_outputs(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
+                           mcs_real *w, mcs_real *y);
+
 /* The joints' reactions as forces and moments at the state (t, x, v) (as mcs_sim_multipliers):
  * wrench (model->nw) per joint in joint order, (F_x, F_y, N_z) planar or (F_x, F_y, F_z, N_x,
  * N_y, N_z) spatial, the force and moment the joint exerts on its body 2 in the world frame, the
@@ -471,7 +478,7 @@ mcs_status mcs_sim_inverse_dynamics(mcs_sim *sim, mcs_real t, const mcs_real *x,
 /* Real workspace of mcs_sim_linearize: n coordinates, m rows, nu inputs. */
 #define MCS_SIM_LINEARIZE_WORK_SIZE(n, m, nu) \
     ((8 * (n) * (n)) + (2 * (n) * ((2 * (n)) + (nu))) + (MCS_SIM_MAX((m), 1) * ((n) + 3)) + \
-     (15 * (n)) + (nu))
+     (15 * (n)) + (2 * (nu)))
 /* Real workspace of mcs_sim_step_jacobian. */
 #define MCS_SIM_STEP_JACOBIAN_WORK_SIZE(n, m, nu) \
     (MCS_SIM_LINEARIZE_WORK_SIZE((n), (m), (nu)) + (8 * (n) * ((2 * (n)) + (nu))) + ((n) * (n)) + \
@@ -494,6 +501,17 @@ mcs_status mcs_sim_inverse_dynamics(mcs_sim *sim, mcs_real t, const mcs_real *x,
  * the scratch, not the state. */
 mcs_status mcs_sim_linearize(mcs_sim *sim, mcs_real *A, mcs_real *B, int *dof, mcs_real *work,
                              size_t lwork);
+
+/* The outputs' rows of the linearization about the current state (mcs_sim_linearize's state z =
+ * (q, qd) of the chart centred there, the inputs held): dy = C dz + D du, C (ny x 2f) and D (ny
+ * x nu), column-major, ld ny, from the generated tangent of the outputs (model->outputs_x) along
+ * the directions mcs_sim_linearize moves the state (a move of q keeps the constraints and T^T v).
+ * *dof = f. With ny = 0 it only sets *dof. MCS_ERR_UNSUPPORTED without outputs_x (the linearization
+ * kernel set), with a lock in force, the banded or compact simulator, or without dense output;
+ * MCS_ERR_WORKSPACE when lwork < MCS_SIM_LINEARIZE_WORK_SIZE. Uses the probe frame and the
+ * scratch, not the state. */
+mcs_status mcs_sim_linearize_outputs(mcs_sim *sim, mcs_real *C, mcs_real *D, int *dof,
+                                     mcs_real *work, size_t lwork);
 
 /* The right-hand side the integrators step, on the chart centred at the current state with its
  * continued basis (SPEC §4): ydot = (qd, qdd) at y = (q, qd) (2f each, f = n - r), the inputs

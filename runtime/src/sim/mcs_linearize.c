@@ -59,7 +59,7 @@ typedef struct linearize_work {
     mcs_real *vs;   /* (n) v at the point */
     mcs_real *xdd;  /* (n) x'' there */
     mcs_real *g;    /* (n) f + B u, then f + B u - M x'' */
-    mcs_real *wbuf; /* (3n + nu) a kernel's w */
+    mcs_real *wbuf; /* (3n + 2 nu) a kernel's w */
     mcs_real *dv;   /* (n) */
     mcs_real *rf;   /* (n) */
     mcs_real *tmp;  /* (n) */
@@ -82,7 +82,7 @@ static void carve(mcs_real *work, int n, int m, int nu, int stepping, linearize_
 {
     const int rows_i = MAX2(m, 1);
     const int cols_i = (2 * n) + nu;
-    const int wlen_i = (3 * n) + nu;
+    const int wlen_i = (3 * n) + (2 * nu);
     const size_t nn = (size_t)n * (size_t)n;
     const size_t rows = (size_t)rows_i;
     const size_t cols = (size_t)cols_i;
@@ -645,6 +645,108 @@ mcs_status mcs_sim_step_jacobian(mcs_sim *s, mcs_real t_target, mcs_real *J, mcs
     mcs_mat_gemm(0, 0, g2, f2, f2, 1, w.dY, g2, w.sum, f2, 0, J, g2);
     if (nu > 0) {
         mcs_mat_gemm(0, 0, g2, nu, f2, 1, w.dY, g2, &w.sum[(size_t)f2 * (size_t)f2], f2, 0, G, g2);
+    }
+    return MCS_OK;
+}
+
+/* The outputs' kernels, the dense simulator's charts, no lock in force (as supported()). */
+static int outputs_supported(const mcs_sim *s)
+{
+    const mcs_model *md = s->model;
+    if ((md->outputs_x == NULL) || ((s->m > 0) && (md->A_dot == NULL))) {
+        return 0;
+    }
+    return ((s->m == md->nc) && (s->opt.variant == MCS_VARIANT_DENSE) && (s->cur.Q != NULL)) ? 1
+                                                                                             : 0;
+}
+
+mcs_status mcs_sim_linearize_outputs(mcs_sim *s, mcs_real *C, mcs_real *D, int *dof, mcs_real *work,
+                                     size_t lwork)
+{
+    linearize_work w;
+    mcs_status st;
+    mcs_real *dx;
+    mcs_real *dv;
+    mcs_real *du;
+    int n;
+    int nu;
+    int ny;
+    int need;
+    int f;
+    int c;
+    int i;
+    if (!s || !s->ready || !dof || !work) {
+        return MCS_ERR_ARGUMENT;
+    }
+    n = s->n;
+    nu = s->model->nu;
+    ny = s->model->ny;
+    if ((ny > 0) && ((C == NULL) || ((nu > 0) && (D == NULL)))) {
+        return MCS_ERR_ARGUMENT;
+    }
+    if ((ny > 0) && ((outputs_supported(s) == 0) || (probe_ready(s) == 0))) {
+        return MCS_ERR_UNSUPPORTED;
+    }
+    need = MCS_SIM_LINEARIZE_WORK_SIZE(n, s->m, nu);
+    if (lwork < (size_t)need) {
+        return MCS_ERR_WORKSPACE;
+    }
+    f = n - s->cur.r;
+    *dof = f;
+    if (ny == 0) {
+        return MCS_OK;
+    }
+    carve(work, n, s->m, nu, 0, &w);
+    current_chart_in_probe(s);
+    chart_centre(s, &s->probe, w.yc);
+    st = point_of_chart(s, &s->probe, w.yc, s->probe.t, &w, w.ydc);
+    if (st != MCS_OK) {
+        return st;
+    }
+    /* w = [v; u; dx; dv; du] */
+    dx = &w.wbuf[n + nu];
+    dv = &w.wbuf[(2 * n) + nu];
+    du = &w.wbuf[(3 * n) + nu];
+    for (i = 0; i < n; ++i) {
+        w.wbuf[i] = w.vs[i];
+    }
+#if MCS_MAX_INPUTS > 0
+    for (i = 0; i < nu; ++i) {
+        w.wbuf[n + i] = (s->inputs_on != 0) ? s->u[i] : MCS_R(0.0);
+    }
+#endif
+    for (c = 0; c < ((2 * f) + nu); ++c) {
+        const int k = (c < (2 * f)) ? c : (c - (2 * f));
+        mcs_real *col = (c < (2 * f)) ? &C[(size_t)k * (size_t)ny] : &D[(size_t)k * (size_t)ny];
+        for (i = 0; i < n; ++i) {
+            dx[i] = MCS_R(0.0);
+            dv[i] = MCS_R(0.0);
+        }
+        for (i = 0; i < nu; ++i) {
+            du[i] = (i == (c - (2 * f))) ? MCS_R(1.0) : MCS_R(0.0);
+        }
+        if (c < f) { /* q_c: dx = Phi_c, dv = -U G^-1 A_dot_S Phi_c (as right_hand_side) */
+            for (i = 0; i < n; ++i) {
+                dx[i] = w.Phi[i + (c * n)];
+            }
+            if (s->m > 0) {
+                mcs_mat_gemm(0, 0, s->m, 1, n, 1, w.Ad, s->m, dx, n, 0, w.gam, s->m);
+                apply_P(s, &s->probe, &w, w.gam, dv);
+                for (i = 0; i < n; ++i) {
+                    dv[i] = -dv[i];
+                }
+            }
+        } else if (c < (2 * f)) { /* qd_(c-f): dv = Phi_(c-f) */
+            for (i = 0; i < n; ++i) {
+                dv[i] = w.Phi[i + ((c - f) * n)];
+            }
+        } else {
+            /* the input c - 2f: du = e, set above */
+        }
+        s->model->outputs_x(w.xs, w.wbuf, s->probe.t, s->params, col);
+        if (mcs_vec_max_abs(ny, col) < MCS_R(0.0)) {
+            return MCS_ERR_NONFINITE;
+        }
     }
     return MCS_OK;
 }

@@ -126,3 +126,31 @@ mcs_status mcs_sim_joint_wrenches(mcs_sim *s, mcs_real t, const mcs_real *x, con
     }
     return MCS_OK;
 }
+
+mcs_status mcs_sim_outputs(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
+                           mcs_real *w, mcs_real *y)
+{
+    int i;
+    if (!s || !s->ready || !x || !v || !w || ((s->model->ny > 0) && !y)) {
+        return MCS_ERR_ARGUMENT;
+    }
+    if (s->model->ny == 0) {
+        return MCS_OK;
+    }
+    if (s->model->outputs == NULL) {
+        return MCS_ERR_UNSUPPORTED;
+    }
+    for (i = 0; i < s->n; ++i) {
+        w[i] = v[i];
+    }
+#if MCS_MAX_INPUTS > 0
+    for (i = 0; i < s->model->nu; ++i) { /* the inputs held now */
+        w[s->n + i] = (s->inputs_on != 0) ? s->u[i] : MCS_R(0.0);
+    }
+#endif
+    s->model->outputs(x, w, t, s->params, y);
+    if (mcs_vec_max_abs(s->model->ny, y) < MCS_R(0.0)) {
+        return MCS_ERR_NONFINITE;
+    }
+    return MCS_OK;
+}

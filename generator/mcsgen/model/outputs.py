@@ -1,0 +1,109 @@
+"""The `outputs:` of a mechanism file: named sensor quantities y = h(x, v, u, t) (README,
+"Outputs").
+
+Each entry is one of
+- `expr:` an expression of the model's names: a coordinate model's coordinates, their rates
+  (`<name>_dot`), definitions, parameters, inputs and t; a bodies model's joints (each joint's
+  free coordinate by its name, its rate as `<joint>_dot`), parameters, inputs and t;
+- in a bodies model, a point of a body: `position: {body, point}` (its world coordinates, two or
+  three outputs `<name>.x`, `<name>.y`, `<name>.z`), `velocity: {body, point}` (their rates) and
+  `distance: {body1, point1, body2, point2}` (one output).
+The expressions are those of the body coordinates; in joint coordinates the bodies' poses and
+rates are intermediates of the joint coordinates (joint_coordinates.py), which the kernels
+evaluate as they do an event's condition. The generator emits h (kernel `h`) and its tangent
+along (dx, dv, du) (`h_x`, with the linearization set), from which the runtime forms the outputs'
+rows C, D of a linearization (mcs_sim_linearize_outputs).
+"""
+
+from dataclasses import dataclass
+from typing import List
+
+import sympy as sp
+
+OUTPUT_KEYS = {"name", "unit", "description", "expr", "position", "velocity", "distance"}
+KINDS = ("expr", "position", "velocity", "distance")
+AXES = ("x", "y", "z")
+
+
+@dataclass
+class Output:
+    name: str  # the CSV's y.<name>; a point's components <name>.x, ...
+    unit: str
+    expr: sp.Expr  # of the coordinates, velocities, inputs, parameters and t
+    description: str = ""
+    where: str = ""  # its field, outputs[i]
+
+
+def read_outputs(ctx, raw, names, points=None) -> List[Output]:
+    """[Output] of the `outputs:` list. names: what an `expr:` may use (symbols by name);
+    points: the bodies model's builder (body_ref, vector, geos), None for a coordinate model."""
+    if raw is None:
+        return []
+    raw = ctx.seq(raw, "outputs")
+    out: List[Output] = []
+    seen = {}
+    for i, spec in enumerate(raw):
+        where = f"outputs[{i}]"
+        spec = ctx.mapping(spec, where)
+        ctx.unknown_keys(spec, OUTPUT_KEYS, where)
+        if "name" not in spec:
+            ctx.fail(f"{where}.name", "missing required field")
+        name = ctx.identifier(spec["name"], f"{where}.name", "output")
+        if name in seen:
+            ctx.fail(f"{where}.name", f"'{name}' is already the name of {seen[name]}")
+        seen[name] = where
+        unit = ctx.text(spec.get("unit", ""), f"{where}.unit")
+        description = ctx.text(spec.get("description", ""), f"{where}.description")
+        kinds = [k for k in KINDS if k in spec]
+        if len(kinds) != 1:
+            ctx.fail(
+                where,
+                "give exactly one of expr, position, velocity, distance"
+                + (f" (got {', '.join(kinds)})" if kinds else ""),
+            )
+        (kind,) = kinds
+        at = f"{where}.{kind}"
+        if kind == "expr":
+            expr = ctx.expr(spec["expr"], at, names)
+            out.append(Output(name, unit, expr, description, where))
+            continue
+        if points is None:
+            ctx.fail(at, "a model given by coordinates has no bodies: write the output as expr")
+        values = _point_output(ctx, points, kind, spec[kind], at)
+        if kind == "distance":
+            out.append(Output(name, unit, values[0], description, where))
+            continue
+        for axis, e in zip(AXES, values):
+            out.append(Output(f"{name}.{axis}", unit, e, description, where))
+    return out
+
+
+def _point_output(ctx, builder, kind, raw, where):
+    """The expressions of a position, velocity or distance output (body coordinates)."""
+    raw = ctx.mapping(raw, where)
+    dim = 2 if builder.kind == "planar" else 3
+    if kind == "distance":
+        ctx.unknown_keys(raw, {"body1", "point1", "body2", "point2"}, where)
+        ends = []
+        for k in ("1", "2"):
+            if f"body{k}" not in raw:
+                ctx.fail(f"{where}.body{k}", "missing required field")
+            body = builder.body_ref(raw[f"body{k}"], f"{where}.body{k}")
+            p = builder.vector(raw.get(f"point{k}", [0] * dim), f"{where}.point{k}", dim)
+            ends.append(body.point(builder.geos(p)))
+        delta = ends[0] - ends[1]
+        return [sp.sqrt(sum((d * d for d in delta), sp.Integer(0)))]
+    ctx.unknown_keys(raw, {"body", "point"}, where)
+    if "body" not in raw:
+        ctx.fail(f"{where}.body", "missing required field")
+    body = builder.body_ref(raw["body"], f"{where}.body")
+    if body.kind == "ground":
+        ctx.fail(f"{where}.body", "a point of ground does not move: give a moving body")
+    p = builder.vector(raw.get("point", [0] * dim), f"{where}.point", dim)
+    position = body.point(builder.geos(p))
+    if kind == "position":
+        return list(position)
+    # d/dt along the body's own coordinates' rates (intermediates in joint coordinates)
+    return [
+        sum((sp.diff(e, q) * qd for q, qd in zip(body.q, body.qd)), sp.Integer(0)) for e in position
+    ]
