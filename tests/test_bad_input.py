@@ -154,7 +154,7 @@ MODEL_CASES = [
         ]
     ],
     ("output-not-a-list", "pend", "simulation:", "outputs: {name: y1}\nsimulation:", "outputs"),
-    ("kernels-unknown", "pend", "simulation:", "kernels: [linear]\nsimulation:", "kernels[0]"),
+    ("file-kernels-unknown", "pend", "simulation:", "kernels: [linear]\nsimulation:", "kernels[0]"),
     ("coord-dup", "pend", "  - {name: z, unit: m}", "  - {name: x, unit: m}", "coordinates[1]"),
     ("coord-param", "pend", "  - {name: z, unit: m}", "  - {name: M, unit: m}", "coordinates[1]"),
     ("coord-mcs", "pend", "  - {name: z, unit: m}", "  - {name: mcs_z, unit: m}", "coordinates"),

@@ -175,6 +175,8 @@ def test_cli_simulate_and_plot(cli, tmp_path):
         "rank",
         "rdiag1",
         "energy",
+        "y.height",  # the file's outputs:
+        "y.speed2",
     ]
     cli("simulate", "spatial_pendulum", "--t-end", "0.5", "--continuation", "off", "--out", csv_b)
     png = tmp_path / "fig.png"

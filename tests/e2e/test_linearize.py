@@ -63,6 +63,7 @@ CASES = {  # name: (model text, degrees of freedom, the states' seed)
     "spin_top": (shipped("spin_top"), 5, 5),  # Euler parameters
     "pendulum_3r": (shipped("pendulum_3r"), 3, 6),  # joint coordinates, a tree
     "slider_crank_joint": (in_joint_coordinates("slider_crank"), 1, 7),  # a loop of joints
+    "delta_robot": (shipped("delta_robot"), 3, 8),  # three loops
 }
 
 
@@ -92,6 +93,7 @@ def test_A_matches_central_differences_of_the_right_hand_side(tmp_path_factory, 
 INPUT_CASES = {  # name: (model text, inputs held, the states' seed)
     "p3lin": (pendulum_with(["tau1", "tau2", "tau3"], MOTORS, name="p3lin"), [40, -25, 10], 11),
     "crank_motor": (SLIDER_CRANK, [2.0, -30.0], 12),  # joint inputs: B depends on x
+    "delta_robot": (shipped("delta_robot"), [100.0, -50.0, 30.0], 13),  # motors on three loops
 }
 
 

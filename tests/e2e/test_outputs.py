@@ -195,10 +195,13 @@ def test_outputs_need_the_linearization_kernels_only_for_C_and_D(tmp_path):
     assert run.outputs()["crank"] == 0.0 and run.outputs()["reach"] > 0.2
     with pytest.raises(McsError, match="without the linearization kernels"):
         run.linearize()
-    pendulum = mcsgen.load(ROOT / "models" / "spatial_pendulum.yaml").build().start()
+    pendulum = mcsgen.load(ROOT / "models" / "pendulum_3r.yaml").build(kernels="all").start()
     assert pendulum.outputs() == {}
     lin = pendulum.linearize()
-    assert lin.C.shape == (0, 4) and lin.D.shape == (0, 0)
+    assert lin.C.shape == (0, 6) and lin.D.shape == (0, 0)
+    # the shipped spatial pendulum's two sensors: the bob's height and its speed squared
+    bob = mcsgen.load(ROOT / "models" / "spatial_pendulum.yaml").build().start()
+    assert bob.outputs() == {"height": bob.x[2], "speed2": pytest.approx(bob.v @ bob.v, 1e-15)}
 
 
 def test_the_csv_header_and_check(crank, cli, tmp_path):

@@ -50,7 +50,7 @@ def kernel_members(struct):
 def test_members_reads_the_descriptor():
     names = [name for name, _, _ in members("mcs_model")]
     assert names[:4] == ["abi_version", "name", "source_hash", "nx"]
-    assert names[-1] == "gamma_x" and "a_col_start" not in names
+    assert names[-1] == "outputs_x" and "a_col_start" not in names
     assert ("condition", "fn", "") in members("mcs_switch_event")
     assert ("c", "mcs_kernel_xt", "(nc) c(x, t)") in members("mcs_model")
     assert ("joint_coords", "mcs_kernel_xwt", "") in members("mcs_model")

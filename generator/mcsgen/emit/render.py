@@ -6,7 +6,7 @@ version, same bytes.
 """
 
 import math
-from typing import TYPE_CHECKING, Dict
+from typing import TYPE_CHECKING, Dict, Optional
 
 import jinja2
 
@@ -52,12 +52,13 @@ def _held_coordinates(groups, x):
 def render(
     model: "Model",
     derived: "Derived",
-    sets: frozenset = kernel_sets.ALL,
+    sets: Optional[frozenset] = None,
     generate_options: str = "",
     band: bool = True,
 ) -> Dict[str, str]:
     """Return {filename: text} of the generated sources with the kernels of `sets`
-    (model/kernel_sets.py; a host build's for generated/, fewer for a firmware build).
+    (model/kernel_sets.py; default a host build's, as generated/ holds; fewer for a firmware
+    build).
     The model's initial state is complete (model.complete_initial_state: generate.py solves it).
     generate_options: what the banner's regeneration command adds ('--firmware ').
     band: emit the banded simulator's structure when the model has one (not for firmware)."""
@@ -66,6 +67,7 @@ def render(
             f"{model.name}: the initial velocities are not solved yet "
             "(model.complete_initial_state before render)"
         )
+    sets = kernel_sets.host(model) if sets is None else sets
     if "reactions" in sets:
         with_wrenches(derived)
     if "linearization" in sets:
