@@ -243,7 +243,9 @@ bench-compare-cli: deps
 	$(PYTHON) bench/cli_compare.py $(REV)
 
 # Cortex-M4F builds (float, -Os, portable linear algebra, no heap): flash and RAM per model, and
-# each model's run under QEMU for its file's firmware: t_end (else its simulation: t_end).
+# each model's run under QEMU for its file's firmware: t_end (else its simulation: t_end); the
+# Delta robot's computed-torque controller (firmware/delta_control.c) with its tracking error and
+# instructions per tick.
 # The cross toolchain and QEMU (gcc-arm-none-eabi, libnewlib-arm-none-eabi, qemu-system-arm:
 # `deps` installs them, scripts/firmware too when they are missing) take about 900 MB on Debian
 # bookworm: dpkg-query's Installed-Size of the three (436 024 + 368 870 + 42 850 KiB) plus that of
@@ -259,6 +261,7 @@ firmware: deps
 	@./mcsgen import-urdf models/urdf/puma560.urdf --out $(B)/firmware/puma560.yaml $(PUMA_START) \
 	  > /dev/null
 	@scripts/firmware $(B)/firmware/puma560.yaml
+	@scripts/firmware --app firmware/delta_control.c delta_robot
 
 # the PUMA 560 of models/urdf/ in joint coordinates (issue 36) `make firmware` builds too,
 # imported at the start state of tests/e2e/test_firmware_qemu.py (PUMA_START)

@@ -21,3 +21,12 @@ void board_fault(void)
     board_write("fault\n");
     board_exit(3);
 }
+
+void board_cycles_start(void)
+{
+}
+
+unsigned long board_cycles(void)
+{
+    return 0UL; /* a host has no cycle counter here: the counts are the target's */
+}

@@ -7,6 +7,8 @@
  *   x <i> <hex>          (one line per coordinate)
  *   c_norm <hex>         (|c(x, t)|_inf)
  *   end
+ * preceded by an application's own `value <key> <hex>` and `count <key> <n>` lines, if any
+ * (mcs_board_value, mcs_board_count).
  * Each real is printed as the hexadecimal bits of its mcs_real (8 digits for float, 16 for
  * double): exact, and printed without printf (no floating-point formatting in the image). */
 #include <stdint.h>
@@ -53,6 +55,22 @@ static void format_real(mcs_real value, char *out)
         out[i] = hex[(bits >> (4 * (digits - 1 - i))) & 0xFU];
     }
     out[digits] = '\0';
+}
+
+void mcs_board_value(const char *key, mcs_real value)
+{
+    char real[20];
+    format_real(value, real);
+    board_write("value ");
+    write_line(key, real);
+}
+
+void mcs_board_count(const char *key, unsigned long count)
+{
+    char number[24];
+    format_unsigned(count, number);
+    board_write("count ");
+    write_line(key, number);
 }
 
 void mcs_board_report(mcs_status status, mcs_sim *sim)

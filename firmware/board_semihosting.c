@@ -35,3 +35,31 @@ void board_fault(void)
     board_write("fault: HardFault or another processor exception\n");
     board_exit(3);
 }
+
+/* SysTick (ARMv7-M): control and status, reload, current value */
+#define SYST_CSR (*(volatile unsigned long *)0xE000E010UL)
+#define SYST_RVR (*(volatile unsigned long *)0xE000E014UL)
+#define SYST_CVR (*(volatile unsigned long *)0xE000E018UL)
+#define SYST_RELOAD 0xFFFFFFUL
+
+static unsigned long cycles_last;
+static unsigned long cycles_wraps;
+
+void board_cycles_start(void)
+{
+    SYST_RVR = SYST_RELOAD;
+    SYST_CVR = 0UL;
+    SYST_CSR = 5UL; /* enabled, the processor clock, no interrupt */
+    cycles_last = SYST_CVR;
+    cycles_wraps = 0UL;
+}
+
+unsigned long board_cycles(void)
+{
+    const unsigned long now = SYST_CVR & SYST_RELOAD; /* counts down */
+    if (now > cycles_last) {
+        ++cycles_wraps;
+    }
+    cycles_last = now;
+    return (cycles_wraps * (SYST_RELOAD + 1UL)) + (SYST_RELOAD - now);
+}

@@ -10,4 +10,10 @@
  * when `status` is MCS_OK. A board without one may do nothing and return. */
 void mcs_board_report(mcs_status status, mcs_sim *sim);
 
+/* A named real (`value <key> <hex>`) and a named count (`count <key> <n>`) of an application
+ * (firmware/delta_control.c: its tracking error and its ticks' cycles), printed before the
+ * report. */
+void mcs_board_value(const char *key, mcs_real value);
+void mcs_board_count(const char *key, unsigned long count);
+
 #endif /* MCS_BOARD_H */
