@@ -170,7 +170,8 @@ def test_the_firmware_script_takes_a_mechanism_file_anywhere(tmp_path):
     [
         (["elsewhere/no_such.yaml"], "elsewhere/no_such.yaml: cannot read file"),
         (["no_such_model"], "models/no_such_model.yaml: cannot read file"),
-        (["one", "two"], "usage: scripts/firmware [--out DIR] [MODEL]"),
+        (["one", "two"], "usage: scripts/firmware [--out DIR] [--app FILE.c] [MODEL]"),
+        (["--app", "nope.c"], "--app needs a C file"),
         (["--out"], "--out needs a directory"),
     ],
 )
