@@ -200,11 +200,11 @@ def delta_firmware(tmp_path_factory):
 def test_the_delta_robot_tracks_its_path_under_computed_torque_on_the_target(delta_firmware):
     """Issue 37: computed torque (inverse dynamics through the three loops plus PD on the arm
     angles the outputs measure) at 1 kHz on the Cortex-M4F, the plant simulated by the same
-    solver, in at most 64 KiB of flash and 8 KiB of RAM (measured: 40.5 KiB, 7.1 KiB): in float
+    solver, in at most 64 KiB of flash and 8 KiB of RAM (measured: 40.8 KiB, 7.2 KiB): in float
     under QEMU the plate stays within 0.1 mm of the 305 mm pick-and-place path (measured 0.044
     mm, as the host's double run and the Python controller of tests/e2e/test_delta_robot.py) and
     ends at its end; `make firmware` prints the instructions a tick takes (SysTick under QEMU's
-    -icount: the controller about 88 000, with the plant's RK4 step about 151 000)."""
+    -icount: the controller about 38 000, with the plant's RK4 step about 101 000)."""
     sizes, runs, printed = delta_firmware
     assert sizes["flash"] <= 64 * KIB and sizes["ram"] <= 8 * KIB and sizes["heap"] == 0, sizes
     qemu, host = runs["qemu"], runs["host"]

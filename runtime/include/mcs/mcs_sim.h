@@ -455,13 +455,14 @@ typedef struct mcs_inverse_report {
 
 /* Real workspace of mcs_sim_inverse_dynamics: n coordinates, m rows (nc + locks), nu inputs. */
 #define MCS_SIM_INVERSE_WORK_SIZE(n, m, nu) \
-    ((2 * (n) * (nu)) + ((n) * (n)) + ((nu) * (nu)) + (4 * (n)) + (2 * (nu)) + \
+    ((2 * (n) * (nu)) + (2 * (n) * (n)) + ((nu) * (nu)) + (4 * (n)) + (2 * (nu)) + \
      MCS_SIM_MAX((m), 1) + MCS_LINALG_LWORK(MCS_SIM_MAX((n), (nu))))
 
 /* Inverse dynamics at any state (a controller's feed-forward): the inputs u (model->nu) that give
  * the accelerations xdd (n) at (t, x, v) (x, v on the manifold), through the constraint forces
  * of a closed loop. The accelerations the inputs give are x''(u) = x''(0) + D u, D (n x nu)
- * exact (nu + 1 forward solves: the dynamics are linear in u); u is the least-squares solution
+ * exact: D = T (T^T M T)^-1 T^T B with T the tangent basis at x and B the input map (one forward
+ * solve and one factorization of T^T M T, the dynamics being linear in u); u is the least-squares solution
  * of D u = xdd - x''(0) of minimum norm (rank decided with options.rank_tol), so an
  * under-actuated mechanism gets the nearest motion it can make and report->residual says how
  * far it is (its part normal to the constraints, report->normal, no force can give: xdd then

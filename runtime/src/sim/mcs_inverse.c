@@ -1,6 +1,8 @@
 /* mcs_inverse.c - forward and inverse dynamics at any state (mcs_sim.h): a controller's
- * feed-forward. The accelerations are affine in the inputs, x''(u) = x''(0) + D u, so D is exact
- * from nu + 1 forward solves and the inverse is a least-squares problem of minimum norm. */
+ * feed-forward. The accelerations are affine in the inputs, x''(u) = x''(0) + D u with
+ * D = T (T^T M T)^-1 T^T B (T the tangent basis at x, B the input map), so D is exact from one
+ * forward solve, its factorization and nu evaluations of the input map, and the inverse is a
+ * least-squares problem of minimum norm. */
 #include "sim/mcs_sim_internal.h"
 
 /* x'' at (t, x, v) under the inputs u (nu), the sim's own restored after. */
@@ -39,6 +41,51 @@ mcs_status mcs_sim_forward_dynamics(mcs_sim *s, mcs_real t, const mcs_real *x, c
     return accelerations(s, t, x, v, (u != NULL) ? u : s->u, xdd, lambda);
 }
 
+/* D (n x nu) = dx''/du = T (T^T M T)^-1 T^T B at (t, x), T the probe frame's basis (factored at x
+ * by the forward solve before): one Cholesky factorization of the reduced mass matrix instead of
+ * a forward solve per input. M, Mr (n x n), y, z (n) and unit (nu) are scratch. */
+static mcs_status input_map(mcs_sim *s, mcs_real t, const mcs_real *x, mcs_real *D, mcs_real *M,
+                            mcs_real *Mr, mcs_real *y, mcs_real *z, mcs_real *unit)
+{
+    const mcs_model *md = s->model;
+    const int n = s->n;
+    const int nu = md->nu;
+    const int f = n - s->probe.r;
+    int i;
+    int j;
+    int k;
+    for (i = 0; i < (n * nu); ++i) {
+        D[i] = MCS_R(0.0);
+    }
+    if (f == 0) {
+        return MCS_OK; /* no motion: no input moves anything */
+    }
+    md->M(x, t, s->params, M);
+    for (j = 0; j < f; ++j) { /* Mr = T^T M T, column by column */
+        for (i = 0; i < f; ++i) {
+            z[i] = (i == j) ? MCS_R(1.0) : MCS_R(0.0);
+        }
+        mcs_frame_T(s, &s->probe, z, y);
+        mcs_mat_gemm(0, 0, n, 1, n, 1, M, n, y, n, 0, z, n);
+        mcs_frame_Tt(s, &s->probe, z, &Mr[(size_t)j * (size_t)f]);
+    }
+    if (mcs_la_cholesky(f, Mr, f) != 0) {
+        return MCS_ERR_MASS_NOT_PD;
+    }
+    for (k = 0; k < nu; ++k) { /* column k: T Mr^-1 T^T B e_k */
+        for (i = 0; i < nu; ++i) {
+            unit[i] = (i == k) ? MCS_R(1.0) : MCS_R(0.0);
+        }
+        md->f_u(x, unit, t, s->params, y);
+        mcs_frame_Tt(s, &s->probe, y, z);
+        if (mcs_la_cholesky_solve(f, 1, Mr, f, z, f) != 0) {
+            return MCS_ERR_LINALG;
+        }
+        mcs_frame_T(s, &s->probe, z, &D[(size_t)k * (size_t)n]);
+    }
+    return (mcs_vec_max_abs(n * nu, D) < MCS_R(0.0)) ? MCS_ERR_NONFINITE : MCS_OK;
+}
+
 mcs_status mcs_sim_inverse_dynamics(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,
                                     const mcs_real *xdd, mcs_real *u, mcs_inverse_report *report,
                                     mcs_real *work, size_t lwork)
@@ -56,6 +103,7 @@ mcs_status mcs_sim_inverse_dynamics(mcs_sim *s, mcs_real t, const mcs_real *x, c
     mcs_real *D;
     mcs_real *Dsvd;
     mcs_real *U;
+    mcs_real *Mr;
     mcs_real *VT;
     mcs_real *sv;
     mcs_real *a0;
@@ -87,7 +135,8 @@ mcs_status mcs_sim_inverse_dynamics(mcs_sim *s, mcs_real t, const mcs_real *x, c
     la_size = MCS_LINALG_LWORK(MAX2(n, nu));
     D = mcs_work_next(work, &at, (size_t)n * (size_t)nu);    /* (n x nu) dx''/du */
     Dsvd = mcs_work_next(work, &at, (size_t)n * (size_t)nu); /* its SVD's copy */
-    U = mcs_work_next(work, &at, (size_t)n * (size_t)n);
+    U = mcs_work_next(work, &at, (size_t)n * (size_t)n);     /* M first (input_map) */
+    Mr = mcs_work_next(work, &at, (size_t)n * (size_t)n);    /* (f x f) T^T M T */
     VT = mcs_work_next(work, &at, (size_t)nu * (size_t)nu);
     a0 = mcs_work_next(work, &at, (size_t)n);      /* x''(0) */
     b = mcs_work_next(work, &at, (size_t)n);       /* xdd - x''(0) */
@@ -99,14 +148,9 @@ mcs_status mcs_sim_inverse_dynamics(mcs_sim *s, mcs_real t, const mcs_real *x, c
     for (k = 0; k < nu; ++k) {
         e[k] = MCS_R(0.0);
     }
-    st = accelerations(s, t, x, v, e, a0, lambda);
-    for (k = 0; (k < nu) && (st == MCS_OK); ++k) { /* column k: x''(e_k) - x''(0) */
-        e[k] = MCS_R(1.0);
-        st = accelerations(s, t, x, v, e, c, lambda);
-        e[k] = MCS_R(0.0);
-        for (i = 0; i < n; ++i) {
-            D[i + (k * n)] = c[i] - a0[i];
-        }
+    st = accelerations(s, t, x, v, e, a0, lambda); /* x''(0), and the probe factored at x */
+    if (st == MCS_OK) {
+        st = input_map(s, t, x, D, U, Mr, b, c, e);
     }
     if (st != MCS_OK) {
         return st;
