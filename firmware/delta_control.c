@@ -173,8 +173,9 @@ int main(void)
         const mcs_real t = (mcs_real)k * TICK;
         const unsigned long before = board_cycles();
         unsigned long spent;
-        /* the controller: the sensors (the outputs arm1..arm3 and their rates), the path's
-         * state, the inverse dynamics' torques and PD on the arm angles */
+        /* the controller: the sensors (the outputs arm1..arm3; the arms' rates are read
+         * from the plant's state, as an encoder's differentiated angle would give them), the
+         * path's state, the inverse dynamics' torques and PD on the arm angles */
         status = mcs_sim_outputs(&sim, sim.cur.t, sim.cur.x, sim.cur.v, yw, y);
         if (status == MCS_OK) {
             status = desired(&sim, t, start, xd, vd, ad);

@@ -153,12 +153,15 @@ class Stepper:
 
     def _needs_linearization(self, what):
         """The linearizations read the linearization kernel set, which a host build carries
-        only when asked (model/kernel_sets.py): say how to get it, not "unsupported"."""
-        if "linearization" not in self.solver.kernel_sets:
+        only when asked (model/kernel_sets.py), and the stiffness set (K_c, K_f, D), with the
+        predictor's A_dot when there are rows: say how to get them, not "unsupported"."""
+        need = ["linearization", "stiffness"] + (["predictor"] if self.m else [])
+        missing = [k for k in need if k not in self.solver.kernel_sets]
+        if missing:
             name = self.solver.mechanism.name
             raise McsError(
-                f"{what}: {name}'s solver was built without the linearization kernels: build it "
-                f'with mcsgen.load(...).build(kernels="all"), or add `kernels: '
+                f"{what}: {name}'s solver was built without the {', '.join(missing)} kernels: "
+                'build it with mcsgen.load(...).build(kernels="all"), or add `kernels: '
                 "[linearization]` to its mechanism file"
             )
 

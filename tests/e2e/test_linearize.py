@@ -258,6 +258,12 @@ def test_a_solver_without_the_linearization_kernels_says_how_to_get_them(tmp_pat
     assert pendulum.start().linearize().dof == 2
     with pytest.raises(McsError, match="'nope' is not a kernel set"):
         mechanism.build(kernels="nope")
+    with pytest.raises(McsError, match="'bogus' is not a kernel set"):
+        mechanism.build(kernels="all,bogus")
+    # linearization without the stiffness set (K_c, K_f, D) cannot linearize either: said so
+    bare = mcsgen.load(shipped("pendulum_3r")).build(kernels="predictor,linearization")
+    with pytest.raises(McsError, match="without the stiffness kernels"):
+        bare.start().linearize()
 
 
 def test_check_compares_the_linearization_kernels_with_differences():

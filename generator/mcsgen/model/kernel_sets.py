@@ -69,11 +69,11 @@ def host(model) -> frozenset:
 def parse(text: str) -> Tuple[frozenset, str]:
     """A --kernels value 'predictor,stiffness' (or 'all': every set) -> (sets, error or '')."""
     names = [t.strip() for t in text.split(",") if t.strip()]
+    for name in names:
+        if name not in SETS and name != "all":
+            return frozenset(), f"'{name}' is not a kernel set ({', '.join(SETS)}, or all)"
     if "all" in names:
         return ALL, ""
-    for name in names:
-        if name not in SETS:
-            return frozenset(), f"'{name}' is not a kernel set ({', '.join(SETS)}, or all)"
     return frozenset(names) | {"motion"}, ""
 
 

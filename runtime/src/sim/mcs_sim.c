@@ -69,10 +69,11 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
     }
     if ((model->nx < 1) || (model->nc < 0) || (model->nx > MCS_MAX_DIM) ||
         (model->nc > MCS_MAX_DIM) || (model->nu < 0) || (model->nu > MCS_MAX_INPUTS) ||
-        ((model->nu > 0) && !model->f_u) || !options_valid(opt, model) || !model->c || !model->A ||
-        !model->c_t || !model->gamma || !model->M || !model->f || !model->kinetic || !model->A_nz ||
-        !model->M_nz || (model->a_nnz < 0) || (model->m_nnz < 1) || !model->m_rows ||
-        !model->m_cols ||
+        ((model->nu > 0) && !model->f_u) || (model->ny < 0) ||
+        ((model->ny > 0) && (!model->outputs || !model->output_names)) ||
+        !options_valid(opt, model) || !model->c || !model->A || !model->c_t || !model->gamma ||
+        !model->M || !model->f || !model->kinetic || !model->A_nz || !model->M_nz ||
+        (model->a_nnz < 0) || (model->m_nnz < 1) || !model->m_rows || !model->m_cols ||
         ((model->a_nnz > 0) &&
          (!model->a_rows || !model->a_cols || !model->a_row_start || !model->a_row_nz))) {
         return MCS_ERR_ARGUMENT; /* the kernels and patterns every run uses */
