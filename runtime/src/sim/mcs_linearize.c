@@ -180,6 +180,25 @@ static void apply_P(const mcs_sim *s, const mcs_frame *ch, linearize_work *w, co
     mcs_mat_gemm(0, 0, s->n, 1, ch->r, 1, w->P, s->n, w->rcs, MAX2(ch->r, 1), 0, out, s->n);
 }
 
+/* dv (n) = -U G^-1 A_dot_S dx: the velocity change that keeps A v + c_t = 0 and T^T v when the
+ * coordinates move by dx along the chart (a move of q; 0 without rows). Scratch: w->gam. */
+static void velocity_of_move(const mcs_sim *s, const mcs_frame *ch, linearize_work *w,
+                             const mcs_real *dx, mcs_real *dv)
+{
+    int i;
+    if (s->m == 0) {
+        for (i = 0; i < s->n; ++i) {
+            dv[i] = MCS_R(0.0);
+        }
+        return;
+    }
+    mcs_mat_gemm(0, 0, s->m, 1, s->n, 1, w->Ad, s->m, dx, s->n, 0, w->gam, s->m);
+    apply_P(s, ch, w, w->gam, dv);
+    for (i = 0; i < s->n; ++i) {
+        dv[i] = -dv[i];
+    }
+}
+
 /* Column c of R: r_f - M U G^-1 r_c for the direction c (c < f: dq_c; c < 2f: dqd_(c-f); else
  * the input c - 2f). */
 static void right_hand_side(mcs_sim *s, const mcs_frame *ch, linearize_work *w, int c, mcs_real t,
@@ -210,11 +229,9 @@ static void right_hand_side(mcs_sim *s, const mcs_frame *ch, linearize_work *w, 
         }
     } else { /* q_j: dx = Phi_j, dv = -U G^-1 A_dot_S Phi_j */
         const mcs_real *dx = &w->Phi[(size_t)c * (size_t)n];
+        velocity_of_move(s, ch, w, dx, w->dv);
         if (m > 0) {
-            mcs_mat_gemm(0, 0, m, 1, n, 1, w->Ad, m, dx, n, 0, w->gam, m);
-            apply_P(s, ch, w, w->gam, w->dv);
             for (i = 0; i < n; ++i) { /* w = [v; a; dx]: r_c = -gamma_x dx */
-                w->dv[i] = -w->dv[i];
                 w->wbuf[i] = w->vs[i];
                 w->wbuf[n + i] = w->xdd[i];
                 w->wbuf[(2 * n) + i] = dx[i];
@@ -222,10 +239,6 @@ static void right_hand_side(mcs_sim *s, const mcs_frame *ch, linearize_work *w, 
             md->gamma_x(w->xs, w->wbuf, t, s->params, w->rc);
             for (i = 0; i < m; ++i) {
                 w->rc[i] = -w->rc[i];
-            }
-        } else {
-            for (i = 0; i < n; ++i) {
-                w->dv[i] = MCS_R(0.0);
             }
         }
         for (i = 0; i < n; ++i) { /* w = [a; u; dx]: r_f = -(M_x + K_f + K_c) dx */
@@ -725,17 +738,11 @@ mcs_status mcs_sim_linearize_outputs(mcs_sim *s, mcs_real *C, mcs_real *D, int *
         for (i = 0; i < nu; ++i) {
             du[i] = (i == (c - (2 * f))) ? MCS_R(1.0) : MCS_R(0.0);
         }
-        if (c < f) { /* q_c: dx = Phi_c, dv = -U G^-1 A_dot_S Phi_c (as right_hand_side) */
+        if (c < f) { /* q_c: dx = Phi_c and the velocity that keeps the rows (as right_hand_side) */
             for (i = 0; i < n; ++i) {
                 dx[i] = w.Phi[i + (c * n)];
             }
-            if (s->m > 0) {
-                mcs_mat_gemm(0, 0, s->m, 1, n, 1, w.Ad, s->m, dx, n, 0, w.gam, s->m);
-                apply_P(s, &s->probe, &w, w.gam, dv);
-                for (i = 0; i < n; ++i) {
-                    dv[i] = -dv[i];
-                }
-            }
+            velocity_of_move(s, &s->probe, &w, dx, dv);
         } else if (c < (2 * f)) { /* qd_(c-f): dv = Phi_(c-f) */
             for (i = 0; i < n; ++i) {
                 dv[i] = w.Phi[i + ((c - f) * n)];
