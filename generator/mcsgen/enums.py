@@ -31,7 +31,13 @@ class CEnum:
 METHOD = CEnum(
     "mcs_method",
     "mcs/mcs_sim.h",
-    (("rk4", "MCS_METHOD_RK4"), ("dopri5", "MCS_METHOD_DOPRI5"), ("dop853", "MCS_METHOD_DOP853")),
+    (
+        ("rk4", "MCS_METHOD_RK4"),
+        ("dopri5", "MCS_METHOD_DOPRI5"),
+        ("dop853", "MCS_METHOD_DOP853"),
+        ("ros34pw2", "MCS_METHOD_ROS34PW2"),
+        ("ros34pw2_fixed", "MCS_METHOD_ROS34PW2_FIXED"),
+    ),
 )
 # the tangent basis' continuation (options.continuation, the file's simulation: continuation)
 CONTINUATION = CEnum(
@@ -92,5 +98,11 @@ ENUMS = (METHOD, CONTINUATION, JUMP_METHOD, JOINT_COORDINATE, ENERGY_BALANCE, MO
 
 # The MCS_MEM_* bit (mcs/mcs_sim_memory.h) a run's memory block needs for its method (the last
 # field of each runtime/src/sim/mcs_method.c entry) and for its continuation ("": none)
-METHOD_MEMORY = {"rk4": "", "dopri5": "MCS_MEM_DOPRI5", "dop853": "MCS_MEM_DOP853"}
+METHOD_MEMORY = {
+    "rk4": "",
+    "dopri5": "MCS_MEM_DOPRI5",
+    "dop853": "MCS_MEM_DOP853",
+    "ros34pw2": "MCS_MEM_IMPLICIT",
+    "ros34pw2_fixed": "MCS_MEM_IMPLICIT",
+}
 CONTINUATION_MEMORY = {"exp": "MCS_MEM_EXP", "euler": "MCS_MEM_EULER", "none": "", "off": ""}

@@ -32,7 +32,7 @@ OPTIONS = (
     SimOption(
         "h",
         "real",
-        "RK4 step; DOPRI5 and DOP853 first step [s]",
+        "RK4 and ros34pw2_fixed step; the adaptive methods' first step [s]",
         "H",
         default="model",
         field="h",
@@ -49,7 +49,7 @@ OPTIONS = (
     SimOption(
         "rtol",
         "real",
-        "DOPRI5 and DOP853 relative tolerance",
+        "the adaptive methods' relative tolerance",
         "R",
         default="model",
         field="rtol",
@@ -58,7 +58,7 @@ OPTIONS = (
     SimOption(
         "atol",
         "real",
-        "DOPRI5 and DOP853 absolute tolerance (in the units of the coordinates and their rates)",
+        "the adaptive methods' absolute tolerance (in the units of the coordinates and their rates)",
         "A",
         default="model",
         field="atol",

@@ -6,7 +6,8 @@ The kernels fall into sets by what uses them in the runtime:
                state: every simulation needs them (always emitted)
 - predictor    A_dot: the euler and exp continuation predictors (SPEC §3) and the prediction of
                the singular-configuration search with them
-- stiffness    K_c, K_f, D: statics and vibration modes (SPEC §8)
+- stiffness    K_c, K_f, D: statics and vibration modes (SPEC §8), and the Jacobian the implicit
+               methods (ros34pw2, ros34pw2_fixed) factor
 - transitions  the row groups (joint locks, switch rows), switches and events (004)
 - reactions    joint_wrenches: each joint's force and moment (mcs_sim_joint_wrenches, the
                CSV's --reactions columns, statics)
@@ -28,6 +29,9 @@ NULL and the runtime answers MCS_ERR_UNSUPPORTED when options would need it.
 from typing import Iterable, Tuple
 
 from ..derive.catalogue import KERNELS, kernel
+
+# the methods that factor the chart Jacobian (runtime: mcs_rosenbrock.c)
+IMPLICIT_METHODS = ("ros34pw2", "ros34pw2_fixed")
 
 SETS = ("motion", "predictor", "stiffness", "transitions", "reactions", "linearization")
 ALL = frozenset(SETS)
@@ -52,10 +56,16 @@ def needed(simulation: dict, has_events: bool) -> frozenset:
         sets.add("predictor")
     if has_events:
         sets.add("transitions")
+    if simulation["method"] in IMPLICIT_METHODS:
+        sets.add("stiffness")
     return frozenset(sets)
 
 
 def why_needed(name: str, simulation: dict) -> str:
+    if name == "stiffness":
+        return (
+            f"method {simulation['method']} factors the Jacobian of K_f, D, K_c (the stiffness set)"
+        )
     if name == "predictor":
         return f"continuation {simulation['continuation']} needs A_dot (the predictor set)"
     return "the file's events switch its rows (the transitions set)"

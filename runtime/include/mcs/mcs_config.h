@@ -75,7 +75,9 @@ typedef double mcs_real;
  *   MCS_WITH_PREDICTORS     the euler and exp continuation predictors (options.continuation)
  *   MCS_WITH_DENSE          the dense variant (options.variant MCS_VARIANT_DENSE, mcs_sim.h)
  *   MCS_WITH_COMPACT        the compact variant (MCS_VARIANT_COMPACT); one of the two at least
- *   MCS_WITH_BANDED         the banded variant (MCS_VARIANT_BANDED) */
+ *   MCS_WITH_BANDED         the banded variant (MCS_VARIANT_BANDED)
+ *   MCS_WITH_IMPLICIT       the ROS34PW2 integrators (MCS_METHOD_ROS34PW2, _FIXED) and the
+ *                           chart Jacobian they factor */
 #ifndef MCS_WITH_DOP853
 #define MCS_WITH_DOP853 1
 #endif
@@ -96,6 +98,9 @@ typedef double mcs_real;
 #endif
 #ifndef MCS_WITH_BANDED
 #define MCS_WITH_BANDED 1
+#endif
+#ifndef MCS_WITH_IMPLICIT
+#define MCS_WITH_IMPLICIT 1
 #endif
 /* Smaller code for a little speed: MCS_SMALL_KERNELS 1 leaves out the dense products' wider
  * register blocks (4 rows at a time, column pairs, 2 x 2 dot products), the copies and the

@@ -31,13 +31,21 @@
 typedef enum mcs_method {
     MCS_METHOD_RK4 = 0,    /* classic fixed-step Runge-Kutta 4 (firmware default) */
     MCS_METHOD_DOPRI5 = 1, /* Dormand-Prince 5(4) with error control and dense output */
-    MCS_METHOD_DOP853 = 2  /* Dormand-Prince 8(5,3) (Hairer's DOP853), dense output of order 7:
+    MCS_METHOD_DOP853 = 2, /* Dormand-Prince 8(5,3) (Hairer's DOP853), dense output of order 7:
                               the fewest evaluations at tight tolerances; its steps near a
                               singular configuration are DOPRI5's (README "Integrators") */
+    /* Rang and Angermann's ROS34PW2, a linearly implicit Rosenbrock-W method of order 3 (error
+     * estimate of order 2), L-stable and stiffly accurate, on the chart's Jacobian from the
+     * generated K_f, D and K_c (and M_x, gamma_x when the model carries them): one LU of an
+     * (f x f) matrix and four evaluations a step, for stiff models (joint damping on light
+     * links). Error control; the fixed-step variant on the grid of options.h is for control
+     * loops (bounded work a step). The dense simulator only (README "Integrators"). */
+    MCS_METHOD_ROS34PW2 = 3,
+    MCS_METHOD_ROS34PW2_FIXED = 4
 } mcs_method;
-#define MCS_METHOD_COUNT 3 /* the methods above (runtime/src/sim/mcs_method.c: their table) */
-/* A method's name in model files and on the command line ("rk4", "dopri5", "dop853"); NULL for
- * a value that is no method. */
+#define MCS_METHOD_COUNT 5 /* the methods above (runtime/src/sim/mcs_method.c: their table) */
+/* A method's name in model files and on the command line ("rk4", "dopri5", "dop853",
+ * "ros34pw2", "ros34pw2_fixed"); NULL for a value that is no method. */
 const char *mcs_method_name(mcs_method method);
 
 /* The simulator's variant (options.variant): three ways to compute the same motion, to round-off,
@@ -148,6 +156,13 @@ typedef struct mcs_stats {
     /* accepted steps each method took, by mcs_method (DOP853 leaves the steps near a singular
      * configuration to DOPRI5) */
     long steps_by_method[MCS_METHOD_COUNT];
+    /* Stiffness seen by DOPRI5 (Hairer's test): its accepted steps with h |lambda| above 2.5,
+     * near its stability bound of 3.3 on the negative axis, |lambda| estimated from its last
+     * two stages, both at the step's end: |k7 - k6| / |y7 - y6|. Such steps are limited by
+     * stability, not accuracy: an implicit method takes longer ones. lambda_max: the largest
+     * estimate over the accepted steps [1/s] (0 without DOPRI5 steps). */
+    long stability_limited;
+    mcs_real lambda_max;
 } mcs_stats;
 
 /* A singular configuration located inside the last accepted step (SPEC §6). */
@@ -275,6 +290,15 @@ typedef struct mcs_sim {
          * it) and sigma is above sing_watch (near a singular configuration every stage is
          * evaluated). */
         mcs_real *a_end; /* (n) */
+        /* ROS34PW2's (MCS_MEM_IMPLICIT; NULL without): the chart Jacobian's workspace
+         * (MCS_SIM_LINEARIZE_WORK_SIZE(n, m, 0)), the stage matrix's LU (f x f) and pivots (n),
+         * a stage's right-hand side and the sum of gamma_ij k_j (2 f each) */
+        mcs_real *jac;
+        mcs_real *jac_E;
+        int *jac_ipiv;
+        mcs_real *jac_F;
+        mcs_real *jac_g;
+        mcs_real stiff_hrho; /* DOPRI5's last attempt: h |lambda| (mcs_stats.stability_limited) */
         int fsal;
         uint64_t fsal_params;
         int dense_ready; /* the last step's data are valid for dense output (1), by the method
@@ -331,6 +355,7 @@ mcs_status mcs_options_default(mcs_options *opt, const mcs_model *model);
 #define MCS_PART_DENSE 0x10U      /* MCS_WITH_DENSE: the dense variant */
 #define MCS_PART_COMPACT 0x20U    /* MCS_WITH_COMPACT: the compact variant */
 #define MCS_PART_BANDED 0x40U     /* MCS_WITH_BANDED: the banded variant */
+#define MCS_PART_IMPLICIT 0x80U   /* MCS_WITH_IMPLICIT: the ROS34PW2 integrators */
 unsigned mcs_runtime_parts(void);
 
 /* Size of the workspace that mcs_sim_init needs: *reals mcs_real and *ints int entries (equal to

@@ -18,7 +18,9 @@
 #define MCS_MEM_EVENTS 16U /* sing_tol > 0: singular-configuration search and its record */
 #define MCS_MEM_LOCKS 32U  /* max_locks > 0: transitions */
 #define MCS_MEM_DOP853 64U /* method DOP853: sixteen stages (twelve, the end and three dense) */
-#define MCS_MEM_ALL 127U
+/* methods ROS34PW2 and ROS34PW2_FIXED: the chart Jacobian's workspace, the stage matrix's LU */
+#define MCS_MEM_IMPLICIT 512U
+#define MCS_MEM_ALL (127U | MCS_MEM_IMPLICIT)
 /* MCS_VARIANT_COMPACT: the compact layout (less: no n x n Q, no r x r G, A and M as nonzeros, one
  * factorization for both frames); not part of MCS_MEM_ALL, which mcs_sim_init's room covers */
 #define MCS_MEM_COMPACT 128U
@@ -71,15 +73,21 @@
     MCS_SIM_MAX( \
         MCS_SIM_MAX(MCS_BASIS_QR_WORK_SIZE(n, m), MCS_BASIS_ALIGN_WORK_SIZE(F)), \
         (((feat)&MCS_MEM_EXP) ? (7 * (n) * (n)) : MCS_SIM_ON(feat, MCS_MEM_EULER, (n) * (n))))
+/* ROS34PW2's: the chart Jacobian's workspace (mcs_sim.h's MCS_SIM_LINEARIZE_WORK_SIZE without
+ * inputs), the stage matrix (f x f), a stage's right-hand side and sum (2 f each) */
+#define MCS_SIM_IMPLICIT_REALS_(n, m, F) \
+    (MCS_SIM_LINEARIZE_WORK_SIZE((n), (m), 0) + ((F) * (F)) + (4 * (F)))
 /* ... then the chart's buffers (Z, Phi, MPhi, Mred, That, Tpred; c, c_t, gamma, f, f_u, p, xs, vs,
  * tmp2, rhs, tmp), the stages, the event record, the basis work, x_lo, xq, start, the warm
  * start, the locks' and the held velocities' buffers (mcs_memory.c, in this order) */
 #define MCS_SIM_REALS_(n, m, an, mn, bw, nr, kb, K, F, held, feat) \
     (MCS_SIM_FRAMES_(n, m, an, mn, bw, nr, kb, F, feat) + (5 * (n) * (F)) + ((F) * (F)) + \
      (3 * MCS_SIM_MAX((m), 1)) + (4 * (n)) + (4 * (K)) + (14 * (F)) + \
-     MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE, 2 * (F)) + \
+     MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE | MCS_MEM_IMPLICIT, \
+                2 * (F)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853, (6 * (F)) + (n)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOP853, 18 * (F)) + \
+     MCS_SIM_ON(feat, MCS_MEM_IMPLICIT, MCS_SIM_IMPLICIT_REALS_(n, m, F)) + \
      MCS_SIM_ON(feat, MCS_MEM_EVENTS, (n) + (K) + (2 * (n) * (n))) + \
      MCS_SIM_BASIS_(n, m, F, feat) + (4 * (n)) + ((MCS_SIM_KMIN_(n, m) + 1) * (F)) + \
      MCS_SIM_KMIN_(n, m) + MCS_SIM_ON(feat, MCS_MEM_LOCKS, (4 * (K)) + ((K) * (n)) + (K) + 3) + \
@@ -92,7 +100,8 @@
           ? 0 \
           : ((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1)) * MCS_SIM_MAX((m), 1))) + \
      (((feat)&MCS_MEM_COMPACT) ? MCS_SIM_MAX((held), 1) : (K)) + \
-     MCS_SIM_ON(feat, MCS_MEM_LOCKS, 4 * (K)) + (K) + MCS_SIM_ON(feat, MCS_MEM_BANDED, (n) + (m)))
+     MCS_SIM_ON(feat, MCS_MEM_LOCKS, 4 * (K)) + (K) + \
+     MCS_SIM_ON(feat, MCS_MEM_BANDED, (n) + (m)) + MCS_SIM_ON(feat, MCS_MEM_IMPLICIT, (n)))
 
 /* The block mcs_sim_assign carves, in mcs_real units (declare it `static mcs_real
  * mem[MCS_SIM_MEMORY_REALS(...)]`, so it is aligned for mcs_real), for a model with n

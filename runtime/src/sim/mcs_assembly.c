@@ -110,7 +110,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     s->w.dense_ready = 0;
     s->w.fsal = 0;
     {
-        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
+        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0, 0}, 0, MCS_R(0.0)};
         zero.factorizations = s->stats.factorizations;
         s->stats = zero;
     }

@@ -62,6 +62,17 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     /* the last stage evaluated the chart at y1: its x, v are the step's end state, and its
      * acceleration the next step's first stage */
     mcs_adaptive_end(s, k[6]);
+    /* Hairer's stiffness test: the last two stages are both at the step's end (c = 1), so
+     * |k7 - k6| / |y7 - y6| estimates the largest |lambda| the step met (mcs_stats) */
+    {
+        mcs_real dk = MCS_R(0.0);
+        mcs_real dy = MCS_R(0.0);
+        for (i = 0; i < len; ++i) {
+            dk += (k[6][i] - k[5][i]) * (k[6][i] - k[5][i]);
+            dy += (s->w.y1[i] - s->w.ys[i]) * (s->w.y1[i] - s->w.ys[i]);
+        }
+        s->w.stiff_hrho = (dy > MCS_R(0.0)) ? (h * mcs_sqrt(dk / dy)) : MCS_R(0.0);
+    }
     /* Near a singular configuration the stages cannot be evaluated to better than about
      * eps cond(A_S U): the relative tolerance is not allowed below that, or error control would
      * creep towards the singular point with ever shorter steps. */

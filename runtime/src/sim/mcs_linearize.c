@@ -163,8 +163,12 @@ static mcs_status point_of_chart(mcs_sim *s, const mcs_frame *ch, const mcs_real
         }
         mcs_mat_gemm(0, 0, n, r, r, 1, ch->Q, n, w->X, r, 0, w->P, n);
     }
-    if (s->m > 0) {
-        md->A_dot(w->xs, w->vs, t, s->params, w->Ad);
+    if ((s->m > 0) && ((md->A_dot != NULL) || (md->nc == 0))) {
+        mcs_rows_A_dot(s, w->xs, w->vs, t, w->Ad); /* the locks' rows too */
+    } else {
+        for (i = 0; i < (s->m * n); ++i) { /* left out of the build: the implicit methods' */
+            w->Ad[i] = MCS_R(0.0);
+        }
     }
     return MCS_OK;
 }
@@ -230,14 +234,14 @@ static void right_hand_side(mcs_sim *s, const mcs_frame *ch, linearize_work *w, 
     } else { /* q_j: dx = Phi_j, dv = -U G^-1 A_dot_S Phi_j */
         const mcs_real *dx = &w->Phi[(size_t)c * (size_t)n];
         velocity_of_move(s, ch, w, dx, w->dv);
-        if (m > 0) {
-            for (i = 0; i < n; ++i) { /* w = [v; a; dx]: r_c = -gamma_x dx */
+        if ((m > 0) && (md->gamma_x != NULL)) { /* the model's rows (not a lock's) */
+            for (i = 0; i < n; ++i) {           /* w = [v; a; dx]: r_c = -gamma_x dx */
                 w->wbuf[i] = w->vs[i];
                 w->wbuf[n + i] = w->xdd[i];
                 w->wbuf[(2 * n) + i] = dx[i];
             }
             md->gamma_x(w->xs, w->wbuf, t, s->params, w->rc);
-            for (i = 0; i < m; ++i) {
+            for (i = 0; i < md->nc; ++i) {
                 w->rc[i] = -w->rc[i];
             }
         }
@@ -248,8 +252,12 @@ static void right_hand_side(mcs_sim *s, const mcs_frame *ch, linearize_work *w, 
         for (i = 0; i < nu; ++i) {
             w->wbuf[n + i] = u[i];
         }
-        md->M_x(w->xs, w->wbuf, t, s->params, w->rf);
-        mcs_mat_gemm(0, 0, n, 1, n, 1, w->K, n, dx, n, 1, w->rf, n);
+        if (md->M_x != NULL) {
+            md->M_x(w->xs, w->wbuf, t, s->params, w->rf);
+            mcs_mat_gemm(0, 0, n, 1, n, 1, w->K, n, dx, n, 1, w->rf, n);
+        } else { /* the implicit methods' Jacobian without the linearization kernels */
+            mcs_mat_gemm(0, 0, n, 1, n, 1, w->K, n, dx, n, 0, w->rf, n);
+        }
         for (i = 0; i < n; ++i) {
             w->rf[i] = -w->rf[i];
         }
@@ -265,17 +273,17 @@ static void right_hand_side(mcs_sim *s, const mcs_frame *ch, linearize_work *w, 
     }
 }
 
-/* dqdd/d(q, qd, u) (f x (2f + nu), ld f) in w->Y at y on the chart ch, the inputs u held; ydot
- * (2f) the right-hand side there. */
+/* dqdd/d(q, qd, u) (f x (2f + nu), ld f; without the u columns unless `inputs`) in w->Y at y on
+ * the chart ch, the inputs u held; ydot (2f) the right-hand side there. */
 static mcs_status chart_jacobian(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
-                                 const mcs_real *u, linearize_work *w, mcs_real *ydot)
+                                 const mcs_real *u, int inputs, linearize_work *w, mcs_real *ydot)
 {
     const mcs_model *md = s->model;
     const int n = s->n;
     const int m = s->m;
     const int nu = md->nu;
     const int f = n - ch->r;
-    const int cols = (2 * f) + nu;
+    const int cols = (2 * f) + ((inputs != 0) ? nu : 0);
     int i;
     int j;
     mcs_status st = point_of_chart(s, ch, y, t, w, ydot);
@@ -293,7 +301,7 @@ static mcs_status chart_jacobian(mcs_sim *s, const mcs_frame *ch, const mcs_real
     md->K_f(w->xs, w->vs, t, s->params, w->K);
     md->D(w->xs, w->vs, t, s->params, w->Dm);
     if (m > 0) {
-        md->gamma(w->xs, w->vs, t, s->params, w->gam);
+        mcs_rows_gamma(s, w->xs, w->vs, t, w->gam);
         apply_P(s, ch, w, w->gam, w->tmp);
         for (i = 0; i < n; ++i) {
             w->xdd[i] += w->tmp[i];
@@ -433,7 +441,7 @@ mcs_status mcs_sim_linearize(mcs_sim *s, mcs_real *A, mcs_real *B, int *dof, mcs
     *dof = f;
     current_chart_in_probe(s);
     chart_centre(s, &s->probe, w.yc);
-    st = chart_jacobian(s, &s->probe, w.yc, s->probe.t, u, &w, w.ydc);
+    st = chart_jacobian(s, &s->probe, w.yc, s->probe.t, u, 1, &w, w.ydc);
     if (st != MCS_OK) {
         return st;
     }
@@ -457,6 +465,26 @@ mcs_status mcs_sim_linearize(mcs_sim *s, mcs_real *A, mcs_real *B, int *dof, mcs
         }
     }
     return MCS_OK;
+}
+
+mcs_status mcs_chart_jacobian(mcs_sim *s, const mcs_real *y, mcs_real t, mcs_real *work,
+                              mcs_real **Y, mcs_real *ydot, int *exact)
+{
+    const mcs_model *md = s->model;
+    linearize_work w;
+    mcs_real u[(MCS_MAX_INPUTS > 0) ? MCS_MAX_INPUTS : 1];
+    mcs_status st;
+    if ((md->M == NULL) || (md->K_f == NULL) || (md->D == NULL) ||
+        ((md->nc > 0) && (md->K_c == NULL))) {
+        return MCS_ERR_UNSUPPORTED;
+    }
+    /* the layout's rows (nc + max_locks): what MCS_SIM_IMPLICIT_REALS_ sized */
+    carve(work, s->n, md->nc + s->opt.max_locks, 0, 0, &w);
+    held_inputs(s, u);
+    st = chart_jacobian(s, &s->cur, y, t, u, 0, &w, ydot);
+    *Y = w.Y;
+    *exact = supported(s);
+    return st;
 }
 
 mcs_status mcs_sim_chart_rhs(mcs_sim *s, const mcs_real *y, mcs_real *ydot)
@@ -526,7 +554,7 @@ static mcs_status rk4_variations(mcs_sim *s, const mcs_frame *ch, mcs_real h, co
         for (i = 0; i < f2; ++i) {
             w->dY[i + (i * f2)] += MCS_R(1.0);
         }
-        st = chart_jacobian(s, ch, ys, ch->t + a, u, w, k);
+        st = chart_jacobian(s, ch, ys, ch->t + a, u, 1, w, k);
         if (st != MCS_OK) {
             return st;
         }

@@ -1,7 +1,7 @@
 /* mcs_method.c - the integrators as data (options.method, mcs_sim.h): one constant descriptor per
  * method that the step policy, the dense output and the memory read, and the one switch each of
  * the two operations whose code is the method's own (its attempt and its interpolant, in its
- * file: mcs_rk4.c, mcs_dopri5.c, mcs_dop853.c). A method is added by an entry here, its file,
+ * file: mcs_rk4.c, mcs_dopri5.c, mcs_dop853.c, mcs_rosenbrock.c). A method is added by an entry here, its file,
  * and the options' list (generator/mcsgen/enums.py). */
 
 #include "sim/mcs_sim_internal.h"
@@ -17,6 +17,14 @@ const mcs_method_info mcs_methods[MCS_METHOD_COUNT] = {
      * its steps are DOPRI5's, from a quarter of its own step (README "Integrators") */
     {"dop853", 1, 16, MCS_R(-0.125), 1, MCS_R(0.55), MCS_METHOD_DOPRI5, MCS_R(0.25),
      MCS_MEM_DOP853},
+    /* ROS34PW2: q = 3 (its embedded solution is of order 2: err ~ h^3); four stages; its nodes
+     * 0, 0.73, 0.87, 1: 0.37 is the middle of the widest gap. Stiff in q across a singular
+     * configuration is what an L-stable method takes in its stride: it keeps its own steps. */
+    {"ros34pw2", 1, 4, MCS_R(-1.0) / MCS_R(3.0), 0, MCS_R(0.37), MCS_METHOD_ROS34PW2, MCS_R(1.0),
+     MCS_MEM_IMPLICIT},
+    /* the same on the grid of options.h: one Jacobian, one LU and four evaluations a step */
+    {"ros34pw2_fixed", 0, 4, MCS_R(0.0), 0, MCS_R(0.37), MCS_METHOD_ROS34PW2_FIXED, MCS_R(1.0),
+     MCS_MEM_IMPLICIT},
 };
 
 const char *mcs_method_name(mcs_method method)
@@ -30,6 +38,8 @@ int mcs_method_compiled_in(mcs_method method)
     case MCS_METHOD_RK4: return 1;
     case MCS_METHOD_DOPRI5: return 1;
     case MCS_METHOD_DOP853: return MCS_WITH_DOP853;
+    case MCS_METHOD_ROS34PW2: return MCS_WITH_IMPLICIT;
+    case MCS_METHOD_ROS34PW2_FIXED: return MCS_WITH_IMPLICIT;
     default: return 0; /* no method */
     }
 }
@@ -41,6 +51,10 @@ mcs_status mcs_method_attempt(mcs_sim *s, mcs_method method, mcs_real h, mcs_rea
     case MCS_METHOD_DOPRI5: return mcs_dopri5_attempt(s, h, err);
 #if MCS_WITH_DOP853
     case MCS_METHOD_DOP853: return mcs_dop853_attempt(s, h, err);
+#endif
+#if MCS_WITH_IMPLICIT
+    case MCS_METHOD_ROS34PW2: return mcs_ros34pw2_attempt(s, h, 1, err);
+    case MCS_METHOD_ROS34PW2_FIXED: return mcs_ros34pw2_attempt(s, h, 0, err);
 #endif
     default: return MCS_ERR_UNSUPPORTED; /* left out of this build: mcs_sim_check refuses it */
     }
@@ -54,6 +68,10 @@ mcs_status mcs_method_dense(mcs_sim *s, mcs_method method, mcs_real th, mcs_real
 #if MCS_WITH_DOP853
     case MCS_METHOD_DOP853: return mcs_dop853_dense(s, th, y);
 #endif
+    /* ROS34PW2's stages are not an interpolant's: the cubic Hermite of its ends, as RK4's
+     * (positions of order 3, its own order) */
+    case MCS_METHOD_ROS34PW2: return mcs_rk4_dense(s, th, y);
+    case MCS_METHOD_ROS34PW2_FIXED: return mcs_rk4_dense(s, th, y);
     default: return MCS_ERR_NO_DENSE;
     }
 }

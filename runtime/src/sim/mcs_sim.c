@@ -83,6 +83,11 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
         ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP))) {
         return MCS_ERR_UNSUPPORTED;
     }
+    /* the implicit methods factor the chart Jacobian: K_f, D and K_c (the stiffness set) */
+    if (((opt->method == MCS_METHOD_ROS34PW2) || (opt->method == MCS_METHOD_ROS34PW2_FIXED)) &&
+        ((model->K_f == NULL) || (model->D == NULL) || ((model->nc > 0) && (model->K_c == NULL)))) {
+        return MCS_ERR_UNSUPPORTED;
+    }
     {
         /* what the variant takes (mcs_sim.h) */
         const mcs_status st = mcs_variant_check(model, opt);
@@ -114,6 +119,7 @@ unsigned mcs_runtime_parts(void)
 {
     unsigned parts = 0U;
     parts |= (mcs_method_compiled_in(MCS_METHOD_DOP853) != 0) ? MCS_PART_DOP853 : 0U;
+    parts |= (mcs_method_compiled_in(MCS_METHOD_ROS34PW2) != 0) ? MCS_PART_IMPLICIT : 0U;
 #if MCS_WITH_EVENTS
     parts |= MCS_PART_EVENTS;
 #endif
@@ -161,7 +167,7 @@ void mcs_sim_bind(mcs_sim *s, const mcs_model *model, const void *params, const 
     s->event_ready = 0;
     s->ready = 0;
     {
-        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0}};
+        mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0, 0}, 0, MCS_R(0.0)};
         s->stats = zero;
     }
 }

@@ -21,6 +21,7 @@
  *     mcs_assembly.c      consistent initial state (mcs_sim_set_state, mcs_sim_start)
  *     mcs_integrate.c     RK4 and DOPRI5 stages on the frozen chart of s->cur, dense output
  *     mcs_dop853.c        DOP853's stages and dense output
+ *     mcs_rosenbrock.c    ROS34PW2's stages on the chart Jacobian (mcs_linearize.c's)
  *     mcs_step.c          the step policy: RK4 grid, error control, retakes near singular
  *                         points, acceptance (mcs_sim_step, mcs_sim_advance)
  *     mcs_events.c        singular configurations inside an accepted step (SPEC §6)
@@ -321,12 +322,28 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err);
 /* The same for DOP853: when *err <= 1 also the end state in s->prev (x, x_lo, v) and its FSAL
  * stage k[12]; the step is then accepted by the caller. */
 mcs_status mcs_dop853_attempt(mcs_sim *s, mcs_real h, mcs_real *err);
+/* One ROS34PW2 step of length h on the chart of s->cur (mcs_rosenbrock.c): *err its scaled
+ * error norm when `adaptive` (0 otherwise); the end state in s->prev (x, x_lo, v, t) when the step
+ * is to be kept (*err <= 1, or fixed steps), w.y0 and w.y1 kept for dense output (RK4's Hermite).
+ * Writes w.k[0..3], w.ys, w.jac*, and what mcs_chart_rhs and mcs_chart_jacobian write. */
+mcs_status mcs_ros34pw2_attempt(mcs_sim *s, mcs_real h, int adaptive, mcs_real *err);
 /* Dense output (mcs_method_dense): RK4's cubic Hermite, DOPRI5's continuous extension, DOP853's
  * of order 7 (its three dense stages evaluated first if this step has not yet: writes
  * w.k[13..15] and what mcs_chart_rhs writes). */
 mcs_status mcs_rk4_dense(mcs_sim *s, mcs_real th, mcs_real *y);
 mcs_status mcs_dopri5_dense(mcs_sim *s, mcs_real th, mcs_real *y);
 mcs_status mcs_dop853_dense(mcs_sim *s, mcs_real th, mcs_real *y);
+
+/* ---- mcs_linearize.c: the chart Jacobian the implicit methods factor ---- */
+
+/* dqdd/d(q, qd) (f x 2f, ld f) at y (2f) on the chart of s->cur, the inputs held, into *Y (a
+ * pointer into work, MCS_SIM_LINEARIZE_WORK_SIZE(n, m, 0) reals), and ydot (2f) = the right-hand
+ * side there. From K_f, D and K_c through the chart (K_c at the chart's multipliers); exact with
+ * M_x, gamma_x and A_dot and no lock in force (mcs_sim_linearize's), else without the terms of
+ * those missing: a Rosenbrock-W method keeps its order with any Jacobian. *exact says which.
+ * MCS_ERR_UNSUPPORTED without K_f or D (or K_c with rows). Writes the chart scratch. */
+mcs_status mcs_chart_jacobian(mcs_sim *s, const mcs_real *y, mcs_real t, mcs_real *work,
+                              mcs_real **Y, mcs_real *ydot, int *exact);
 
 /* ---- mcs_rk.c: what the methods share ---- */
 
