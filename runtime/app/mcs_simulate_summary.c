@@ -26,9 +26,46 @@ static const char *const energy_names[] = {"undefined", "conserved", "dissipated
 static void advice(char *text, size_t cap, const mcs_options *opt)
 {
     if (opt->method == MCS_METHOD_RK4)
-        snprintf(text, cap, "take a smaller --h (now %g s), or --method dopri5", (double)opt->h);
+        snprintf(text, cap,
+                 "take a smaller --h (now %g s), or --method dopri5 (ros34pw2_fixed if the "
+                 "model is stiff)",
+                 (double)opt->h);
+    else if (opt->method == MCS_METHOD_ROS34PW2_FIXED)
+        snprintf(text, cap, "take a smaller --h (now %g s), or --method ros34pw2", (double)opt->h);
     else
         snprintf(text, cap, "take a smaller --rtol (now %g)", (double)opt->rtol);
+}
+
+/* A run whose DOPRI5 steps were mostly cut short by stability, not accuracy, is stiff: more
+ * than this share of them (and at least STIFF_MIN) gets the suggestion of the implicit method. */
+#define STIFF_SHARE 0.5
+#define STIFF_MIN 100
+
+/* The stiffness DOPRI5 measured (mcs_stats): its stability-limited steps, the largest |lambda|
+ * and the stiffness ratio |lambda|_max (t_end - t_0), the number of the fastest decay's time
+ * constants in the run (Shampine and Gear's measure; a ratio of eigenvalues would need the
+ * slowest one, which a run does not see); and the suggestion of ros34pw2 when most steps were
+ * stability-limited. */
+static void stiffness(run_info *ri, const mcs_sim *sim)
+{
+    app_stream *o = &ri->summary;
+    const long dopri5 = sim->stats.steps_by_method[MCS_METHOD_DOPRI5];
+    const long limited = sim->stats.stability_limited;
+    const double lam = (double)sim->stats.lambda_max;
+    char text[512];
+    stream_printf(o,
+                  ", \"stability_limited\": %ld, \"lambda_max\": %.6g, \"stiffness_ratio\": %.6g",
+                  limited, lam, lam * (double)(sim->cur.t - ri->t0));
+    stream_printf(o, ", \"suggestions\": [");
+    if (limited >= STIFF_MIN && (double)limited > STIFF_SHARE * (double)dopri5) {
+        snprintf(text, sizeof text,
+                 "%ld of the %ld DOPRI5 steps (%.0f %%) were cut short by stability, not "
+                 "accuracy (|lambda| up to %.3g 1/s): the model is stiff; --method ros34pw2 "
+                 "takes the steps accuracy allows (ros34pw2_fixed on a fixed step)",
+                 limited, dopri5, 100.0 * (double)limited / (double)dopri5, lam);
+        json_string(o, text);
+    }
+    stream_printf(o, "]");
 }
 
 /* The problems of a run that reached its end but whose result is wrong, as JSON strings of one
@@ -41,7 +78,7 @@ static int problems(run_info *ri, const mcs_sim *sim, const run_summary *rs)
     const long steps = sim->stats.steps, retakes = sim->stats.rejected + sim->stats.detours;
     const mcs_real scale = ri->kin_max + (ri->pot_max - ri->pot_min);
     app_stream *o = &ri->summary;
-    char fix[96], text[512];
+    char fix[160], text[512];
     int count = 0;
     advice(fix, sizeof fix, opt);
     stream_printf(o, ", \"problems\": [");
@@ -114,6 +151,7 @@ int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
         stream_printf(o, "%s\"%s\": %ld", (i > 0) ? ", " : "", mcs_method_name((mcs_method)i),
                       sim->stats.steps_by_method[i]);
     stream_printf(o, "}");
+    stiffness(ri, sim);
     stream_printf(o, ", \"sing_tol\": %.17g, \"rank_tol\": %.17g", (double)opt->sing_tol,
                   (double)opt->rank_tol);
     stream_printf(o, ", \"dependent_rows\": [");

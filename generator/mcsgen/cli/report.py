@@ -42,8 +42,15 @@ def format_summary(s):
                 f"  energy changed by {s['energy_transitions']:.6g} at the "
                 f"{len(s['transitions'])} transition(s)"
             )
+    if s.get("stability_limited"):
+        lines.append(
+            f"  stiffness: {s['stability_limited']} steps limited by stability, |lambda| up to "
+            f"{s['lambda_max']:.3g} 1/s, stiffness ratio |lambda| T = {s['stiffness_ratio']:.3g}"
+        )
     for problem in s.get("problems", []):
         lines.append(f"  NOT OK: {problem}")
+    for suggestion in s.get("suggestions", []):
+        lines.append(f"  suggestion: {suggestion}")
     a = s["assembly"]
     if a["dx_norm"] > 1e-12 or a["dv_norm"] > 1e-12:  # below that it is round-off
         lines.append(

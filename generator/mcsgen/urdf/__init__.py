@@ -127,7 +127,8 @@ def stiffness_notes(tree):
             f"warning: joint '{j.urdf.name}': damping {float(j.urdf.damping):g} {units[0]} on "
             f"{float(inertia):.3g} {units[1]} (link '{tree.bodies[j.child].link}') decays "
             f"motion at {float(rate):.3g} 1/s, too fast for RK4 at the default step h = {h:g} s:"
-            f" simulate with a step below {step_below(rate)} s (--h), or method dopri5"
+            f" simulate with method ros34pw2 (implicit; ros34pw2_fixed keeps h), a step below"
+            f" {step_below(rate)} s (--h), or method dopri5"
         )
     return notes
 
