@@ -145,15 +145,19 @@ static void test_the_variants_compiled_in_agree(void **state)
  * build has); those left out are refused. */
 static void test_the_methods_and_predictors_compiled_in_run(void **state)
 {
-    static const mcs_method METHODS[3] = {MCS_METHOD_RK4, MCS_METHOD_DOPRI5, MCS_METHOD_DOP853};
+    static const mcs_method METHODS[5] = {MCS_METHOD_RK4, MCS_METHOD_DOPRI5, MCS_METHOD_DOP853,
+                                          MCS_METHOD_ROS34PW2, MCS_METHOD_ROS34PW2_FIXED};
     static const mcs_continuation CONT[2] = {MCS_CONT_EULER, MCS_CONT_EXP};
     const mcs_variant variant = MCS_WITH_DENSE ? MCS_VARIANT_DENSE : MCS_VARIANT_COMPACT;
     int k;
     (void)state;
-    for (k = 0; k < 5; ++k) {
-        const int is_method = k < 3;
-        const int in = is_method ? ((METHODS[k] != MCS_METHOD_DOP853) || MCS_WITH_DOP853)
-                                 : MCS_WITH_PREDICTORS;
+    for (k = 0; k < 7; ++k) {
+        const int is_method = k < 5;
+        /* the implicit methods: the dense variant's, when compiled in */
+        const int implicit = is_method && (k >= 3);
+        const int in = !is_method ? MCS_WITH_PREDICTORS
+                       : implicit ? (MCS_WITH_IMPLICIT && (variant == MCS_VARIANT_DENSE))
+                                  : ((METHODS[k] != MCS_METHOD_DOP853) || MCS_WITH_DOP853);
         mcs_options opt;
         mcs_sim sim;
         void *raw;
@@ -164,7 +168,7 @@ static void test_the_methods_and_predictors_compiled_in_run(void **state)
             opt.rtol = 1e-9;
             opt.atol = 1e-11;
         } else {
-            opt.continuation = CONT[k - 3];
+            opt.continuation = CONT[k - 5];
         }
         st = assign(&sim, &slider_crank_model, &slider_crank_default_params, &opt, &raw);
         if (!in) {
@@ -247,6 +251,7 @@ static void test_the_parts_compiled_in_are_reported(void **state)
     expected |= MCS_WITH_DENSE ? MCS_PART_DENSE : 0u;
     expected |= MCS_WITH_COMPACT ? MCS_PART_COMPACT : 0u;
     expected |= MCS_WITH_BANDED ? MCS_PART_BANDED : 0u;
+    expected |= MCS_WITH_IMPLICIT ? MCS_PART_IMPLICIT : 0u;
     assert_int_equal(mcs_runtime_parts(), expected);
 }
 

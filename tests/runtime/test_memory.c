@@ -28,9 +28,10 @@ static int iwork[MCS_SIM_IWORK_SIZE(SLIDER_CRANK_NX, SLIDER_CRANK_NC + 2)];
 static void options_for(const mcs_model *md, unsigned feat, int max_dof, mcs_options *opt)
 {
     mcs_options_default(opt, md);
-    opt->method = (feat & MCS_MEM_DOP853)   ? MCS_METHOD_DOP853
-                  : (feat & MCS_MEM_DOPRI5) ? MCS_METHOD_DOPRI5
-                                            : MCS_METHOD_RK4;
+    opt->method = (feat & MCS_MEM_DOP853)     ? MCS_METHOD_DOP853
+                  : (feat & MCS_MEM_DOPRI5)   ? MCS_METHOD_DOPRI5
+                  : (feat & MCS_MEM_IMPLICIT) ? MCS_METHOD_ROS34PW2
+                                              : MCS_METHOD_RK4;
     opt->continuation = (feat & MCS_MEM_EXP)     ? MCS_CONT_EXP
                         : (feat & MCS_MEM_EULER) ? MCS_CONT_EULER
                                                  : MCS_CONT_NONE;
@@ -53,6 +54,7 @@ static unsigned parts_used(unsigned feat)
                      : (feat & MCS_MEM_BANDED) ? MCS_PART_BANDED
                                                : MCS_PART_DENSE;
     parts |= (feat & MCS_MEM_DOP853) ? MCS_PART_DOP853 : 0u;
+    parts |= (feat & MCS_MEM_IMPLICIT) ? MCS_PART_IMPLICIT : 0u;
     parts |= (feat & (MCS_MEM_EULER | MCS_MEM_EXP)) ? MCS_PART_PREDICTORS : 0u;
     parts |= (feat & MCS_MEM_EVENTS) ? MCS_PART_EVENTS : 0u;
     parts |= (feat & MCS_MEM_LOCKS) ? MCS_PART_LOCKS : 0u;
@@ -60,16 +62,16 @@ static unsigned parts_used(unsigned feat)
 }
 
 /* Whether options with the features `feat` run on a model with nc rows: the compact layout has
- * no probe frame, events or locks; the banded layout none of those, no exp and needs rows; and
+ * no probe frame, events, locks or implicit methods; the banded layout none of those, no exp and needs rows; and
  * the build must have the parts they use (mcs_config.h's MCS_WITH_*). */
 static int supported(unsigned feat, int nc)
 {
     const unsigned probe = MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS;
     if ((mcs_runtime_parts() & parts_used(feat)) != parts_used(feat))
         return 0;
-    if ((feat & MCS_MEM_COMPACT) && (feat & probe))
+    if ((feat & MCS_MEM_COMPACT) && (feat & (probe | MCS_MEM_IMPLICIT)))
         return 0;
-    if ((feat & MCS_MEM_BANDED) && ((feat & (probe | MCS_MEM_EXP)) || nc < 1))
+    if ((feat & MCS_MEM_BANDED) && ((feat & (probe | MCS_MEM_EXP | MCS_MEM_IMPLICIT)) || nc < 1))
         return 0;
     return 1;
 }
@@ -86,7 +88,8 @@ static void test_size_equals_the_macro_for_every_feature_set(void **state)
             for (feat = 0; feat <= (MCS_MEM_ALL | MCS_MEM_COMPACT | MCS_MEM_BANDED); ++feat) {
                 const int nx = md.nx, nc = md.nc;
                 int f;
-                if ((feat & MCS_MEM_DOPRI5) && (feat & MCS_MEM_DOP853))
+                if (((feat & MCS_MEM_DOPRI5) && (feat & MCS_MEM_DOP853)) ||
+                    ((feat & (MCS_MEM_DOPRI5 | MCS_MEM_DOP853)) && (feat & MCS_MEM_IMPLICIT)))
                     continue; /* one method at a time */
                 if ((feat & MCS_MEM_EULER) && (feat & MCS_MEM_EXP))
                     continue;
