@@ -113,6 +113,14 @@ static void follow_energy(run_info *ri, mcs_real kin, mcs_real pot)
         ri->e_low = e;
 }
 
+void output_follow_pending(run_info *ri)
+{
+    if (ri->end_pending) {
+        ri->end_pending = 0;
+        follow_energy(ri, ri->end_kin, ri->end_pot);
+    }
+}
+
 void output_follow_step(run_info *ri, mcs_sim *sim)
 {
     mcs_real kin = 0, pot = 0;
@@ -120,7 +128,11 @@ void output_follow_step(run_info *ri, mcs_sim *sim)
         joint_coordinates(ri, sim, sim->cur.t, sim->cur.x, sim->cur.v);
     if (ri->model->potential && ri->energy_seen) {
         check(ri, mcs_sim_energy(sim, &kin, &pot));
-        follow_energy(ri, kin, pot);
+        output_follow_pending(ri); /* the last step's end: no row came after it */
+        ri->end_pending = 1;
+        ri->end_t = sim->cur.t;
+        ri->end_kin = kin;
+        ri->end_pot = pot;
     }
 }
 
@@ -305,6 +317,8 @@ void output_record(run_info *ri, mcs_sim *sim, const run_row *row)
     /* energy and residual of (x, v), evaluated through the model's kernels */
     check(ri, mcs_sim_energy_at(sim, row->t, row->x, row->v, &kin, &pot));
     check(ri, mcs_sim_constraint_norm_at(sim, row->t, row->x, &cn));
+    if (ri->end_pending && row->t >= ri->end_t)
+        output_follow_pending(ri);
     follow_energy(ri, kin, pot);
     if (cn > ri->c_max)
         ri->c_max = cn;
@@ -409,6 +423,7 @@ void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, con
         ri->transitions[ri->ntransitions++] = *tr;
     /* the jump at the transition is counted apart (the summary's energy_transitions); the
      * drift is measured from the new level */
+    output_follow_pending(ri); /* the energy before the jump, in its order */
     check(ri, mcs_sim_energy(sim, &kin, &pot));
     ri->e_transitions += tr->jump.kinetic_after - tr->jump.kinetic_before;
     ri->e0 = ri->e_low = kin + pot; /* a rise is the integration's, measured from here */

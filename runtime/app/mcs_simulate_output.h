@@ -61,7 +61,12 @@ typedef struct run_info {
     mcs_real last_t;                        /* time of the last row recorded */
     mcs_real e0, kin_max, e_dev_max, c_max; /* e0: energy since the last transition */
     mcs_real e_initial;
-    int energy_seen;           /* 0 until the first state's energy is recorded */
+    int energy_seen; /* 0 until the first state's energy is recorded */
+    /* A step's end is followed before the dense rows inside the step are recorded: its energy
+     * waits here until they are, so that the energy is followed in the order of time (a rise
+     * is one over time, not the energy a step lost seen out of order) */
+    int end_pending;
+    mcs_real end_t, end_kin, end_pot;
     mcs_real e_low;            /* the lowest energy seen so far */
     mcs_real e_rise_max;       /* the largest rise of the energy above the lowest before it */
     mcs_real pot_min, pot_max; /* the potential's range over the states seen */
@@ -129,5 +134,8 @@ typedef struct run_summary {
  * energy that rose in a model that cannot gain it, retakes on most steps; the summary's
  * "problems" say which and what to do). */
 int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs);
+/* Follows the energy of the last step's end if no row at or after it has (output_follow_step
+ * keeps it pending until the dense rows inside the step are recorded). */
+void output_follow_pending(run_info *ri);
 
 #endif /* MCS_SIMULATE_OUTPUT_H */

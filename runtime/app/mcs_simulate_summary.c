@@ -116,6 +116,7 @@ int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
     const mcs_assembly *a = rs->assembly;
     app_stream *o = &ri->summary;
     int i, ok;
+    output_follow_pending(ri); /* the last step's end */
     stream_printf(o, "{\"model\": ");
     json_string(o, md->name);
     stream_printf(o, ", \"status\": ");
