@@ -156,7 +156,8 @@ typedef struct mcs_stats {
     /* accepted steps each method took, by mcs_method (DOP853 leaves the steps near a singular
      * configuration to DOPRI5) */
     long steps_by_method[MCS_METHOD_COUNT];
-    /* Stiffness seen by DOPRI5 (Hairer's test): its accepted steps with h |lambda| above 2.5,
+    /* Stiffness seen by DOPRI5 (Hairer's test): its accepted steps (those whose error passed)
+     * with h |lambda| above 2.5,
      * near its stability bound of 3.3 on the negative axis, |lambda| estimated from its last
      * two stages, both at the step's end: |k7 - k6| / |y7 - y6|. Such steps are limited by
      * stability, not accuracy: an implicit method takes longer ones. lambda_max: the largest
@@ -298,7 +299,6 @@ typedef struct mcs_sim {
         int *jac_ipiv;
         mcs_real *jac_F;
         mcs_real *jac_g;
-        mcs_real stiff_hrho; /* DOPRI5's last attempt: h |lambda| (mcs_stats.stability_limited) */
         int fsal;
         uint64_t fsal_params;
         int dense_ready; /* the last step's data are valid for dense output (1), by the method

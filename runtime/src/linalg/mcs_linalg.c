@@ -137,6 +137,7 @@ mcs_real mcs_mat_norm1(int n, const mcs_real *a)
     return norm;
 }
 
+#if MCS_SMALL_KERNELS == 0
 /* mcs_vec_max_abs of a vector of 8 or more: four entries at a time, each of the four with its
  * own maximum and its own sum of x - x, four independent chains, so a long vector costs its loads
  * and not the latency of a max or an add per entry. */
@@ -171,18 +172,22 @@ static mcs_real max_abs_long(int n, const mcs_real *a)
     m[2] = (m[3] > m[2]) ? m[3] : m[2];
     return (m[2] > m[0]) ? m[2] : m[0];
 }
+#endif
 
 mcs_real mcs_vec_max_abs(int n, const mcs_real *a)
 {
     /* two entries at a time, each of the pair with its own maximum and its own sum of x - x (0,
      * or NaN once an entry is NaN or Inf); no early exit: one test per entry instead of two (the
-     * checks run on every step's bases); four at a time from 8 entries (max_abs_long) */
+     * checks run on every step's bases); four at a time from 8 entries (max_abs_long), unless
+     * MCS_SMALL_KERNELS */
     mcs_real m[2] = {MCS_R(0.0), MCS_R(0.0)};
     mcs_real nonfinite[2] = {MCS_R(0.0), MCS_R(0.0)};
     int i;
-    if (n >= 8) {
+#if MCS_SMALL_KERNELS == 0
+    if (n >= 8) { /* the same maximum and the same 0 or NaN, in fewer cycles */
         return max_abs_long(n, a);
     }
+#endif
     for (i = 0; (i + 1) < n; i += 2) {
         const mcs_real x0 = mcs_fabs(a[i]);
         const mcs_real x1 = mcs_fabs(a[i + 1]);

@@ -28,6 +28,35 @@ static const mcs_real DP_D[7] = {
     MCS_R(701980252875.0) / MCS_R(199316789632.0), MCS_R(-1453857185.0) / MCS_R(822651844.0),
     MCS_R(69997945.0) / MCS_R(29380423.0)};
 
+/* Hairer's stiffness test for a step to be accepted (mcs_stats): the last two stages are both at
+ * the step's end (c = 1), so |k7 - k6| / |y7 - y6| estimates the largest |lambda| the step met;
+ * h |lambda| above 2.5, near the bound 3.3 of DOPRI5's stability region on the negative real
+ * axis, is a step that stability cut short (Hairer and Wanner, Solving ODEs II, §IV.2, whose
+ * test takes 3.25). */
+static void count_stiffness(mcs_sim *s, mcs_real h, int len)
+{
+    mcs_real dk = MCS_R(0.0);
+    mcs_real dy = MCS_R(0.0);
+    mcs_real rate;
+    int i;
+    for (i = 0; i < len; ++i) {
+        const mcs_real a = s->w.k[6][i] - s->w.k[5][i];
+        const mcs_real b = s->w.y1[i] - s->w.ys[i];
+        dk += a * a;
+        dy += b * b;
+    }
+    if (!(dy > MCS_R(0.0))) {
+        return;
+    }
+    rate = mcs_sqrt(dk / dy);
+    if ((h * rate) > MCS_R(2.5)) {
+        s->stats.stability_limited++;
+    }
+    if (rate > s->stats.lambda_max) {
+        s->stats.lambda_max = rate;
+    }
+}
+
 /* One DOPRI5 attempt of length h on the chart of s->cur; *err is the scaled error norm. */
 mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
 {
@@ -62,17 +91,6 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     /* the last stage evaluated the chart at y1: its x, v are the step's end state, and its
      * acceleration the next step's first stage */
     mcs_adaptive_end(s, k[6]);
-    /* Hairer's stiffness test: the last two stages are both at the step's end (c = 1), so
-     * |k7 - k6| / |y7 - y6| estimates the largest |lambda| the step met (mcs_stats) */
-    {
-        mcs_real dk = MCS_R(0.0);
-        mcs_real dy = MCS_R(0.0);
-        for (i = 0; i < len; ++i) {
-            dk += (k[6][i] - k[5][i]) * (k[6][i] - k[5][i]);
-            dy += (s->w.y1[i] - s->w.ys[i]) * (s->w.y1[i] - s->w.ys[i]);
-        }
-        s->w.stiff_hrho = (dy > MCS_R(0.0)) ? (h * mcs_sqrt(dk / dy)) : MCS_R(0.0);
-    }
     /* Near a singular configuration the stages cannot be evaluated to better than about
      * eps cond(A_S U): the relative tolerance is not allowed below that, or error control would
      * creep towards the singular point with ever shorter steps. */
@@ -94,6 +112,9 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
     *err = (len > 0) ? mcs_sqrt(sum / (mcs_real)len) : MCS_R(0.0);
     if (!((*err - *err) == MCS_R(0.0))) {
         return MCS_ERR_NONFINITE;
+    }
+    if (*err <= MCS_R(1.0)) {
+        count_stiffness(s, h, len);
     }
     return MCS_OK;
 }

@@ -54,7 +54,9 @@ static void carve_all(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
     const unsigned locks = feat & MCS_MEM_LOCKS;
     const unsigned adaptive = methods_with(feat, 1);
     const unsigned fsal = methods_with(feat, 0);
+#if MCS_WITH_IMPLICIT
     const unsigned implicit = feat & MCS_MEM_IMPLICIT;
+#endif
     const size_t n = l->n;
     const size_t k = l->k;
     const size_t f = l->f;
@@ -93,10 +95,12 @@ static void carve_all(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
         s->w.k[i] = mcs_carve_take_if(c, stage_needed(feat, i), 2U * f);
     }
     s->w.a_end = mcs_carve_take_if(c, fsal, n);
+#if MCS_WITH_IMPLICIT
     s->w.jac = mcs_carve_take_if(c, implicit, MCS_SIM_LINEARIZE_WORK_SIZE(n, l->m, 0U));
     s->w.jac_E = mcs_carve_take_if(c, implicit, f * f);
     s->w.jac_F = mcs_carve_take_if(c, implicit, 2U * f);
     s->w.jac_g = mcs_carve_take_if(c, implicit, 2U * f);
+#endif
     s->event.x = mcs_carve_take_if(c, feat & MCS_MEM_EVENTS, n);
     s->event.rdiag = mcs_carve_take_if(c, feat & MCS_MEM_EVENTS, k);
     s->event.continued = mcs_carve_take_if(c, feat & MCS_MEM_EVENTS, n * n);
@@ -119,7 +123,9 @@ static void carve_all(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
     /* a group lock's G, or the held initial velocities [H | h] (nheld x (n + 1)) */
     s->lock_G = mcs_carve_take(c, (locks != 0U) ? ((k + 3U) * k) : (MAX2(l->held, 1U) * (n + 1U)));
     s->w.basis_iwork = mcs_carve_itake(c, k);
+#if MCS_WITH_IMPLICIT
     s->w.jac_ipiv = (implicit != 0U) ? mcs_carve_itake(c, n) : NULL;
+#endif
 }
 
 static size_t max_dof(const mcs_model *model, const mcs_options *opt, unsigned features);

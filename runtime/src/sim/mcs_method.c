@@ -68,10 +68,12 @@ mcs_status mcs_method_dense(mcs_sim *s, mcs_method method, mcs_real th, mcs_real
 #if MCS_WITH_DOP853
     case MCS_METHOD_DOP853: return mcs_dop853_dense(s, th, y);
 #endif
+#if MCS_WITH_IMPLICIT
     /* ROS34PW2's stages are not an interpolant's: the cubic Hermite of its ends, as RK4's
      * (positions of order 3, its own order) */
     case MCS_METHOD_ROS34PW2: return mcs_rk4_dense(s, th, y);
     case MCS_METHOD_ROS34PW2_FIXED: return mcs_rk4_dense(s, th, y);
+#endif
     default: return MCS_ERR_NO_DENSE;
     }
 }

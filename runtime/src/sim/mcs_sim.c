@@ -83,11 +83,13 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
         ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP))) {
         return MCS_ERR_UNSUPPORTED;
     }
+#if MCS_WITH_IMPLICIT
     /* the implicit methods factor the chart Jacobian: K_f, D and K_c (the stiffness set) */
     if (((opt->method == MCS_METHOD_ROS34PW2) || (opt->method == MCS_METHOD_ROS34PW2_FIXED)) &&
         ((model->K_f == NULL) || (model->D == NULL) || ((model->nc > 0) && (model->K_c == NULL)))) {
         return MCS_ERR_UNSUPPORTED;
     }
+#endif
     {
         /* what the variant takes (mcs_sim.h) */
         const mcs_status st = mcs_variant_check(model, opt);

@@ -159,22 +159,6 @@ static int retryable(mcs_status st)
            (st == MCS_ERR_MASS_NOT_PD) || (st == MCS_ERR_NONFINITE);
 }
 
-/* An accepted DOPRI5 step's stiffness (mcs_stats): h |lambda| above 2.5, near the bound 3.3 of
- * its stability region on the negative real axis, is a step that stability cut short (Hairer
- * and Wanner, Solving ODEs II, §IV.2: the stiffness test of DOPRI5, whose bound is 3.25). */
-static void count_stiffness(mcs_sim *s, mcs_method method, mcs_real h)
-{
-    if ((method != MCS_METHOD_DOPRI5) || !(h > MCS_R(0.0))) {
-        return;
-    }
-    if (s->w.stiff_hrho > MCS_R(2.5)) {
-        s->stats.stability_limited++;
-    }
-    if ((s->w.stiff_hrho / h) > s->stats.lambda_max) {
-        s->stats.lambda_max = s->w.stiff_hrho / h;
-    }
-}
-
 /* A fixed-step method's step of length h, accepted (no error control). */
 static mcs_status step_fixed(mcs_sim *s, mcs_real h)
 {
@@ -253,7 +237,6 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
             st = finish_step(s, s->prev.t - t);
             if (st == MCS_OK) {
                 s->stats.steps_by_method[method]++;
-                count_stiffness(s, method, h);
             }
             if (st == MCS_ERR_SINGULAR_CHART) { /* rule 1: never end a step at a singular point */
                 s->stats.detours++;

@@ -27,8 +27,9 @@
 mcs_status mcs_banded_check(const mcs_model *model, const mcs_options *opt)
 {
     if ((model->band == NULL) || (model->nc < 1) || (opt->dense_output != 0) ||
-        (mcs_methods[opt->method].memory == MCS_MEM_IMPLICIT) || (opt->sing_tol > MCS_R(0.0)) ||
-        (opt->max_locks > 0) || (opt->continuation == MCS_CONT_EXP) ||
+        (MCS_WITH_IMPLICIT && (mcs_methods[opt->method].memory == MCS_MEM_IMPLICIT)) ||
+        (opt->sing_tol > MCS_R(0.0)) || (opt->max_locks > 0) ||
+        (opt->continuation == MCS_CONT_EXP) ||
         ((opt->continuation == MCS_CONT_EULER) && (model->A_dot_nz == NULL))) {
         return MCS_ERR_UNSUPPORTED; /* what the banded variant takes: mcs_sim.h */
     }
