@@ -10,13 +10,21 @@
  *   QPOS, QVEL   the start (nq and nv numbers: joint angles, ball joints as quaternions w x y z)
  * Contacts, joint limits and every other constraint are off (mjDSBL_CONSTRAINT): the rigid-body
  * dynamics only, as mcsgen's models have them. Prints one JSON object: the best time of the
- * loop, and qpos and qvel at the end. */
+ * loop, qpos and qvel at the end, and how often MuJoCo found its accelerations not finite and
+ * reset the state ("unstable": the end state is then meaningless). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <mujoco/mujoco.h>
+
+/* MuJoCo's warnings (an unstable step: it resets the state and goes on) are counted in d->warning
+ * and reported in the JSON ("unstable"), not printed into it */
+static void quiet(const char *msg)
+{
+    (void)msg;
+}
 
 static double now(void)
 {
@@ -63,6 +71,7 @@ int main(int argc, char **argv)
         mj_deleteModel(m);
         return 2;
     }
+    mju_user_warning = quiet;
     m->opt.timestep = h;
     m->opt.disableflags |= mjDSBL_CONSTRAINT;
     if (!strcmp(argv[5], "rk4"))
@@ -96,7 +105,8 @@ int main(int argc, char **argv)
     print_array("qpos", d->qpos, m->nq);
     printf(", ");
     print_array("qvel", d->qvel, m->nv);
-    printf(", \"version\": %d}\n", mj_version());
+    printf(", \"unstable\": %d, \"version\": %d}\n", d->warning[mjWARN_BADQACC].number,
+           mj_version());
     mj_deleteData(d);
     mj_deleteModel(m);
     return 0;

@@ -21,10 +21,13 @@
 7. Linearization (bench/linearize_peer.py): the exact A and step Jacobian against central
    differences of the same simulator, and on the PUMA 560 against MuJoCo's mjd_transitionFD:
    time per call and error against a Richardson-extrapolated reference.
+8. Stiff (bench/stiff_peer.py): the damped 7-DOF arm (models/urdf/damped_arm.urdf), 1 s: the
+   implicit ros34pw2 (adaptive and at a fixed 1 ms) against DOPRI5 and MuJoCo's `implicit`
+   integrator: time, steps and error in one run.
 
 Timings are the best of several interleaved repeats (the machines are shared and noisy).
 Writes build/bench/results.json and prints a table. `bench/run.py SECTION...` runs only the named
-sections (SECTIONS: arm, mujoco, linearize) and updates their entries in build/bench/results.json.
+sections (SECTIONS: arm, mujoco, linearize, stiff) and updates their entries in build/bench/results.json.
 """
 
 import json
@@ -278,6 +281,15 @@ def linearize_peer():
     return linearize_peer.measure(OUT / "linearize", generate, import_urdf)
 
 
+def stiff_peer():
+    """The implicit integrator on the damped 7-DOF arm against DOPRI5 and MuJoCo's implicit
+    (bench/stiff_peer.py)."""
+    import stiff_peer
+    from mcsgen.urdf import import_urdf
+
+    return stiff_peer.measure(OUT / "stiff", generate, build_bench, import_urdf)
+
+
 # sections that `bench/run.py SECTION` runs alone: name -> (results key, title, function)
 SECTIONS = {
     "mujoco": (
@@ -290,6 +302,11 @@ SECTIONS = {
         "Exact linearization and step Jacobian against central differences, and MuJoCo's "
         "mjd_transitionFD (PUMA 560)",
         linearize_peer,
+    ),
+    "stiff": (
+        "stiff",
+        "Stiff: the damped 7-DOF arm, 1 s, mcsgen's ros34pw2 against DOPRI5 and MuJoCo's implicit",
+        stiff_peer,
     ),
     "arm": (
         "arm_generation",
@@ -515,7 +532,7 @@ def main():
     import gen_chain
 
     results["chain_generation_s"] = dict(gen_chain.main([5, 10, 20, 40]))
-    for section in ("arm", "mujoco", "linearize"):
+    for section in ("arm", "mujoco", "linearize", "stiff"):
         key, title, run = SECTIONS[section]
         print(title)
         try:
