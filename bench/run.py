@@ -27,7 +27,8 @@
 
 Timings are the best of several interleaved repeats (the machines are shared and noisy).
 Writes build/bench/results.json and prints a table. `bench/run.py SECTION...` runs only the named
-sections (SECTIONS: arm, mujoco, linearize, stiff) and updates their entries in build/bench/results.json.
+sections (SECTIONS: arm, mujoco, linearize, stiff) and updates their entries in
+build/bench/results.json.
 """
 
 import json

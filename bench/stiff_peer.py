@@ -19,7 +19,7 @@ diagonal in the links' frames); contacts and joint limits are off, as in bench/m
 import math
 from fractions import Fraction
 
-from mujoco_peer import ROOT, URDF, build_mujoco_step, ensure_mujoco, run_json
+from mujoco_peer import URDF, build_mujoco_step, ensure_mujoco, run_json
 
 T_END = 1.0
 ROUNDS, REPEATS = 3, 3

@@ -58,7 +58,8 @@ OPTIONS = (
     SimOption(
         "atol",
         "real",
-        "the adaptive methods' absolute tolerance (in the units of the coordinates and their rates)",
+        "the adaptive methods' absolute tolerance (in the units of the coordinates and their"
+        " rates)",
         "A",
         default="model",
         field="atol",
