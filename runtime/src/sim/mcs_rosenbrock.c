@@ -94,7 +94,7 @@ static mcs_status stage_matrix(mcs_sim *s, int f, const mcs_real *Y, mcs_real gh
 /* The scaled error norm of e = sum (b_i - b^_i) k_i, as DOPRI5's (the positions on the chart,
  * which start at 0, scaled by the size of x; no tolerance below what the stages near a singular
  * configuration are evaluated to). */
-static mcs_real error_norm(const mcs_sim *s, int f)
+static mcs_real ros_error_norm(const mcs_sim *s, int f)
 {
     const int len = 2 * f;
     const mcs_real xscale = mcs_vec_max_abs(s->n, s->cur.x);
@@ -173,7 +173,7 @@ mcs_status mcs_ros34pw2_attempt(mcs_sim *s, mcs_real h, int adaptive, mcs_real *
         return MCS_ERR_NONFINITE;
     }
     if (adaptive != 0) {
-        *err = error_norm(s, f);
+        *err = ros_error_norm(s, f);
         if (!((*err - *err) == MCS_R(0.0))) {
             return MCS_ERR_NONFINITE;
         }
