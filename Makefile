@@ -124,9 +124,9 @@ test-sanitize: deps $(addprefix $(B)/tests-asan/,$(C_TESTS))
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(B)/tests-asan/$$t || exit 1; done
 
-# the runtime in the combinations of its parts mcs_config.h allows (MCS_WITH_*: 96), under
-# ASan/UBSan (scripts/config-matrix): test_configs in all 96 and every C test in the ten at the
-# edges (about a minute and a half on 2 cores); test-configs-all: every C test in all 96 (four)
+# the runtime in the combinations of its parts mcs_config.h allows (MCS_WITH_*: 192), under
+# ASan/UBSan (scripts/config-matrix): test_configs in all 192 and every C test in the 11 at the
+# edges (about a minute and a half on 2 cores); test-configs-all: every C test in all 192 (eight)
 test-configs: deps
 	@$(PYTHON) scripts/config-matrix --build $(B) --set edges --everywhere test_configs
 
