@@ -187,3 +187,19 @@ def test_double_four_bar_crosses_its_ten_singular_configurations():
         )  # measured up to 1.5e-3 s and 1.5e-5 s: the phase error of the last crossings
         errors.append(np.abs(run.x[-1] - reference.x[-1]).max())
     assert errors[0] < 1e-2 and errors[1] < 1e-4 and errors[1] < errors[0] / 50
+
+
+@pytest.mark.parametrize("model", ["pendulum_3r", "pendulum_3r_bodies"])
+def test_locks_as_with_the_explicit_methods(model):
+    """P2b: joints 2 and 3 locked at 0.8 and 1.3 s (in body coordinates each lock adds rows, whose
+    terms the method's Jacobian leaves out: a W-method keeps its order); the same transitions and
+    the same end as DOP853's."""
+    solver = mcsgen.load(model).build()
+    locks = ["q2@0.8", "q3@1.3"] if model == "pendulum_3r" else ["J2@0.8", "J3@1.3"]
+    reference = solver.simulate(t_end=2.0, method="dop853", rtol=1e-12, atol=1e-14, lock=locks)
+    run = solver.simulate(t_end=2.0, method="ros34pw2", rtol=1e-9, atol=1e-11, lock=locks)
+    assert run.ok and len(run.summary["transitions"]) == 2
+    for mine, theirs in zip(run.summary["transitions"], reference.summary["transitions"]):
+        assert mine["t"] == theirs["t"]
+        assert mine["kinetic_after"] == pytest.approx(theirs["kinetic_after"], rel=1e-7)
+    assert np.abs(run.x[-1] - reference.x[-1]).max() < 1e-7

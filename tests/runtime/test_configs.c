@@ -153,10 +153,9 @@ static void test_the_methods_and_predictors_compiled_in_run(void **state)
     (void)state;
     for (k = 0; k < 7; ++k) {
         const int is_method = k < 5;
-        /* the implicit methods: the dense variant's, when compiled in */
         const int implicit = is_method && (k >= 3);
         const int in = !is_method ? MCS_WITH_PREDICTORS
-                       : implicit ? (MCS_WITH_IMPLICIT && (variant == MCS_VARIANT_DENSE))
+                       : implicit ? MCS_WITH_IMPLICIT
                                   : ((METHODS[k] != MCS_METHOD_DOP853) || MCS_WITH_DOP853);
         mcs_options opt;
         mcs_sim sim;

@@ -62,14 +62,14 @@ static unsigned parts_used(unsigned feat)
 }
 
 /* Whether options with the features `feat` run on a model with nc rows: the compact layout has
- * no probe frame, events, locks or implicit methods; the banded layout none of those, no exp and needs rows; and
+ * no probe frame, events or locks; the banded layout none of those, no exp and needs rows; and
  * the build must have the parts they use (mcs_config.h's MCS_WITH_*). */
 static int supported(unsigned feat, int nc)
 {
     const unsigned probe = MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS;
     if ((mcs_runtime_parts() & parts_used(feat)) != parts_used(feat))
         return 0;
-    if ((feat & MCS_MEM_COMPACT) && (feat & (probe | MCS_MEM_IMPLICIT)))
+    if ((feat & MCS_MEM_COMPACT) && (feat & probe))
         return 0;
     if ((feat & MCS_MEM_BANDED) && ((feat & (probe | MCS_MEM_EXP | MCS_MEM_IMPLICIT)) || nc < 1))
         return 0;

@@ -74,9 +74,12 @@
         MCS_SIM_MAX(MCS_BASIS_QR_WORK_SIZE(n, m), MCS_BASIS_ALIGN_WORK_SIZE(F)), \
         (((feat)&MCS_MEM_EXP) ? (7 * (n) * (n)) : MCS_SIM_ON(feat, MCS_MEM_EULER, (n) * (n))))
 /* ROS34PW2's: the chart Jacobian's workspace (mcs_sim.h's MCS_SIM_LINEARIZE_WORK_SIZE without
- * inputs), the stage matrix (f x f), a stage's right-hand side and sum (2 f each) */
-#define MCS_SIM_IMPLICIT_REALS_(n, m, F) \
-    (MCS_SIM_LINEARIZE_WORK_SIZE((n), (m), 0) + ((F) * (F)) + (4 * (F)))
+ * inputs; the compact layout's stiff part: K (n x n), two n-vectors, T^T M T and Y (f x 3f)),
+ * the stage matrix (f x f), a stage's right-hand side and sum (2 f each) */
+#define MCS_SIM_IMPLICIT_REALS_(n, m, F, feat) \
+    ((((feat)&MCS_MEM_COMPACT) ? (((n) * (n)) + (2 * (n)) + (3 * (F) * (F))) \
+                               : MCS_SIM_LINEARIZE_WORK_SIZE((n), (m), 0)) + \
+     ((F) * (F)) + (4 * (F)))
 /* ... then the chart's buffers (Z, Phi, MPhi, Mred, That, Tpred; c, c_t, gamma, f, f_u, p, xs, vs,
  * tmp2, rhs, tmp), the stages, the event record, the basis work, x_lo, xq, start, the warm
  * start, the locks' and the held velocities' buffers (mcs_memory.c, in this order) */
@@ -87,7 +90,7 @@
                 2 * (F)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853, (6 * (F)) + (n)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOP853, 18 * (F)) + \
-     MCS_SIM_ON(feat, MCS_MEM_IMPLICIT, MCS_SIM_IMPLICIT_REALS_(n, m, F)) + \
+     MCS_SIM_ON(feat, MCS_MEM_IMPLICIT, MCS_SIM_IMPLICIT_REALS_(n, m, F, feat)) + \
      MCS_SIM_ON(feat, MCS_MEM_EVENTS, (n) + (K) + (2 * (n) * (n))) + \
      MCS_SIM_BASIS_(n, m, F, feat) + (4 * (n)) + ((MCS_SIM_KMIN_(n, m) + 1) * (F)) + \
      MCS_SIM_KMIN_(n, m) + MCS_SIM_ON(feat, MCS_MEM_LOCKS, (4 * (K)) + ((K) * (n)) + (K) + 3) + \

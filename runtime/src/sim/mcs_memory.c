@@ -96,8 +96,11 @@ static void carve_all(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
     }
     s->w.a_end = mcs_carve_take_if(c, fsal, n);
 #if MCS_WITH_IMPLICIT
-    s->w.jac =
-        mcs_carve_take_if(c, implicit, MCS_SIM_LINEARIZE_WORK_SIZE((size_t)n, l->m, (size_t)0U));
+    /* the chart Jacobian's work: the compact layout's forms its stiff part (mcs_linearize.c) */
+    s->w.jac = mcs_carve_take_if(c, implicit,
+                                 ((feat & MCS_MEM_COMPACT) != 0U)
+                                     ? ((n * n) + (2U * n) + (3U * f * f))
+                                     : MCS_SIM_LINEARIZE_WORK_SIZE((size_t)n, l->m, (size_t)0U));
     s->w.jac_E = mcs_carve_take_if(c, implicit, f * f);
     s->w.jac_F = mcs_carve_take_if(c, implicit, 2U * f);
     s->w.jac_g = mcs_carve_take_if(c, implicit, 2U * f);

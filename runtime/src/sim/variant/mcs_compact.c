@@ -21,9 +21,8 @@
 
 mcs_status mcs_compact_check(const mcs_model *model, const mcs_options *opt)
 {
-    /* no probe frame, events or locks (mcs_sim.h), nor the implicit methods (the dense chart's) */
+    /* no probe frame, events or locks (mcs_sim.h) */
     if ((opt->dense_output != 0) || (opt->sing_tol > MCS_R(0.0)) || (opt->max_locks > 0) ||
-        (MCS_WITH_IMPLICIT && (mcs_methods[opt->method].memory == MCS_MEM_IMPLICIT)) ||
         ((model->nc > 0) && (model->A_dot_nz == NULL) &&
          ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP)))) {
         return MCS_ERR_UNSUPPORTED;
