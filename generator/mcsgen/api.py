@@ -280,7 +280,7 @@ class Solver:
 
         gdir = self.generated_dir or model_dir(self.mechanism.name)
         header = (gdir / f"{self.mechanism.name}.h").read_text()
-        match = re.search(r'#define \w+_KERNELS "([a-z, ]+)"', header)
+        match = re.search(r'#define \w+_KERNELS "([a-z_, ]+)"', header)
         names = match.group(1).split(", ") if match else []
         return kernel_sets.ALL if names == ["all"] else frozenset(names)
 

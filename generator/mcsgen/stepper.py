@@ -153,9 +153,10 @@ class Stepper:
 
     def _needs_linearization(self, what):
         """The linearizations read the linearization kernel set, which a host build carries
-        only when asked (model/kernel_sets.py), and the stiffness set (K_c, K_f, D), with the
+        only when asked (model/kernel_sets.py), and the force_tangents and stiffness sets (K_f, D,
+        K_c), with the
         predictor's A_dot when there are rows: say how to get them, not "unsupported"."""
-        need = ["linearization", "stiffness"] + (["predictor"] if self.m else [])
+        need = ["linearization", "force_tangents", "stiffness"] + (["predictor"] if self.m else [])
         missing = [k for k in need if k not in self.solver.kernel_sets]
         if missing:
             name = self.solver.mechanism.name

@@ -33,7 +33,17 @@ def test_a_firmware_build_carries_what_its_settings_need():
     assert choose_kernel_sets(model("spatial_pendulum"), False, None) == kernel_sets.ALL
     assert choose_kernel_sets(model("slider_crank"), False, "all") == kernel_sets.ALL
     # an explicit choice: motion always joins it
-    assert choose_kernel_sets(model("slider_crank"), True, "stiffness") == {"motion", "stiffness"}
+    # stiffness (K_c) brings the force tangents (K_f, D) that statics needs with it
+    assert choose_kernel_sets(model("slider_crank"), True, "stiffness") == {
+        "motion",
+        "force_tangents",
+        "stiffness",
+    }
+    # an implicit method's firmware build: the force tangents alone (its Jacobian's K_f and D)
+    assert choose_kernel_sets(model("slider_crank"), True, "force_tangents") == {
+        "motion",
+        "force_tangents",
+    }
 
 
 def test_the_firmware_section_sets_the_run_and_adds_kernel_sets(tmp_path):
@@ -51,7 +61,12 @@ def test_the_firmware_section_sets_the_run_and_adds_kernel_sets(tmp_path):
     assert m.firmware["simulation"]["method"] == "rk4"  # the firmware default
     assert m.firmware["simulation"]["h"] == 2e-3
     assert m.firmware["simulation"]["t_end"] == m.simulation["t_end"]  # the simulation's
-    assert choose_kernel_sets(m, True, None) == {"motion", "predictor", "stiffness"}
+    assert choose_kernel_sets(m, True, None) == {
+        "motion",
+        "predictor",
+        "force_tangents",
+        "stiffness",
+    }
     assert (m.firmware["max_dof"], m.firmware["events"], m.firmware["compact"]) == (0, True, False)
     # the shipped slider-crank: one free direction, no events, the compact simulator
     sc = model("slider_crank")
@@ -139,3 +154,16 @@ def test_the_file_can_add_kernel_sets_to_its_host_build(tmp_path):
     path.write_text(text + "kernels: linearization\n")
     with pytest.raises(ModelError, match="kernels.*expected a list"):
         load_model(path)
+
+
+def test_an_implicit_method_needs_the_force_tangents(tmp_path):
+    """Issue 38: a firmware build whose method is ros34pw2 or ros34pw2_fixed carries K_f and D
+    (force_tangents), not K_c; --kernels without them is refused naming the set."""
+    text = (ROOT / "models" / "spatial_pendulum.yaml").read_text()
+    path = tmp_path / "spatial_pendulum.yaml"
+    path.write_text(text.replace("firmware:", "firmware:\n  method: ros34pw2_fixed", 1))
+    m = load_model(path)
+    assert choose_kernel_sets(m, True, None) >= {"motion", "force_tangents"}
+    assert "stiffness" not in choose_kernel_sets(m, True, None)
+    with pytest.raises(McsError, match="ros34pw2_fixed factors the Jacobian of K_f and D"):
+        choose_kernel_sets(m, True, "predictor")

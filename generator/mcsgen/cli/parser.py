@@ -118,7 +118,8 @@ def build_parser():
         "--kernels",
         metavar="SETS",
         help="emit only these kernel sets, comma-separated, besides motion: predictor (A_dot), "
-        "stiffness (K_c, K_f, D), transitions (row groups, switches, events), reactions "
+        "force_tangents (K_f, D), stiffness (K_c, with force_tangents), transitions (row "
+        "groups, switches, events), reactions "
         "(joint_wrenches), linearization (M_x, gamma_x), or all; default every set but "
         "linearization and the file's `kernels:`, or with --firmware what its settings need",
     )

@@ -103,8 +103,8 @@ KERNELS = (
         "K_c", "mcs_kernel_xwt", "stiffness", "d(A^T lam)/dx", "nx", "nx", w="lam",
         audit="tangent stiffness of the constraints d(A^T lam)/dx",
     ),
-    Kernel("K_f", "mcs_kernel_xwt", "stiffness", "-df/dx", "nx", "nx", w="v", audit="-df/dx"),
-    Kernel("D", "mcs_kernel_xwt", "stiffness", "-df/dv", "nx", "nx", w="v", audit="-df/dv"),
+    Kernel("K_f", "mcs_kernel_xwt", "force_tangents", "-df/dx", "nx", "nx", w="v", audit="-df/dx"),
+    Kernel("D", "mcs_kernel_xwt", "force_tangents", "-df/dv", "nx", "nx", w="v", audit="-df/dv"),
     Kernel(
         "A_nz", "mcs_kernel_xt", "motion",
         "the nonzeros of dc/dx, column by column (the descriptor's a_rows, a_cols)", "a_nnz",

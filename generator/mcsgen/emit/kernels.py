@@ -491,7 +491,7 @@ def shared_pass_users(model, derived, sets=kernel_sets.ALL):
     users = set()
     if "reactions" in sets and derived.joint_wrenches is not None:
         users.add("joint_wrenches")
-    if "stiffness" in sets and derived.f_tangent is not None:
+    if "force_tangents" in sets and derived.f_tangent is not None:
         users.add(F_TANGENT.function)
     return users
 

@@ -6,8 +6,11 @@ The kernels fall into sets by what uses them in the runtime:
                state: every simulation needs them (always emitted)
 - predictor    A_dot: the euler and exp continuation predictors (SPEC §3) and the prediction of
                the singular-configuration search with them
-- stiffness    K_c, K_f, D: statics and vibration modes (SPEC §8), and the Jacobian the implicit
-               methods (ros34pw2, ros34pw2_fixed) factor
+- force_tangents  K_f, D: the applied forces' tangents (stiffness and damping), what the
+               implicit methods (ros34pw2, ros34pw2_fixed) factor
+- stiffness    K_c, the constraints' tangent stiffness: statics and vibration modes (SPEC §8)
+               with force_tangents, which it implies (asking for stiffness gives both), and the
+               dense simulator's implicit Jacobian when present
 - transitions  the row groups (joint locks, switch rows), switches and events (004)
 - reactions    joint_wrenches: each joint's force and moment (mcs_sim_joint_wrenches, the
                CSV's --reactions columns, statics)
@@ -33,7 +36,17 @@ from ..derive.catalogue import KERNELS, kernel
 # the methods that factor the chart Jacobian (runtime: mcs_rosenbrock.c)
 IMPLICIT_METHODS = ("ros34pw2", "ros34pw2_fixed")
 
-SETS = ("motion", "predictor", "stiffness", "transitions", "reactions", "linearization")
+SETS = (
+    "motion",
+    "predictor",
+    "force_tangents",
+    "stiffness",
+    "transitions",
+    "reactions",
+    "linearization",
+)
+# a set asked for brings these with it (statics and modes need K_f and D with K_c)
+IMPLIES = {"stiffness": frozenset({"force_tangents"})}
 ALL = frozenset(SETS)
 # a host build's sets: linearization only where asked for (the file's `kernels:`, --kernels):
 # the third derivatives of a closed loop's rows in body coordinates are 40 % of its C
@@ -57,15 +70,21 @@ def needed(simulation: dict, has_events: bool) -> frozenset:
     if has_events:
         sets.add("transitions")
     if simulation["method"] in IMPLICIT_METHODS:
-        sets.add("stiffness")
+        sets.add("force_tangents")
     return frozenset(sets)
 
 
+def expand(sets: Iterable[str]) -> frozenset:
+    """The sets with those they imply (IMPLIES)."""
+    out = set(sets)
+    for name in list(out):
+        out |= IMPLIES.get(name, frozenset())
+    return frozenset(out)
+
+
 def why_needed(name: str, simulation: dict) -> str:
-    if name == "stiffness":
-        return (
-            f"method {simulation['method']} factors the Jacobian of K_f, D, K_c (the stiffness set)"
-        )
+    if name == "force_tangents":
+        return f"method {simulation['method']} factors the Jacobian of K_f and D (force_tangents)"
     if name == "predictor":
         return f"continuation {simulation['continuation']} needs A_dot (the predictor set)"
     return "the file's events switch its rows (the transitions set)"
@@ -84,7 +103,7 @@ def parse(text: str) -> Tuple[frozenset, str]:
             return frozenset(), f"'{name}' is not a kernel set ({', '.join(SETS)}, or all)"
     if "all" in names:
         return ALL, ""
-    return frozenset(names) | {"motion"}, ""
+    return expand(names) | {"motion"}, ""
 
 
 def label(sets: Iterable[str]) -> str:

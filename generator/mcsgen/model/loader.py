@@ -24,6 +24,7 @@ from .joint_coordinates import Topology, plain_tree, to_joint_coordinates
 from .mechanism import MechanismBuilder
 from .reader import Reader, key_text
 from .kernel_sets import SETS as KERNEL_SETS
+from .kernel_sets import expand as kernel_sets_expand
 from .switches import read_events, read_switches, row_groups_of_joints
 
 VELOCITY_SUFFIX = "_dot"
@@ -601,7 +602,7 @@ class _Validator(Reader):
                     f"{where}[{i}]", f"'{name}' is not a kernel set ({', '.join(KERNEL_SETS)})"
                 )
             extra.add(name)
-        return frozenset(extra)
+        return kernel_sets_expand(extra)
 
 
 def _held_row(row, x):

@@ -84,9 +84,9 @@ mcs_status mcs_sim_check(const mcs_model *model, const mcs_options *opt)
         return MCS_ERR_UNSUPPORTED;
     }
 #if MCS_WITH_IMPLICIT
-    /* the implicit methods factor the chart Jacobian: K_f, D and K_c (the stiffness set) */
+    /* the implicit methods factor the chart Jacobian: K_f and D at least (force_tangents) */
     if (((opt->method == MCS_METHOD_ROS34PW2) || (opt->method == MCS_METHOD_ROS34PW2_FIXED)) &&
-        ((model->K_f == NULL) || (model->D == NULL) || ((model->nc > 0) && (model->K_c == NULL)))) {
+        ((model->K_f == NULL) || (model->D == NULL))) {
         return MCS_ERR_UNSUPPORTED;
     }
 #endif
