@@ -198,7 +198,7 @@ def test_locks_as_with_the_explicit_methods(model):
     locks = ["q2@0.8", "q3@1.3"] if model == "pendulum_3r" else ["J2@0.8", "J3@1.3"]
     reference = solver.simulate(t_end=2.0, method="dop853", rtol=1e-12, atol=1e-14, lock=locks)
     run = solver.simulate(t_end=2.0, method="ros34pw2", rtol=1e-9, atol=1e-11, lock=locks)
-    assert run.ok and len(run.summary["transitions"]) == 2
+    assert run.ok and len(run.summary["transitions"]) == len(reference.summary["transitions"]) >= 2
     for mine, theirs in zip(run.summary["transitions"], reference.summary["transitions"]):
         assert mine["t"] == theirs["t"]
         assert mine["kinetic_after"] == pytest.approx(theirs["kinetic_after"], rel=1e-7)
