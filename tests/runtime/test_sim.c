@@ -161,6 +161,34 @@ static void test_rk4_fourth_order_on_charts(void **state)
     }
 }
 
+/* ROS34PW2 on a fixed grid is third order on the charts: halving h divides the error by ~8
+ * (spatial pendulum over 0.3 s, h = 2 .. 0.5 ms; DOP853 at rtol 1e-13 the reference); the
+ * adaptive one stays within 20 rtol of it. */
+static void test_ros34pw2_third_order_on_charts(void **state)
+{
+    mcs_real ref[3], x[3];
+    double err[3], h = 2e-3;
+    int k;
+    (void)state;
+    NEEDS(MCS_PART_DOP853 | MCS_PART_EVENTS | MCS_PART_PREDICTORS | MCS_PART_DENSE |
+          MCS_PART_IMPLICIT);
+    run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_DOP853,
+           MCS_CONT_EXP, 1e-3, 1e-13, 0.3, ref);
+    for (k = 0; k < 3; ++k, h /= 2) {
+        run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_ROS34PW2_FIXED,
+               MCS_CONT_EXP, h, 1, 0.3, x);
+        err[k] = max_diff(3, x, ref);
+    }
+    for (k = 0; k < 2; ++k) {
+        double ratio = err[k] / err[k + 1];
+        print_message("ROS34PW2 error %.3e -> %.3e, ratio %.2f\n", err[k], err[k + 1], ratio);
+        assert_true(ratio > 7 && ratio < 9);
+    }
+    run_to(&spatial_pendulum_model, &spatial_pendulum_default_params, MCS_METHOD_ROS34PW2,
+           MCS_CONT_EXP, 1e-3, 1e-8, 0.3, x);
+    assert_true(max_diff(3, x, ref) < 20 * 1e-8 * 0.08);
+}
+
 /* the spatial pendulum (one constraint) over 0.5 s against a fine RK4 run: within 20 rtol of
  * its size (0.08 m) at rtol 1e-6 and 1e-8 */
 static void spatial_meets_tolerance(mcs_method method)
@@ -872,6 +900,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rk4_fourth_order_on_charts),
+        cmocka_unit_test(test_ros34pw2_third_order_on_charts),
         cmocka_unit_test(test_no_rows_is_rk4_on_the_plain_ode),
         cmocka_unit_test(test_dopri5_meets_tolerance),
         cmocka_unit_test(test_dop853_meets_tolerance_with_fewer_evaluations),

@@ -498,8 +498,9 @@ static mcs_status stiff_part_jacobian(mcs_sim *s, mcs_real t, mcs_real *work, mc
             md->D(ch->x, ch->v, t, s->params, K);
         }
         for (j = 0; (j < f) && (st == MCS_OK); ++j) {
-            mcs_real *out = (pass == 0) ? &Mr[(size_t)j * (size_t)f]
-                                        : &Y[(size_t)(j + ((pass - 1) * f)) * (size_t)f];
+            const int column = j + ((pass - 1) * f); /* Y's (passes 1 and 2) */
+            mcs_real *out =
+                (pass == 0) ? &Mr[(size_t)j * (size_t)f] : &Y[(size_t)column * (size_t)f];
             e[j] = MCS_R(1.0);
             mcs_frame_T(s, ch, e, col);
             e[j] = MCS_R(0.0);
