@@ -222,7 +222,8 @@ static int fire_conditions(mcs_sim *sim, run_info *ri, app_args *app, const mcs_
         *st = mcs_sim_dense(sim, t_e, xbuf, vbuf, NULL, NULL);
     if (*st != MCS_OK)
         return 1;
-    keep = sim->stats; /* a restart, not a new run: keep the counts and sigma's scale */
+    ri->end_pending = 0; /* the step's end is not kept: the run goes on from t_e */
+    keep = sim->stats;   /* a restart, not a new run: keep the counts and sigma's scale */
     sigma_ref = sim->w.sigma_ref;
     *st = mcs_sim_set_state(sim, t_e, xbuf, vbuf, NULL);
     keep.factorizations = sim->stats.factorizations;

@@ -15,16 +15,17 @@ void require(int ok, const char *option, const char *rule, double value)
     die(what, got);
 }
 
-/* Refuses, before the run, what would not end in reasonable time: more RK4 steps or more output
- * rows than --max-steps. */
+/* Refuses, before the run, what would not end in reasonable time: more fixed steps (RK4,
+ * ros34pw2_fixed) or more output rows than --max-steps. */
 void check_run_size(const app_args *app, const mcs_options *opt)
 {
     char what[160], got[96];
     const double t_end = (double)app->t_end;
-    if (opt->method == MCS_METHOD_RK4 && t_end / (double)opt->h > (double)app->max_steps) {
+    if ((opt->method == MCS_METHOD_RK4 || opt->method == MCS_METHOD_ROS34PW2_FIXED) &&
+        t_end / (double)opt->h > (double)app->max_steps) {
         snprintf(what, sizeof what,
-                 "--h %g with --t-end %g takes %.3g RK4 steps, more than --max-steps",
-                 (double)opt->h, t_end, t_end / (double)opt->h);
+                 "--h %g with --t-end %g takes %.3g %s steps, more than --max-steps",
+                 (double)opt->h, t_end, t_end / (double)opt->h, mcs_method_name(opt->method));
         snprintf(got, sizeof got, "%ld (a larger --h or a shorter --t-end?)", app->max_steps);
         die(what, got);
     }
@@ -45,6 +46,8 @@ const char *banded_refusal(const mcs_model *md, const mcs_options *opt, const ap
                "structurally rank deficient): use --simulator dense";
     if (app->nevents > 0 || app->nconds > 0)
         return "locks (--lock, --unlock, the model file's events) need --simulator dense";
+    if (opt->method == MCS_METHOD_ROS34PW2 || opt->method == MCS_METHOD_ROS34PW2_FIXED)
+        return "the implicit methods (--method ros34pw2, ros34pw2_fixed) need --simulator dense";
     if (opt->continuation == MCS_CONT_EXP)
         return "continuation exp (the model file's or --continuation) is not available: it takes "
                "off, none or euler (--continuation none)";

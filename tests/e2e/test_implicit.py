@@ -203,3 +203,20 @@ def test_locks_as_with_the_explicit_methods(model):
         assert mine["t"] == theirs["t"]
         assert mine["kinetic_after"] == pytest.approx(theirs["kinetic_after"], rel=1e-7)
     assert np.abs(run.x[-1] - reference.x[-1]).max() < 1e-7
+
+
+def test_what_the_implicit_methods_do_not_take_is_said_before_the_run(cli, tmp_path):
+    """The banded simulator has no implicit step: --simulator banded says so (and auto, which
+    picks banded only for a run that needs nothing it lacks, keeps to the dense one); a fixed
+    step that would take more steps than --max-steps is refused as RK4's is."""
+    out = tmp_path / "run.csv"
+    proc = cli("simulate", "double_four_bar", "--simulator", "banded", "--method", "ros34pw2",
+               "--out", out)  # fmt: skip
+    assert proc.returncode == 2 and not out.exists()
+    assert proc.stderr.strip().endswith(
+        "--simulator banded: the implicit methods (--method ros34pw2, ros34pw2_fixed) need "
+        "--simulator dense"
+    )
+    proc = cli("simulate", "pendulum_3r", "--method", "ros34pw2_fixed", "--h", "1e-9", "--out", out)
+    assert proc.returncode == 2 and not out.exists()
+    assert "takes 2e+09 ros34pw2_fixed steps, more than --max-steps" in proc.stderr

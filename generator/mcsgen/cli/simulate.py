@@ -26,7 +26,7 @@ def csv_size_warning(model, options):
     sim.update({k: v for k, v in options.items() if k in sim and v is not None})
     if sim.get("dt_out"):
         rows, why = sim["t_end"] / sim["dt_out"], f"a row every --dt-out {sim['dt_out']:g} s"
-    elif sim["method"] == "rk4":
+    elif sim["method"] in ("rk4", "ros34pw2_fixed"):
         rows, why = sim["t_end"] / sim["h"], f"a row per step of {sim['h']:g} s"
     else:
         return []

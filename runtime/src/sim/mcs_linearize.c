@@ -60,6 +60,7 @@ typedef struct linearize_work {
     mcs_real *xdd;  /* (n) x'' there */
     mcs_real *g;    /* (n) f + B u, then f + B u - M x'' */
     mcs_real *wbuf; /* (3n + 2 nu) a kernel's w */
+    int with_M_x;   /* M_x's w = [a; u; dx] fits wbuf (the implicit methods' holds 3n) */
     mcs_real *dv;   /* (n) */
     mcs_real *rf;   /* (n) */
     mcs_real *tmp;  /* (n) */
@@ -88,6 +89,7 @@ static void carve(mcs_real *work, int n, int m, int nu, int stepping, linearize_
     const size_t cols = (size_t)cols_i;
     const size_t n2 = (size_t)n * 2U;
     size_t at = 0;
+    w->with_M_x = 1;
     w->Phi = mcs_work_next(work, &at, nn);
     w->P = mcs_work_next(work, &at, nn);
     w->X = mcs_work_next(work, &at, nn);
@@ -252,7 +254,7 @@ static void right_hand_side(mcs_sim *s, const mcs_frame *ch, linearize_work *w, 
         for (i = 0; i < nu; ++i) {
             w->wbuf[n + i] = u[i];
         }
-        if (md->M_x != NULL) {
+        if ((md->M_x != NULL) && (w->with_M_x != 0)) {
             md->M_x(w->xs, w->wbuf, t, s->params, w->rf);
             mcs_mat_gemm(0, 0, n, 1, n, 1, w->K, n, dx, n, 1, w->rf, n);
         } else { /* the implicit methods' Jacobian without the linearization kernels */
@@ -322,9 +324,11 @@ static mcs_status chart_jacobian(mcs_sim *s, const mcs_frame *ch, const mcs_real
         for (i = 0; i < ch->r; ++i) {
             w->lam[ch->piv[i]] = w->rcs[i];
         }
-        md->K_c(w->xs, w->lam, t, s->params, w->S);
-        for (i = 0; i < (n * n); ++i) {
-            w->K[i] += w->S[i];
+        if (md->K_c != NULL) { /* (the implicit methods' W-matrix may do without) */
+            md->K_c(w->xs, w->lam, t, s->params, w->S);
+            for (i = 0; i < (n * n); ++i) {
+                w->K[i] += w->S[i];
+            }
         }
     }
     for (j = 0; j < cols; ++j) {
@@ -550,10 +554,18 @@ mcs_status mcs_chart_jacobian(mcs_sim *s, const mcs_real *y, mcs_real t, mcs_rea
 #if MCS_WITH_DENSE
     /* the layout's rows (nc + max_locks): what MCS_SIM_IMPLICIT_REALS_ sized */
     carve(work, s->n, md->nc + s->opt.max_locks, 0, 0, &w);
+    /* the work was sized without inputs: M_x's w (2n + nu) fits its 3n while nu <= n; with more
+     * inputs the W-matrix goes without M_x's term */
+    if (md->nu > s->n) {
+        w.with_M_x = 0;
+    }
     held_inputs(s, u);
     st = chart_jacobian(s, &s->cur, y, t, u, 0, &w, ydot);
     *Y = w.Y;
     *exact = supported(s);
+    if (w.with_M_x == 0) {
+        *exact = 0;
+    }
     return st;
 #else
     return MCS_ERR_UNSUPPORTED; /* a layout with Q is the dense simulator's, left out here */

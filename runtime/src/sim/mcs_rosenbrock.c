@@ -66,7 +66,7 @@ static mcs_status stage_solve(mcs_sim *s, int f, const mcs_real *Y, mcs_real gh,
     /* kb = E^-1 (rb + gh Jq ra); ka = ra + gh kb */
     mcs_mat_gemm(0, 0, f, 1, f, gh, Y, f, k, f, 1, &k[f], f);
     if (mcs_la_lu_solve(f, 1, s->w.jac_E, f, s->w.jac_ipiv, &k[f], f) != 0) {
-        return MCS_ERR_LINALG;
+        return MCS_ERR_NONFINITE; /* (as stage_matrix's) */
     }
     for (i = 0; i < f; ++i) {
         k[i] += gh * k[f + i];
@@ -88,7 +88,9 @@ static mcs_status stage_matrix(mcs_sim *s, int f, const mcs_real *Y, mcs_real gh
         }
         E[j + (j * f)] += MCS_R(1.0);
     }
-    return (mcs_la_lu(f, E, f, s->w.jac_ipiv) != 0) ? MCS_ERR_LINALG : MCS_OK;
+    /* singular when gamma h lambda = 1 for an unstable mode lambda: a shorter step moves off
+     * it, so the step is retaken as one with a non-finite stage is */
+    return (mcs_la_lu(f, E, f, s->w.jac_ipiv) != 0) ? MCS_ERR_NONFINITE : MCS_OK;
 }
 
 /* The scaled error norm of e = sum (b_i - b^_i) k_i, as DOPRI5's (the positions on the chart,
