@@ -260,9 +260,10 @@ def test_a_solver_without_the_linearization_kernels_says_how_to_get_them(tmp_pat
         mechanism.build(kernels="nope")
     with pytest.raises(McsError, match="'bogus' is not a kernel set"):
         mechanism.build(kernels="all,bogus")
-    # linearization without the stiffness set (K_c, K_f, D) cannot linearize either: said so
+    # linearization without the force_tangents and stiffness sets (K_f, D, K_c) cannot linearize
+    # either: said so
     bare = mcsgen.load(shipped("pendulum_3r")).build(kernels="predictor,linearization")
-    with pytest.raises(McsError, match="without the stiffness kernels"):
+    with pytest.raises(McsError, match="without the force_tangents, stiffness kernels"):
         bare.start().linearize()
 
 

@@ -471,106 +471,32 @@ mcs_status mcs_sim_linearize(mcs_sim *s, mcs_real *A, mcs_real *B, int *dof, mcs
     return MCS_OK;
 }
 
-/* Y (f x 2f, ld f) = -(T^T M T)^-1 T^T [K_f T, D T] at the chart's centre (state cur), the stiff
- * part of the chart Jacobian: what a layout without Q (the compact one) can form, with its
- * variant's products by T and M alone. Its work: K (n x n), two n-vectors, Mr (f x f), Y. */
-static mcs_status stiff_part_jacobian(mcs_sim *s, mcs_real t, mcs_real *work, mcs_real *Y)
-{
-    const mcs_model *md = s->model;
-    const mcs_frame *ch = &s->cur;
-    const int n = s->n;
-    const int f = n - ch->r;
-    const size_t nn = (size_t)n * (size_t)n;
-    mcs_real *K = work;
-    mcs_real *col = &work[nn];
-    mcs_real *prod = &col[n];
-    mcs_real *Mr = &prod[n];
-    mcs_real *e = s->w.jac_g; /* (2f) a unit vector of q */
-    mcs_status st = MCS_OK;
-    int pass;
-    int i;
-    int j;
-    for (i = 0; i < f; ++i) {
-        e[i] = MCS_R(0.0);
-    }
-    for (pass = 0; (pass < 3) && (st == MCS_OK); ++pass) {
-        /* pass 0: Mr = T^T M T; 1: Y's q columns -T^T K_f T; 2: its qd columns -T^T D T */
-        if (pass == 1) {
-            md->K_f(ch->x, ch->v, t, s->params, K);
-        }
-        if (pass == 2) {
-            md->D(ch->x, ch->v, t, s->params, K);
-        }
-        for (j = 0; (j < f) && (st == MCS_OK); ++j) {
-            const int column = j + ((pass - 1) * f); /* Y's (passes 1 and 2) */
-            mcs_real *out =
-                (pass == 0) ? &Mr[(size_t)j * (size_t)f] : &Y[(size_t)column * (size_t)f];
-            e[j] = MCS_R(1.0);
-            mcs_frame_T(s, ch, e, col);
-            e[j] = MCS_R(0.0);
-            if (pass == 0) {
-                st = mcs_variant_mass_times(s, ch->x, t, col, prod);
-            } else {
-                mcs_mat_gemm(0, 0, n, 1, n, -1, K, n, col, n, 0, prod, n);
-            }
-            mcs_frame_Tt(s, ch, prod, out);
-        }
-    }
-    if (st != MCS_OK) {
-        return st;
-    }
-    if (mcs_la_cholesky(f, Mr, f) != 0) {
-        return MCS_ERR_MASS_NOT_PD;
-    }
-    return (mcs_la_cholesky_solve(f, 2 * f, Mr, f, Y, f) != 0) ? MCS_ERR_LINALG : MCS_OK;
-}
-
+#if MCS_WITH_DENSE
 mcs_status mcs_chart_jacobian(mcs_sim *s, const mcs_real *y, mcs_real t, mcs_real *work,
                               mcs_real **Y, mcs_real *ydot, int *exact)
 {
-    const mcs_model *md = s->model;
-#if MCS_WITH_DENSE
-    linearize_work w;
-    mcs_real u[(MCS_MAX_INPUTS > 0) ? MCS_MAX_INPUTS : 1];
-#endif
-    mcs_status st;
-    if ((md->M == NULL) || (md->K_f == NULL) || (md->D == NULL)) {
-        return MCS_ERR_UNSUPPORTED;
-    }
+    mcs_status st = MCS_ERR_UNSUPPORTED; /* no Q: the compact layout */
     *exact = 0;
-    if ((s->cur.Q == NULL) || ((md->nc > 0) && (md->K_c == NULL))) {
-        /* no Q (the compact layout) or no K_c: the stiff part, after the work's K, col, prod
-         * and Mr (MCS_SIM_IMPLICIT_REALS_) */
-        const int f = s->n - s->cur.r;
-        const size_t at =
-            ((size_t)s->n * (size_t)s->n) + (2U * (size_t)s->n) + ((size_t)f * (size_t)f);
-        *Y = &work[at];
-        st = stiff_part_jacobian(s, t, work, *Y);
-        if (st == MCS_OK) { /* after it: its products wrote the chart scratch */
-            st = mcs_chart_rhs(s, &s->cur, y, t, ydot);
+    if ((s->model->K_f != NULL) && (s->model->D != NULL) && (s->cur.Q != NULL)) {
+        linearize_work w;
+        mcs_real u[(MCS_MAX_INPUTS > 0) ? MCS_MAX_INPUTS : 1];
+        /* the layout's rows (nc + max_locks) and no inputs: what MCS_SIM_IMPLICIT_REALS_ sized,
+         * so M_x's w = [a; u; dx] fits its 3n only while nu <= n (else the W-matrix goes
+         * without M_x's term) */
+        carve(work, s->n, s->model->nc + s->opt.max_locks, 0, 0, &w);
+        if (s->model->nu > s->n) {
+            w.with_M_x = 0;
         }
-        return st;
-    }
-#if MCS_WITH_DENSE
-    /* the layout's rows (nc + max_locks): what MCS_SIM_IMPLICIT_REALS_ sized */
-    carve(work, s->n, md->nc + s->opt.max_locks, 0, 0, &w);
-    /* the work was sized without inputs: M_x's w (2n + nu) fits its 3n while nu <= n; with more
-     * inputs the W-matrix goes without M_x's term */
-    if (md->nu > s->n) {
-        w.with_M_x = 0;
-    }
-    held_inputs(s, u);
-    st = chart_jacobian(s, &s->cur, y, t, u, 0, &w, ydot);
-    *Y = w.Y;
-    *exact = supported(s);
-    if (w.with_M_x == 0) {
-        *exact = 0;
+        held_inputs(s, u);
+        st = chart_jacobian(s, &s->cur, y, t, u, 0, &w, ydot);
+        *Y = w.Y;
+        if ((supported(s) != 0) && (w.with_M_x != 0)) {
+            *exact = 1;
+        }
     }
     return st;
-#else
-    return MCS_ERR_UNSUPPORTED; /* a layout with Q is the dense simulator's, left out here */
-#endif
 }
+#endif
 
 mcs_status mcs_sim_chart_rhs(mcs_sim *s, const mcs_real *y, mcs_real *ydot)
 {

@@ -49,6 +49,60 @@ static const mcs_real RE[STAGES] = {MCS_R(0.24212380706095346) - MCS_R(0.3781090
                                     MCS_R(1.5452602553351020) - MCS_R(0.5),
                                     MCS_R(0.435866521508459) - MCS_R(0.2179332607542295)};
 
+/* Y (f x 2f, ld f) = -(T^T M T)^-1 T^T [K_f T, D T] at the chart's centre (state cur), the stiff
+ * part of the chart Jacobian: what a layout without Q (the compact one) can form, with its
+ * variant's products by T and M alone. Its work: K (n x n), two n-vectors, Mr (f x f), Y. */
+static mcs_status stiff_part_jacobian(mcs_sim *s, mcs_real t, mcs_real *work, mcs_real *Y)
+{
+    const mcs_model *md = s->model;
+    const mcs_frame *ch = &s->cur;
+    const int n = s->n;
+    const int f = n - ch->r;
+    const size_t nn = (size_t)n * (size_t)n;
+    mcs_real *K = work;
+    mcs_real *col = &work[nn];
+    mcs_real *prod = &col[n];
+    mcs_real *Mr = &prod[n];
+    mcs_real *e = s->w.jac_g; /* (2f) a unit vector of q */
+    mcs_status st = MCS_OK;
+    int pass;
+    int i;
+    int j;
+    for (i = 0; i < f; ++i) {
+        e[i] = MCS_R(0.0);
+    }
+    for (pass = 0; (pass < 3) && (st == MCS_OK); ++pass) {
+        /* pass 0: Mr = T^T M T; 1: Y's q columns -T^T K_f T; 2: its qd columns -T^T D T */
+        if (pass == 1) {
+            md->K_f(ch->x, ch->v, t, s->params, K);
+        }
+        if (pass == 2) {
+            md->D(ch->x, ch->v, t, s->params, K);
+        }
+        for (j = 0; (j < f) && (st == MCS_OK); ++j) {
+            const int column = j + ((pass - 1) * f); /* Y's (passes 1 and 2) */
+            mcs_real *out =
+                (pass == 0) ? &Mr[(size_t)j * (size_t)f] : &Y[(size_t)column * (size_t)f];
+            e[j] = MCS_R(1.0);
+            mcs_frame_T(s, ch, e, col);
+            e[j] = MCS_R(0.0);
+            if (pass == 0) {
+                st = mcs_variant_mass_times(s, ch->x, t, col, prod);
+            } else {
+                mcs_mat_gemm(0, 0, n, 1, n, -1, K, n, col, n, 0, prod, n);
+            }
+            mcs_frame_Tt(s, ch, prod, out);
+        }
+    }
+    if (st != MCS_OK) {
+        return st;
+    }
+    if (mcs_la_cholesky(f, Mr, f) != 0) {
+        return MCS_ERR_MASS_NOT_PD;
+    }
+    return (mcs_la_cholesky_solve(f, 2 * f, Mr, f, Y, f) != 0) ? MCS_ERR_LINALG : MCS_OK;
+}
+
 /* out (2f) = J v for J = [0 I; Jq Jv], Y = [Jq Jv] (f x 2f, ld f). */
 static void jacobian_times(int f, const mcs_real *Y, const mcs_real *v, mcs_real *out)
 {
@@ -137,8 +191,21 @@ mcs_status mcs_ros34pw2_attempt(mcs_sim *s, mcs_real h, int adaptive, mcs_real *
     *err = MCS_R(0.0);
     s->w.g_cond_max = MCS_R(1.0);
     mcs_chart_start(s, s->w.y0);
-    /* J and F(y0), the first stage's, at the step's start */
+    /* J and F(y0), the first stage's, at the step's start: the chart Jacobian where the layout
+     * has Q (the dense simulator), else its stiff part (the compact one) */
+#if MCS_WITH_DENSE
     st = mcs_chart_jacobian(s, s->w.y0, t, s->w.jac, &Y, F, &exact);
+#else
+    st = MCS_ERR_UNSUPPORTED;
+#endif
+    if (st == MCS_ERR_UNSUPPORTED) {
+        Y = &s->w.jac[((size_t)s->n * (size_t)s->n) + (2U * (size_t)s->n) +
+                      ((size_t)f * (size_t)f)]; /* after K, col, prod and Mr */
+        st = stiff_part_jacobian(s, t, s->w.jac, Y);
+        if (st == MCS_OK) { /* after it: its products wrote the chart scratch */
+            st = mcs_chart_rhs(s, &s->cur, s->w.y0, t, F);
+        }
+    }
     if (st != MCS_OK) {
         return st;
     }

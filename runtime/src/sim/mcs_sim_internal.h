@@ -337,13 +337,12 @@ mcs_status mcs_dop853_dense(mcs_sim *s, mcs_real th, mcs_real *y);
 /* ---- mcs_linearize.c: the chart Jacobian the implicit methods factor ---- */
 
 /* dqdd/d(q, qd) (f x 2f, ld f) at y (2f) on the chart of s->cur, the inputs held, into *Y (a
- * pointer into work: MCS_SIM_IMPLICIT_REALS_'s share), and ydot (2f) = the right-hand side there.
- * With Q and K_c (the dense simulator): from K_f, D and K_c through the chart (K_c at the chart's
- * multipliers), exact with M_x, gamma_x and A_dot and no lock in force (mcs_sim_linearize's),
- * else without the terms of those missing. Without (the compact simulator, or no K_c): the stiff
- * part -(T^T M T)^-1 T^T [K_f T, D T] at the chart's centre. A Rosenbrock-W method keeps its
- * order with any of them; *exact says whether it is the exact one. MCS_ERR_UNSUPPORTED without
- * K_f or D. Writes the chart scratch. */
+ * pointer into work: MCS_SIM_IMPLICIT_REALS_'s share), and ydot (2f) = the right-hand side there:
+ * from K_f, D and K_c (when present) through the chart, K_c at the chart's multipliers; exact
+ * with M_x, gamma_x and A_dot and no lock in force (mcs_sim_linearize's), else without the terms
+ * of those missing (a Rosenbrock-W method keeps its order with any matrix; *exact says which).
+ * MCS_ERR_UNSUPPORTED without K_f or D, or in a layout without Q (the compact one:
+ * mcs_rosenbrock.c then forms the stiff part). Writes the chart scratch. Dense builds only. */
 mcs_status mcs_chart_jacobian(mcs_sim *s, const mcs_real *y, mcs_real t, mcs_real *work,
                               mcs_real **Y, mcs_real *ydot, int *exact);
 
