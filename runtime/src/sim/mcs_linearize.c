@@ -473,10 +473,9 @@ mcs_status mcs_sim_linearize(mcs_sim *s, mcs_real *A, mcs_real *B, int *dof, mcs
 
 #if MCS_WITH_DENSE
 mcs_status mcs_chart_jacobian(mcs_sim *s, const mcs_real *y, mcs_real t, mcs_real *work,
-                              mcs_real **Y, mcs_real *ydot, int *exact)
+                              mcs_real **Y, mcs_real *ydot)
 {
     mcs_status st = MCS_ERR_UNSUPPORTED; /* no Q: the compact layout */
-    *exact = 0;
     if ((s->model->K_f != NULL) && (s->model->D != NULL) && (s->cur.Q != NULL)) {
         linearize_work w;
         mcs_real u[(MCS_MAX_INPUTS > 0) ? MCS_MAX_INPUTS : 1];
@@ -490,9 +489,6 @@ mcs_status mcs_chart_jacobian(mcs_sim *s, const mcs_real *y, mcs_real t, mcs_rea
         held_inputs(s, u);
         st = chart_jacobian(s, &s->cur, y, t, u, 0, &w, ydot);
         *Y = w.Y;
-        if ((supported(s) != 0) && (w.with_M_x != 0)) {
-            *exact = 1;
-        }
     }
     return st;
 }

@@ -38,17 +38,7 @@ mcs_status mcs_rk4_attempt(mcs_sim *s, mcs_real h)
         return st;
     }
     mcs_rk_combine(len, s->w.y0, h, 4, b, k, s->w.y1);
-    s->w.want_lo = 1;
-    st = mcs_chart_map(s, &s->cur, s->w.y1, &s->w.y1[f], t + h, s->prev.x, s->prev.v);
-    s->w.want_lo = 0;
-    if (st != MCS_OK) {
-        return st;
-    }
-    mcs_mat_copy(s->n, 1, s->w.x_lo, s->n, s->prev.x_lo, s->n);
-    s->prev.t = t + h;
-    s->w.dense_ready = 1; /* y0, y1 kept for the Hermite dense output */
-    s->w.dense_method = MCS_METHOD_RK4;
-    return MCS_OK;
+    return mcs_one_step_end(s, t + h, f, MCS_METHOD_RK4);
 }
 
 /* y (2f) = the cubic Hermite interpolant of q through (q, qd) at both ends of the last step, and

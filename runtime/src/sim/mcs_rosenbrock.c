@@ -183,7 +183,6 @@ mcs_status mcs_ros34pw2_attempt(mcs_sim *s, mcs_real h, int adaptive, mcs_real *
     mcs_real *F = s->w.jac_F;
     mcs_real *g = s->w.jac_g;
     mcs_real *Y = NULL;
-    int exact = 0;
     int i;
     int j;
     int c;
@@ -194,7 +193,7 @@ mcs_status mcs_ros34pw2_attempt(mcs_sim *s, mcs_real h, int adaptive, mcs_real *
     /* J and F(y0), the first stage's, at the step's start: the chart Jacobian where the layout
      * has Q (the dense simulator), else its stiff part (the compact one) */
 #if MCS_WITH_DENSE
-    st = mcs_chart_jacobian(s, s->w.y0, t, s->w.jac, &Y, F, &exact);
+    st = mcs_chart_jacobian(s, s->w.y0, t, s->w.jac, &Y, F);
 #else
     st = MCS_ERR_UNSUPPORTED;
 #endif
@@ -250,18 +249,8 @@ mcs_status mcs_ros34pw2_attempt(mcs_sim *s, mcs_real h, int adaptive, mcs_real *
             return MCS_OK; /* rejected: the caller retakes it shorter */
         }
     }
-    s->w.want_lo = 1;
-    st = mcs_chart_map(s, &s->cur, s->w.y1, &s->w.y1[f], t + h, s->prev.x, s->prev.v);
-    s->w.want_lo = 0;
-    if (st != MCS_OK) {
-        return st;
-    }
-    mcs_mat_copy(s->n, 1, s->w.x_lo, s->n, s->prev.x_lo, s->n);
-    s->prev.t = t + h;
-    s->w.dense_ready = 1; /* y0, y1 kept for the Hermite dense output */
-    s->w.dense_method = (adaptive != 0) ? MCS_METHOD_ROS34PW2 : MCS_METHOD_ROS34PW2_FIXED;
-    (void)exact;
-    return MCS_OK;
+    return mcs_one_step_end(s, t + h, f,
+                            (adaptive != 0) ? MCS_METHOD_ROS34PW2 : MCS_METHOD_ROS34PW2_FIXED);
 }
 
 #endif /* MCS_WITH_IMPLICIT */

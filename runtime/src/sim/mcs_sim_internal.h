@@ -340,11 +340,11 @@ mcs_status mcs_dop853_dense(mcs_sim *s, mcs_real th, mcs_real *y);
  * pointer into work: MCS_SIM_IMPLICIT_REALS_'s share), and ydot (2f) = the right-hand side there:
  * from K_f, D and K_c (when present) through the chart, K_c at the chart's multipliers; exact
  * with M_x, gamma_x and A_dot and no lock in force (mcs_sim_linearize's), else without the terms
- * of those missing (a Rosenbrock-W method keeps its order with any matrix; *exact says which).
+ * of those missing (a Rosenbrock-W method keeps its order with any matrix).
  * MCS_ERR_UNSUPPORTED without K_f or D, or in a layout without Q (the compact one:
  * mcs_rosenbrock.c then forms the stiff part). Writes the chart scratch. Dense builds only. */
 mcs_status mcs_chart_jacobian(mcs_sim *s, const mcs_real *y, mcs_real t, mcs_real *work,
-                              mcs_real **Y, mcs_real *ydot, int *exact);
+                              mcs_real **Y, mcs_real *ydot);
 
 /* ---- mcs_rk.c: what the methods share ---- */
 
@@ -359,6 +359,24 @@ void mcs_rk_combine(int len, const mcs_real *y0, mcs_real h, int nst, const mcs_
  * stage, and the end state (w.xs, w.x_lo, w.vs) into s->prev. */
 mcs_status mcs_adaptive_first_stage(mcs_sim *s);
 void mcs_adaptive_end(mcs_sim *s, const mcs_real *k_last);
+/* The end of a one-step method's step (RK4's, ROS34PW2's) at t1, once w.y1 (2f, f = n - cur.r)
+ * holds its chart state: mapped into s->prev (x, x_lo, v, t), w.y0 and w.y1 kept for the
+ * Hermite dense output of the given method. Inline: a call costs the RK4 slider-crank firmware
+ * 36 B of its 28 B of flash headroom. */
+static inline mcs_status mcs_one_step_end(mcs_sim *s, mcs_real t1, int f, int method)
+{
+    mcs_status st;
+    s->w.want_lo = 1;
+    st = mcs_chart_map(s, &s->cur, s->w.y1, &s->w.y1[f], t1, s->prev.x, s->prev.v);
+    s->w.want_lo = 0;
+    if (st == MCS_OK) {
+        mcs_mat_copy(s->n, 1, s->w.x_lo, s->n, s->prev.x_lo, s->n);
+        s->prev.t = t1;
+        s->w.dense_ready = 1; /* y0, y1 kept for the Hermite dense output */
+        s->w.dense_method = method;
+    }
+    return st;
+}
 
 /* ---- mcs_integrate.c ---- */
 
