@@ -13,7 +13,7 @@ import math
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from .build import build_analyzer
 from .enums import MODE_KIND
@@ -54,10 +54,59 @@ def run_analysis(
     generated_dir: the model's generated sources when not in generated/ (`generate --out`);
     build_flags: extra compiler flags of the analyzer (e.g. -O0: a 300-coordinate model's kernels
     take two minutes to optimize and five seconds not to)."""
+    args = analysis_arguments(
+        modes=modes,
+        statics_kc=statics_kc,
+        modes_kc=modes_kc,
+        kkt=kkt,
+        damped=damped,
+        params=params,
+        count=count,
+        basis_rotate=basis_rotate,
+        continued_basis=continued_basis,
+        verify=verify,
+        verify_cycles=verify_cycles,
+        verify_amp=verify_amp,
+        verify_samples=verify_samples,
+        max_iter=max_iter,
+        tol=tol,
+    )
+    exe = build_analyzer(model_name, extra_flags=build_flags, gdir=generated_dir)
+    cmd = [str(exe)] + args
+    with tempfile.TemporaryDirectory() as tmp:
+        if x is not None:
+            xfile = Path(tmp) / "x.txt"
+            xfile.write_text("\n".join(repr(float(v)) for v in x) + "\n")
+            cmd += ["--x", str(xfile)]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode not in (0, 1) or not proc.stdout.strip():
+        err = proc.stderr.strip() or f"exit code {proc.returncode}"
+        raise McsError(f"analysis of {model_name} failed: {err}")
+    return json.loads(proc.stdout)
+
+
+def analysis_arguments(
+    modes: bool = False,
+    statics_kc: bool = True,
+    modes_kc: bool = True,
+    kkt: bool = False,
+    damped: bool = False,
+    params: Sequence[str] = (),
+    count: Optional[int] = None,
+    basis_rotate: Optional[int] = None,
+    continued_basis: bool = False,
+    verify: int = 0,
+    verify_cycles: float = 6.0,
+    verify_amp: float = 1e-3,
+    verify_samples: int = 256,
+    max_iter: int = 50,
+    tol: Optional[float] = None,
+) -> List[str]:
+    """The analyzer's arguments for run_analysis's options (all but x and the build's): what
+    run_analysis runs, and what a sweep's workers run with each run's --param appended."""
     if not (isinstance(max_iter, int) and 1 <= max_iter <= MAX_STATICS_ITER):
         raise McsError(f"statics: max_iter must be a whole number in 1..{MAX_STATICS_ITER}")
-    exe = build_analyzer(model_name, extra_flags=build_flags, gdir=generated_dir)
-    cmd = [str(exe), "--max-iter", str(max_iter)]
+    cmd = ["--max-iter", str(max_iter)]
     if tol is not None:
         cmd += ["--tol", repr(float(tol))]
     if not statics_kc:
@@ -82,16 +131,7 @@ def run_analysis(
             cmd += ["--verify", str(verify), "--verify-cycles", repr(float(verify_cycles))]
             cmd += ["--verify-amp", repr(float(verify_amp))]
             cmd += ["--verify-samples", str(verify_samples)]
-    with tempfile.TemporaryDirectory() as tmp:
-        if x is not None:
-            xfile = Path(tmp) / "x.txt"
-            xfile.write_text("\n".join(repr(float(v)) for v in x) + "\n")
-            cmd += ["--x", str(xfile)]
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if proc.returncode not in (0, 1) or not proc.stdout.strip():
-        err = proc.stderr.strip() or f"exit code {proc.returncode}"
-        raise McsError(f"analysis of {model_name} failed: {err}")
-    return json.loads(proc.stdout)
+    return cmd
 
 
 def load_start(path) -> Sequence[float]:

@@ -39,6 +39,7 @@ from .paths import model_path
 
 if TYPE_CHECKING:  # for the hints only
     from .stepper import Stepper
+    from .sweep import SweepResult
 
 CHANNELS = ("csv", "events", "summary")  # what mcs_simulate_run passes on channels 0, 1, 2
 LARGE_CSV = 1 << 30  # a CSV past this size is said (simulate_to_files' large)
@@ -304,6 +305,26 @@ class Solver:
         from .stepper import Stepper, start_argv
 
         return Stepper(self, start_argv(self._simulate_options("start", params, options)))
+
+    def sweep(self, **kw) -> "SweepResult":
+        """Many runs of this solver, one per set of parameter values, each reduced to a few
+        numbers (README "Sweeps"; the command line's `sweep`). The sets: grid={name: "LO:HI:N"
+        or [values]} (combine="product" or "zip"), samples={name: "normal(MU,SIGMA)" |
+        "uniform(LO,HI)" | "truncnormal(MU,SIGMA,LO,HI)"} with count and seed, or table=CSV.
+        run: "simulate" (with its options as keywords, as simulate takes them), "statics" or
+        "modes" (kkt, use_kc, max_iter, tol, count, damped). quantities: ["final(x.slider.x)",
+        "max(energy)", "t_event(1)", "energy_lost(2)", "freq(1)", "x(q1)", ...]; reduce: a
+        callable given each run (sweep.worker.SweepRun, or the analysis's JSON) that returns a
+        number or {name: number}. Where: workers=N local worker processes (default one per
+        core; 0: serially in this process), scheduler="tcp://HOST:PORT" or client=a Dask
+        Client. out=FILE.csv (and FILE.json) written as runs finish; resume=True completes
+        that file; timeout: seconds per run; progress(done, total, failed, seconds).
+        Returns a SweepResult (rows in run order, .column(name), .summary); a run that fails
+        is a row with its status and message; Ctrl-C raises Interrupted with the finished
+        rows written."""
+        from .sweep import run_sweep
+
+        return run_sweep(self, **kw)
 
     def _simulate_options(self, verb: str, params, options: dict) -> dict:
         """The simulate options of the API as the command line's: unknown names refused, the

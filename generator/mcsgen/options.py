@@ -294,10 +294,10 @@ def by_name(name):
     raise KeyError(name)
 
 
-def add_arguments(parser):
-    """The options on an argparse parser (dest: the name with '_' for '-')."""
+def add_arguments(parser, skip=()):
+    """The options on an argparse parser (dest: the name with '_' for '-'), but those in skip."""
     for opt in OPTIONS:
-        if opt.name == "progress":
+        if opt.name == "progress" or opt.name in skip:
             continue  # the Python CLI decides (a terminal or not)
         flag = f"--{opt.name}"
         text = opt.help + (f" (default: {opt.default})" if opt.default else "")

@@ -10,6 +10,7 @@ from .analysis import cmd_modes, cmd_statics
 from .drawing import cmd_animate, cmd_plot
 from .generation import cmd_audit, cmd_check, cmd_generate, cmd_import_urdf, cmd_misra
 from .simulate import cmd_simulate
+from .sweep import SKIPPED_SIMULATE_OPTIONS, cmd_sweep
 
 
 MODEL_HELP = "a mechanism file (path), or the name of a shipped model (models/NAME.yaml)"
@@ -279,6 +280,88 @@ def build_parser():
     mo.add_argument("--plot", action="store_true", help="with --out: draw the mode shapes")
     mo.add_argument("--animate", action="store_true", help="with --out: also a GIF of each mode")
     mo.set_defaults(func=cmd_modes)
+
+    sw = sub.add_parser(
+        "sweep",
+        help="many runs over parameter values (grid, Monte Carlo, table), on a Dask cluster",
+        description="Run simulate, statics or modes once per set of parameter values (a grid, "
+        "random samples, or a CSV table), each reduced on its worker to the quantities named, "
+        "on a local Dask cluster (one worker process per core) or the scheduler given; a CSV "
+        "row per run written as runs finish, and a JSON summary next to it. Ctrl-C keeps the "
+        "finished rows; --resume completes the sweep.",
+    )
+    sw.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    sw.add_argument(
+        "--param",
+        dest="grid",
+        action="append",
+        metavar="NAME=LO:HI:N|V1,V2,...",
+        help="a parameter's values: N from LO to HI, or a list (repeatable)",
+    )
+    sw.add_argument(
+        "--combine",
+        choices=("product", "zip"),
+        default="product",
+        help="several --param: every combination, or their k-th values together (default "
+        "product)",
+    )
+    sw.add_argument(
+        "--sample",
+        action="append",
+        metavar="NAME=DIST",
+        help="random values: uniform(LO,HI), normal(MU,SIGMA), truncnormal(MU,SIGMA,LO,HI) "
+        "(repeatable)",
+    )
+    sw.add_argument("--samples", type=_checked(int, "count"), default=0, help="samples to draw")
+    sw.add_argument(
+        "--seed", type=int, default=0, help="the samples' seed: the same sets on any cluster"
+    )
+    sw.add_argument("--table", metavar="FILE.csv", help="parameter sets: a header, a row per run")
+    sw.add_argument(
+        "--run",
+        choices=("simulate", "statics", "modes"),
+        default="simulate",
+        help="what each run is (default simulate, with the simulate options below)",
+    )
+    sw.add_argument(
+        "--quantity",
+        action="append",
+        metavar="Q",
+        help="what a run is reduced to (repeatable): final|max|min|maxabs|mean(COLUMN), "
+        "t_event(K), energy_lost(K), steps, t_reached, energy_drift, events; statics: "
+        "x(COORDINATE), lambda(K), iterations, residual_c, residual_f; modes: also freq(K), "
+        "omega(K), zeta(K), count (default: the final coordinates, the equilibrium, or the "
+        "first three frequencies)",
+    )
+    sw.add_argument(
+        "--workers",
+        type=_checked(int, "nonnegative"),
+        help="local worker processes (default: one per core; 0: serially in this process)",
+    )
+    sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="an existing Dask scheduler")
+    sw.add_argument(
+        "--batch", type=_checked(int, "count"), help="runs per task (default: by the run count)"
+    )
+    sw.add_argument(
+        "--timeout", type=_checked(float, "positive"), metavar="S", help="seconds per run"
+    )
+    sw.add_argument(
+        "--out",
+        metavar="FILE.csv",
+        help="the runs' CSV (default out/<model>-sweep.csv); the summary goes to FILE.json",
+    )
+    sw.add_argument("--resume", action="store_true", help="complete an interrupted sweep's --out")
+    sw.add_argument("--kkt", action="store_true", help="statics, modes: Newton on the KKT matrix")
+    sw.add_argument("--no-kc", action="store_true", help="statics, modes: K_c left out")
+    sw.add_argument(
+        "--max-iter",
+        type=_checked(int, "newton-steps"),
+        help=f"statics, modes: Newton steps (default 50, at most {MAX_STATICS_ITER})",
+    )
+    sw.add_argument("--count", type=_checked(int, "count"), help="modes: the first N")
+    sw.add_argument("--damped", action="store_true", help="modes: include D")
+    add_arguments(sw, skip=SKIPPED_SIMULATE_OPTIONS)
+    sw.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser(
         "plot",

@@ -1,0 +1,571 @@
+"""Running a sweep: its runs in batches on a Dask cluster (by default a LocalCluster of worker
+processes, one per core; or the scheduler the user names), or one after the other in this
+process (workers=0: the serial loop); rows written to the CSV as they arrive, --resume.
+
+The solver reaches the workers as bytes: the shared library (simulate) or the analyzer (statics,
+modes) is built once here and scattered to every worker, which writes it into its temporary
+folder and loads it (worker.py). Shipping the binary rather than the generated sources means
+that every worker runs the very code the serial loop runs (bit-for-bit the same results), that a
+worker needs no compiler, and that a 1 000-run sweep compiles once, not once per machine. The
+price: workers on other machines must be the same architecture with the same Debian libraries
+(libc; LAPACK for the lapack backend, none for the portable one), which a cluster of one
+Debian image is; a worker that cannot load it reports that as each run's row.
+
+Files: the CSV (a row per run: run, status, message, the parameters, the quantities, seconds)
+and the JSON summary next to it (FILE.json), written first with "complete": false and the
+sweep's fingerprint, so that an interrupted sweep can be resumed: --resume keeps the rows of
+the finished runs and runs the others. When the sweep ends, the CSV is rewritten in run order.
+"""
+
+import csv
+import hashlib
+import json
+import logging
+import math
+import os
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from ..errors import Interrupted, McsError
+from . import worker
+from .design import Design, DesignError
+
+FIXED_COLUMNS = ("run", "status", "message")
+FINISHED = ("ok", "failed", "timeout", "refused", "error", "crashed")  # a row is a result
+CONNECT_TIMEOUT = "10s"
+ANALYSIS_OPTIONS = ("kkt", "use_kc", "max_iter", "tol", "count", "damped")
+NOT_IN_A_SWEEP = ("out", "events", "inputs", "progress", "param")
+
+
+@dataclass
+class SweepResult:
+    """A finished (or resumed) sweep: the header of its CSV, a row per run in run order (a dict
+    column -> value: numbers as floats, NaN where a run gave none) and the JSON summary."""
+
+    header: List[str]
+    rows: List[dict]
+    summary: dict
+
+    def column(self, name: str) -> np.ndarray:
+        """(N) the column of every run (NaN where empty)."""
+        if name not in self.header:
+            raise KeyError(name)
+        return np.array([_as_float(r.get(name)) for r in self.rows], dtype=float)
+
+    @property
+    def ok(self) -> np.ndarray:
+        """(N) True where the run succeeded."""
+        return np.array([r["status"] == "ok" for r in self.rows])
+
+    @property
+    def failed(self) -> List[dict]:
+        return [r for r in self.rows if r["status"] != "ok"]
+
+
+def _as_float(value) -> float:
+    if value is None or value == "":
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+@dataclass
+class Plan:
+    """A sweep checked and ready: the program, each run's arguments, the columns, the files."""
+
+    model: str
+    kind: str
+    design: Design
+    argv: List[str]
+    quantities: List[str]
+    reducer: Optional[Callable]
+    program_path: Path
+    timeout: Optional[float]
+    out: Optional[Path]
+    fingerprint: str
+
+    @property
+    def header(self) -> List[str]:
+        return list(FIXED_COLUMNS) + self.design.names + self.quantities + ["seconds"]
+
+
+def default_quantities(mechanism, kind: str) -> List[str]:
+    """What a run is reduced to when the user names nothing: the final configuration, the
+    equilibrium, or the first three frequencies."""
+    names = mechanism.coordinates
+    if kind == "simulate":
+        return [f"final(x.{c})" for c in names]
+    if kind == "statics":
+        return [f"x({c})" for c in names]
+    return ["freq(1)", "freq(2)", "freq(3)"]
+
+
+def check_quantities(mechanism, kind: str, quantities: Sequence[str], options: dict) -> List[str]:
+    """The quantities, each parsed (worker.parse_quantity) and its column or coordinate looked
+    up; a DesignError names the bad one."""
+    names = mechanism.coordinates
+    n = len(names)
+    columns = {"t", "energy", "c_norm", "rank"}
+    columns |= {f"x.{c}" for c in names} | {f"v.{c}" for c in names}
+    columns |= {f"q{i + 1}" for i in range(n)} | {f"qd{i + 1}" for i in range(n)}
+    columns |= {f"y.{o.name}" for o in mechanism.model.outputs}
+    more = any(options.get(k) for k in ("reactions", "basis", "momenta"))
+    out = []
+    for text in quantities:
+        try:
+            func, arg = worker.parse_quantity(kind, text)
+        except ValueError as exc:
+            raise DesignError(f"--quantity {text}: {exc}") from None
+        if func in worker.COLUMN_FUNCS and arg not in columns and not more:
+            example = f"x.{names[0]}" if names else "t"
+            raise DesignError(
+                f"--quantity {text}: no column '{arg}' in a run's CSV (e.g. {example}, energy, "
+                "y.<output>)"
+            )
+        if func == "x" and arg not in names:
+            raise DesignError(f"--quantity {text}: no coordinate '{arg}' in {mechanism.name}")
+        out.append(text.strip())
+    if len(set(out)) != len(out):
+        raise DesignError("--quantity: a quantity is named twice")
+    return out
+
+
+def check_names(mechanism, design: Design, sources: Dict[str, str]) -> None:
+    """Every parameter of the design is one of the model's and not frozen."""
+    known = mechanism.parameters
+    for name in design.names:
+        option = sources.get(name, "--param")
+        if name not in known:
+            listed = ", ".join(known) or "none"
+            raise DesignError(
+                f"{option} {name}: unknown parameter of {mechanism.name} (its parameters: "
+                f"{listed})"
+            )
+    mechanism.check_params(design.names)
+
+
+def plan(
+    solver,
+    design: Design,
+    sources: Dict[str, str],
+    kind: str = "simulate",
+    quantities: Optional[Sequence[str]] = None,
+    reducer: Optional[Callable] = None,
+    timeout: Optional[float] = None,
+    out: Optional[Path] = None,
+    options: Optional[dict] = None,
+) -> Plan:
+    """Everything checked before anything runs or is written (bad input: a DesignError or an
+    McsError naming the option)."""
+    from ..analyze import analysis_arguments
+    from ..build import build_analyzer
+    from ..simulate import option_arguments
+
+    mechanism = solver.mechanism
+    options = dict(options or {})
+    if kind not in ("simulate", "statics", "modes"):
+        raise DesignError(f"--run: simulate, statics or modes, not '{kind}'")
+    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise DesignError(f"--timeout: a number of seconds > 0, got {timeout}")
+    check_names(mechanism, design, sources)
+    if quantities is None or (len(quantities) == 0 and reducer is None):
+        quantities = default_quantities(mechanism, kind)
+    quantities = check_quantities(mechanism, kind, quantities, options)
+    if kind == "simulate":
+        for key in NOT_IN_A_SWEEP:
+            if options.get(key):
+                raise DesignError(f"sweep: --{key.replace('_', '-')} is not an option of a sweep")
+        bad = sorted(set(options) & set(ANALYSIS_OPTIONS))
+        if bad:
+            raise DesignError(f"sweep: '{bad[0]}' is an option of statics and modes, not simulate")
+        argv = ["simulate"] + option_arguments(solver._simulate_options("sweep", None, options))
+        program = Path(solver.library)
+    else:
+        unknown = sorted(set(options) - set(ANALYSIS_OPTIONS))
+        if unknown:
+            raise DesignError(f"sweep --run {kind}: unknown option '{unknown[0]}'")
+        if kind == "statics" and ("count" in options or "damped" in options):
+            raise DesignError("sweep --run statics: count and damped are options of modes")
+        use_kc = options.pop("use_kc", True)
+        argv = analysis_arguments(
+            modes=kind == "modes", statics_kc=use_kc, modes_kc=use_kc, **options
+        )
+        program = build_analyzer(mechanism.name, gdir=solver.generated_dir)
+    digest = hashlib.sha256()
+    for part in (
+        Path(mechanism.path).read_bytes(),
+        kind.encode(),
+        json.dumps(argv).encode(),
+        json.dumps(design.names).encode(),
+        np.ascontiguousarray(design.values).tobytes(),
+        json.dumps(list(quantities)).encode(),
+        (getattr(reducer, "__qualname__", "") if reducer else "").encode(),
+    ):
+        digest.update(hashlib.sha256(part).digest())
+    return Plan(
+        model=mechanism.name,
+        kind=kind,
+        design=design,
+        argv=argv,
+        quantities=list(quantities),
+        reducer=reducer,
+        program_path=Path(program),
+        timeout=None if timeout is None else float(timeout),
+        out=None if out is None else Path(out),
+        fingerprint=digest.hexdigest(),
+    )
+
+
+def _program(path: Path) -> tuple:
+    data = path.read_bytes()
+    return (path.name, hashlib.sha256(data).hexdigest(), data)
+
+
+def _batches(todo: List[int], design: Design, size: int) -> List[List[tuple]]:
+    runs = [(i, design.run(i)) for i in todo]
+    return [runs[k : k + size] for k in range(0, len(runs), size)]
+
+
+class Cluster:
+    """The Dask client of a sweep: a LocalCluster of `workers` processes (one thread each: a
+    solver library runs one run at a time), or the scheduler at `scheduler`, or the caller's
+    client. Closed (the LocalCluster stopped) on exit."""
+
+    def __init__(self, workers: Optional[int] = None, scheduler: Optional[str] = None, client=None):
+        self.client, self.cluster, self.own = client, None, client is None
+        if client is not None:
+            return
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise McsError(
+                "sweep: Dask is not installed (Debian's python3-distributed; make deps installs "
+                "it), or run serially with --workers 0"
+            ) from None
+        if scheduler is not None:
+            try:
+                self.client = Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+            except Exception as exc:  # OSError, TimeoutError, ValueError of a bad address
+                text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise McsError(
+                    f"--scheduler {scheduler}: cannot reach the scheduler ({text})"
+                ) from None
+            return
+        # the workers ignore Ctrl-C (it is the client's to handle: it cancels their runs), so
+        # they are started with SIGINT ignored, which their processes inherit
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            self.cluster = LocalCluster(
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        self.client = Client(self.cluster, set_as_default=False)
+
+    @property
+    def nworkers(self) -> int:
+        return max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def close(self):
+        if self.own:
+            self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
+
+
+class Writer:
+    """The CSV of a sweep, a row per finished run appended and flushed as it arrives (a whole
+    line per write: an interrupted sweep leaves a valid CSV), and its JSON summary."""
+
+    def __init__(self, plan: Plan, kept: List[dict], header: Optional[List[str]] = None):
+        self.plan = plan
+        self.path = plan.out
+        self.rows: Dict[int, dict] = {int(r["run"]): r for r in kept}
+        self.header = header or plan.header
+        self.fh = None
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.fh = open(self.path, "w", encoding="utf-8", newline="")
+            self.csv = csv.writer(self.fh, lineterminator="\n")
+            self.csv.writerow(self.header)
+            for i in sorted(self.rows):
+                self.csv.writerow(self._cells(self.rows[i]))
+            self.fh.flush()
+
+    def _cells(self, row: dict) -> list:
+        out = []
+        for name in self.header:
+            value = row.get(name, "")
+            if isinstance(value, float):
+                value = "" if math.isnan(value) else repr(value)
+            out.append(value)
+        return out
+
+    def add(self, outcome: dict) -> Optional[dict]:
+        """The row of an outcome, unless its run already has one (a batch a lost worker had
+        started and another finished: each run once)."""
+        index = outcome["index"]
+        if index in self.rows or outcome["status"] not in FINISHED:
+            return None
+        row = {"run": index, "status": outcome["status"], "message": outcome["message"]}
+        row.update(self.plan.design.run(index))
+        for name in self.plan.quantities:
+            row[name] = float(outcome["values"].get(name, math.nan))
+        extra = [k for k in outcome["values"] if k not in row]
+        if extra and self.plan.reducer is not None:
+            self._widen(extra)
+        for name in extra:
+            row[name] = float(outcome["values"][name])
+        row["seconds"] = float(outcome["seconds"])
+        self.rows[index] = row
+        if self.fh is not None:
+            self.csv.writerow(self._cells(row))
+            self.fh.flush()
+        return row
+
+    def _widen(self, names):
+        """A reducer's names, known once its first run returns: new columns before seconds (the
+        rows so far rewritten with them empty)."""
+        self.header = self.header[:-1] + [n for n in names if n not in self.header] + ["seconds"]
+        if self.fh is not None:
+            self.fh.seek(0)
+            self.fh.truncate()
+            self.csv.writerow(self.header)
+            for i in sorted(self.rows):
+                self.csv.writerow(self._cells(self.rows[i]))
+
+    def finish(self) -> None:
+        """The CSV rewritten in run order (under another name, then renamed)."""
+        if self.fh is None:
+            return
+        self.fh.close()
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(self.header)
+            for i in sorted(self.rows):
+                w.writerow(self._cells(self.rows[i]))
+        os.replace(tmp, self.path)
+
+    def close(self):
+        if self.fh is not None and not self.fh.closed:
+            self.fh.close()
+
+
+def summary_path(out: Path) -> Path:
+    return out.with_suffix(".json")
+
+
+def read_finished(plan: Plan):
+    """--resume: the header and the finished rows of the CSV this sweep wrote before (checked
+    against its summary's fingerprint); a last line cut short is dropped."""
+    path = plan.out
+    if path is None:
+        raise DesignError("--resume: needs the CSV of the sweep to resume (--out)")
+    spath = summary_path(path)
+    if not path.exists() or not spath.exists():
+        raise DesignError(f"--resume: no sweep to resume at {path} (and {spath.name})")
+    try:
+        earlier = json.loads(spath.read_text())
+    except (OSError, ValueError):
+        raise DesignError(f"--resume: {spath}: not a sweep summary") from None
+    if earlier.get("fingerprint") != plan.fingerprint:
+        raise DesignError(
+            f"--resume: {path} is another sweep's (model file, run options, parameter sets or "
+            "quantities differ)"
+        )
+    text = path.read_text(encoding="utf-8")
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+    lines = list(csv.reader(text.splitlines()))
+    if not lines or lines[0][: len(FIXED_COLUMNS)] != list(FIXED_COLUMNS):
+        raise DesignError(f"--resume: {path}: not a sweep CSV")
+    header = lines[0]
+    rows = []
+    for cells in lines[1:]:
+        if len(cells) != len(header) or cells[1] not in FINISHED:
+            continue
+        row = dict(zip(header, cells))
+        for name in header:
+            if name not in ("status", "message"):
+                row[name] = int(row[name]) if name == "run" else _as_float(row[name])
+        if 0 <= row["run"] < len(plan.design):
+            rows.append(row)
+    return header, rows
+
+
+def _summary(plan: Plan, writer: Writer, started: float, complete: bool, where: str) -> dict:
+    rows = writer.rows
+    statuses: Dict[str, int] = {}
+    for r in rows.values():
+        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    elapsed = time.monotonic() - started
+    stats = {}
+    for name in writer.header[len(FIXED_COLUMNS) + len(plan.design.names) : -1]:
+        values = np.array(
+            [r[name] for r in rows.values() if r["status"] == "ok" and name in r], dtype=float
+        )
+        values = values[np.isfinite(values)]
+        if values.size:
+            stats[name] = {
+                "min": float(values.min()),
+                "max": float(values.max()),
+                "mean": float(values.mean()),
+                "std": float(values.std()),
+                "count": int(values.size),
+            }
+    return {
+        "model": plan.model,
+        "run": plan.kind,
+        "complete": complete,
+        "runs": len(plan.design),
+        "finished": len(rows),
+        "ok": statuses.get("ok", 0),
+        "failed": len(rows) - statuses.get("ok", 0),
+        "statuses": statuses,
+        "design": plan.design.description,
+        "parameters": plan.design.names,
+        "quantities": plan.quantities,
+        "argv": plan.argv,
+        "where": where,
+        "seconds": elapsed,
+        "fingerprint": plan.fingerprint,
+        "stats": stats,
+    }
+
+
+def _write_summary(plan: Plan, summary: dict) -> None:
+    if plan.out is None:
+        return
+    path = summary_path(plan.out)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(summary, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def execute(
+    plan: Plan,
+    workers: Optional[int] = None,
+    scheduler: Optional[str] = None,
+    client=None,
+    resume: bool = False,
+    batch: Optional[int] = None,
+    progress: Optional[Callable[[int, int, int, float], None]] = None,
+) -> SweepResult:
+    """Run the plan (module docstring): workers=0 runs serially in this process. progress(done,
+    total, failed, seconds) after each batch. Ctrl-C cancels the runs under way and raises
+    Interrupted with the finished rows written (--resume completes them)."""
+    if workers is not None and (not isinstance(workers, int) or workers < 0):
+        raise DesignError(f"--workers: a whole number >= 0, got {workers}")
+    if batch is not None and (not isinstance(batch, int) or batch < 1):
+        raise DesignError(f"--batch: a whole number >= 1, got {batch}")
+    if workers == 0 and (scheduler is not None or client is not None):
+        raise DesignError("--workers 0 runs in this process: no --scheduler")
+    header, kept = read_finished(plan) if resume else (None, [])
+    done = {int(r["run"]) for r in kept}
+    todo = [i for i in range(len(plan.design)) if i not in done]
+    cluster = None if workers == 0 else Cluster(workers, scheduler, client)
+    try:
+        where = "serial" if cluster is None else _where(cluster, scheduler)
+        nworkers = 1 if cluster is None else cluster.nworkers
+        size = batch or max(1, min(64, len(todo) // (8 * nworkers)))
+        program = _program(plan.program_path)
+        writer = Writer(plan, kept, header)  # only now: nothing is written before the checks pass
+        started = time.monotonic()
+        _write_summary(plan, _summary(plan, writer, started, False, where))
+        task = {
+            "kind": plan.kind,
+            "argv": plan.argv,
+            "quantities": plan.quantities,
+            "reducer": plan.reducer,
+            "timeout": plan.timeout,
+        }
+        batches = _batches(todo, plan.design, size)
+        try:
+            if cluster is None:
+                outcomes = (worker.run_task(dict(task, runs=b), program) for b in batches)
+            else:
+                outcomes = _on_cluster(cluster.client, task, batches, program, plan.fingerprint)
+            failed = sum(1 for r in writer.rows.values() if r["status"] != "ok")
+            for batch_outcomes in outcomes:
+                for o in batch_outcomes:
+                    if cluster is None and o["status"] == "interrupted":
+                        raise KeyboardInterrupt  # Ctrl-C stopped the run in this process
+                    row = writer.add(o)
+                    failed += row is not None and row["status"] != "ok"
+                if progress is not None:
+                    progress(len(writer.rows), len(plan.design), failed, time.monotonic() - started)
+        except KeyboardInterrupt:
+            writer.close()
+            _write_summary(plan, _summary(plan, writer, started, False, where))
+            raise Interrupted(
+                f"sweep: interrupted after {len(writer.rows)} of {len(plan.design)} runs"
+                + (f" (--resume completes {plan.out})" if plan.out else "")
+            ) from None
+        finally:
+            writer.close()
+        writer.finish()
+        summary = _summary(plan, writer, started, True, where)
+        summary["workers"] = nworkers
+        summary["batch"] = size
+        summary["runs_per_second"] = len(todo) / max(summary["seconds"], 1e-9)
+        _write_summary(plan, summary)
+    finally:
+        if cluster is not None:
+            cluster.close()
+    rows = [writer.rows[i] for i in sorted(writer.rows)]
+    return SweepResult(writer.header, rows, summary)
+
+
+def _where(cluster: Cluster, scheduler: Optional[str]) -> str:
+    if scheduler is not None:
+        return f"scheduler {scheduler}"
+    if cluster.cluster is None:
+        return "the caller's client"
+    return f"LocalCluster of {cluster.nworkers} worker processes"
+
+
+def _on_cluster(client, task: dict, batches, program: tuple, fingerprint: str):
+    """Each batch's outcomes as its task finishes (any order). A batch whose workers died
+    (KilledWorker: Dask reruns a lost worker's tasks elsewhere, and gives up on a task that
+    killed several) is a row "crashed" per run; the futures are cancelled on the way out."""
+    import cloudpickle
+    from distributed import as_completed
+    from distributed.scheduler import KilledWorker
+
+    cloudpickle.register_pickle_by_value(worker)  # the workers need no mcsgen (worker.py)
+    [shipped] = client.scatter([program], broadcast=True, hash=False)
+    futures = {}
+    for k, runs in enumerate(batches):
+        key = f"mcsgen-sweep-{fingerprint[:12]}-{k}-{time.monotonic_ns()}"
+        futures[
+            client.submit(worker.run_task, dict(task, runs=runs), shipped, key=key, pure=False)
+        ] = runs
+    try:
+        for future in as_completed(list(futures), loop=client.loop):
+            runs = futures[future]
+            try:
+                yield future.result()
+            except KilledWorker as exc:
+                yield [_lost(i, "crashed", f"the run killed its worker ({exc})") for i, _ in runs]
+            except Exception as exc:  # a worker that cannot load the program, ...
+                text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                yield [_lost(i, "error", text) for i, _ in runs]
+    finally:
+        client.cancel(list(futures))
+        cloudpickle.unregister_pickle_by_value(worker)
+
+
+def _lost(index: int, status: str, message: str) -> dict:
+    return {"index": index, "status": status, "message": message, "values": {}, "seconds": 0.0}
