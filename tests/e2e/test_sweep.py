@@ -1,0 +1,283 @@
+"""Sweeps on Dask (issue 39; mcsgen/sweep/, ./mcsgen sweep, Solver.sweep):
+
+- a sweep on a real LocalCluster of two worker processes gives, run by run, bit for bit the
+  numbers of the serial loop of Solver.simulate (grid and seeded samples; final values, maxima,
+  event times, the energy each lock takes, a Python reducer), and so does statics and modes;
+- a dask-scheduler and two dask-worker processes on 127.0.0.1, started here without mcsgen on
+  their path: a sweep through --scheduler loses one worker (SIGKILL) midway and still has every
+  run exactly once, each the serial loop's numbers;
+- a run that fails (assembly, a singular mass matrix, the per-run timeout) is a row with its
+  status, not the end of the sweep; Ctrl-C leaves a valid partial CSV and --resume completes it
+  without running the finished runs again;
+- bad input (an unknown parameter, an empty range, a bad distribution, an unreachable
+  scheduler): one line naming the option, exit 2, nothing written.
+"""
+
+import csv
+import json
+import math
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+import mcsgen
+
+from conftest import ROOT, run_cli
+
+LOCKING = "pendulum_3r_locking"  # q1..q3, locks of q2 at 0.8 s and q3 at 1.3 s (004 P2b)
+OPTIONS = dict(method="dopri5", rtol=1e-6, atol=1e-8)  # 58 steps: a run takes milliseconds
+QUANTITIES = ["final(x.q1)", "max(v.q3)", "t_event(2)", "energy_lost(1)", "energy_lost(2)"]
+
+
+def serial_loop(solver, design_rows, **options):
+    """What a user writes without sweeps: Solver.simulate per parameter set, reduced by hand."""
+    out = []
+    for params in design_rows:
+        run = solver.simulate(params=params, **options)
+        locks = [e for e in run.events if e.kind == "lock"]
+        out.append(
+            {
+                "final(x.q1)": run.x[-1, 0],
+                "max(v.q3)": np.nanmax(run.v[:, 2]),
+                "t_event(2)": run.events[1].t,
+                "energy_lost(1)": locks[0].kinetic_before - locks[0].kinetic_after,
+                "energy_lost(2)": locks[1].kinetic_before - locks[1].kinetic_after,
+                "peak": float(np.max(np.abs(run.columns["v.q2"]))),
+            }
+        )
+    return out
+
+
+@pytest.fixture(scope="module")
+def solver():
+    return mcsgen.load(LOCKING).build()
+
+
+def peak_rate(run):
+    return {"peak": float(np.max(np.abs(run.columns["v.q2"])))}
+
+
+def test_local_cluster_gives_the_serial_loops_numbers_bit_for_bit(solver, tmp_path):
+    kw = dict(
+        grid={"L": "0.8:1.2:3", "m": [100.0, 116.0]},
+        samples={"J": "truncnormal(9.36,0.5,8,11)"},
+        count=3,
+        seed=11,
+        quantities=QUANTITIES,
+        reduce=peak_rate,
+        **OPTIONS,
+    )
+    clustered = solver.sweep(workers=2, batch=2, out=tmp_path / "c.csv", **kw)
+    serial = solver.sweep(workers=0, **kw)
+    assert clustered.summary["where"] == "LocalCluster of 2 worker processes"
+    assert len(clustered.rows) == 18 and all(clustered.ok)
+    design = [{k: r[k] for k in ("L", "m", "J")} for r in clustered.rows]
+    assert [r["run"] for r in clustered.rows] == list(range(18))
+    expected = serial_loop(solver, design, **OPTIONS)
+    for got, alone, want in zip(clustered.rows, serial.rows, expected):
+        for name, value in want.items():
+            assert got[name] == value == alone[name], (got["run"], name)
+    # the rows really differ from run to run (a sweep of one run repeated would pass the above)
+    assert len({r["energy_lost(2)"] for r in clustered.rows}) == 18
+    # the CSV holds the same numbers, to the bit, in run order
+    with open(tmp_path / "c.csv", newline="") as fh:
+        table = list(csv.DictReader(fh))
+    assert [int(r["run"]) for r in table] == list(range(18))
+    for row, got in zip(table, clustered.rows):
+        assert float(row["energy_lost(2)"]) == got["energy_lost(2)"]
+        assert float(row["peak"]) == got["peak"]
+    summary = json.loads((tmp_path / "c.json").read_text())
+    assert summary["complete"] and summary["ok"] == 18 and summary["failed"] == 0
+    assert summary["stats"]["t_event(2)"]["min"] == summary["stats"]["t_event(2)"]["max"] == 1.3
+
+
+def test_statics_and_modes_sweeps_match_the_analyses_one_by_one(tmp_path):
+    solver = mcsgen.load("pendulum_kc").build()
+    result = solver.sweep(
+        grid={"mass": [5.0, 15.0, 45.0]},
+        run="modes",
+        quantities=["freq(1)", "iterations"],
+        workers=0,
+    )
+    for row in result.rows:
+        modes = solver.modes(params={"mass": row["mass"]})
+        assert row["freq(1)"] == modes.freq[0]
+        assert row["iterations"] == modes.statics.iterations
+    # a point mass on a massless rod: the frequency does not depend on the mass
+    np.testing.assert_allclose(result.column("freq(1)"), result.rows[0]["freq(1)"], rtol=1e-12)
+    statics = solver.sweep(grid={"g": [9.81, 1.62]}, run="statics", workers=0)
+    x = statics.column(statics.header[5])  # x(<first coordinate>)
+    assert np.all(np.isfinite(x))
+
+
+def test_a_failed_run_is_a_row_with_its_status(tmp_path):
+    out = tmp_path / "f.csv"
+    proc = run_cli(
+        "sweep", "planar_pendulum", "--param", "M=0,1", "--param", "l=0,1",
+        "--workers", "0", "--out", out,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    rows = list(csv.DictReader(open(out, newline="")))
+    status = {(r["M"], r["l"]): (r["status"], r["message"]) for r in rows}
+    assert status[("1.0", "1.0")] == ("ok", "ok")
+    assert status[("0.0", "1.0")] == ("failed", "reduced mass matrix not positive definite")
+    assert status[("1.0", "0.0")][0] == "failed"
+    assert "3 failed" in proc.stdout and "run 0 (M = 0, l = 0): failed:" in proc.stdout
+    # a run longer than --timeout stops at it, its row says so, and the next runs go on
+    start = time.monotonic()
+    proc = run_cli(
+        "sweep", "planar_pendulum", "--param", "l=1,2", "--workers", "0", "--t-end", "1000",
+        "--method", "rk4", "--h", "1e-5", "--max-steps", "1000000000", "--timeout", "0.3",
+        "--out", out,
+    )  # fmt: skip
+    assert time.monotonic() - start < 30
+    rows = list(csv.DictReader(open(out, newline="")))
+    assert [r["status"] for r in rows] == ["timeout", "timeout"], rows
+    assert rows[0]["message"].startswith("stopped at t = ")
+    assert float(rows[0]["seconds"]) < 5
+
+
+def _wait_for_rows(path, count, proc, limit=120):
+    start = time.monotonic()
+    while time.monotonic() - start < limit:
+        if proc.poll() is not None:
+            raise AssertionError(f"ended early: {proc.communicate()}")
+        if path.exists() and path.read_text().count("\n") > count:
+            return
+        time.sleep(0.05)
+    raise AssertionError("no rows")
+
+
+def _sweep_cli(*args, env=None):
+    return subprocess.Popen(
+        [str(ROOT / "mcsgen"), "sweep", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+SLOW_RUNS = ["--method", "rk4", "--h", "2e-4", "--t-end", "2"]  # 10 000 steps: about 0.3 s
+
+
+def test_ctrl_c_keeps_a_valid_csv_and_resume_completes_it(solver, tmp_path):
+    out = tmp_path / "r.csv"
+    args = [LOCKING, "--param", "L=0.9:1.1:12", "--workers", "0", "--out", out, *SLOW_RUNS]
+    args += ["--quantity", "final(x.q1)"]
+    proc = _sweep_cli(*args)
+    _wait_for_rows(out, 3, proc)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "interrupted after" in stderr and "--resume" in stderr
+    text = out.read_text()
+    assert text.endswith("\n")
+    before = list(csv.DictReader(text.splitlines()))
+    assert 3 <= len(before) < 12 and all(r["status"] == "ok" for r in before)
+    assert not json.loads(out.with_suffix(".json").read_text())["complete"]
+    # another sweep's file is not resumed (nor touched)
+    other = list(args)
+    other[2] = "L=1:2:12"
+    proc = run_cli("sweep", *other, "--resume")
+    assert proc.returncode == 2 and "another sweep's" in proc.stderr, proc.stderr
+    assert out.read_text() == text
+    proc = run_cli("sweep", *args, "--resume")
+    assert proc.returncode == 0, proc.stderr
+    after = list(csv.DictReader(open(out, newline="")))
+    assert [int(r["run"]) for r in after] == list(range(12))
+    finished = {r["run"]: r for r in before}
+    for row in after:  # the finished runs kept as they were (their wall time too): not rerun
+        if row["run"] in finished:
+            assert row == finished[row["run"]]
+    summary = json.loads(out.with_suffix(".json").read_text())
+    assert summary["complete"] and summary["ok"] == 12
+    assert math.isclose(summary["runs_per_second"] * summary["seconds"], 12 - len(before))
+    values = serial_loop_final(solver, [float(r["L"]) for r in after])
+    assert [float(r["final(x.q1)"]) for r in after] == values
+
+
+def serial_loop_final(solver, lengths):
+    opts = dict(method="rk4", h=2e-4, t_end=2.0)
+    return [solver.simulate(params={"L": L}, **opts).x[-1, 0] for L in lengths]
+
+
+def test_a_scheduler_and_two_workers_one_killed_midway(solver, tmp_path):
+    """Separate processes, as on a cluster: the workers' environment has no mcsgen (the worker
+    module travels by value, the solver as bytes)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = ""
+    file = tmp_path / "scheduler.json"
+    procs = [
+        subprocess.Popen(
+            ["/usr/bin/dask-scheduler", "--host", "127.0.0.1", "--port", "0",
+             "--no-dashboard", "--scheduler-file", str(file)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path,
+        )  # fmt: skip
+    ]
+    try:
+        start = time.monotonic()
+        while not file.exists() and time.monotonic() - start < 60:
+            time.sleep(0.1)
+        time.sleep(0.2)
+        address = json.loads(file.read_text())["address"]
+        for _ in range(2):
+            procs.append(
+                subprocess.Popen(
+                    ["/usr/bin/dask-worker", address, "--nthreads", "1", "--no-nanny",
+                     "--no-dashboard", "--local-directory", str(tmp_path)],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path,
+                )  # fmt: skip
+            )
+        from distributed import Client
+
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+        out = tmp_path / "k.csv"
+        lengths = np.linspace(0.9, 1.1, 16)
+        sweep = _sweep_cli(
+            LOCKING, "--param", "L=0.9:1.1:16", "--scheduler", address, "--batch", "1",
+            "--out", out, "--quantity", "final(x.q1)", *SLOW_RUNS,
+        )  # fmt: skip
+        _wait_for_rows(out, 3, sweep)
+        procs[1].kill()  # a worker lost with the runs it had started
+        stdout, stderr = sweep.communicate(timeout=300)
+        assert sweep.returncode == 0, stderr
+        rows = list(csv.DictReader(open(out, newline="")))
+        assert [int(r["run"]) for r in rows] == list(range(16))
+        assert all(r["status"] == "ok" for r in rows)
+        assert [float(r["final(x.q1)"]) for r in rows] == serial_loop_final(solver, lengths)
+        assert f"on scheduler {address}" in stdout
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--param", "zz=1:2:3"], "--param zz: unknown parameter of planar_pendulum"),
+        (["--param", "l=1:2:0"], "--param l=1:2:0: empty range"),
+        (["--sample", "l=gauss(1,2)", "--samples", "5"], "--sample l=gauss(1,2): expected"),
+        (["--param", "l=1,2", "--scheduler", "tcp://127.0.0.1:9"], "--scheduler tcp://127.0.0.1:9"),
+        (["--param", "l=1,2", "--quantity", "final(x.nope)"], "--quantity final(x.nope)"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, message):
+    out = tmp_path / "sub" / "b.csv"
+    proc = run_cli("sweep", "planar_pendulum", *args, "--out", out, cwd=tmp_path)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"mcsgen: {message}"), proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert os.listdir(tmp_path) == []  # neither the CSV's folder nor out/
+
+
+def test_sweep_is_in_the_cli_help():
+    proc = run_cli("sweep", "--help")
+    assert proc.returncode == 0 and "--scheduler" in proc.stdout and "--resume" in proc.stdout
