@@ -487,4 +487,13 @@ int mcs_simulate_run(int argc, char **argv, app_text_fn fn, void *ctx, char *err
     die_catch(NULL);
     return status;
 }
+
+/* Stop the run under way after its current step, as Ctrl-C does (its status is then 130): for
+ * a caller's own time limit on a run (mcsgen.sweep's per-run timeout), from another thread. A
+ * call before a run starts is forgotten when it starts. */
+void mcs_simulate_stop(void);
+void mcs_simulate_stop(void)
+{
+    stop_requested = 1;
+}
 #endif

@@ -37,6 +37,19 @@ def cmd_plot(args):
 
     if args.modes:
         return _plot_analysis(args)
+    from ..outputs.sweep_plot import is_sweep_csv, plot_sweep
+
+    sweeps = [p for p in args.csv if is_sweep_csv(p)]
+    if sweeps or args.against or args.hist or args.sensitivity:
+        if len(args.csv) != 1 or len(sweeps) != 1:
+            raise McsError("plot: --against, --hist and --sensitivity take one sweep's CSV")
+        columns = [c.strip() for c in (args.columns or "").split(",") if c.strip()]
+        written = plot_sweep(
+            sweeps[0], args.out, args.against, columns, args.hist, args.sensitivity
+        )
+        for path in written:
+            print(path)
+        return 0
     if args.events:
         if not args.model:
             raise McsError("plot --events needs --model MODEL (to draw the mechanism)")

@@ -407,6 +407,20 @@ def build_parser():
         "JSON's)",
     )
     p.add_argument("--label", action="append", help="legend label per CSV (default: file name)")
+    p.add_argument(
+        "--against",
+        metavar="PARAM",
+        help="a sweep's CSV: its quantities (or --columns) against this parameter",
+    )
+    p.add_argument(
+        "--hist", action="store_true", help="a sweep's CSV: histograms of its quantities"
+    )
+    p.add_argument(
+        "--sensitivity",
+        action="store_true",
+        help="a sweep's CSV: each quantity's standardized regression coefficients on the "
+        "parameters",
+    )
     p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser(

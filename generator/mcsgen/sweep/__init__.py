@@ -2,7 +2,7 @@
 `simulate`, `statics` or `modes` for one set of parameter values, reduced on the worker to the
 quantities named, on a Dask cluster or serially. One module per job: design.py (the parameter
 sets: grid, samples, table), worker.py (one batch of runs on a worker, and the quantities),
-runner.py (the cluster, the files, resuming), plot.py (the figures of a sweep's CSV).
+runner.py (the cluster, the files, resuming); outputs/sweep_plot.py draws a sweep's CSV.
 
     result = solver.sweep(grid={"l": "0.9:1.1:21"}, quantities=["max(x.pendulum.y)"])
     result.column("max(x.pendulum.y)")
