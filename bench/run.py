@@ -25,9 +25,12 @@
    implicit ros34pw2 (adaptive and at a fixed 1 ms) against DOPRI5 and MuJoCo's `implicit`
    integrator: time, steps and error in one run.
 
+9. Sweep (bench/sweep_scaling.py): a 1 000-run slider-crank sweep serially and on a LocalCluster
+   of 1 and 2 worker processes: runs per second, the time a run takes and the overhead per run.
+
 Timings are the best of several interleaved repeats (the machines are shared and noisy).
 Writes build/bench/results.json and prints a table. `bench/run.py SECTION...` runs only the named
-sections (SECTIONS: arm, mujoco, linearize, stiff) and updates their entries in
+sections (SECTIONS: arm, mujoco, linearize, stiff, sweep) and updates their entries in
 build/bench/results.json.
 """
 
@@ -291,6 +294,14 @@ def stiff_peer():
     return stiff_peer.measure(OUT / "stiff", generate, build_bench, import_urdf)
 
 
+def sweep_scaling():
+    """A 1 000-run slider-crank sweep serially and on 1 and 2 local workers
+    (bench/sweep_scaling.py)."""
+    import sweep_scaling
+
+    return sweep_scaling.measure(ROOT)
+
+
 # sections that `bench/run.py SECTION` runs alone: name -> (results key, title, function)
 SECTIONS = {
     "mujoco": (
@@ -308,6 +319,11 @@ SECTIONS = {
         "stiff",
         "Stiff: the damped 7-DOF arm, 1 s, mcsgen's ros34pw2 against DOPRI5 and MuJoCo's implicit",
         stiff_peer,
+    ),
+    "sweep": (
+        "sweep",
+        "Sweep: 1 000 slider-crank runs serially and on a LocalCluster of 1 and 2 workers",
+        sweep_scaling,
     ),
     "arm": (
         "arm_generation",
@@ -533,7 +549,7 @@ def main():
     import gen_chain
 
     results["chain_generation_s"] = dict(gen_chain.main([5, 10, 20, 40]))
-    for section in ("arm", "mujoco", "linearize", "stiff"):
+    for section in ("arm", "mujoco", "linearize", "stiff", "sweep"):
         key, title, run = SECTIONS[section]
         print(title)
         try:
