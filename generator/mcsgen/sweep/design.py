@@ -15,6 +15,7 @@ Every problem is a DesignError naming the option and the text.
 
 import csv
 import math
+from fractions import Fraction
 from dataclasses import dataclass
 from typing import Dict, List, Sequence
 
@@ -55,6 +56,15 @@ def _number(text: str, option: str, spec: str) -> float:
     return value
 
 
+def _exact(text: str, spec: str) -> Fraction:
+    """A range's end as the exact rational its decimal text means."""
+    _number(text, "--param", spec)  # finite, or the error
+    try:
+        return Fraction(text.strip())
+    except ValueError:  # what float() reads and Fraction does not
+        raise DesignError(f"--param {spec}: '{text.strip()}' is not a decimal number") from None
+
+
 def _split(spec: str, option: str):
     name, sep, rest = spec.partition("=")
     name = name.strip()
@@ -70,15 +80,20 @@ def grid_values(spec: str) -> tuple:
         parts = rest.split(":")
         if len(parts) != 3:
             raise DesignError(f"--param {spec}: a range is LO:HI:N")
-        lo, hi = (_number(p, "--param", spec) for p in parts[:2])
+        lo, hi = (_exact(p, spec) for p in parts[:2])
         count = parts[2].strip()
         if not count.isdigit():
             raise DesignError(f"--param {spec}: the count N of LO:HI:N is a whole number")
-        if int(count) < 1:
+        n = int(count)
+        if n < 1:
             raise DesignError(f"--param {spec}: empty range (N = 0)")
-        if int(count) > 1 and lo == hi:
+        if n > 1 and lo == hi:
             raise DesignError(f"--param {spec}: empty range (LO = HI with N > 1)")
-        return name, np.linspace(lo, hi, int(count))
+        # each point in exact arithmetic, then rounded once: 0.02:0.2:10 gives 0.04, not the
+        # 0.04000000000000001 of a floating-point linspace
+        return name, np.array(
+            [float(lo + (hi - lo) * Fraction(k, max(n - 1, 1))) for k in range(n)]
+        )
     items = [p for p in rest.split(",")]
     if any(not p.strip() for p in items):
         raise DesignError(f"--param {spec}: an empty value in the list")

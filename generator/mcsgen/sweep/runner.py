@@ -137,18 +137,36 @@ def check_quantities(mechanism, kind: str, quantities: Sequence[str], options: d
     return out
 
 
-def check_names(mechanism, design: Design, sources: Dict[str, str]) -> None:
-    """Every parameter of the design is one of the model's and not frozen."""
+def check_names(mechanism, design: Design, sources: Dict[str, str], kind: str) -> None:
+    """Every parameter of the design is one of the model's and not frozen, or the time of a
+    lock or unlock (lock@NAME, unlock@NAME: a simulate run's --lock NAME@T) of something the
+    model can lock."""
     known = mechanism.parameters
+    model = mechanism.model
+    lockable = set(mechanism.coordinates) | {j.name for j in model.joints}
+    lockable |= {g.name for g in model.row_groups}
     for name in design.names:
         option = sources.get(name, "--param")
+        event = next((p for p in worker.EVENT_PREFIXES if name.startswith(p)), None)
+        if event is not None:
+            target = name[len(event) :]
+            if kind != "simulate":
+                raise DesignError(f"{option} {name}: a {event[:-1]} time is for --run simulate")
+            if target not in lockable:
+                raise DesignError(
+                    f"{option} {name}: {mechanism.name} has no coordinate or joint '{target}' "
+                    "to lock"
+                )
+            if not np.all(design.values[:, design.names.index(name)] > 0):
+                raise DesignError(f"{option} {name}: a {event[:-1]} time is > 0")
+            continue
         if name not in known:
             listed = ", ".join(known) or "none"
             raise DesignError(
                 f"{option} {name}: unknown parameter of {mechanism.name} (its parameters: "
                 f"{listed})"
             )
-    mechanism.check_params(design.names)
+    mechanism.check_params([n for n in design.names if "@" not in n])
 
 
 def plan(
@@ -174,7 +192,7 @@ def plan(
         raise DesignError(f"--run: simulate, statics or modes, not '{kind}'")
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
         raise DesignError(f"--timeout: a number of seconds > 0, got {timeout}")
-    check_names(mechanism, design, sources)
+    check_names(mechanism, design, sources, kind)
     if quantities is None or (len(quantities) == 0 and reducer is None):
         quantities = default_quantities(mechanism, kind)
     quantities = check_quantities(mechanism, kind, quantities, options)

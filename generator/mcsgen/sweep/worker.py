@@ -163,11 +163,20 @@ def _load(program: tuple):
     return lib
 
 
+EVENT_PREFIXES = ("lock@", "unlock@")  # a design variable that is the time of a --lock/--unlock
+
+
 def param_arguments(params: Dict[str, float]) -> List[str]:
-    """--param NAME=VALUE for each, the value as the text that reads back to the same double."""
+    """--param NAME=VALUE for each, the value as the text that reads back to the same double;
+    lock@NAME=T and unlock@NAME=T as --lock NAME@T and --unlock NAME@T."""
     out = []
     for name, value in params.items():
-        out += ["--param", f"{name}={float(value)!r}"]
+        for prefix in EVENT_PREFIXES:
+            if name.startswith(prefix):
+                out += [f"--{prefix[:-1]}", f"{name[len(prefix):]}@{float(value)!r}"]
+                break
+        else:
+            out += ["--param", f"{name}={float(value)!r}"]
     return out
 
 
