@@ -24,6 +24,7 @@ import logging
 import math
 import os
 import signal
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from ..errors import Interrupted, McsError
-from . import worker
+from .worker import COLUMN_FUNCS, EVENT_PREFIXES, parse_quantity, run_task
 from .design import Design, DesignError
 
 FIXED_COLUMNS = ("run", "status", "message")
@@ -120,10 +121,10 @@ def check_quantities(mechanism, kind: str, quantities: Sequence[str], options: d
     out = []
     for text in quantities:
         try:
-            func, arg = worker.parse_quantity(kind, text)
+            func, arg = parse_quantity(kind, text)
         except ValueError as exc:
             raise DesignError(f"--quantity {text}: {exc}") from None
-        if func in worker.COLUMN_FUNCS and arg not in columns and not more:
+        if func in COLUMN_FUNCS and arg not in columns and not more:
             example = f"x.{names[0]}" if names else "t"
             raise DesignError(
                 f"--quantity {text}: no column '{arg}' in a run's CSV (e.g. {example}, energy, "
@@ -147,7 +148,7 @@ def check_names(mechanism, design: Design, sources: Dict[str, str], kind: str) -
     lockable |= {g.name for g in model.row_groups}
     for name in design.names:
         option = sources.get(name, "--param")
-        event = next((p for p in worker.EVENT_PREFIXES if name.startswith(p)), None)
+        event = next((p for p in EVENT_PREFIXES if name.startswith(p)), None)
         if event is not None:
             target = name[len(event) :]
             if kind != "simulate":
@@ -512,7 +513,7 @@ def execute(
         batches = _batches(todo, plan.design, size)
         try:
             if cluster is None:
-                outcomes = (worker.run_task(dict(task, runs=b), program) for b in batches)
+                outcomes = (run_task(dict(task, runs=b), program) for b in batches)
             else:
                 outcomes = _on_cluster(cluster.client, task, batches, program, plan.fingerprint)
             failed = sum(1 for r in writer.rows.values() if r["status"] != "ok")
@@ -562,14 +563,13 @@ def _on_cluster(client, task: dict, batches, program: tuple, fingerprint: str):
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
+    worker = sys.modules[run_task.__module__]
     cloudpickle.register_pickle_by_value(worker)  # the workers need no mcsgen (worker.py)
     [shipped] = client.scatter([program], broadcast=True, hash=False)
     futures = {}
     for k, runs in enumerate(batches):
         key = f"mcsgen-sweep-{fingerprint[:12]}-{k}-{time.monotonic_ns()}"
-        futures[
-            client.submit(worker.run_task, dict(task, runs=runs), shipped, key=key, pure=False)
-        ] = runs
+        futures[client.submit(run_task, dict(task, runs=runs), shipped, key=key, pure=False)] = runs
     try:
         for future in as_completed(list(futures), loop=client.loop):
             runs = futures[future]
