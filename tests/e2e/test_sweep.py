@@ -30,6 +30,7 @@ from conftest import ROOT, run_cli
 
 LOCKING = "pendulum_3r_locking"  # q1..q3, locks of q2 at 0.8 s and q3 at 1.3 s (004 P2b)
 OPTIONS = dict(method="dopri5", rtol=1e-6, atol=1e-8)  # 58 steps: a run takes milliseconds
+OPTIONS_CLI = ["--method", "dopri5", "--rtol", "1e-6", "--atol", "1e-8"]
 QUANTITIES = ["final(x.q1)", "max(v.q3)", "t_event(2)", "energy_lost(1)", "energy_lost(2)"]
 
 
@@ -114,6 +115,40 @@ def test_statics_and_modes_sweeps_match_the_analyses_one_by_one(tmp_path):
     assert np.all(np.isfinite(x))
 
 
+def test_lock_times_are_design_variables(solver, tmp_path):
+    """lock@NAME=T: the run's --lock NAME@T (the e-stop's brake delays), and plot of the sweep."""
+    out = tmp_path / "l.csv"
+    proc = run_cli(
+        "sweep", LOCKING, "--param", "lock@q1=0.2:0.6:3", "--param", "unlock@q1=0.7,0.9",
+        "--workers", "0", "--quantity", "final(x.q1)", "--quantity", "t_event(1)",
+        "--quantity", "energy_lost(1)", "--out", out, *OPTIONS_CLI,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(open(out, newline="")))
+    assert [(r["lock@q1"], r["unlock@q1"]) for r in rows][:3] == [
+        ("0.2", "0.7"), ("0.2", "0.9"), ("0.4", "0.7")
+    ]  # fmt: skip
+    assert all(r["status"] == "ok" for r in rows)
+    for row in rows:
+        t1, t2 = float(row["lock@q1"]), float(row["unlock@q1"])
+        run = solver.simulate(lock=[f"q1@{t1!r}"], unlock=[f"q1@{t2!r}"], **OPTIONS)
+        assert float(row["final(x.q1)"]) == run.x[-1, 0]
+        assert float(row["t_event(1)"]) == run.events[0].t == t1
+        assert len(run.events) == 4  # q1's lock and release, the file's q2 and q3 locks
+        e = run.events[0]
+        assert float(row["energy_lost(1)"]) == e.kinetic_before - e.kinetic_after
+    proc = run_cli("plot", out)
+    assert proc.returncode == 0 and proc.stdout.strip() == str(tmp_path / "l_against.png")
+    proc = run_cli("sweep", LOCKING, "--param", "lock@nothing=0.2", "--out", out)
+    assert proc.returncode == 2 and "has no coordinate or joint 'nothing'" in proc.stderr
+    # four lock rows at once (the file locks q2, q3): a row "refused" per run, not an end
+    args = ["--param", "lock@q1=0.2", "--param", "lock@q3=0.5", "--workers", "0", "--out", out]
+    proc = run_cli("sweep", LOCKING, *args)
+    assert proc.returncode == 1 and "refused: --lock: more lock rows" in proc.stdout
+    proc = run_cli("sweep", LOCKING, "--param", "lock@q1=0,1", "--out", out)
+    assert proc.returncode == 2 and "lock time is > 0" in proc.stderr
+
+
 def test_a_failed_run_is_a_row_with_its_status(tmp_path):
     out = tmp_path / "f.csv"
     proc = run_cli(
@@ -165,9 +200,12 @@ def _sweep_cli(*args, env=None):
 SLOW_RUNS = ["--method", "rk4", "--h", "2e-4", "--t-end", "2"]  # 10 000 steps: about 0.3 s
 
 
-def test_ctrl_c_keeps_a_valid_csv_and_resume_completes_it(solver, tmp_path):
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_ctrl_c_keeps_a_valid_csv_and_resume_completes_it(solver, tmp_path, workers):
+    """Serially (Ctrl-C stops the run under way in this process) and on a LocalCluster (the
+    client cancels the workers' runs)."""
     out = tmp_path / "r.csv"
-    args = [LOCKING, "--param", "L=0.9:1.1:12", "--workers", "0", "--out", out, *SLOW_RUNS]
+    args = [LOCKING, "--param", "L=0.9:1.1:12", "--workers", workers, "--out", out, *SLOW_RUNS]
     args += ["--quantity", "final(x.q1)"]
     proc = _sweep_cli(*args)
     _wait_for_rows(out, 3, proc)

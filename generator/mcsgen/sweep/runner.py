@@ -285,7 +285,7 @@ class Cluster:
                 n_workers=workers or os.cpu_count() or 1,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # any free port: none of the warnings 8787 taken gives
                 silence_logs=logging.ERROR,
             )
         finally:
