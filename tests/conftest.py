@@ -59,6 +59,7 @@ SLOW_FILES_FIRST = (
     "e2e/test_geometry_params.py",
     "e2e/test_kc_paper.py",
     "e2e/test_inputs.py",
+    "e2e/test_sweep.py",
 )
 
 

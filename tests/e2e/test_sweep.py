@@ -319,3 +319,43 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, messag
 def test_sweep_is_in_the_cli_help():
     proc = run_cli("sweep", "--help")
     assert proc.returncode == 0 and "--scheduler" in proc.stdout and "--resume" in proc.stdout
+
+
+def test_a_reducer_that_raises_is_that_runs_row(solver):
+    def fragile(run):
+        if run.params["L"] > 1.0:
+            raise ValueError("too long")
+        return float(run.columns["x.q1"][-1])
+
+    result = solver.sweep(
+        grid={"L": [0.9, 1.1]}, quantities=[], reduce=fragile, workers=0, **OPTIONS
+    )
+    assert [r["status"] for r in result.rows] == ["ok", "error"]
+    assert result.rows[1]["message"] == "ValueError: too long"
+    assert result.rows[0]["value"] == solver.simulate(params={"L": 0.9}, **OPTIONS).x[-1, 0]
+    assert result.header == ["run", "status", "message", "L", "value", "seconds"]
+
+
+def test_api_refusals_name_the_option(solver):
+    for kw, message in [
+        (dict(grid={"L": [1.0]}, out_file="x"), "unknown option 'out_file'"),
+        (dict(grid={"L": [1.0]}, run="modes", t_end=1.0), "unknown option 't_end'"),
+        (dict(grid={"L": [1.0]}, kkt=True), "'kkt' is an option of statics and modes"),
+        (dict(grid={"L": [1.0]}, workers=-1), "--workers: a whole number >= 0"),
+        (dict(grid={"L": [1.0]}, timeout=0), "--timeout: a number of seconds > 0"),
+        (dict(grid={"L": [1.0]}, resume=True), "--resume: needs the CSV"),
+        (dict(grid={"L": [1.0]}, inputs="u.csv"), "--inputs is not an option of a sweep"),
+    ]:
+        with pytest.raises(mcsgen.errors.McsError, match=message):
+            solver.sweep(**kw)
+
+
+def test_progress_line(capsys):
+    from mcsgen.cli.sweep import Progress
+
+    progress = Progress()
+    progress(0, 10, 0, 0.0)
+    progress(10, 10, 2, 5.0)
+    err = capsys.readouterr().err
+    assert err.endswith("\r  sweep: 10/10 runs, 2 failed")
+    assert "\r  sweep: 0/10 runs, 0 failed" in err
