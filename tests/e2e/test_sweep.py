@@ -14,6 +14,7 @@
 """
 
 import csv
+from fractions import Fraction
 import json
 import math
 import os
@@ -97,22 +98,31 @@ def test_local_cluster_gives_the_serial_loops_numbers_bit_for_bit(solver, tmp_pa
 
 
 def test_statics_and_modes_sweeps_match_the_analyses_one_by_one(tmp_path):
+    """A pendulum under K_c (003): its frequency goes as sqrt(g), its equilibrium holds the
+    weight, so each run's numbers show its own parameters reached the analyzer."""
     solver = mcsgen.load("pendulum_kc").build()
     result = solver.sweep(
-        grid={"mass": [5.0, 15.0, 45.0]},
+        grid={"g": [1.62, 9.81, 24.79]},
         run="modes",
         quantities=["freq(1)", "iterations"],
         workers=0,
     )
     for row in result.rows:
-        modes = solver.modes(params={"mass": row["mass"]})
+        modes = solver.modes(params={"g": row["g"]})
         assert row["freq(1)"] == modes.freq[0]
         assert row["iterations"] == modes.statics.iterations
-    # a point mass on a massless rod: the frequency does not depend on the mass
-    np.testing.assert_allclose(result.column("freq(1)"), result.rows[0]["freq(1)"], rtol=1e-12)
-    statics = solver.sweep(grid={"g": [9.81, 1.62]}, run="statics", workers=0)
-    x = statics.column(statics.header[5])  # x(<first coordinate>)
-    assert np.all(np.isfinite(x))
+    freq = result.column("freq(1)")
+    np.testing.assert_allclose(freq / np.sqrt(result.column("g")), freq[1] / np.sqrt(9.81))
+    assert len(set(freq)) == 3
+    statics = solver.sweep(
+        grid={"mass": [5.0, 15.0]}, run="statics", quantities=["lambda(1)", "residual_c"],
+        workers=0,
+    )  # fmt: skip
+    for row in statics.rows:
+        reference = solver.statics(params={"mass": row["mass"]})
+        assert row["lambda(1)"] == reference.lam[0] and row["residual_c"] == reference.residual_c
+    lam = statics.column("lambda(1)")
+    assert lam[1] == pytest.approx(3 * lam[0], rel=1e-12)  # the multiplier carries the weight
 
 
 def test_lock_times_are_design_variables(solver, tmp_path):
@@ -187,13 +197,14 @@ def _wait_for_rows(path, count, proc, limit=120):
     raise AssertionError("no rows")
 
 
-def _sweep_cli(*args, env=None):
+def _sweep_cli(*args, env=None, new_session=False):
     return subprocess.Popen(
         [str(ROOT / "mcsgen"), "sweep", *map(str, args)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        start_new_session=new_session,
     )
 
 
@@ -207,11 +218,15 @@ def test_ctrl_c_keeps_a_valid_csv_and_resume_completes_it(solver, tmp_path, work
     out = tmp_path / "r.csv"
     args = [LOCKING, "--param", "L=0.9:1.1:12", "--workers", workers, "--out", out, *SLOW_RUNS]
     args += ["--quantity", "final(x.q1)"]
-    proc = _sweep_cli(*args)
+    if workers == "2":
+        args += ["--batch", "6"]  # a worker's batch ends at the run Ctrl-C stopped
+    proc = _sweep_cli(*args, new_session=True)
     _wait_for_rows(out, 3, proc)
-    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: every process of the group
+    started = time.monotonic()
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
+    assert time.monotonic() - started < 10  # not after the rest of the runs
     assert "interrupted after" in stderr and "--resume" in stderr
     text = out.read_text()
     assert text.endswith("\n")
@@ -275,8 +290,9 @@ def test_a_scheduler_and_two_workers_one_killed_midway(solver, tmp_path):
 
         with Client(address, timeout="30s") as client:
             client.wait_for_workers(2, timeout=60)
+            found = client.run(lambda: __import__("importlib.util").util.find_spec("mcsgen"))
+            assert list(found.values()) == [None, None]  # the workers have no mcsgen
         out = tmp_path / "k.csv"
-        lengths = np.linspace(0.9, 1.1, 16)
         sweep = _sweep_cli(
             LOCKING, "--param", "L=0.9:1.1:16", "--scheduler", address, "--batch", "1",
             "--out", out, "--quantity", "final(x.q1)", *SLOW_RUNS,
@@ -288,6 +304,8 @@ def test_a_scheduler_and_two_workers_one_killed_midway(solver, tmp_path):
         rows = list(csv.DictReader(open(out, newline="")))
         assert [int(r["run"]) for r in rows] == list(range(16))
         assert all(r["status"] == "ok" for r in rows)
+        lengths = [float(r["L"]) for r in rows]  # 0.9 + 0.2 k / 15, each rounded once
+        assert lengths[2] == float(Fraction(9, 10) + Fraction(2, 10) * Fraction(2, 15))
         assert [float(r["final(x.q1)"]) for r in rows] == serial_loop_final(solver, lengths)
         assert f"on scheduler {address}" in stdout
     finally:
@@ -348,6 +366,28 @@ def test_api_refusals_name_the_option(solver):
     ]:
         with pytest.raises(mcsgen.errors.McsError, match=message):
             solver.sweep(**kw)
+
+
+def test_resume_refuses_what_is_not_this_sweeps_and_out_is_a_csv(solver, tmp_path):
+    out = tmp_path / "s.csv"
+    kw = dict(grid={"L": [0.9, 1.0]}, quantities=["final(x.q1)"], workers=0, **OPTIONS)
+    with pytest.raises(mcsgen.errors.McsError, match="--out .*s.json: the runs' CSV"):
+        solver.sweep(out=tmp_path / "s.json", **kw)
+    solver.sweep(out=out, **kw)
+    text = out.read_text()
+    out.write_text(text.replace("final(x.q1)", "final(x.q2)"))  # columns not this sweep's
+    with pytest.raises(mcsgen.errors.McsError, match="its columns are not this sweep's"):
+        solver.sweep(out=out, resume=True, **kw)
+    # a kill mid-line (inside a multi-byte character too) loses only that line
+    lines = text.splitlines(keepends=True)
+    out.write_bytes((lines[0] + lines[1]).encode() + "2,ok,é".encode()[:-1])
+    result = solver.sweep(out=out, resume=True, **kw)
+    assert [r["run"] for r in result.rows] == [0, 1] and result.summary["complete"]
+    assert out.read_text().splitlines()[1] == lines[1].rstrip("\n")  # run 0 kept, not rerun
+    # a reducer whose name is a column of the sweep: that run's error, not a lost column
+    result = solver.sweep(reduce=lambda run: {"L": 1.0}, **kw)
+    assert [r["status"] for r in result.rows] == ["error", "error"]
+    assert result.rows[0]["message"] == "the reducer's name 'L' is a column"
 
 
 def test_progress_line(capsys):

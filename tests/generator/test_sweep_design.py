@@ -83,6 +83,9 @@ def test_table(tmp_path):
         ([], ["L=normal(1,1)"], 0, "--samples"),
         (["L=1,2"], ["L=normal(1,1)"], 5, "given twice"),
         ([], [], 0, "give --param, --sample or --table"),
+        (["L=0:1:\u00b2"], [], 0, "whole number"),  # isdigit() says yes, int() no
+        (["L=0:1:100000000000"], [], 0, "more than 10000000 values"),  # at once, not a hang
+        (["L=0:1:10000", "m=0:1:10000"], [], 0, "more than 10000000 runs"),
     ],
 )
 def test_bad_designs_are_one_line_naming_the_option(params, samples, count, message):
@@ -96,6 +99,25 @@ def test_bad_designs_are_one_line_naming_the_option(params, samples, count, mess
         assert "differ in length" in text
     else:
         assert __import__("re").search(message, text), text
+
+
+def test_seed_and_sample_count_are_checked_before_drawing():
+    with pytest.raises(DesignError, match="--seed: a whole number >= 0, got -1"):
+        make_design([], ["L=normal(1,1)"], 5, -1)
+    with pytest.raises(DesignError, match="--samples: a whole number of samples up to"):
+        make_design([], ["L=normal(1,1)"], 10**10, 0)
+
+
+def test_a_spreadsheets_table(tmp_path):
+    path = tmp_path / "sets.csv"
+    path.write_bytes("\ufeffL,m\r\n1.0,2\r\n".encode())  # a byte-order mark, CRLF
+    assert make_design(table=str(path)).names == ["L", "m"]
+    path.write_bytes(b'L,m\n"1.0,2\n')  # a quote left open
+    with pytest.raises(DesignError, match="--table .*: not a CSV of text"):
+        make_design(table=str(path))
+    path.write_bytes(b"\xff\xfeL\n")
+    with pytest.raises(DesignError, match="not a CSV of text"):
+        make_design(table=str(path))
 
 
 def test_quantities_grammar():

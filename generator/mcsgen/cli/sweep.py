@@ -113,7 +113,7 @@ def cmd_sweep(args):
         if progress is not None:
             progress.clear()
     print(format_sweep(result, out))
-    return 0 if result.summary["failed"] == 0 else 1
+    return 0 if result.summary["failed"] == 0 and result.summary["complete"] else 1
 
 
 def raise_option(flag: str, what: str):
@@ -150,5 +150,10 @@ def format_sweep(result, out: Path) -> str:
                 f"  {name:<{width}} {st['min']:>14.8g} {st['mean']:>14.8g} {st['max']:>14.8g} "
                 f"{st['std']:>12.4g}"
             )
+    if s["missing"]:
+        lines.append(
+            f"  {s['missing']} runs were interrupted on their workers each time they were sent: "
+            "--resume runs them"
+        )
     lines.append(f"  wrote {out} and {out.with_suffix('.json')}")
     return "\n".join(lines)

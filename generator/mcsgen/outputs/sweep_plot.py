@@ -42,16 +42,22 @@ def read_sweep(path):
         parameters = list(summary["parameters"])
     except (OSError, ValueError, KeyError, TypeError):
         raise McsError(f"plot: {path}: no sweep summary {summary_path.name} next to it") from None
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise McsError(f"plot: {path}: cannot read ({exc})") from None
     header = list(rows[0]) if rows else []
     quantities = [h for h in header[3:-1] if h not in parameters]
-    ok = [r for r in rows if r["status"] == "ok"]
+    ok = [r for r in rows if r.get("status") == "ok" and None not in r.values()]
     if not ok:
         raise McsError(f"plot: {path}: no run succeeded")
 
     def number(text):
-        return float(text) if text != "" else math.nan
+        try:
+            return float(text)
+        except ValueError:  # an empty cell: the run gave no value
+            return math.nan
 
     columns = {h: np.array([number(r[h]) for r in ok]) for h in parameters + quantities}
     return parameters, quantities, columns, summary

@@ -15,6 +15,7 @@ Every problem is a DesignError naming the option and the text.
 
 import csv
 import math
+import re
 from fractions import Fraction
 from dataclasses import dataclass
 from typing import Dict, List, Sequence
@@ -82,9 +83,11 @@ def grid_values(spec: str) -> tuple:
             raise DesignError(f"--param {spec}: a range is LO:HI:N")
         lo, hi = (_exact(p, spec) for p in parts[:2])
         count = parts[2].strip()
-        if not count.isdigit():
+        if not re.fullmatch(r"[0-9]+", count):
             raise DesignError(f"--param {spec}: the count N of LO:HI:N is a whole number")
         n = int(count)
+        if n > MAX_RUNS:
+            raise DesignError(f"--param {spec}: more than {MAX_RUNS} values")
         if n < 1:
             raise DesignError(f"--param {spec}: empty range (N = 0)")
         if n > 1 and lo == hi:
@@ -137,13 +140,15 @@ def sample_values(spec: str, count: int, rng: np.random.Generator) -> tuple:
 
 def read_table(path: str) -> tuple:
     """(names, rows) of a --table CSV: a header of names, a row of numbers per run."""
-    try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = [r for r in csv.reader(fh) if r and any(c.strip() for c in r)]
+    try:  # utf-8-sig: a spreadsheet's byte-order mark is not part of the first name
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = [r for r in csv.reader(fh, strict=True) if r and any(c.strip() for c in r)]
     except OSError as exc:
         raise DesignError(f"--table {path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise DesignError(f"--table {path}: not a text CSV") from None
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise DesignError(f"--table {path}: not a CSV of text ({exc})") from None
+    if len(rows) - 1 > MAX_RUNS:
+        raise DesignError(f"--table {path}: more than {MAX_RUNS} rows")
     if len(rows) < 2:
         raise DesignError(f"--table {path}: a header of parameter names and at least one row")
     names = [c.strip() for c in rows[0]]
@@ -175,7 +180,13 @@ def make_design(
         raise DesignError("sweep: give --param, --sample or --table")
     if combine not in ("product", "zip"):
         raise DesignError(f"--combine: 'product' or 'zip', not '{combine}'")
+    if not (isinstance(seed, int) and 0 <= seed < 2**63):
+        raise DesignError(f"--seed: a whole number >= 0, got {seed}")
+    if not (isinstance(count, int) and 0 <= count <= MAX_RUNS):
+        raise DesignError(f"--samples: a whole number of samples up to {MAX_RUNS}, got {count}")
     grid = [grid_values(p) for p in params]
+    if combine == "product" and math.prod(len(v) for _, v in grid) * max(count, 1) > MAX_RUNS:
+        raise DesignError(f"sweep: more than {MAX_RUNS} runs")
     if grid and combine == "zip":
         lengths = {len(v) for _, v in grid if len(v) > 1}
         if len(lengths) > 1:

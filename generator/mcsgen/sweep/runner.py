@@ -19,6 +19,7 @@ the finished runs and runs the others. When the sweep ends, the CSV is rewritten
 
 import csv
 import hashlib
+import io
 import json
 import logging
 import math
@@ -39,6 +40,8 @@ from .design import Design, DesignError
 FIXED_COLUMNS = ("run", "status", "message")
 FINISHED = ("ok", "failed", "timeout", "refused", "error", "crashed")  # a row is a result
 CONNECT_TIMEOUT = "10s"
+WORKERS_TIMEOUT = 60  # seconds a scheduler may go without a worker before the sweep gives up
+PASSES = 3  # times a run interrupted on its worker is sent again
 ANALYSIS_OPTIONS = ("kkt", "use_kc", "max_iter", "tol", "count", "damped")
 NOT_IN_A_SWEEP = ("out", "events", "inputs", "progress", "param")
 
@@ -217,15 +220,21 @@ def plan(
             modes=kind == "modes", statics_kc=use_kc, modes_kc=use_kc, **options
         )
         program = build_analyzer(mechanism.name, gdir=solver.generated_dir)
+    if out is not None and Path(out).suffix.lower() == ".json":
+        raise DesignError(f"--out {out}: the runs' CSV (its summary goes to FILE.json)")
+    # what makes two sweeps the same (--resume): the model, the very program, the run's options,
+    # the sets, the quantities, the reducer's code and the timeout
     digest = hashlib.sha256()
     for part in (
         Path(mechanism.path).read_bytes(),
+        Path(program).read_bytes(),
         kind.encode(),
         json.dumps(argv).encode(),
         json.dumps(design.names).encode(),
         np.ascontiguousarray(design.values).tobytes(),
         json.dumps(list(quantities)).encode(),
-        (getattr(reducer, "__qualname__", "") if reducer else "").encode(),
+        _code_text(reducer).encode(),
+        repr(timeout).encode(),
     ):
         digest.update(hashlib.sha256(part).digest())
     return Plan(
@@ -240,6 +249,17 @@ def plan(
         out=None if out is None else Path(out),
         fingerprint=digest.hexdigest(),
     )
+
+
+def _code_text(reducer) -> str:
+    """The reducer's name and code (its bytecode and constants), or "" without one."""
+    if reducer is None:
+        return ""
+    code = getattr(reducer, "__code__", None)
+    name = getattr(reducer, "__qualname__", type(reducer).__name__)
+    if code is None:
+        return name
+    return f"{name}:{code.co_code.hex()}:{code.co_consts!r}:{code.co_names!r}"
 
 
 def _program(path: Path) -> tuple:
@@ -275,6 +295,13 @@ class Cluster:
                 text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 raise McsError(
                     f"--scheduler {scheduler}: cannot reach the scheduler ({text})"
+                ) from None
+            try:
+                self.client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+            except Exception:  # TimeoutError (asyncio's or the builtin)
+                self.client.close()
+                raise McsError(
+                    f"--scheduler {scheduler}: no worker joined it in {WORKERS_TIMEOUT} s"
                 ) from None
             return
         # the workers ignore Ctrl-C (it is the client's to handle: it cancels their runs), so
@@ -337,15 +364,22 @@ class Writer:
         index = outcome["index"]
         if index in self.rows or outcome["status"] not in FINISHED:
             return None
+        values = outcome["values"]
         row = {"run": index, "status": outcome["status"], "message": outcome["message"]}
         row.update(self.plan.design.run(index))
         for name in self.plan.quantities:
-            row[name] = float(outcome["values"].get(name, math.nan))
-        extra = [k for k in outcome["values"] if k not in row]
-        if extra and self.plan.reducer is not None:
-            self._widen(extra)
-        for name in extra:
-            row[name] = float(outcome["values"][name])
+            row[name] = float(values.get(name, math.nan))
+        extra = [k for k in values if k not in self.plan.quantities]  # the reducer's names
+        reserved = set(FIXED_COLUMNS) | {"seconds"} | set(self.plan.design.names)
+        taken = [k for k in extra if k in reserved]
+        if taken:  # a name that is a column of the sweep already: this run's error
+            row.update(status="error", message=f"the reducer's name '{taken[0]}' is a column")
+        else:
+            new = [k for k in extra if k not in self.header]
+            if new:
+                self._widen(new)
+            for name in extra:
+                row[name] = float(values[name])
         row["seconds"] = float(outcome["seconds"])
         self.rows[index] = row
         if self.fh is not None:
@@ -355,20 +389,22 @@ class Writer:
 
     def _widen(self, names):
         """A reducer's names, known once its first run returns: new columns before seconds (the
-        rows so far rewritten with them empty)."""
-        self.header = self.header[:-1] + [n for n in names if n not in self.header] + ["seconds"]
+        rows so far rewritten with them empty, under another name, then renamed)."""
+        self.header = self.header[:-1] + list(names) + ["seconds"]
         if self.fh is not None:
-            self.fh.seek(0)
-            self.fh.truncate()
-            self.csv.writerow(self.header)
-            for i in sorted(self.rows):
-                self.csv.writerow(self._cells(self.rows[i]))
+            self.fh.close()
+            self._rewrite()
+            self.fh = open(self.path, "a", encoding="utf-8", newline="")
+            self.csv = csv.writer(self.fh, lineterminator="\n")
 
     def finish(self) -> None:
         """The CSV rewritten in run order (under another name, then renamed)."""
         if self.fh is None:
             return
         self.fh.close()
+        self._rewrite()
+
+    def _rewrite(self) -> None:
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
             w = csv.writer(fh, lineterminator="\n")
@@ -404,22 +440,27 @@ def read_finished(plan: Plan):
             f"--resume: {path} is another sweep's (model file, run options, parameter sets or "
             "quantities differ)"
         )
-    text = path.read_text(encoding="utf-8")
-    if text and not text.endswith("\n"):
-        text = text[: text.rfind("\n") + 1]
-    lines = list(csv.reader(text.splitlines()))
-    if not lines or lines[0][: len(FIXED_COLUMNS)] != list(FIXED_COLUMNS):
-        raise DesignError(f"--resume: {path}: not a sweep CSV")
-    header = lines[0]
+    data = path.read_bytes()
+    data = data[: data.rfind(b"\n") + 1]  # a last line cut short (a kill) is dropped
+    try:
+        lines = list(csv.reader(io.StringIO(data.decode("utf-8"), newline="")))
+    except (UnicodeDecodeError, csv.Error):
+        raise DesignError(f"--resume: {path}: not a sweep CSV") from None
+    header = lines[0] if lines else []
+    planned = plan.header
+    if header[: len(planned) - 1] != planned[:-1] or header[-1:] != ["seconds"]:
+        raise DesignError(f"--resume: {path}: its columns are not this sweep's")
+    if len(header) > len(planned) and plan.reducer is None:
+        raise DesignError(f"--resume: {path}: its columns are not this sweep's")
     rows = []
     for cells in lines[1:]:
-        if len(cells) != len(header) or cells[1] not in FINISHED:
+        if len(cells) != len(header) or cells[1] not in FINISHED or not cells[0].isdigit():
             continue
         row = dict(zip(header, cells))
         for name in header:
             if name not in ("status", "message"):
                 row[name] = int(row[name]) if name == "run" else _as_float(row[name])
-        if 0 <= row["run"] < len(plan.design):
+        if row["run"] < len(plan.design):
             rows.append(row)
     return header, rows
 
@@ -498,7 +539,9 @@ def execute(
     try:
         where = "serial" if cluster is None else _where(cluster, scheduler)
         nworkers = 1 if cluster is None else cluster.nworkers
-        size = batch or max(1, min(64, len(todo) // (8 * nworkers)))
+        # serially a run is a batch (its row written as it ends); on a cluster about 8 batches
+        # a worker, at most 64 runs each, so that Dask's cost per task is paid once a batch
+        size = 1 if cluster is None else batch or max(1, min(64, len(todo) // (8 * nworkers)))
         program = _program(plan.program_path)
         writer = Writer(plan, kept, header)  # only now: nothing is written before the checks pass
         started = time.monotonic()
@@ -510,21 +553,28 @@ def execute(
             "reducer": plan.reducer,
             "timeout": plan.timeout,
         }
-        batches = _batches(todo, plan.design, size)
+        failed = sum(1 for r in writer.rows.values() if r["status"] != "ok")
+        pending, passes = todo, 0
         try:
-            if cluster is None:
-                outcomes = (run_task(dict(task, runs=b), program) for b in batches)
-            else:
-                outcomes = _on_cluster(cluster.client, task, batches, program, plan.fingerprint)
-            failed = sum(1 for r in writer.rows.values() if r["status"] != "ok")
-            for batch_outcomes in outcomes:
-                for o in batch_outcomes:
-                    if cluster is None and o["status"] == "interrupted":
-                        raise KeyboardInterrupt  # Ctrl-C stopped the run in this process
-                    row = writer.add(o)
-                    failed += row is not None and row["status"] != "ok"
-                if progress is not None:
-                    progress(len(writer.rows), len(plan.design), failed, time.monotonic() - started)
+            # a run a worker's Ctrl-C stopped (its batch ends there) has no row: it is sent
+            # again, up to PASSES times
+            while pending and passes < PASSES:
+                batches = _batches(pending, plan.design, size)
+                if cluster is None:
+                    outcomes = (run_task(dict(task, runs=b), program) for b in batches)
+                else:
+                    outcomes = _on_cluster(cluster.client, task, batches, program, plan.fingerprint)
+                for batch_outcomes in outcomes:
+                    for o in batch_outcomes:
+                        if cluster is None and o["status"] == "interrupted":
+                            raise KeyboardInterrupt  # Ctrl-C stopped the run in this process
+                        row = writer.add(o)
+                        failed += row is not None and row["status"] != "ok"
+                    if progress is not None:
+                        seconds = time.monotonic() - started
+                        progress(len(writer.rows), len(plan.design), failed, seconds)
+                pending = [i for i in todo if i not in writer.rows]
+                passes += 1
         except KeyboardInterrupt:
             writer.close()
             _write_summary(plan, _summary(plan, writer, started, False, where))
@@ -535,7 +585,8 @@ def execute(
         finally:
             writer.close()
         writer.finish()
-        summary = _summary(plan, writer, started, True, where)
+        summary = _summary(plan, writer, started, not pending, where)
+        summary["missing"] = len(pending)
         summary["workers"] = nworkers
         summary["batch"] = size
         summary["runs_per_second"] = len(todo) / max(summary["seconds"], 1e-9)

@@ -14,10 +14,12 @@ summary says which; "timeout"; "refused": the simulator rejected an argument for
 """
 
 import ctypes
+import hashlib
 import json
 import math
 import os
 import re
+import stat
 import subprocess
 import sys
 import tempfile
@@ -113,7 +115,7 @@ def _state() -> dict:
     module's globals: a task's functions arrive by value with a copy of those (and a ctypes
     object cannot be pickled at all), while the cache and the lock must be the process's."""
     return sys.__dict__.setdefault(
-        "_mcsgen_sweep_state", {"paths": {}, "libraries": {}, "lock": threading.Lock()}
+        "_mcsgen_sweep_state", {"paths": {}, "libraries": {}, "lock": threading.RLock()}
     )
 
 
@@ -121,30 +123,55 @@ def _text_fn():
     return ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
 
 
-def _materialize(program: tuple) -> str:
-    name, sha256, data = program
-    paths = _state()["paths"]
-    path = paths.get(sha256)
-    if path is None:
-        folder = os.path.join(tempfile.gettempdir(), f"mcsgen-sweep-{os.getuid()}")
+def _private_folder() -> str:
+    """This user's folder for the programs: /tmp/mcsgen-sweep-<uid>, used only when it is a
+    directory (not a link) of this user that no one else can write to; else a fresh one of
+    this process's."""
+    folder = os.path.join(tempfile.gettempdir(), f"mcsgen-sweep-{os.getuid()}")
+    try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
-        path = os.path.join(folder, f"{sha256[:32]}-{name}")
-        if not os.path.exists(path):  # written whole under another name, then renamed
-            tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-            os.chmod(tmp, 0o700)
-            os.replace(tmp, path)
-        paths[sha256] = path
+        st = os.lstat(folder)
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077:
+            return folder
+    except OSError:
+        pass
+    return tempfile.mkdtemp(prefix="mcsgen-sweep-")
+
+
+def _sha256_of(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _materialize(program: tuple) -> str:
+    """The program's file in this process: written once (under another name, then renamed),
+    and a file already there loaded only if its SHA-256 is the program's."""
+    name, sha256, data = program
+    state = _state()
+    with state["lock"]:
+        path = state["paths"].get(sha256)
+        if path is None:
+            path = os.path.join(_private_folder(), f"{sha256[:32]}-{name}")
+            if not os.path.exists(path) or _sha256_of(path) != sha256:
+                tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+                with open(tmp, "wb") as fh:
+                    fh.write(data)
+                os.chmod(tmp, 0o700)
+                os.replace(tmp, path)
+            state["paths"][sha256] = path
     return path
 
 
 def _library(program: tuple):
     state = _state()
-    with state["lock"]:
-        entry = state["libraries"].get(program[1])
-        if entry is None:
-            entry = state["libraries"][program[1]] = (_load(program), threading.Lock())
+    entry = state["libraries"].get(program[1])
+    if entry is None:
+        lib = _load(program)
+        with state["lock"]:
+            entry = state["libraries"].setdefault(program[1], (lib, threading.Lock()))
     return entry
 
 
@@ -204,6 +231,8 @@ def run_task(task: dict, program: tuple) -> List[dict]:
                 "worker": host,
             }
         )
+        if status == "interrupted":  # Ctrl-C reached this process: the batch ends here
+            break
     return out
 
 
@@ -218,19 +247,25 @@ def _simulate(task: dict, program: tuple, params):
     callback = _text_fn()(receive)
     args = (ctypes.c_char_p * len(argv))(*(a.encode() for a in argv))
     error = ctypes.create_string_buffer(1024)
-    timer, timed_out = None, threading.Event()
+    timer, timed_out, returned = None, threading.Event(), threading.Event()
     with lock:  # the library's workspace is static: one run at a time in a process
         if task["timeout"] is not None:
 
             def stop():
+                # again and again until the run returns: a run clears the request when it
+                # starts, and a deadline may fall in its set-up
                 timed_out.set()
-                lib.mcs_simulate_stop()
+                while not returned.is_set():
+                    lib.mcs_simulate_stop()
+                    returned.wait(0.01)
 
             timer = threading.Timer(task["timeout"], stop)
+            timer.daemon = True
             timer.start()
         try:
             code = lib.mcs_simulate_run(len(argv), args, callback, None, error, len(error))
         finally:
+            returned.set()
             if timer is not None:
                 timer.cancel()
     if code == 2:
