@@ -10,8 +10,8 @@ beyond its integration:
 - cluster overhead per run: (sweep time on 1 worker - the sum of the runs' times) / runs, the
   scheduling, serialization and transfer Dask adds (and with --batch 1, per task).
 
-The sweep time excludes the cluster's start (reported apart: it is paid once per sweep). The
-numbers for N machines follow from these (the closing note of issue 39): W workers finish
+Each is the faster of two interleaved sweeps. The sweep time excludes the cluster's start
+(reported apart: it is paid once per sweep). The numbers for N machines follow from these (the closing note of issue 39): W workers finish
 runs at about W / (run + overhead) per second while the scheduler keeps up, and it handles a few
 thousand tasks a second, a batch of runs per task.
 """
@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 RUNS = 1000
+ROUNDS = 2
 OPTIONS = dict(t_end=1.0)
 QUANTITIES = ["final(x.slider.x)", "maxabs(energy)"]
 
@@ -47,13 +48,20 @@ def measure(root):
     integration = float(np.median(wall))
     rows = {}
     reference = None
-    for label, workers, batch in (
+    configs = (
         ("serial (this process)", 0, None),
         ("LocalCluster, 1 worker", 1, None),
         ("LocalCluster, 2 workers", 2, None),
         ("LocalCluster, 2 workers, batch 1", 2, 1),
-    ):
-        result, total = _sweep(solver, workers, batch)
+    )
+    best = {}  # the faster of ROUNDS interleaved sweeps of each kind (the machine is shared)
+    for _ in range(ROUNDS):
+        for label, workers, batch in configs:
+            result, total = _sweep(solver, workers, batch)
+            if label not in best or result.summary["seconds"] < best[label][0].summary["seconds"]:
+                best[label] = (result, total)
+    for label, workers, batch in configs:
+        result, total = best[label]
         values = result.column(QUANTITIES[0])
         if reference is None:
             reference = values
