@@ -11,9 +11,9 @@ beyond its integration:
   scheduling, serialization and transfer Dask adds (and with --batch 1, per task).
 
 Each is the faster of two interleaved sweeps. The sweep time excludes the cluster's start
-(reported apart: it is paid once per sweep). The numbers for N machines follow from these (the closing note of issue 39): W workers finish
-runs at about W / (run + overhead) per second while the scheduler keeps up, and it handles a few
-thousand tasks a second, a batch of runs per task.
+(reported apart: it is paid once per sweep). The numbers for N machines follow from these
+(README "Sweeps"): W workers finish runs at about W / (run + overhead) per second while the
+scheduler keeps up, and it handles a few thousand tasks a second, a batch of runs per task.
 """
 
 import time
