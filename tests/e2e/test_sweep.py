@@ -400,3 +400,24 @@ def test_progress_line(capsys):
     err = capsys.readouterr().err
     assert err.endswith("\r  sweep: 10/10 runs, 2 failed")
     assert "\r  sweep: 0/10 runs, 0 failed" in err
+
+
+def kill_the_worker_past_one(run):
+    """A reducer that kills its worker process for L > 1 (as a run that crashes would)."""
+    if run.params["L"] > 1.0:
+        os._exit(3)
+    return float(run.columns["x.q1"][-1])
+
+
+def test_a_run_that_kills_its_worker_is_a_crashed_row(solver):
+    """Each time, the worker dies with the scattered program's copy: the program is scattered
+    again and the batch sent again, then the run is given up as crashed; the others finish."""
+    result = solver.sweep(
+        grid={"L": [0.9, 1.1, 0.95]}, quantities=[], reduce=kill_the_worker_past_one,
+        workers=2, batch=1, **OPTIONS,
+    )  # fmt: skip
+    assert [r["status"] for r in result.rows] == ["ok", "crashed", "ok"]
+    assert "lost each of the 3 times" in result.rows[1]["message"]
+    for row in (result.rows[0], result.rows[2]):
+        assert row["value"] == solver.simulate(params={"L": row["L"]}, **OPTIONS).x[-1, 0]
+    assert result.summary["complete"] and result.summary["failed"] == 1

@@ -607,28 +607,47 @@ def _where(cluster: Cluster, scheduler: Optional[str]) -> str:
 
 
 def _on_cluster(client, task: dict, batches, program: tuple, fingerprint: str):
-    """Each batch's outcomes as its task finishes (any order). A batch whose workers died
-    (KilledWorker: Dask reruns a lost worker's tasks elsewhere, and gives up on a task that
-    killed several) is a row "crashed" per run; the futures are cancelled on the way out."""
+    """Each batch's outcomes as its task finishes (any order). A batch whose workers died is
+    run again: Dask reruns a lost worker's tasks elsewhere (KilledWorker when a task has killed
+    several: its runs are rows "crashed"), and a batch cancelled because every worker holding
+    the scattered program was lost (workers that come and go, or a run that kills its worker)
+    is sent again with the program scattered anew, up to PASSES times, then "crashed" too.
+    The futures are cancelled on the way out."""
     import cloudpickle
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
     worker = sys.modules[run_task.__module__]
     cloudpickle.register_pickle_by_value(worker)  # the workers need no mcsgen (worker.py)
-    [shipped] = client.scatter([program], broadcast=True, hash=False)
-    futures = {}
-    for k, runs in enumerate(batches):
-        key = f"mcsgen-sweep-{fingerprint[:12]}-{k}-{time.monotonic_ns()}"
-        futures[client.submit(run_task, dict(task, runs=runs), shipped, key=key, pure=False)] = runs
+    shipped = [client.scatter([program], broadcast=True, hash=False)[0]]
+    futures: Dict = {}  # future -> (runs, times sent)
+
+    def submit(runs, sent):
+        key = f"mcsgen-sweep-{fingerprint[:12]}-{runs[0][0]}-{time.monotonic_ns()}"
+        future = client.submit(run_task, dict(task, runs=runs), shipped[0], key=key, pure=False)
+        futures[future] = (runs, sent)
+        return future
+
+    for runs in batches:
+        submit(runs, 1)
+    pending = as_completed(list(futures), loop=client.loop)
     try:
-        for future in as_completed(list(futures), loop=client.loop):
-            runs = futures[future]
+        for future in pending:
+            runs, sent = futures[future]
             try:
                 yield future.result()
             except KilledWorker as exc:
                 yield [_lost(i, "crashed", f"the run killed its worker ({exc})") for i, _ in runs]
-            except Exception as exc:  # a worker that cannot load the program, ...
+            except Exception as exc:  # cancelled (the program lost), cannot load it, ...
+                if future.cancelled() or type(exc).__name__ == "CancelledError":
+                    if sent < PASSES:
+                        if shipped[0].status != "finished":  # every replica was lost
+                            shipped[0] = client.scatter([program], broadcast=True, hash=False)[0]
+                        pending.add(submit(runs, sent + 1))
+                        continue
+                    text = f"the workers running it were lost each of the {sent} times it was sent"
+                    yield [_lost(i, "crashed", text) for i, _ in runs]
+                    continue
                 text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                 yield [_lost(i, "error", text) for i, _ in runs]
     finally:
