@@ -26,51 +26,19 @@ STATUS_OK = 0
 
 def run_analysis(
     model_name: str,
-    modes: bool = False,
-    statics_kc: bool = True,
-    modes_kc: bool = True,
-    kkt: bool = False,
-    damped: bool = False,
-    params: Sequence[str] = (),
     x: Optional[Sequence[float]] = None,
-    count: Optional[int] = None,
-    basis_rotate: Optional[int] = None,
-    continued_basis: bool = False,
-    verify: int = 0,
-    verify_cycles: float = 6.0,
-    verify_amp: float = 1e-3,
-    verify_samples: int = 256,
-    max_iter: int = 50,
-    tol: Optional[float] = None,
     generated_dir=None,
     build_flags: Sequence[str] = (),
+    **options,
 ) -> dict:
-    """Statics from the model's initial configuration (or x), then optionally the modes there.
+    """Statics from the model's initial configuration (or x), then optionally the modes there,
+    with the options of analysis_arguments (modes, statics_kc, kkt, params, count, ...).
     Returns the analyzer's JSON; failures of the analysis are statuses inside it
     (`result["statics"]["status"]`, `result["modes"]["status"]`), not exceptions.
-    basis_rotate: modes in T W (W a seeded random rotation) instead of the QR basis T;
-    continued_basis: the Newton steps and the modes in the QR basis of the start carried along the
-    Newton path by the simulator's continuation (both only to show the results do not depend on T).
     generated_dir: the model's generated sources when not in generated/ (`generate --out`);
     build_flags: extra compiler flags of the analyzer (e.g. -O0: a 300-coordinate model's kernels
     take two minutes to optimize and five seconds not to)."""
-    args = analysis_arguments(
-        modes=modes,
-        statics_kc=statics_kc,
-        modes_kc=modes_kc,
-        kkt=kkt,
-        damped=damped,
-        params=params,
-        count=count,
-        basis_rotate=basis_rotate,
-        continued_basis=continued_basis,
-        verify=verify,
-        verify_cycles=verify_cycles,
-        verify_amp=verify_amp,
-        verify_samples=verify_samples,
-        max_iter=max_iter,
-        tol=tol,
-    )
+    args = analysis_arguments(**options)
     exe = build_analyzer(model_name, extra_flags=build_flags, gdir=generated_dir)
     cmd = [str(exe)] + args
     with tempfile.TemporaryDirectory() as tmp:
@@ -102,8 +70,11 @@ def analysis_arguments(
     max_iter: int = 50,
     tol: Optional[float] = None,
 ) -> List[str]:
-    """The analyzer's arguments for run_analysis's options (all but x and the build's): what
-    run_analysis runs, and what a sweep's workers run with each run's --param appended."""
+    """The analyzer's arguments: what run_analysis runs, and what a sweep's workers run with each
+    run's --param appended. basis_rotate: modes in T W (W a seeded random rotation) instead of
+    the QR basis T; continued_basis: the Newton steps and the modes in the QR basis of the start
+    carried along the Newton path by the simulator's continuation (both only to show the
+    results do not depend on T)."""
     if not (isinstance(max_iter, int) and 1 <= max_iter <= MAX_STATICS_ITER):
         raise McsError(f"statics: max_iter must be a whole number in 1..{MAX_STATICS_ITER}")
     cmd = ["--max-iter", str(max_iter)]

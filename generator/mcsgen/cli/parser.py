@@ -50,14 +50,32 @@ def join_negative_values(argv):
     return out
 
 
-def _analysis_arguments(parser):
-    parser.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+def _newton_arguments(parser, prefix="", default=50):
+    """The Newton options of statics and modes (the sweep's too, with its prefix and no default:
+    it refuses them for a simulate run)."""
     parser.add_argument(
         "--no-kc",
         action="store_true",
-        help="leave the tangent stiffness of constraints K_c out (003: statics then fail, "
+        help=f"{prefix}leave the tangent stiffness of constraints K_c out (003: statics then fail, "
         "a pendulum has zero stiffness)",
     )
+    parser.add_argument(
+        "--kkt",
+        action="store_true",
+        help=f"{prefix}Newton on the full saddle-point matrix [[K, A'], [A, 0]] instead of the "
+        "tangent space (a cross-check; fails with dependent rows)",
+    )
+    parser.add_argument(
+        "--max-iter",
+        type=_checked(int, "newton-steps"),
+        default=default,
+        help=f"{prefix}Newton steps (default 50, at most {MAX_STATICS_ITER})",
+    )
+
+
+def _analysis_arguments(parser):
+    parser.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    _newton_arguments(parser)
     parser.add_argument(
         "--param", action="append", metavar="NAME=VALUE", help="override a parameter (repeatable)"
     )
@@ -66,18 +84,6 @@ def _analysis_arguments(parser):
         dest="start",
         metavar="FILE.json",
         help="start from the configuration x of a statics result instead of the model's",
-    )
-    parser.add_argument(
-        "--kkt",
-        action="store_true",
-        help="Newton on the full saddle-point matrix [[K, A'], [A, 0]] instead of the tangent "
-        "space (a cross-check; fails with dependent rows)",
-    )
-    parser.add_argument(
-        "--max-iter",
-        type=_checked(int, "newton-steps"),
-        default=50,
-        help=f"Newton steps (default 50, at most {MAX_STATICS_ITER})",
     )
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("--out", metavar="DIR", help="write JSON and CSV files (and plots) here")
@@ -351,13 +357,7 @@ def build_parser():
         help="the runs' CSV (default out/<model>-sweep.csv); the summary goes to FILE.json",
     )
     sw.add_argument("--resume", action="store_true", help="complete an interrupted sweep's --out")
-    sw.add_argument("--kkt", action="store_true", help="statics, modes: Newton on the KKT matrix")
-    sw.add_argument("--no-kc", action="store_true", help="statics, modes: K_c left out")
-    sw.add_argument(
-        "--max-iter",
-        type=_checked(int, "newton-steps"),
-        help=f"statics, modes: Newton steps (default 50, at most {MAX_STATICS_ITER})",
-    )
+    _newton_arguments(sw, prefix="statics, modes: ", default=None)
     sw.add_argument("--count", type=_checked(int, "count"), help="modes: the first N")
     sw.add_argument("--damped", action="store_true", help="modes: include D")
     add_arguments(sw, skip=SKIPPED_SIMULATE_OPTIONS)

@@ -267,8 +267,9 @@ def _program(path: Path) -> tuple:
     return (path.name, hashlib.sha256(data).hexdigest(), data)
 
 
-def _batches(todo: List[int], design: Design, size: int) -> List[List[tuple]]:
-    runs = [(i, design.run(i)) for i in todo]
+def _batches(to_run: List[int], design: Design, size: int) -> List[List[tuple]]:
+    """The runs to_run (their indices) as batches of size runs: [[(index, {param: value})]]."""
+    runs = [(i, design.run(i)) for i in to_run]
     return [runs[k : k + size] for k in range(0, len(runs), size)]
 
 
@@ -534,14 +535,14 @@ def execute(
         raise DesignError("--workers 0 runs in this process: no --scheduler")
     header, kept = read_finished(plan) if resume else (None, [])
     done = {int(r["run"]) for r in kept}
-    todo = [i for i in range(len(plan.design)) if i not in done]
+    to_run = [i for i in range(len(plan.design)) if i not in done]
     cluster = None if workers == 0 else Cluster(workers, scheduler, client)
     try:
         where = "serial" if cluster is None else _where(cluster, scheduler)
         nworkers = 1 if cluster is None else cluster.nworkers
         # serially a run is a batch (its row written as it ends); on a cluster about 8 batches
         # a worker, at most 64 runs each, so that Dask's cost per task is paid once a batch
-        size = 1 if cluster is None else batch or max(1, min(64, len(todo) // (8 * nworkers)))
+        size = 1 if cluster is None else batch or max(1, min(64, len(to_run) // (8 * nworkers)))
         program = _program(plan.program_path)
         writer = Writer(plan, kept, header)  # only now: nothing is written before the checks pass
         started = time.monotonic()
@@ -554,7 +555,7 @@ def execute(
             "timeout": plan.timeout,
         }
         failed = sum(1 for r in writer.rows.values() if r["status"] != "ok")
-        pending, passes = todo, 0
+        pending, passes = to_run, 0
         try:
             # a run a worker's Ctrl-C stopped (its batch ends there) has no row: it is sent
             # again, up to PASSES times
@@ -573,7 +574,7 @@ def execute(
                     if progress is not None:
                         seconds = time.monotonic() - started
                         progress(len(writer.rows), len(plan.design), failed, seconds)
-                pending = [i for i in todo if i not in writer.rows]
+                pending = [i for i in to_run if i not in writer.rows]
                 passes += 1
         except KeyboardInterrupt:
             writer.close()
@@ -589,7 +590,7 @@ def execute(
         summary["missing"] = len(pending)
         summary["workers"] = nworkers
         summary["batch"] = size
-        summary["runs_per_second"] = len(todo) / max(summary["seconds"], 1e-9)
+        summary["runs_per_second"] = len(to_run) / max(summary["seconds"], 1e-9)
         _write_summary(plan, summary)
     finally:
         if cluster is not None:
