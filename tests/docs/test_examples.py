@@ -40,6 +40,7 @@ def test_the_pages_examples_run_and_print_what_they_show(page, tmp_path):
     env["PATH"] = f"{ROOT}:{env.get('PATH', '')}"
     env["MCSGEN"] = str(ROOT)
     env["MPLBACKEND"] = "Agg"
+    env["PYTHONPATH"] = str(ROOT / "generator")  # what `make develop` gives (docs/setup.md)
     rel = page.relative_to(examples.DOCS)
     for step in steps:
         if step.kind == "file":

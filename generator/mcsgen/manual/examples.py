@@ -54,8 +54,8 @@ def _file_step(lang, body, line):
         return Step("file", source.read_text(), line, name=Path(snippet.group(1)).name)
     first = body.split("\n", 1)[0]
     named = _FILE.match(first)
-    if named:
-        return Step("file", body, line, name=named.group(1))
+    if named:  # the marker line is the page's, not the file's
+        return Step("file", body.split("\n", 1)[1], line, name=named.group(1))
     return None
 
 
