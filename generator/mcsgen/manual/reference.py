@@ -216,10 +216,11 @@ def c_api_page():
         out += [f"## {name}", "", "```c", f'#include "mcs/{name}"', "```", ""]
         out += ["```text", intro, "```", ""]
         for comment, decl in items:
-            out += [f"### `{_item_name(decl)}`", ""]
+            # the comment as the header has it: its words are C's names, not Markdown
+            out += [f"### `{_item_name(decl)}`", "", "```c"]
             if comment:
-                out += [comment, ""]
-            out += ["```c", decl, "```", ""]
+                out += ["/* " + comment.replace("\n", "\n * ") + " */"]
+            out += [decl, "```", ""]
     return "\n".join(out)
 
 

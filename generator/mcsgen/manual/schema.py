@@ -53,6 +53,31 @@ def allowed_fields():
     return record
 
 
+def unreached_fields(recorded):
+    """{"read by FUNCTION()": fields} of each literal field set the loader's modules check (an
+    `unknown_keys(mapping, {...}, where)` call) that no loaded file reached."""
+    import ast
+
+    seen = set().union(*recorded.values()) if recorded else set()
+    out = {}
+    for source in sorted((ROOT / "generator" / "mcsgen" / "model").glob("*.py")):
+        tree = ast.parse(source.read_text())
+        for func in ast.walk(tree):
+            if not isinstance(func, ast.FunctionDef):
+                continue
+            for call in ast.walk(func):
+                if (
+                    isinstance(call, ast.Call)
+                    and getattr(call.func, "attr", "") == "unknown_keys"
+                    and len(call.args) >= 2
+                    and isinstance(call.args[1], ast.Set)
+                ):
+                    keys = {e.value for e in call.args[1].elts if isinstance(e, ast.Constant)}
+                    if not keys <= seen:
+                        out[f"(read by `{func.name}()` in model/{source.name})"] = keys
+    return out
+
+
 def _joint_table():
     from ..model.joints import COMMON_KEYS, PLANAR_TYPES, SPATIAL_TYPES
 
@@ -100,6 +125,8 @@ def schema_page():
             continue
         keys = ", ".join(f"`{k}`" for k in sorted(fields[place]))
         out.append(f"| `{place}` | {keys} |")
+    for place, keys in unreached_fields(fields).items():  # no shipped file uses these yet
+        out.append(f"| {place} | " + ", ".join(f"`{k}`" for k in sorted(keys)) + " |")
     out += [
         "",
         "`joints[]` lists the fields of every joint type together; each type allows the fields "
