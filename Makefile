@@ -22,7 +22,7 @@ TEST_MODEL_SRC := $(foreach m,$(TEST_MODELS),generated/$(m)/$(m).c)
 TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
-.PHONY: all deps generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
+.PHONY: all deps docs generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
         firmware install develop clean fuzz fuzz-deps test-fuzz-replay misra bench-compare c-binaries \
         test-configs test-configs-all bench-compare-cli
 
@@ -221,6 +221,13 @@ misra: deps
 	./mcsgen misra --all
 
 # ---- the main job ----------------------------------------------------------------------------
+# The manual (docs/, mkdocs.yml): a static site in build/site/, strict (a warning fails it); its
+# reference pages are generated from the code (generator/mcsgen/manual/). `make test` builds it
+# too and checks its links and its examples (tests/docs/).
+docs: deps
+	PYTHONPATH=generator mkdocs build --strict
+	@echo "docs: open build/site/index.html"
+
 demo: deps
 	./mcsgen generate spatial_pendulum
 	./mcsgen check spatial_pendulum

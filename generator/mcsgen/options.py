@@ -282,7 +282,7 @@ def option_value(opt):
 
 
 C_TABLE = RUNTIME / "app" / "mcs_options_table.h"
-README = ROOT / "README.md"
+README = ROOT / "docs" / "reference" / "commands.md"  # the manual page with the table
 README_BEGIN = "<!-- simulate options: generated from generator/mcsgen/options.py -->"
 README_END = "<!-- end of simulate options -->"
 

@@ -22,9 +22,7 @@ def _run(step, cwd, env, page):
         argv = ["bash", "-e", "-o", "pipefail", "-c", step.text]
     else:
         argv = ["/usr/bin/python3", "-c", step.text]
-    proc = subprocess.run(
-        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600
-    )
+    proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     where = f"docs/{page}:{step.line}"
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"{where} exited {proc.returncode}:\n{output[-3000:]}"

@@ -125,8 +125,16 @@ def _probe(page):
     probe = page.with_name("probe-" + page.name)
     probe.write_text(page.read_text().replace("</body>", MEASURE + "</body>"))
     run = subprocess.run(
-        [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
-         "--virtual-time-budget=20000", "--dump-dom", probe.as_uri()],
+        [
+            exe,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--allow-file-access-from-files",
+            "--virtual-time-budget=20000",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
         capture_output=True,
         text=True,
         timeout=180,

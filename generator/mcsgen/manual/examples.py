@@ -76,7 +76,12 @@ def steps(page: Path):
         if lang == "sh":
             out.append(Step("sh", body, line))
         elif lang == "text":
-            if out and out[-1].kind in ("sh", "python") and between is not None and not between.strip():
+            if (
+                out
+                and out[-1].kind in ("sh", "python")
+                and between is not None
+                and not between.strip()
+            ):
                 out[-1].expect = [s for s in body.split("\n") if s.strip()]
         elif lang in ("yaml", "python", "c", "cmake", "csv"):
             step = _file_step(lang, body, line)
