@@ -5,7 +5,6 @@ them: in an empty folder, with the checkout's `mcsgen` on PATH and $MCSGEN the c
 
 import os
 import subprocess
-import sys
 
 import pytest
 

@@ -155,9 +155,8 @@ def schema_page():
         "",
         "## Kernel sets",
         "",
-        "`kernels:` and `firmware: kernels:` name sets of generated functions besides the motion's: "
-        + ", ".join(f"`{s}`" for s in SETS)
-        + " (or `all`).",
+        "`kernels:` and `firmware: kernels:` name sets of generated functions besides the "
+        "motion's: " + ", ".join(f"`{s}`" for s in SETS) + " (or `all`).",
         "",
     ]
     return "\n".join(out)
