@@ -1,11 +1,12 @@
-"""The manual's facts (README.md and the pages of docs/) against the files they come from
-(issue 34, item 10: a new user found the introduction saying statics were not in this
-release, references to files outside the repository, a package list short of what `make deps` installs, two sizes of the firmware
-toolchain and "1 s of each under QEMU" while one model runs 2 s). Each test reads the README and
-the repository's own files (Makefile, scripts/install-deps, the model files, the generated
-headers, the CLI's parser, docs/SPEC.md); none runs a build. Other tests pin more of it: the
-layout table's modules (test_layout.py), the options table (test_options.py), the MISRA
-deviations (generator/test_misra.py), the firmware sizes (e2e/test_firmware_qemu.py)."""
+"""The manual's facts (README.md and the pages of docs/) against the files they come from (issue
+34, item 10: a new user found the introduction saying statics were not in this release,
+references to files outside the repository, a package list short of what `make deps` installs,
+two sizes of the firmware toolchain and "1 s of each under QEMU" while one model runs 2 s). Each
+test reads the README and the repository's own files (Makefile, scripts/install-deps, the model
+files, the generated headers, the CLI's parser, docs/SPEC.md); none runs a build. Other tests
+pin more of it: the layout table's modules (test_layout.py), the options table
+(test_options.py), the MISRA deviations (generator/test_misra.py), the firmware sizes
+(e2e/test_firmware_qemu.py)."""
 
 import argparse
 import ast
