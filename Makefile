@@ -10,8 +10,8 @@ CFLAGS_STRICT := -std=c99 -pedantic -Wall -Wextra -Werror
 INCLUDES := -Iruntime/include -Iruntime/src
 LIBS := -llapacke -llapack -lblas -lm
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-# the runtime library by layer: runtime/src/{linalg,basis,sim,sim/variant,analysis}/ (README
-# "Layout"); its files include each other's internal headers by their path under runtime/src/
+# the runtime library by layer: runtime/src/{linalg,basis,sim,sim/variant,analysis}/ (docs/
+# develop/layout.md); its files include each other's internal headers by their path under runtime/src/
 LIB_SRC := $(sort $(wildcard runtime/src/*/*.c runtime/src/*/*/*.c))
 RUNTIME_SRC := $(filter-out runtime/src/linalg/mcs_linalg_portable.c,$(LIB_SRC))
 PORTABLE_SRC := $(filter-out runtime/src/linalg/mcs_linalg_lapack.c,$(LIB_SRC))
@@ -43,7 +43,7 @@ options-table:
 # Every shipped model generated in a process whose numpy, scipy and math round one ulp off
 # (tests/generator/perturbed_generate.py), in two processes (the PUMA 560, two thirds of the time,
 # and the slider-crank; the rest), compared with generated/: it is up to date, and no machine
-# floating-point value reaches it (README "Deterministic output").
+# floating-point value reaches it (docs/explanation/determinism.md).
 REGEN = PYTHONHASHSEED=0 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
 	$(PYTHON) tests/generator/perturbed_generate.py $(B)/regen
 check-generated: deps
@@ -136,7 +136,7 @@ test-configs-all: deps
 test-py: deps
 	$(PYTHON) -m pytest -q -n 2 --dist loadfile tests
 
-# ---- fuzzing (issue 16; README "Fuzzing") ------------------------------------------------------
+# ---- fuzzing (issue 16; docs/develop/fuzzing.md) ------------------------------------------------------
 # One harness (tests/fuzz/fuzz_runtime.c) per linear-algebra backend and precision, linking the
 # spatial pendulum, the slider-crank and the double four-bar. `make fuzz` runs each for
 # FUZZ_SECONDS with libFuzzer (clang) and keeps crashing inputs in tests/fuzz/crashes/; `make test`
@@ -203,7 +203,7 @@ lint: deps
 	clang-format --dry-run --Werror $(C_LINT)
 	@echo "lint: clean"
 
-# The README's test command: everything, about 15 minutes on 2 cores (README "Quick start").
+# The README's test command (README.md, docs/setup.md): everything, about 15 minutes on 2 cores (docs/setup.md).
 # the C tests under the sanitizers are test-configs' full build (the same programs and flags as
 # test-sanitize, which stays for a quick run of them alone)
 test: deps lint check-generated misra c-binaries test-c test-fuzz-replay test-configs test-py
@@ -260,7 +260,7 @@ bench-compare-cli: deps
 # --no-breaks --no-replaces --no-enhances` lists for them and not for the other packages of
 # scripts/install-deps (qemu-system-common and -data, binutils-arm-none-eabi, libcapstone4,
 # GStreamer, libspice-server1, ...: 59 589 KiB), 907 333 KiB = 929 MB. tests/test_readme.py
-# checks that the README says the same and, where they are installed, recounts it from dpkg.
+# checks that the manual says the same and, where they are installed, recounts it from dpkg.
 firmware: deps
 	@for m in spatial_pendulum pendulum_3r double_four_bar slider_crank; do \
 	  scripts/firmware $$m || exit 1; done
@@ -277,14 +277,14 @@ PUMA_START := --q J2=pi/4 --q J3=pi --q J5=pi/4 --qd J1=1 --qd J2=-0.8 --qd J3=0
 
 # The runtime's headers and static libraries (double and float, LAPACK and portable), the mcsgen
 # command, the Python package (`import mcsgen`: PREFIX/lib/python3.X/dist-packages, which Debian's
-# Python reads for /usr/local) and the CMake module (cmake/mcsgen.cmake) under PREFIX (README
-# "Python API", "Firmware").
+# Python reads for /usr/local) and the CMake module (cmake/mcsgen.cmake) under PREFIX
+# (docs/reference/python-api.md, docs/reference/cmake.md).
 PREFIX ?= /usr/local
 install: deps
 	scripts/install "$(PREFIX)"
 
 # `import mcsgen` from any directory with this checkout's package (it builds into build/ here): a
-# .pth file in the user's site-packages naming generator/ (README "Python API").
+# .pth file in the user's site-packages naming generator/ (docs/reference/python-api.md).
 develop:
 	@site=$$($(PYTHON) -m site --user-site) \
 	  || { echo "make develop: the user site-packages is turned off ($$site)" >&2; exit 1; }; \

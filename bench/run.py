@@ -29,9 +29,10 @@
    of 1 and 2 worker processes: runs per second, the time a run takes and the overhead per run.
 
 Timings are the best of several interleaved repeats (the machines are shared and noisy).
-Writes build/bench/results.json and prints a table. `bench/run.py SECTION...` runs only the named
-sections (SECTIONS: arm, mujoco, linearize, stiff, sweep) and updates their entries in
-build/bench/results.json.
+Writes build/bench/results.json and prints a table; the sections mujoco, linearize, stiff and
+sweep also write the manual's tables, docs/measured/<section>.md (bench/tables.py).
+`bench/run.py SECTION...` runs only the named sections (SECTIONS: arm, mujoco, linearize, stiff,
+sweep) and updates their entries in build/bench/results.json.
 """
 
 import json
@@ -47,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "generator"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import tables  # noqa: E402
 from mcsgen import build  # noqa: E402
 from mcsgen.generate import generate  # noqa: E402
 
@@ -345,6 +347,9 @@ def run_sections(names):
         key, title, run = SECTIONS[name]
         print(title)
         results[key] = run()
+        written = tables.write(name, results[key])
+        if written:
+            print(f"  the manual's table: {written.relative_to(ROOT)}")
     path.write_text(json.dumps(results, indent=2))
     print(f"results: {path}")
 
@@ -554,6 +559,7 @@ def main():
         print(title)
         try:
             results[key] = run()
+            tables.write(section, results[key])  # the manual's table (docs/measured/)
         except (SystemExit, subprocess.CalledProcessError, OSError) as exc:
             # MuJoCo missing (no network or root to install it) or a failed run: the section
             # says why and the bench goes on

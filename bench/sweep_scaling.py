@@ -12,7 +12,7 @@ beyond its integration:
 
 Each is the faster of two interleaved sweeps. The sweep time excludes the cluster's start
 (reported apart: it is paid once per sweep). The numbers for N machines follow from these
-(README "Sweeps"): W workers finish runs at about W / (run + overhead) per second while the
+(docs/reference/sweeps.md): W workers finish runs at about W / (run + overhead) per second while the
 scheduler keeps up, and it handles a few thousand tasks a second, a batch of runs per task.
 """
 

@@ -60,6 +60,8 @@ SLOW_FILES_FIRST = (
     "e2e/test_kc_paper.py",
     "e2e/test_inputs.py",
     "e2e/test_sweep.py",
+    "docs/test_examples.py",
+    "docs/test_site.py",
 )
 
 

@@ -1,4 +1,5 @@
-"""mcsgen: mechanism files -> specialized, allocation-free C solvers (see README.md)."""
+"""mcsgen: mechanism files -> specialized, allocation-free C solvers (see README.md and the manual,
+docs/)."""
 
 import os
 

@@ -1,4 +1,4 @@
-"""The Python way in (README, "Python API"): load a mechanism file, build its solver, run it
+"""The Python way in (docs/reference/python-api.md): load a mechanism file, build its solver, run it
 in-process and get NumPy arrays, without CSV files.
 
     import mcsgen
@@ -308,8 +308,8 @@ class Solver:
 
     def sweep(self, **kw) -> "SweepResult":
         """Many runs of this solver, one per set of parameter values, each reduced to a few
-        numbers (README "Sweeps"; the command line's `sweep`). The sets: grid={name: "LO:HI:N"
-        or [values]} (combine="product" or "zip"), samples={name: "normal(MU,SIGMA)" |
+        numbers (docs/reference/sweeps.md; the command line's `sweep`). The sets: grid={name:
+        "LO:HI:N" or [values]} (combine="product" or "zip"), samples={name: "normal(MU,SIGMA)" |
         "uniform(LO,HI)" | "truncnormal(MU,SIGMA,LO,HI)"} with count and seed, or table=CSV.
         run: "simulate" (with its options as keywords, as simulate takes them), "statics" or
         "modes" (kkt, use_kc, max_iter, tol, count, damped). quantities: ["final(x.slider.x)",

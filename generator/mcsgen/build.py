@@ -38,8 +38,8 @@ LIBS = ["-llapacke", "-llapack", "-lblas", "-lm"]
 
 # The simulator's backend by model size: below this many coordinates the portable backend's small
 # loops beat LAPACK's calls, from it on LAPACK's blocked kernels win. One RK4 step, both backends
-# in one run (README "Runtime (C99)"), portable's time over LAPACK's: point chains n = 20 0.85,
-# n = 40 1.17, n = 60 1.40, n = 80 1.42; the slider-crank (n = 21) 0.91, the PUMA 560 (n = 42)
+# in one run (docs/reference/generated-code.md), portable's time over LAPACK's: point chains n = 20
+# 0.85, n = 40 1.17, n = 60 1.40, n = 80 1.42; the slider-crank (n = 21) 0.91, the PUMA 560 (n = 42)
 # 1.28; P1 (n = 3) and P3 (n = 15) 0.4 and 0.7.
 PORTABLE_BELOW = 28
 

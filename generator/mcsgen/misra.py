@@ -1,6 +1,6 @@
 """MISRA C:2012 check of the runtime and of generated models (Cppcheck's MISRA addon), with the
 project's deviations (misra/deviations.txt) applied. `./mcsgen misra`, `make misra`, and
-`./mcsgen generate` (unless --no-misra) and `./mcsgen audit` use it; README "MISRA C:2012".
+`./mcsgen generate` (unless --no-misra) and `./mcsgen audit` use it; docs/reference/misra.md.
 
 A finding is deviated only by a line of the deviations file that names its rule, a file pattern
 that is not "everything" and, optionally, a regular expression the flagged source line must

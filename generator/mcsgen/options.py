@@ -26,7 +26,7 @@ class SimOption:
 
 
 # Defaults given as text are the documented values; "model" means the model file's `simulation:`
-# section (README, "Model-file reference"). Order: as printed by --help.
+# section (docs/reference/model-file.md). Order: as printed by --help.
 OPTIONS = (
     SimOption("t-end", "real", "end time of the run [s]", "T", default="model", valid="positive"),
     SimOption(

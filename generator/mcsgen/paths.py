@@ -1,4 +1,4 @@
-"""Where things are: the one place that knows the checkout's layout (README, "Layout")."""
+"""Where things are: the one place that knows the checkout's layout (docs/develop/layout.md)."""
 
 import hashlib
 import os
@@ -10,8 +10,9 @@ PACKAGE = ROOT / "generator" / "mcsgen"  # this package
 TEMPLATES = ROOT / "templates"  # Jinja2 templates of the generated C
 MODELS = ROOT / "models"  # the shipped mechanism files
 RUNTIME = ROOT / "runtime"  # the C runtime (include/, src/, app/)
-# the runtime library's sources, by layer (README "Layout": linalg/, basis/, sim/, analysis/);
-# its files include each other's internal headers by their path under src/ (-I runtime/src)
+# the runtime library's sources, by layer (docs/develop/layout.md: linalg/, basis/, sim/,
+# analysis/); its files include each other's internal headers by their path under src/ (-I
+# runtime/src)
 RUNTIME_SRC = RUNTIME / "src"
 
 

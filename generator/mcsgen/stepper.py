@@ -1,6 +1,6 @@
 """A run stepped from Python (Solver.start): a controller or an estimator sets the inputs and
 advances the plant tick by tick against the same compiled C a firmware runs, and asks for
-forward and inverse dynamics at any state (README, "Inputs, forward and inverse dynamics").
+forward and inverse dynamics at any state (docs/reference/inputs-outputs.md).
 
 The solver's library carries it (runtime/app/mcs_simulate_stepper.c): options and parameters
 are the command line's, parsed by the same code (the same names and one-line errors). One stepped

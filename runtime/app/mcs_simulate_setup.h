@@ -8,8 +8,7 @@
 #include "mcs/mcs_sim.h"
 #include "mcs_simulate_args.h"
 
-/* --simulator auto takes the banded simulator from this many coordinates (README "Large
- * models": it is faster than the default one from about n = 12, measured; below 40 the default
+/* --simulator auto takes the banded simulator from this many coordinates (docs/explanation/large-models.md: it is faster than the default one from about n = 12, measured; below 40 the default
  * one's crossing of singular configurations is worth more than the difference) */
 #define BANDED_FROM 40
 

@@ -1,5 +1,5 @@
 """The Delta robot (models/delta_robot.yaml: the CIIRC testbed's Autonox24 RL5 in Codourey's
-model; README, "Inputs, forward and inverse dynamics"): three closed loops, three motors. Its
+model; docs/reference/inputs-outputs.md): three closed loops, three motors. Its
 inverse dynamics reproduces the accelerations it is asked for to 1e-10; computed torque (inverse
 dynamics feed-forward and PD on the measured arm angles) tracks a pick-and-place path at 1 kHz in
 Python against the same C a firmware runs; an LQR from the exact step Jacobian holds a hover

@@ -1,6 +1,7 @@
-"""Inputs (README, "Inputs"): the model file's `inputs:`, the simulator's zero-order hold
-(mcs_sim_set_inputs, --inputs FILE.csv) and the generalized forces they apply, against the same
-torques written into the model and against the same mechanism in the other formulation."""
+"""Inputs (docs/reference/inputs-outputs.md): the model file's `inputs:`, the simulator's
+zero-order hold (mcs_sim_set_inputs, --inputs FILE.csv) and the generalized forces they apply,
+against the same torques written into the model and against the same mechanism in the other
+formulation."""
 import subprocess
 from pathlib import Path
 

@@ -1,6 +1,6 @@
 """Forward and inverse dynamics at any state (mcs_sim_forward_dynamics,
-mcs_sim_inverse_dynamics; README, "Inverse dynamics"): the inputs inverse dynamics finds, fed to
-forward dynamics, give the requested accelerations to 1e-10, on an open chain (the 3R
+mcs_sim_inverse_dynamics; docs/reference/inputs-outputs.md): the inputs inverse dynamics finds, fed
+to forward dynamics, give the requested accelerations to 1e-10, on an open chain (the 3R
 pendulum), a closed loop redundantly actuated (the slider-crank with a crank motor and a slider
 force) and an under-actuated chain (the 3R pendulum with one motor: its residual is reported)."""
 import subprocess

@@ -1,6 +1,6 @@
-"""The exact linearization about any state (mcs_sim_linearize, Stepper.linearize; README,
-"Linearization"): A and B from the generated derivative kernels against central finite
-differences of the simulator's own right-hand side (mcs_sim_chart_rhs) at states away from
+"""The exact linearization about any state (mcs_sim_linearize, Stepper.linearize;
+docs/reference/linearization.md): A and B from the generated derivative kernels against central
+finite differences of the simulator's own right-hand side (mcs_sim_chart_rhs) at states away from
 equilibrium, on open chains and closed loops, body and joint coordinates, redundant rows; at an
 equilibrium A's eigenvalues are the vibration modes'."""
 from pathlib import Path

@@ -1,8 +1,8 @@
 """The mechanism file's outputs (model/outputs.py, mcs_sim_outputs, mcs_sim_linearize_outputs;
-README, "Outputs"): the CSV's y.<name> columns are the quantities they name, computed here
-independently from the run's own coordinates; the same outputs in body and in joint coordinates
-agree; the outputs' rows C, D of a linearization match central differences of the outputs along
-the chart's coordinates and the inputs."""
+docs/reference/inputs-outputs.md): the CSV's y.<name> columns are the quantities they name,
+computed here independently from the run's own coordinates; the same outputs in body and in joint
+coordinates agree; the outputs' rows C, D of a linearization match central differences of the
+outputs along the chart's coordinates and the inputs."""
 from pathlib import Path
 
 import numpy as np

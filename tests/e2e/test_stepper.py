@@ -1,4 +1,4 @@
-"""A run stepped from Python (Solver.start; README, "Inputs, forward and inverse dynamics"):
+"""A run stepped from Python (Solver.start; docs/reference/inputs-outputs.md):
 tick by tick it is the scheduled run of the command line, and a computed-torque controller
 written in Python against it tracks a path with the model's own inverse dynamics."""
 import numpy as np

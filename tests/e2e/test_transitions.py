@@ -105,7 +105,8 @@ def test_energy_constant_between_events_and_drops_by_the_jump(locking):
 
 def test_naive_locking_loses_momentum_as_measured_on_simbody(locking):
     """Zeroing the locked rate (Simbody's lock()): the free joints' momentum drops 8.7 % at the
-    first lock and 45 % at the second (the P2b target, README "make bench"), 258.6 J at the first.
+    first lock and 45 % at the second (the P2b target, docs/explanation/performance.md), 258.6 J at
+    the first.
     """
     naive = transitions(locking["naive"][2])
     drops = [1 - abs(e["momenta_after"][0]) / abs(e["momenta_before"][0]) for e in naive]

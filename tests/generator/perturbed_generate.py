@@ -4,7 +4,7 @@
 
 `make check-generated` generates every shipped model this way and compares the result with the
 committed generated/: one generation shows both that generated/ is what the generator makes now
-and that no machine floating-point value reaches it (README "Deterministic output"; before, the
+and that no machine floating-point value reaches it (docs/explanation/determinism.md; before, the
 second was a pytest test that generated every model once more).
 
 Usage: perturbed_generate.py OUT MODEL_FILE...   (prints how many functions it perturbed)

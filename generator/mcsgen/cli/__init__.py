@@ -1,5 +1,5 @@
 """Command line: ./mcsgen generate | misra | check | audit | import-urdf | simulate | statics |
-modes | plot | animate (README "CLI reference"). One module per job: parser.py (the verbs and
+modes | plot | animate (docs/reference/commands.md). One module per job: parser.py (the verbs and
 their arguments), a module per group of verbs (generation.py, simulate.py, analysis.py,
 drawing.py: each verb one API call and its printing), report.py (a run's summary in lines),
 spinner.py (progress on a terminal)."""

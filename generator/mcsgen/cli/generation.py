@@ -57,7 +57,7 @@ def _misra_of_generated(name, out_dir):
     print(f"  {result.summary()}")
     if result.pieces > 1:  # a large model: say what the check cost and why
         print(f"  (MISRA C:2012 checked in {result.pieces} pieces, {WORKERS} at a time, in "
-              f"{time.monotonic() - start:.0f} s: README \"MISRA C:2012\")")  # fmt: skip
+              f"{time.monotonic() - start:.0f} s: docs/reference/misra.md)")  # fmt: skip
     return 1 if result.findings else 0
 
 

@@ -1,4 +1,4 @@
-"""The command line's parser: the verbs, their arguments and help (README "CLI reference"), and
+"""The command line's parser: the verbs, their arguments and help (docs/reference/commands.md), and
 one-line errors for bad arguments."""
 
 import argparse

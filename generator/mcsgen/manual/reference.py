@@ -111,7 +111,7 @@ def cli_page():
 def options_page():
     from ..options import markdown_table
 
-    table = markdown_table().split("\n")[1:-1]  # without the README markers
+    table = markdown_table().split("\n")[1:-1]  # without the markers
     return "\n".join(
         [
             GENERATED_NOTE.format(source="generator/mcsgen/options.py"),

@@ -1,9 +1,9 @@
-"""Stage 1 of the pipeline: mechanism file -> validated `Model` (README, "Model-file reference").
+"""Stage 1 of the pipeline: mechanism file -> validated `Model` (docs/reference/model-file.md).
 
 - ir.py         the Model the later stages read (coordinates, parameters, rows, initial state)
 - loader.py     YAML -> Model: the file's schema, one error message per problem
 - expr.py       the safe expression parser (no eval, no sympify of model text)
-- exact.py      exact numbers, and rounding to double once (README, "Deterministic output")
+- exact.py      exact numbers, and rounding to double once (docs/explanation/determinism.md)
 - bodies.py     bodies and their kinematics; joint geometry helpers
 - mechanism.py  bodies, joints, drivers, forces -> coordinates, constraint rows, Lagrange blocks
 - initial.py    the initial velocities a mechanism's given rates imply (multiprecision)

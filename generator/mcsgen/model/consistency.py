@@ -1,7 +1,7 @@
 """Errors of a mechanism file that only its numbers show, found at generation before anything is
-written (README, "Bad input"): constraints that no configuration near the initial one satisfies
-(`x**2 + z**2 + 1`, a constant row `1`), and a mass matrix that is not positive definite on the
-motions the constraints leave free (`diagonal: [M, 0]`, `[M, -M]`).
+written (docs/reference/commands.md): constraints that no configuration near the initial one
+satisfies (`x**2 + z**2 + 1`, a constant row `1`), and a mass matrix that is not positive definite
+on the motions the constraints leave free (`diagonal: [M, 0]`, `[M, -M]`).
 
 The assembly is the minimum-norm Newton of initial.py, in multiprecision; the mass matrix is
 evaluated in double at the assembled configuration with the default parameters: a yes/no far from

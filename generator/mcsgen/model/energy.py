@@ -1,6 +1,6 @@
 """What physics says of a model's energy T + V, decided at generation from its structure, in time
-bounded by the size of the file (README, "Energy"): conserved, only dissipated, exchanged with
-the outside, or undefined. The emitter stores it in the model's descriptor (`energy_balance`);
+bounded by the size of the file (docs/reference/outputs.md): conserved, only dissipated, exchanged
+with the outside, or undefined. The emitter stores it in the model's descriptor (`energy_balance`);
 the simulator then knows, after a run, whether energy that grew means the run is wrong.
 
 - Bodies and joints: the elements say it. Drivers (rows that depend on t), `force` and `torque`

@@ -1,4 +1,5 @@
-"""Exact numbers: why the generated C is the same on every machine (README, "Deterministic output").
+"""Exact numbers: why the generated C is the same on every machine
+(docs/explanation/determinism.md).
 
 Every number the generator writes is computed without machine floating point:
 

@@ -1,7 +1,8 @@
 """The `inputs:` of a mechanism file: named inputs u that a controller sets at each tick.
 
 An input is a symbol the generalized forces may contain, linearly and with coefficients free of
-the velocities: f(x, v, t, u) = f(x, v, t, 0) + B(x, t) u (README, "Inputs"). It reaches them
+the velocities: f(x, v, t, u) = f(x, v, t, 0) + B(x, t) u (docs/reference/inputs-outputs.md). It
+reaches them
 two ways:
 - `joint: <name>`: a torque (revolute) or force (prismatic) on a joint's free coordinate, equal
   and opposite on its two bodies (mechanism.py, `joint_input`);

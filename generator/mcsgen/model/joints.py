@@ -47,7 +47,7 @@ class JointType:
     rows: tuple  # row names, in order: 003 Table 1 (spatial) or the planar rows
     keys: frozenset  # fields of its mechanism-file entry
     coordinate: str = ""  # the free coordinate a `rate` refers to: "angle", "translation" or ""
-    what: str = ""  # what the rows leave free, for messages and the README
+    what: str = ""  # what the rows leave free, for messages and the manual
     # as a tree joint of joint coordinates (model/joint_coordinates.py): the coordinates of its
     # motion, (name after the joint's and a dot, or "" for the joint's own name; unit), or
     # None: never a tree joint (its rows, between its bodies' poses: a cut joint)

@@ -1,7 +1,7 @@
 """Mechanism files (YAML) -> a validated `Model`.
 
 Every problem is reported as one `ModelError(file, field, problem)`. The file format is documented
-in README.md ("Model-file reference"); `load_model` is the only entry point.
+in the manual (docs/reference/model-file.md); `load_model` is the only entry point.
 """
 
 import hashlib
@@ -72,8 +72,8 @@ DYNAMICS_KEYS = {"mass_matrix", "forces", "kinetic", "potential"}
 # DOPRI5's tolerances: at rtol 1e-10 the energy of the shipped conservative models drifts by
 # about 1e-9 relative over their runs (the level the papers' energy plots show as flat), with at
 # most 2 % of the steps rejected; 1e-8 lets it drift by up to 3e-7 with up to 18 % rejected (the
-# slider-crank), for 2.5x fewer steps; below 1e-11 the stages' rounding dominates (README,
-# "Model-file reference", "Integrators and their defaults"; bench/dopri5_defaults.py).
+# slider-crank), for 2.5x fewer steps; below 1e-11 the stages' rounding dominates
+# (docs/explanation/integrators.md; bench/dopri5_defaults.py).
 SIM_DEFAULTS = {
     "t_end": 1.0,
     "h": 1e-3,

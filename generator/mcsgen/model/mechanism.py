@@ -1,7 +1,7 @@
 """Mechanism files with `bodies:` -> coordinates, constraints, Lagrange blocks and initial state.
 
 Called by loader.py with a reader.Reader (typed values, expressions, one-line errors). The
-schema is documented in README.md ("Bodies and joints"). Everything stays symbolic in the
+schema is documented in the manual (docs/reference/model-file.md). Everything stays symbolic in the
 parameters: masses, inertias, gravity, forces, drive functions and the geometry too (joint points
 and axes, initial poses, distances), so that a parameter's value can change at run time without
 regenerating. Checks and choices (is the axis of zero length, which branch of a quaternion

@@ -1,5 +1,5 @@
-"""The `outputs:` of a mechanism file: named sensor quantities y = h(x, v, u, t) (README,
-"Outputs").
+"""The `outputs:` of a mechanism file: named sensor quantities y = h(x, v, u, t)
+(docs/reference/inputs-outputs.md).
 
 Each entry is one of
 - `expr:` an expression of the model's names: a coordinate model's coordinates, their rates

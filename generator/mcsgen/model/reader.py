@@ -1,5 +1,5 @@
 """Reading a parsed mechanism file: typed values, names and expressions, with one error message
-naming the file and the field for the first problem (README, "Model-file reference"). The
+naming the file and the field for the first problem (docs/reference/model-file.md). The
 loader's schema and mechanism.py's builder both read through a `Reader`."""
 
 import math

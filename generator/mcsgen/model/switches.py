@@ -1,4 +1,5 @@
-"""Switchable constraints and the events that switch them (README, "Transitions"; paper 004).
+"""Switchable constraints and the events that switch them (docs/explanation/transitions.md; paper
+004).
 
     switches:                     # named groups of rows, inactive until an event activates them
       - {name: lock2, lock: q2}   # lock a coordinate: the row q2 - q2(t_event) = 0

@@ -1,6 +1,6 @@
-"""Parameter sweeps and Monte Carlo studies (README "Sweeps"): many runs of one solver, each a
-`simulate`, `statics` or `modes` for one set of parameter values, reduced on the worker to the
-quantities named, on a Dask cluster or serially. One module per job: design.py (the parameter
+"""Parameter sweeps and Monte Carlo studies (docs/reference/sweeps.md): many runs of one solver,
+each a `simulate`, `statics` or `modes` for one set of parameter values, reduced on the worker to
+the quantities named, on a Dask cluster or serially. One module per job: design.py (the parameter
 sets: grid, samples, table), worker.py (one batch of runs on a worker, and the quantities),
 runner.py (the cluster, the files, resuming); outputs/sweep_plot.py draws a sweep's CSV.
 

@@ -3,7 +3,7 @@ reduce each run to the few numbers the user named, so that only those travel bac
 
 Self-contained on purpose: the standard library and NumPy only, no other module of mcsgen. The
 client sends this module to the workers by value (cloudpickle.register_pickle_by_value in
-runner.py), so a worker on another machine needs Python, NumPy and Dask (the README's packages)
+runner.py), so a worker on another machine needs Python, NumPy and Dask (docs/setup.md's packages)
 but not mcsgen; the solver comes as a Program, the bytes of the compiled library (or of the
 analyzer executable for statics and modes) built once on the client, written once per worker
 process into its temporary folder under its SHA-256 and loaded from there.
@@ -32,8 +32,8 @@ import numpy as np
 
 CHANNELS = ("csv", "events", "summary")  # mcs_simulate_run's channels 0, 1, 2
 
-# A quantity a run is reduced to: FUNC(ARG) or a NAME (README "Sweeps"). By kind of run: the
-# functions of a column over the run's rows, of the K-th event (1-based), of a coordinate or the
+# A quantity a run is reduced to: FUNC(ARG) or a NAME (docs/reference/sweeps.md). By kind of run:
+# the functions of a column over the run's rows, of the K-th event (1-based), of a coordinate or the
 # K-th mode; scalars from the summary or the analysis.
 COLUMN_FUNCS = ("final", "max", "min", "maxabs", "mean")
 QUANTITIES = {

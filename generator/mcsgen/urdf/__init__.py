@@ -1,4 +1,4 @@
-"""URDF import: a robot description -> an ordinary mechanism file (README, "Importing URDF").
+"""URDF import: a robot description -> an ordinary mechanism file (docs/reference/urdf.md).
 
 - read.py   the XML, parsed safely (defusedxml, no DTDs or entities) into exact records
 - tree.py   links and joints -> bodies and joints: fixed joints merged, poses at q (mpmath)

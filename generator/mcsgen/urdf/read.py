@@ -1,4 +1,4 @@
-"""Reading a URDF file into plain records, safely (README, "Importing URDF").
+"""Reading a URDF file into plain records, safely (docs/reference/urdf.md).
 
 The XML is parsed by defusedxml with document type declarations refused: no entity expansion
 (billion laughs), no external entities, no network. Every number is read from its decimal text

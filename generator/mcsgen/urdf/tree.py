@@ -12,7 +12,7 @@
   prismatic ones slide along it.
 
 All arithmetic is mpmath at DIGITS digits on the file's exact numbers: the written model is the
-same on every machine (README, "Deterministic output").
+same on every machine (docs/explanation/determinism.md).
 """
 
 from dataclasses import dataclass, field

@@ -1,5 +1,5 @@
 """The mechanism file of an imported URDF tree: ordinary YAML, one comment per body and joint
-saying which URDF element it came from (README, "Importing URDF")."""
+saying which URDF element it came from (docs/reference/urdf.md)."""
 
 import re
 import textwrap
@@ -68,7 +68,7 @@ def render(tree, name, source, gravity, coordinates="joint"):
     )
     out = [
         f"# Imported from {comment_text(source)} by ./mcsgen import-urdf: an ordinary mechanism",
-        '# file (README, "Bodies and joints"); edit it, then generate and simulate.',
+        "# file (docs/reference/model-file.md); edit it, then generate and simulate.",
         f"name: {name}",
         "description: |",
     ]

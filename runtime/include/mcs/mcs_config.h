@@ -68,7 +68,7 @@ typedef double mcs_real;
 /* Parts of the runtime a firmware build may leave out: 1 (the default) compiles a part in, 0
  * leaves it out (not linked; options that need it get MCS_ERR_UNSUPPORTED from mcs_sim_init,
  * mcs_sim_assign and mcs_sim_step, and its entry points return it). scripts/firmware sets each
- * from the mechanism file's firmware: settings (README "Firmware").
+ * from the mechanism file's firmware: settings (docs/reference/firmware.md).
  *   MCS_WITH_DOP853         the DOP853 integrator (options.method), about 3 KiB of flash
  *   MCS_WITH_EVENTS         the singular-configuration search (options.sing_tol > 0)
  *   MCS_WITH_LOCKS          locks and unlocks (options.max_locks > 0, mcs_sim_lock, ...)

@@ -36,7 +36,7 @@ typedef enum mcs_joint_coordinate {
     MCS_JOINT_COORD_TRANSLATION = 2 /* translation along the joint axis */
 } mcs_joint_coordinate;
 
-/* A group of rows the runtime adds when a switch is activated (README, "Transitions"): a joint's
+/* A group of rows the runtime adds when a switch is activated (docs/explanation/transitions.md): a joint's
  * lock (it becomes a fixed joint at its pose then) or a switch's explicit rows. The generated
  * kernels give quantities g(x) (ng entries, no t); the runtime forms the nrows rows from them:
  *   - when `rotation` is not 0, g[0..3] is a relative rotation quaternion rho(x) and each set bit
@@ -62,7 +62,7 @@ typedef struct mcs_row_group {
 /* A joint of a bodies-and-joints model (paper 003 §2): its rows of c and what it leaves free. */
 typedef struct mcs_joint {
     const char *name;
-    const char *type;  /* revolute, prismatic, spherical, ... (README, "Bodies and joints") */
+    const char *type;  /* revolute, prismatic, spherical, ... (docs/reference/model-file.md) */
     const char *body1; /* the body of frame F1 */
     const char *body2; /* the body of frame F2, or "ground" */
     int first_row;     /* its rows are first_row .. first_row + nrows - 1 of c */
@@ -73,7 +73,7 @@ typedef struct mcs_joint {
     int coord_index; /* its free coordinate's index in joint_coords' output, or -1 (none) */
 } mcs_joint;
 
-/* A switch of the mechanism file (README, "Transitions"), inactive until an event activates
+/* A switch of the mechanism file (docs/explanation/transitions.md), inactive until an event activates
  * it: a coordinate's lock, or a row group (a joint's lock, or explicit rows). */
 typedef struct mcs_switch {
     const char *name;
@@ -212,7 +212,7 @@ typedef struct mcs_model {
     /* The banded simulator's structure, or NULL (no rows, or A structurally rank deficient). */
     const mcs_band_structure *band;
     int energy_balance; /* an mcs_energy_balance */
-    /* The mechanism file's inputs u (README, "Inputs"): the generalized forces they apply are
+    /* The mechanism file's inputs u (docs/reference/inputs-outputs.md): the generalized forces they apply are
      * f_u(x, u, t) = B(x, t) u, which the simulator adds to f (mcs_sim_set_inputs; every other
      * kernel is at u = 0 but joint_wrenches, whose w ends with u). 0 and NULL without inputs. */
     int nu;
@@ -229,7 +229,7 @@ typedef struct mcs_model {
      * NULL without the linearization kernel set. */
     mcs_kernel_xwt M_x;
     mcs_kernel_xwt gamma_x;
-    /* The mechanism file's outputs y = h(x, v, u, t) (README, "Outputs"): sensor quantities
+    /* The mechanism file's outputs y = h(x, v, u, t) (docs/reference/inputs-outputs.md): sensor quantities
      * (joint angles and rates, points of bodies and their velocities, distances, expressions),
      * at w = [v (nx); u (nu)] (mcs_sim_outputs); outputs_x their tangent along a direction,
      *   outputs_x (ny) = dh/dx dx + dh/dv dv + dh/du du,

@@ -33,14 +33,14 @@ typedef enum mcs_method {
     MCS_METHOD_DOPRI5 = 1, /* Dormand-Prince 5(4) with error control and dense output */
     MCS_METHOD_DOP853 = 2, /* Dormand-Prince 8(5,3) (Hairer's DOP853), dense output of order 7:
                               the fewest evaluations at tight tolerances; its steps near a
-                              singular configuration are DOPRI5's (README "Integrators") */
+                              singular configuration are DOPRI5's (docs/explanation/integrators.md) */
     /* Rang and Angermann's ROS34PW2, a linearly implicit Rosenbrock-W method of order 3 (error
      * estimate of order 2), L-stable and stiffly accurate, on the chart's Jacobian from the
      * generated K_f, D and K_c (and M_x, gamma_x when the model carries them): one LU of an
      * (f x f) matrix and four evaluations a step, for stiff models (joint damping on light
      * links). Error control; the fixed-step variant on the grid of options.h is for control
      * loops (bounded work a step). The dense and compact simulators (the compact one factors the
- * stiff part alone: K_f, D and M through T; README "Integrators"). */
+ * stiff part alone: K_f, D and M through T; docs/explanation/integrators.md). */
     MCS_METHOD_ROS34PW2 = 3,
     MCS_METHOD_ROS34PW2_FIXED = 4
 } mcs_method;
@@ -55,14 +55,14 @@ typedef enum mcs_variant {
     /* every option (dense output, events, locks, every continuation): frames with the explicit
      * n x n Q, the chart Newton with an LU of A_S U at every iteration (the default) */
     MCS_VARIANT_DENSE = 0,
-    /* for memory-bound targets (README "Firmware"): factorizations kept as Householder
+    /* for memory-bound targets (docs/reference/firmware.md): factorizations kept as Householder
      * reflectors (no n x n Q; both frames share one in mcs_sim_assign's layout), a chord Newton
      * and refinement on the chart's own factor instead of an LU of A_S U at every iteration (no
      * r x r G), A and M as their nonzeros. Slower near singular configurations (a stage whose
      * refinement stops converging is retaken). Needs dense_output 0, sing_tol 0 and max_locks
      * 0 (else MCS_ERR_UNSUPPORTED). */
     MCS_VARIANT_COMPACT = 1,
-    /* for large mechanisms with banded constraints (README "Large models"; the model's band
+    /* for large mechanisms with banded constraints (docs/explanation/large-models.md; the model's band
      * structure, model->band): every step O(n) with continuation off, O(n f^2) with none or
      * euler. Needs rows of full rank along the motion (no redundancy, no singular
      * configuration: MCS_ERR_SINGULAR_CHART there), continuation off, none or euler,
@@ -441,7 +441,7 @@ mcs_status mcs_sim_dense(mcs_sim *sim, mcs_real t, mcs_real *x, mcs_real *v, mcs
 mcs_status mcs_sim_multipliers(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v,
                                mcs_real *lambda);
 
-/* The outputs y (model->ny) of the mechanism file (`outputs:`, README "Outputs") at (t, x, v)
+/* The outputs y (model->ny) of the mechanism file (`outputs:`, docs/reference/inputs-outputs.md) at (t, x, v)
  * and the inputs held now: y = h(x, v, u, t). w (nx + nu) is the caller's scratch (it returns
  * [v; u] there). With ny = 0 it writes nothing and returns MCS_OK; MCS_ERR_UNSUPPORTED when the
  * descriptor has no outputs kernel. Touches no frame. */

@@ -14,7 +14,7 @@ const mcs_method_info mcs_methods[MCS_METHOD_COUNT] = {
      * its nodes 0, 1/5, 3/10, 4/5, 8/9, 1: 0.55 is the middle of the widest gap */
     {"dopri5", 1, 7, MCS_R(-0.2), 1, MCS_R(0.55), MCS_METHOD_DOPRI5, MCS_R(1.0), MCS_MEM_DOPRI5},
     /* DOP853: q = 8; twelve stages, the end and three dense ones; near a singular configuration
-     * its steps are DOPRI5's, from a quarter of its own step (README "Integrators") */
+     * its steps are DOPRI5's, from a quarter of its own step (docs/explanation/integrators.md) */
     {"dop853", 1, 16, MCS_R(-0.125), 1, MCS_R(0.55), MCS_METHOD_DOPRI5, MCS_R(0.25),
      MCS_MEM_DOP853},
     /* ROS34PW2: q = 3 (its embedded solution is of order 2: err ~ h^3); four stages; its nodes

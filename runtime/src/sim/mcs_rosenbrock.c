@@ -1,7 +1,7 @@
 /* mcs_rosenbrock.c - ROS34PW2 on the frozen chart of s->cur: a linearly implicit Rosenbrock-W
  * method for stiff models (joint damping on light links), with error control or on a fixed grid.
  *
- * Why this method (README "Integrators"): a stiff chart ODE y' = F(y, t), y = (q, qd), needs an
+ * Why this method (docs/explanation/integrators.md): a stiff chart ODE y' = F(y, t), y = (q, qd), needs an
  * L-stable method; a Rosenbrock method needs no Newton iteration (one LU a step, bounded work:
  * what a control loop on a microcontroller can afford), and a Rosenbrock-W method keeps its
  * order with any matrix in place of the Jacobian (Steihaug and Wolfbrandt 1979; Hairer and

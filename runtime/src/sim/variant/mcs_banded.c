@@ -1,4 +1,4 @@
-/* mcs_banded.c - the banded variant (MCS_VARIANT_BANDED, mcs_sim.h; README "Large models"): the
+/* mcs_banded.c - the banded variant (MCS_VARIANT_BANDED, mcs_sim.h; docs/explanation/large-models.md): the
  * motion of SPEC §2-§4 at a cost that grows like n, for large mechanisms whose constraints are
  * banded after the generator's ordering (chains, ladders). This file: its options, layout, frames
  * and basis (mcs_banded_chart.c: the chart); linalg/mcs_band.c has its linear algebra. A leaf:

@@ -1,4 +1,4 @@
-/* mcs_compact.c - the compact variant (MCS_VARIANT_COMPACT, mcs_sim.h; README "Firmware"): the
+/* mcs_compact.c - the compact variant (MCS_VARIANT_COMPACT, mcs_sim.h; docs/reference/firmware.md): the
  * same motion as the dense one in a fraction of its memory, for microcontrollers. This file: its
  * options, layout, frames and basis (mcs_compact_chart.c: the chart). A leaf: mcs_variant.c
  * alone calls it (mcs_variants.h). MCS_WITH_COMPACT = 0 leaves it out.
