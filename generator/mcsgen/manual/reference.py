@@ -215,9 +215,14 @@ def c_api_page():
         intro, items = _header_items((HEADERS / name).read_text())
         out += [f"## {name}", "", "```c", f'#include "mcs/{name}"', "```", ""]
         out += ["```text", intro, "```", ""]
+        seen = set()
         for comment, decl in items:
+            name = _item_name(decl)
+            if name in seen:  # the other branch of an #if (mcs_config.h: float or double)
+                continue
+            seen.add(name)
             # the comment as the header has it: its words are C's names, not Markdown
-            out += [f"### `{_item_name(decl)}`", "", "```c"]
+            out += [f"### `{name}`", "", "```c"]
             if comment:
                 out += ["/* " + comment.replace("\n", "\n * ") + " */"]
             out += [decl, "```", ""]
