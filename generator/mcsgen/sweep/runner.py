@@ -120,6 +120,9 @@ def check_quantities(mechanism, kind: str, quantities: Sequence[str], options: d
     columns |= {f"x.{c}" for c in names} | {f"v.{c}" for c in names}
     columns |= {f"q{i + 1}" for i in range(n)} | {f"qd{i + 1}" for i in range(n)}
     columns |= {f"y.{o.name}" for o in mechanism.model.outputs}
+    # each joint's coordinate and rate (runtime/app/mcs_simulate_output.c: j.<joint>, jd.<joint>)
+    joints = [j.name for j in mechanism.model.joints if j.coordinate is not None]
+    columns |= {f"j.{j}" for j in joints} | {f"jd.{j}" for j in joints}
     more = any(options.get(k) for k in ("reactions", "basis", "momenta"))
     out = []
     for text in quantities:
@@ -131,7 +134,7 @@ def check_quantities(mechanism, kind: str, quantities: Sequence[str], options: d
             example = f"x.{names[0]}" if names else "t"
             raise DesignError(
                 f"--quantity {text}: no column '{arg}' in a run's CSV (e.g. {example}, energy, "
-                "y.<output>)"
+                "j.<joint>, y.<output>)"
             )
         if func == "x" and arg not in names:
             raise DesignError(f"--quantity {text}: no coordinate '{arg}' in {mechanism.name}")
