@@ -29,10 +29,10 @@
    of 1 and 2 worker processes: runs per second, the time a run takes and the overhead per run.
 
 Timings are the best of several interleaved repeats (the machines are shared and noisy).
-Writes build/bench/results.json and prints a table; the sections mujoco, linearize, stiff and
-sweep also write the manual's tables, docs/measured/<section>.md (bench/tables.py).
-`bench/run.py SECTION...` runs only the named sections (SECTIONS: arm, mujoco, linearize, stiff,
-sweep) and updates their entries in build/bench/results.json.
+Writes build/bench/results.json and prints a table; the sections growth, mujoco, linearize, stiff
+and sweep also write the manual's tables, docs/measured/<section>.md (bench/tables.py).
+`bench/run.py SECTION...` runs only the named sections (SECTIONS: arm, growth, mujoco, linearize,
+stiff, sweep) and updates their entries in build/bench/results.json.
 """
 
 import json
@@ -304,8 +304,20 @@ def sweep_scaling():
     return sweep_scaling.measure(ROOT)
 
 
+def growth_section():
+    """The cost of one RK4 step against n, default and banded simulators (bench/growth.py)."""
+    import growth
+
+    return growth.main()
+
+
 # sections that `bench/run.py SECTION` runs alone: name -> (results key, title, function)
 SECTIONS = {
+    "growth": (
+        "growth",
+        "cost of one RK4 step against n: the default simulator and the banded one (growth.py)",
+        growth_section,
+    ),
     "mujoco": (
         "mujoco_peer",
         "The peer: MuJoCo 2.2.2 and mcsgen, 1 s of RK4 at 1 ms (P1, P2a, PUMA 560, Panda)",
@@ -573,10 +585,9 @@ def main():
     import geometry_params
 
     results["geometry_params"] = geometry_params.main()
-    print("cost of one RK4 step against n: the default simulator and the banded one (growth.py)")
-    import growth
-
-    results["growth"] = growth.main()
+    print(SECTIONS["growth"][1])
+    results["growth"] = growth_section()
+    tables.write("growth", results["growth"])
     print("anchor chain (n = 301), 60 s of free vibration through ./mcsgen simulate")
     results["anchor_chain_60s"] = anchor_chain_60s()
     print("anchor chain (003 sec. 4.2): statics from the V and modes, by number of bodies")

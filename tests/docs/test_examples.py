@@ -29,21 +29,30 @@ def _run(step, cwd, env, page):
     assert not missing, f"{where}: not printed: {missing}\n--- printed:\n{output[-3000:]}"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(examples.DOCS)) for p in PAGES])
-def test_the_pages_examples_run_and_print_what_they_show(page, tmp_path):
-    steps = examples.steps(page)
+def _run_page(steps, rel, tmp_path):
     assert any(s.kind in ("sh", "python") for s in steps), "a page with nothing to run"
     env = dict(os.environ)
     env["PATH"] = f"{ROOT}:{env.get('PATH', '')}"
     env["MCSGEN"] = str(ROOT)
     env["MPLBACKEND"] = "Agg"
     env["PYTHONPATH"] = str(ROOT / "generator")  # what `make develop` gives (docs/setup.md)
-    rel = page.relative_to(examples.DOCS)
     for step in steps:
         if step.kind == "file":
             (tmp_path / step.name).write_text(step.text)
         else:
             _run(step, tmp_path, env, rel)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(examples.DOCS)) for p in PAGES])
+def test_the_pages_examples_run_and_print_what_they_show(page, tmp_path):
+    _run_page(examples.steps(page), page.relative_to(examples.DOCS), tmp_path)
+
+
+def test_the_readmes_tour_runs(tmp_path):
+    """The README's three-minute tour, as a reader runs it (its commands' comments say what
+    they print: the MISRA result, the frequency, the firmware's budget)."""
+    readme = examples.ROOT / "README.md"
+    _run_page(examples.steps(readme, examples.readme_tour()), "../README.md", tmp_path)
 
 
 def test_the_rules_refuse_what_would_not_run(tmp_path):

@@ -63,9 +63,19 @@ def _where(page: Path) -> str:
     return str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else str(page)
 
 
-def steps(page: Path):
-    """The steps of a page (see the module); ValueError for a block no step can take."""
-    text = page.read_text()
+def readme_tour():
+    """The README's "A three-minute tour" section: run as a page is (the README's set-up block,
+    `make demo` and `make test`, is not)."""
+    text = (ROOT / "README.md").read_text()
+    start = text.index("\n## A three-minute tour")
+    end = text.index("\n## ", start + 1)
+    return text[start:end]
+
+
+def steps(page: Path, text: str = None):
+    """The steps of a page (see the module), or of `text` read as that page; ValueError for a
+    block no step can take."""
+    text = page.read_text() if text is None else text
     out = []
     previous_end = None
     for m in _FENCE.finditer(text):
