@@ -411,13 +411,17 @@ def kill_the_worker_past_one(run):
 
 def test_a_run_that_kills_its_worker_is_a_crashed_row(solver):
     """Each time, the worker dies with the scattered program's copy: the program is scattered
-    again and the batch sent again, then the run is given up as crashed; the others finish."""
+    again and the batch sent again; a run lost with its worker is then sent alone, and given up
+    as crashed only when it loses its worker alone. The others finish, the run queued behind
+    the killer on its worker included (it came back lost under CI's load before the runs of
+    lost batches were sent again alone)."""
     result = solver.sweep(
         grid={"L": [0.9, 1.1, 0.95]}, quantities=[], reduce=kill_the_worker_past_one,
         workers=2, batch=1, **OPTIONS,
     )  # fmt: skip
     assert [r["status"] for r in result.rows] == ["ok", "crashed", "ok"]
-    assert "lost each of the 3 times" in result.rows[1]["message"]
+    message = result.rows[1]["message"]
+    assert "lost each of the 3 times it was sent alone" in message or "killed its" in message
     for row in (result.rows[0], result.rows[2]):
         assert row["value"] == solver.simulate(params={"L": row["L"]}, **OPTIONS).x[-1, 0]
     assert result.summary["complete"] and result.summary["failed"] == 1

@@ -615,8 +615,10 @@ def _on_cluster(client, task: dict, batches, program: tuple, fingerprint: str):
     run again: Dask reruns a lost worker's tasks elsewhere (KilledWorker when a task has killed
     several: its runs are rows "crashed"), and a batch cancelled because every worker holding
     the scattered program was lost (workers that come and go, or a run that kills its worker)
-    is sent again with the program scattered anew, up to PASSES times, then "crashed" too.
-    The futures are cancelled on the way out."""
+    is sent again with the program scattered anew, up to PASSES times. A run lost that way may
+    only have shared the worker of the run that killed it (queued behind it), so each run of
+    such a batch is then sent once more alone, with nothing else running: only a run that loses
+    its worker alone is "crashed". The futures are cancelled on the way out."""
     import cloudpickle
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
@@ -632,28 +634,52 @@ def _on_cluster(client, task: dict, batches, program: tuple, fingerprint: str):
         futures[future] = (runs, sent)
         return future
 
+    def rescatter():
+        if shipped[0].status != "finished":  # every replica was lost
+            shipped[0] = client.scatter([program], broadcast=True, hash=False)[0]
+
+    def lost_with_worker(future, exc):
+        return future.cancelled() or type(exc).__name__ == "CancelledError"
+
+    def alone(run):
+        """One run sent by itself until it finishes, or is lost with its worker PASSES times."""
+        for _ in range(PASSES):
+            rescatter()
+            future = submit([run], 1)
+            try:
+                return future.result()
+            except KilledWorker as exc:
+                return [_lost(run[0], "crashed", f"the run killed its worker ({exc})")]
+            except Exception as exc:
+                if not lost_with_worker(future, exc):
+                    text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                    return [_lost(run[0], "error", text)]
+        text = f"the workers running it were lost each of the {PASSES} times it was sent alone"
+        return [_lost(run[0], "crashed", text)]
+
     for runs in batches:
         submit(runs, 1)
     pending = as_completed(list(futures), loop=client.loop)
+    suspects = []  # runs lost with their workers, to be sent again alone
     try:
         for future in pending:
             runs, sent = futures[future]
             try:
                 yield future.result()
-            except KilledWorker as exc:
-                yield [_lost(i, "crashed", f"the run killed its worker ({exc})") for i, _ in runs]
+            except KilledWorker:
+                suspects += runs
             except Exception as exc:  # cancelled (the program lost), cannot load it, ...
-                if future.cancelled() or type(exc).__name__ == "CancelledError":
+                if lost_with_worker(future, exc):
                     if sent < PASSES:
-                        if shipped[0].status != "finished":  # every replica was lost
-                            shipped[0] = client.scatter([program], broadcast=True, hash=False)[0]
+                        rescatter()
                         pending.add(submit(runs, sent + 1))
                         continue
-                    text = f"the workers running it were lost each of the {sent} times it was sent"
-                    yield [_lost(i, "crashed", text) for i, _ in runs]
+                    suspects += runs
                     continue
                 text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                 yield [_lost(i, "error", text) for i, _ in runs]
+        for run in suspects:  # one at a time: a death is then this run's own
+            yield alone(run)
     finally:
         client.cancel(list(futures))
         cloudpickle.unregister_pickle_by_value(worker)
