@@ -36,7 +36,7 @@ deps:
 generate: deps
 	./mcsgen generate --force
 
-# The simulate options' C table and README table, from generator/mcsgen/options.py.
+# The simulate options' C table and the manual's table, from generator/mcsgen/options.py.
 options-table:
 	PYTHONPATH=generator $(PYTHON) -m mcsgen.options
 

@@ -1,5 +1,5 @@
 """One source of truth for the simulate options (generator/mcsgen/options.py): the C simulator's
-table and the README's are generated from it and current, the CLI takes it, and every documented
+table and the manual's are generated from it and current, the CLI takes it, and every documented
 default is the value the C runtime's mcs_options_default actually sets."""
 import json
 import subprocess
@@ -35,11 +35,13 @@ def test_c_table_is_generated_from_options_py():
 
 
 def test_readme_table_is_generated_from_options_py():
-    text = options.README.read_text()
+    text = options.PAGE.read_text()
     block = text[
-        text.index(options.README_BEGIN) : text.index(options.README_END) + len(options.README_END)
+        text.index(options.PAGE_BEGIN) : text.index(options.PAGE_END) + len(options.PAGE_END)
     ]
-    assert block == options.markdown_table(), "README options table is stale: `make options-table`"
+    assert (
+        block == options.markdown_table()
+    ), "the manual's options table is stale: `make options-table`"
 
 
 @pytest.mark.parametrize("real", ["double", "float"])
@@ -130,7 +132,7 @@ def test_bad_option_values_get_one_line_naming_the_option(cli, args, words):
 
 
 def test_every_checked_option_says_what_it_takes_in_the_readme():
-    table = options.markdown_table().splitlines()  # the README's block (checked current above)
+    table = options.markdown_table().splitlines()  # the manual's block (checked current above)
     checked = [opt for opt in options.OPTIONS if opt.valid]
     assert {o.name for o in checked} >= {"t-end", "h", "rtol", "atol", "rank-tol", "h-min"}
     for opt in checked:

@@ -1,9 +1,9 @@
 """The options of `simulate`: one table, the single source of their names, defaults and help.
 
 Read by the command line (cli/parser.py builds its `simulate` parser from it), by the C simulator
-(`runtime/app/mcs_options_table.h` is generated from it: `write_c_table`), and by the README (its
+(`runtime/app/mcs_options_table.h` is generated from it: `write_c_table`), and by the manual (its
 options table is generated from it: `markdown_table`). Tests check that the generated header and
-the README block are current, and that every default below is what the C runtime's
+the manual's block are current, and that every default below is what the C runtime's
 `mcs_options_default` sets (tests/test_options.py).
 """
 
@@ -282,9 +282,9 @@ def option_value(opt):
 
 
 C_TABLE = RUNTIME / "app" / "mcs_options_table.h"
-README = ROOT / "docs" / "reference" / "commands.md"  # the manual page with the table
-README_BEGIN = "<!-- simulate options: generated from generator/mcsgen/options.py -->"
-README_END = "<!-- end of simulate options -->"
+PAGE = ROOT / "docs" / "reference" / "commands.md"  # the manual page with the table
+PAGE_BEGIN = "<!-- simulate options: generated from generator/mcsgen/options.py -->"
+PAGE_END = "<!-- end of simulate options -->"
 
 
 def by_name(name):
@@ -377,8 +377,8 @@ def c_table():
 
 
 def markdown_table():
-    """The README's table of simulate options, between its markers."""
-    rows = [README_BEGIN, "", "| option | default | what |", "|---|---|---|"]
+    """The manual's table of simulate options (docs/reference/commands.md), between its markers."""
+    rows = [PAGE_BEGIN, "", "| option | default | what |", "|---|---|---|"]
     for opt in OPTIONS:
         arg = f" {opt.metavar}" if opt.metavar else ""
         if opt.kind == "choice":
@@ -387,7 +387,7 @@ def markdown_table():
         what = opt.help + (f"; {VALID[opt.valid][1]}" if opt.valid else "")
         what = what.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
         rows.append(f"| `--{opt.name}{arg}` | {default} | {what} |")
-    rows += ["", README_END]
+    rows += ["", PAGE_END]
     return "\n".join(rows)
 
 
@@ -395,12 +395,12 @@ def write_c_table():
     C_TABLE.write_text(c_table())
 
 
-def write_readme_table():
-    text = README.read_text()
-    start, end = text.index(README_BEGIN), text.index(README_END) + len(README_END)
-    README.write_text(text[:start] + markdown_table() + text[end:])
+def write_page_table():
+    text = PAGE.read_text()
+    start, end = text.index(PAGE_BEGIN), text.index(PAGE_END) + len(PAGE_END)
+    PAGE.write_text(text[:start] + markdown_table() + text[end:])
 
 
 if __name__ == "__main__":
     write_c_table()
-    write_readme_table()
+    write_page_table()

@@ -60,9 +60,8 @@ def _argument_row(parser, action):
     else:
         name = formatter._format_args(action, action.dest)
     text = formatter._expand_help(action) if action.help else ""
-    if action.choices and action.option_strings and not isinstance(action.choices, dict):
-        if "{" in name:
-            name = name.split(" ", 1)[0] + " " + "\\|".join(map(str, action.choices))
+    if action.choices and action.option_strings and "{" in name:  # {a,b} as a\|b in a table
+        name = name.split(" ", 1)[0] + " " + "\\|".join(map(str, action.choices))
     default = ""
     if (
         action.option_strings
@@ -179,9 +178,7 @@ def _header_items(text):
                     decl.append(lines[i])
             items.append((_comment_text("\n".join(comment)) if comment else "", "\n".join(decl)))
             comment = []
-        elif stripped and not stripped.startswith("#") and not stripped.startswith("/*"):
-            comment = []
-        elif stripped.startswith("#"):
+        elif stripped and not stripped.startswith("/*"):  # code or a directive between them
             comment = []
         i += 1
     return intro, items
