@@ -130,7 +130,7 @@ int main(void)
     /* with dense output: inverse dynamics evaluates the dynamics at a state of its own (the
      * probe frame) */
     static mcs_real memory[DELTA_ROBOT_SIM_MEMORY(DELTA_ROBOT_FIRMWARE_MAX_DOF,
-                                                  DELTA_ROBOT_FIRMWARE_FEATURES | MCS_MEM_DENSE)];
+                                                  DELTA_ROBOT_FIRMWARE_FEATURES | MCS_MEM_DENSE_OUTPUT)];
     static mcs_real inverse_work[MCS_SIM_INVERSE_WORK_SIZE(NX, NC, NU)];
     static mcs_real xd[NX];
     static mcs_real vd[NX];

@@ -4,6 +4,9 @@ long that it must hold several jobs, every file saying its job first, and the RE
 table names every module."""
 import ast
 import re
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -99,69 +102,171 @@ def test_find_cycle_finds_one():
 
 
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-STRING = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
-CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
-KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined"}
+
+# The runtime's tiers, bottom to top, as DEVELOPING.md draws them (the block after its
+# "runtime tiers" marker): each line `tier: path ...` (paths under runtime/src/, wrapped lines
+# indented), a tier's files calling and including only files of its own tier and those below.
+TIERS_MARKER = "<!-- runtime tiers: tests/test_layout.py reads this block -->"
 
 
-def c_code(text):
-    """C source without comments, string contents and preprocessor lines."""
-    text = STRING.sub('""', COMMENT.sub(" ", text))
-    return re.sub(r"^\s*#.*$", "", text, flags=re.M)
-
-
-def c_definitions(text):
-    """{name: static?} of the functions a C file defines (a name followed by a parameter list
-    and a body at file scope)."""
-    found, depth = {}, 0
-    for m in re.finditer(r"[{}]|" + CALL.pattern, text):
-        if m.group(0) in "{}":
-            depth += 1 if m.group(0) == "{" else -1
+def read_tiers(text):
+    """[(tier, [paths])], bottom tier first, from DEVELOPING.md's block (drawn top first)."""
+    block = text[text.index(TIERS_MARKER) :].split("```")[1]
+    tiers = []
+    for line in block.splitlines()[1:]:
+        if not line.strip():
             continue
-        if depth or m.group(1) in KEYWORDS:
-            continue
-        j, level = m.end(), 1
-        while level and j < len(text):
-            level += (text[j] == "(") - (text[j] == ")")
-            j += 1
-        if text[j:].lstrip().startswith("{"):
-            head = text[max(text.rfind(";", 0, m.start()), text.rfind("}", 0, m.start())) + 1 :]
-            found[m.group(1)] = bool(re.search(r"\bstatic\b", head[: m.start()]))
-    return found
+        if line[0].isspace():
+            tiers[-1][1].extend(line.split())
+        else:
+            name, _, paths = line.partition(":")
+            tiers.append((name.strip(), paths.split()))
+    return tiers[::-1]
 
 
-def runtime_calls():
-    """{file: set(files)} of runtime/src: F -> G when F calls a function G defines (by name; a
-    function F defines itself or statically elsewhere is not G's). The two linear-algebra
-    backends define the same functions: a call of one reaches both."""
-    src = ROOT / "runtime" / "src"
-    code = {f.relative_to(src).as_posix(): c_code(f.read_text()) for f in sorted(src.rglob("*.c"))}
-    defs = {f: c_definitions(t) for f, t in code.items()}
+def callgraph_objects(src, out, jobs=2):
+    """Compiles every file of src (a runtime/src tree) with GCC's -fcallgraph-info into out:
+    {file: .ci text}. At -O0, so that no call is folded away; the LAPACK backend's files with the
+    default flags, the portable backend's with MCS_LINALG_PORTABLE (they define the same names)."""
+    files = sorted(p.relative_to(src).as_posix() for p in src.rglob("*.c"))
+    include = src.parent / "include"
+
+    def compile_one(rel):
+        obj = out / (rel.replace("/", "__") + ".o")
+        flags = ["-DMCS_LINALG_PORTABLE"] if rel == "linalg/mcs_linalg_portable.c" else []
+        subprocess.run(
+            ["gcc", "-std=c99", "-O0", "-fcallgraph-info", *flags, f"-I{include}", f"-I{src}"]
+            + ["-c", str(src / rel), "-o", str(obj)],
+            check=True,
+            capture_output=True,
+        )
+        return rel, obj.with_suffix(".ci").read_text()
+
+    with ThreadPoolExecutor(jobs) as pool:
+        return dict(pool.map(compile_one, files))
+
+
+CI_NODE = re.compile(r'node: \{ title: "([^"]+)" label: "[^"]*"( shape : ellipse)?')
+CI_EDGE = re.compile(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"')
+
+
+def file_call_graph(graphs):
+    """{file: set(files it calls)} from the compiler's call graphs ({file: .ci text}): F -> G when
+    a function F's translation unit compiles calls a function G defines with external linkage (a
+    static function's node is titled `file:name`, a call to it stays in its file). The two
+    linear-algebra backends define the same functions: a call of one reaches both."""
     where = {}
-    for f, names in defs.items():
-        for name, static in names.items():
-            if not static:
-                where.setdefault(name, set()).add(f)
+    for rel, text in graphs.items():
+        for title, external in CI_NODE.findall(text):
+            if not external and ":" not in title:
+                where.setdefault(title, set()).add(rel)
     return {
-        f: {g for name in set(CALL.findall(t)) if name not in defs[f] for g in where.get(name, ())}
-        for f, t in code.items()
+        rel: {g for _, callee in CI_EDGE.findall(text) for g in where.get(callee, ()) if g != rel}
+        for rel, text in graphs.items()
     }
 
 
-def test_runtime_has_no_call_cycle():
-    calls = runtime_calls()
+@pytest.fixture(scope="module")
+def runtime_calls(tmp_path_factory):
+    src = ROOT / "runtime" / "src"
+    return file_call_graph(callgraph_objects(src, tmp_path_factory.mktemp("callgraph")))
+
+
+def test_runtime_has_no_call_cycle(runtime_calls):
+    calls = runtime_calls
     assert "linalg/mcs_gemm.c" in calls["sim/mcs_chart_common.c"]  # the graph is read at all
     assert calls["sim/mcs_variant.c"] >= {"sim/variant/mcs_dense.c", "sim/variant/mcs_banded.c"}
     cycle = find_cycle(calls)
     assert cycle is None, " calls ".join(cycle)
 
 
-def test_c_definitions_reads_static_and_external_functions():
-    text = c_code("static int a(int x) { return b(x); }\nint b(int y)\n{\n    return y;\n}\n")
-    assert c_definitions(text) == {"a": True, "b": False}
+def tier_violations(tiers, calls, includes):
+    """The calls and includes that go up a tier ([(kind, from, to)]); files of runtime/src not in
+    exactly one tier, as ("untiered", path, "")."""
+    level = {}
+    out = []
+    for k, (_, paths) in enumerate(tiers):
+        for path in paths:
+            if path in level:
+                out.append(("twice", path, ""))
+            level[path] = k
+    src = ROOT / "runtime" / "src"
+    for path in sorted(p.relative_to(src).as_posix() for p in src.rglob("*.[ch]")):
+        if path not in level:
+            out.append(("untiered", path, ""))
+    for kind, graph in (("calls", calls), ("includes", includes)):
+        for f, targets in sorted(graph.items()):
+            for g in sorted(targets):
+                if f in level and g in level and level[g] > level[f]:
+                    out.append((kind, f, g))
+    return out
 
 
-# What names a simulator variant in C (the dense output's mcs_dense_state is not the dense variant)
+def test_runtime_calls_and_includes_keep_to_the_tiers_developing_md_draws(runtime_calls):
+    tiers = read_tiers((ROOT / "DEVELOPING.md").read_text())
+    includes = {
+        k: {i for i in v if not i.startswith("mcs/")}
+        for k, v in runtime_includes().items()
+        if not k.startswith("mcs/")
+    }
+    assert [name for name, _ in tiers][:3] == ["status", "linalg", "basis"]  # read at all
+    violations = tier_violations(tiers, runtime_calls, includes)
+    assert not violations, "\n".join(f"{f} {kind} {g}" for kind, f, g in violations)
+
+
+def test_each_sim_file_sees_its_own_tier_header():
+    """One internal header per tier of the simulator (mcs_core.h draws them): each sim/ file
+    includes its tier's header (the top tier's: the stages'), and the headers include one
+    another down the tiers, so the include graph is the diagram."""
+    tiers = dict(read_tiers((ROOT / "DEVELOPING.md").read_text()))
+    includes = runtime_includes()
+    sim_tiers = [name for name in tiers if name.startswith("sim")]
+    headers = {name: [p for p in tiers[name] if p.endswith(".h")] for name in sim_tiers}
+    for name in sim_tiers:
+        own = headers[name] or headers["sim stages"]  # the top tier has no header of its own
+        for path in tiers[name]:
+            if path.endswith(".c"):
+                seen = {i for i in includes[path] if i.startswith("sim/")}
+                assert own[0] in seen, f"{path} does not include {own[0]}"
+    chain = [headers[name][0] for name in sim_tiers if headers[name]]
+    for lower, upper in zip(chain, chain[1:]):
+        expected = {"sim/mcs_core.h"} if upper == "sim/mcs_operations.h" else {lower}
+        assert {i for i in includes[upper] if i.startswith("sim/")} == expected, upper
+
+
+def test_the_call_graph_test_fails_on_an_upward_call(tmp_path):
+    """The check can fail: a copy of the runtime with one call from the core up to the step (what
+    the chart Jacobian's call of mcs_sim_step through the linearization was) has a cycle and a call
+    up the tiers."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "runtime" / "src", src)
+    shutil.copytree(ROOT / "runtime" / "include", tmp_path / "include")
+    rows = src / "sim" / "mcs_rows.c"
+    rows.write_text(
+        rows.read_text()
+        + "\nint mcs_rows_upward(mcs_sim *s);\n"
+        + "int mcs_rows_upward(mcs_sim *s) { return (int)mcs_sim_step(s, 1.0); }\n"
+    )
+    calls = file_call_graph(callgraph_objects(src, tmp_path))
+    assert "sim/mcs_step.c" in calls["sim/mcs_rows.c"]
+    assert find_cycle(calls) is not None
+    tiers = read_tiers((ROOT / "DEVELOPING.md").read_text())
+    assert ("calls", "sim/mcs_rows.c", "sim/mcs_step.c") in tier_violations(tiers, calls, {})
+
+
+def test_file_call_graph_reads_static_and_external_functions():
+    a = (
+        'node: { title: "a.c:helper" label: "helper\\na.c:1:12" }\n'
+        'node: { title: "run" label: "run\\na.c:3:5" }\n'
+        'node: { title: "step" label: "step\\nb.h:2:5" shape : ellipse }\n'
+        'edge: { sourcename: "run" targetname: "a.c:helper" label: "a.c:4:5" }\n'
+        'edge: { sourcename: "a.c:helper" targetname: "step" label: "a.c:2:5" }\n'
+    )
+    b = 'node: { title: "step" label: "step\\nb.c:1:5" }\n'
+    assert file_call_graph({"a.c": a, "b.c": b}) == {"a.c": {"b.c"}, "b.c": set()}
+
+
+# What names a simulator variant in C (the dense output's mcs_interpolated_state is not the dense variant)
 VARIANT_WORDS = {
     "dense": r"\bMCS_VARIANT_DENSE\b|\bmcs_dense_(?!state\b)\w+|\bMCS_WITH_DENSE\b",
     "compact": r"\bMCS_(VARIANT|WITH|MEM)_COMPACT\b|\bmcs_compact_\w+",

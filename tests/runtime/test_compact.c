@@ -1,7 +1,7 @@
 /* test_compact.c - the compact simulator (mcs_compact.c, options.compact): the same motion as the
- * default simulator to round-off on every kind of model and option it takes, the same bits in its
- * own small layout (frames sharing one factorization, computed again on demand) as in
- * mcs_sim_init's, the basis invariants, its memory, and a status for what it does not do. */
+ * default simulator to round-off on every kind of model and option it takes, the same numbers in
+ * its own small layout (frames sharing one factorization, computed again on demand) as in
+ * mcs_sim_init's (test_same.h: the same bits with the portable backend), the basis invariants, its memory, and a status for what it does not do. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "test_needs.h"
+#include "test_same.h"
 
 #include "mcs/mcs_sim.h"
 #include "double_four_bar.h"
@@ -191,7 +192,7 @@ static void test_compact_basis_invariants(void **state)
 }
 
 /* A compact run in its own layout (mcs_sim_assign, both frames on one factorization) gives the
- * same bits as in mcs_sim_init's room (a factorization each): the chart's factorization computed
+ * same numbers (test_same.h) as in mcs_sim_init's room (a factorization each): the chart's factorization computed
  * again after dense output on the last step, or after a retake, is the same. */
 static void test_compact_layout_gives_the_same_bits(void **state)
 {
@@ -205,7 +206,7 @@ static void test_compact_layout_gives_the_same_bits(void **state)
         mcs_sim a, b;
         size_t size;
         void *raw;
-        int k, i;
+        int k;
         options(md, MCS_METHOD_RK4, MCS_CONT_NONE, 1, &opt);
         size = mcs_sim_memory_size(md, &opt);
         raw = malloc(size); /* to the byte: ASan sees an overrun */
@@ -226,13 +227,11 @@ static void test_compact_layout_gives_the_same_bits(void **state)
                 const double t = 0.5 * (a.prev.t + a.cur.t);
                 assert_int_equal(mcs_sim_dense(&a, t, xa, va, NULL, NULL), MCS_OK);
                 assert_int_equal(mcs_sim_dense(&b, t, xb, vb, NULL, NULL), MCS_OK);
-                assert_memory_equal(xa, xb, md->nx * sizeof(mcs_real));
-                assert_memory_equal(va, vb, md->nx * sizeof(mcs_real));
+                assert_same(xa, xb, md->nx, 1e-10);
+                assert_same(va, vb, md->nx, 1e-10);
             }
-            for (i = 0; i < md->nx; ++i) {
-                assert_true(a.cur.x[i] == b.cur.x[i]);
-                assert_true(a.cur.v[i] == b.cur.v[i]);
-            }
+            assert_same(a.cur.x, b.cur.x, md->nx, 1e-10); /* 2e-12 seen with LAPACK */
+            assert_same(a.cur.v, b.cur.v, md->nx, 1e-10);
         }
         /* the shared storage was computed again for the steps after dense output */
         assert_true(a.stats.factorizations > b.stats.factorizations);

@@ -1,8 +1,8 @@
 /* test_memory.c - the caller-sized memory (mcs_memory.c): mcs_sim_memory_size equals the
  * compile-time macro, exactly that many bytes run (under ASan, the block malloc'ed to the byte)
  * and one byte fewer is refused, options that use less get less, and a run in assigned memory
- * equals the same run in mcs_sim_init's workspace bit for bit (a buffer carved too small would
- * overwrite its neighbour and change the numbers). */
+ * equals the same run in mcs_sim_init's workspace (a buffer carved too small would overwrite its
+ * neighbour and change the numbers; test_same.h: bit for bit with the portable backend). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "test_needs.h"
+#include "test_same.h"
 
 #include "mcs/mcs_sim.h"
 #include "planar_pendulum_redundant.h"
@@ -35,7 +36,7 @@ static void options_for(const mcs_model *md, unsigned feat, int max_dof, mcs_opt
     opt->continuation = (feat & MCS_MEM_EXP)     ? MCS_CONT_EXP
                         : (feat & MCS_MEM_EULER) ? MCS_CONT_EULER
                                                  : MCS_CONT_NONE;
-    opt->dense_output = (feat & MCS_MEM_DENSE) ? 1 : 0;
+    opt->dense_output = (feat & MCS_MEM_DENSE_OUTPUT) ? 1 : 0;
     opt->sing_tol = (feat & MCS_MEM_EVENTS) ? opt->sing_tol : 0;
     opt->max_locks = (feat & MCS_MEM_LOCKS) ? 2 : 0;
     opt->max_dof = max_dof;
@@ -66,7 +67,7 @@ static unsigned parts_used(unsigned feat)
  * the build must have the parts they use (mcs_config.h's MCS_WITH_*). */
 static int supported(unsigned feat, int nc)
 {
-    const unsigned probe = MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS;
+    const unsigned probe = MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS | MCS_MEM_LOCKS;
     if ((mcs_runtime_parts() & parts_used(feat)) != parts_used(feat))
         return 0;
     if ((feat & MCS_MEM_COMPACT) && (feat & probe))
@@ -156,12 +157,10 @@ static void same_run(const mcs_model *md, unsigned feat, int max_dof, double t_e
 {
     mcs_options opt;
     mcs_real lean[SLIDER_CRANK_NX], full[SLIDER_CRANK_NX];
-    int i;
     options_for(md, feat, max_dof, &opt);
     assert_int_equal(run_assigned(md, &opt, t_end, lean), MCS_OK);
     run_initialized(md, &opt, t_end, full);
-    for (i = 0; i < md->nx; ++i)
-        assert_true(lean[i] == full[i]);
+    assert_same(lean, full, md->nx, 1e-12);
 }
 
 static void test_assigned_runs_equal_initialized_runs(void **state)
@@ -172,14 +171,15 @@ static void test_assigned_runs_equal_initialized_runs(void **state)
     /* the firmware configuration: RK4, continuation none, one free direction */
     same_run(&slider_crank_model, 0U, 1, 0.2);
     same_run(&slider_crank_model, MCS_MEM_EXP, 1, 0.1);
-    same_run(&slider_crank_model, MCS_MEM_DOPRI5 | MCS_MEM_EXP | MCS_MEM_DENSE | MCS_MEM_EVENTS, 0,
-             0.1);
+    same_run(&slider_crank_model,
+             MCS_MEM_DOPRI5 | MCS_MEM_EXP | MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS, 0, 0.1);
     same_run(&spatial_pendulum_model, 0U, 2, 1.0);
     same_run(&spatial_pendulum_model, MCS_MEM_EULER | MCS_MEM_EVENTS, 0, 1.0);
     same_run(&spatial_pendulum_model, MCS_MEM_DOPRI5 | MCS_MEM_LOCKS, 0, 1.0);
-    same_run(&spatial_pendulum_model, MCS_MEM_DOP853 | MCS_MEM_DENSE | MCS_MEM_EVENTS, 0, 1.0);
+    same_run(&spatial_pendulum_model, MCS_MEM_DOP853 | MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS, 0,
+             1.0);
     /* dependent rows: rank 1 of 2 */
-    same_run(&planar_pendulum_redundant_model, MCS_MEM_DENSE, 1, 1.0);
+    same_run(&planar_pendulum_redundant_model, MCS_MEM_DENSE_OUTPUT, 1, 1.0);
 }
 
 /* The file's state as a run-time function of the parameters (what a model with free geometry
@@ -221,13 +221,14 @@ static void test_start_with_parameters_in_a_small_layout(void **state)
         assert_int_equal(mcs_sim_init(&b, &md, &p, &opt, WORK_ARGS), MCS_OK);
         assert_int_equal(mcs_sim_start(&a, 0, &ra), MCS_OK);
         assert_int_equal(mcs_sim_start(&b, 0, &rb), MCS_OK);
-        assert_true(ra.dv_norm == rb.dv_norm && ra.dx_norm == rb.dx_norm);
+        assert_same(&ra.dv_norm, &rb.dv_norm, 1, 1e-13);
+        assert_same(&ra.dx_norm, &rb.dx_norm, 1, 1e-13);
         assert_true(rb.dv_norm > 0.1); /* the held crank rate changes the file's velocities */
-        assert_memory_equal(a.cur.x, b.cur.x, md.nx * sizeof(mcs_real));
-        assert_memory_equal(a.cur.v, b.cur.v, md.nx * sizeof(mcs_real));
+        assert_same(a.cur.x, b.cur.x, md.nx, 1e-12);
+        assert_same(a.cur.v, b.cur.v, md.nx, 1e-12);
         assert_int_equal(mcs_sim_advance(&a, 0.05), MCS_OK);
         assert_int_equal(mcs_sim_advance(&b, 0.05), MCS_OK);
-        assert_memory_equal(a.cur.x, b.cur.x, md.nx * sizeof(mcs_real));
+        assert_same(a.cur.x, b.cur.x, md.nx, 1e-12);
         free(raw);
     }
 }
@@ -251,11 +252,11 @@ static void test_options_that_use_less_get_less(void **state)
         options_for(md, MCS_MEM_DOP853, 1, &opt); /* nine more */
         assert_true(dopri5 < mcs_sim_memory_size(md, &opt));
     }
-    options_for(md, MCS_MEM_DENSE, 1, &opt); /* the probe frame */
+    options_for(md, MCS_MEM_DENSE_OUTPUT, 1, &opt); /* the probe frame */
     assert_true(mcs_sim_memory_size(md, &lean) < mcs_sim_memory_size(md, &opt));
     {
         const size_t dense = mcs_sim_memory_size(md, &opt);
-        options_for(md, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1, &opt); /* and the event record */
+        options_for(md, MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS, 1, &opt); /* and the event record */
         assert_true(dense < mcs_sim_memory_size(md, &opt));
     }
     /* mcs_sim_init's workspace holds the largest of them */

@@ -12,7 +12,7 @@
 #include "test_needs.h"
 
 #include "mcs/mcs_sim.h"
-#include "sim/mcs_sim_internal.h" /* mcs_chart_rhs: a fresh first stage to compare with */
+#include "sim/mcs_operations.h" /* mcs_chart_rhs: a fresh first stage to compare with */
 #include "pendulum_3r.h"
 #include "planar_pendulum_redundant.h"
 #include "spatial_pendulum.h"

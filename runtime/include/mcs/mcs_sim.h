@@ -44,10 +44,21 @@ typedef enum mcs_method {
     MCS_METHOD_ROS34PW2 = 3,
     MCS_METHOD_ROS34PW2_FIXED = 4
 } mcs_method;
-#define MCS_METHOD_COUNT 5 /* the methods above (runtime/src/sim/mcs_method.c: their table) */
+#define MCS_METHOD_COUNT 5 /* the methods above (runtime/src/sim/mcs_method_table.c: their table) */
 /* A method's name in model files and on the command line ("rk4", "dopri5", "dop853",
  * "ros34pw2", "ros34pw2_fixed"); NULL for a value that is no method. */
 const char *mcs_method_name(mcs_method method);
+/* What a method is (mcs_method_flags; generator/mcsgen/enums.py's METHOD_FLAGS holds the same) */
+#define MCS_METHOD_FLAG_ADAPTIVE 0x01U /* error control; else fixed steps on the grid t0 + k h */
+#define MCS_METHOD_FLAG_FSAL 0x02U     /* its last stage is the next step's first */
+/* it factors the chart's Jacobian: needs K_f and D (the model's force_tangents kernel set) */
+#define MCS_METHOD_FLAG_IMPLICIT 0x04U
+#define MCS_METHOD_FLAG_STEP_JACOBIAN 0x08U /* mcs_sim_step_jacobian differentiates its step */
+/* its interpolant evaluates stages of its own when first asked for (mcs_sim_dense), which
+ * mcs_sim_set_inputs evaluates before the inputs change */
+#define MCS_METHOD_FLAG_LAZY_STAGES 0x10U
+/* The method's MCS_METHOD_FLAG_* bits (0 for a value that is no method). */
+unsigned mcs_method_flags(mcs_method method);
 
 /* The simulator's variant (options.variant): three ways to compute the same motion, to round-off,
  * for different targets. runtime/src/sim/mcs_variant.c is the one place that tells them apart. */
@@ -72,6 +83,22 @@ typedef enum mcs_variant {
 } mcs_variant;
 
 /* Memory sizes: mcs/mcs_sim_memory.h (MCS_MEM_* features, MCS_SIM_MEMORY_REALS, MCS_SIM_WORK_SIZE). */
+
+/* Why a model and options cannot run (mcs_sim_refusals; mcs_sim_init, mcs_sim_assign and
+ * mcs_sim_step answer MCS_ERR_UNSUPPORTED for them): the data the command line maps to its
+ * messages (generator/mcsgen/enums.py's REFUSAL holds the same) */
+#define MCS_REFUSE_INVALID 0x001U /* no run at all: MCS_ERR_ARGUMENT or MCS_ERR_MODEL_VERSION */
+#define MCS_REFUSE_NOT_COMPILED 0x002U /* a part this build left out (mcs_runtime_parts) */
+/* continuation euler or exp without the model's A_dot (the compact and banded variants: its
+ * nonzeros, A_dot_nz) */
+#define MCS_REFUSE_NEEDS_A_DOT 0x004U
+#define MCS_REFUSE_NEEDS_FORCE_TANGENTS 0x008U /* an implicit method without K_f and D */
+#define MCS_REFUSE_NO_BAND 0x010U      /* the banded variant: the model has no band structure */
+#define MCS_REFUSE_DENSE_OUTPUT 0x020U /* dense_output 1 in a variant without the probe frame */
+#define MCS_REFUSE_EVENTS 0x040U       /* sing_tol > 0 in a variant without the event search */
+#define MCS_REFUSE_LOCKS 0x080U        /* max_locks > 0 in a variant without transitions */
+#define MCS_REFUSE_IMPLICIT 0x100U     /* an implicit method in the banded variant */
+#define MCS_REFUSE_CONTINUATION 0x200U /* continuation exp in the banded variant */
 
 typedef struct mcs_options {
     mcs_method method;
@@ -287,7 +314,7 @@ typedef struct mcs_sim {
          * acceleration at the end of the last accepted step, from its last stage, and the next
          * step's first stage is q'' = T^T a_end (SPEC §4: on any chart at x, q'' = T^T x'')
          * instead of a chart evaluation. Used while fsal is set, the state is still that step's
-         * end (dense_ready = 1: set_state and locks clear it), the parameters' fingerprint
+         * end (interp_ready = 1: set_state and locks clear it), the parameters' fingerprint
          * fsal_params is the same (a change of any one 8-byte word of the struct always changes
          * it) and sigma is above sing_watch (near a singular configuration every stage is
          * evaluated). */
@@ -302,11 +329,12 @@ typedef struct mcs_sim {
         mcs_real *jac_g;
         int fsal;
         uint64_t fsal_params;
-        int dense_ready; /* the last step's data are valid for dense output (1), by the method
-                            that took it (dense_method; DOP853's three dense stages evaluated
-                            once dense_extra) */
-        mcs_method dense_method;
-        int dense_extra;
+        int interp_ready; /* the last step's data are valid for its interpolant (dense output: 1),
+                             by the method that took it (interp_method; DOP853's three stages of
+                             its own evaluated once interp_extra) */
+        mcs_method interp_method;
+        int interp_extra;
+        unsigned checked;    /* the memory features of the options the run was checked with */
         int retries;         /* consecutive retakes of the current step near a singular point */
         mcs_real g_cond;     /* pivot-ratio condition estimate of the last LU of A_S U */
         mcs_real g_cond_max; /* the largest over the stages of the current DOPRI5 attempt */
@@ -334,7 +362,7 @@ typedef struct mcs_sim {
         int sigma_before_r;
         int searched;
         /* the largest sigma of the run's frames: the watch compares sigma with sing_watch times
-         * it (mcs_sim_watch_level), so that it does not depend on the mechanism's size */
+         * it (mcs_watch_level), so that it does not depend on the mechanism's size */
         mcs_real sigma_ref;
     } w;
 } mcs_sim;
@@ -365,6 +393,11 @@ mcs_status mcs_sim_workspace_size(int n, int m, size_t *reals, size_t *ints);
 
 /* What the options need of the memory beyond the core (MCS_MEM_* bits; all for NULL). */
 unsigned mcs_sim_memory_features(const mcs_options *opt);
+
+/* Why the model and options cannot run: MCS_REFUSE_* bits (0: they can; MCS_REFUSE_INVALID for
+ * NULL, a model of another ABI or values out of their ranges). What the options take is decided
+ * once, in runtime/src/sim/mcs_options.c and each variant's leaf. */
+unsigned mcs_sim_refusals(const mcs_model *model, const mcs_options *opt);
 
 /* Bytes of the one block mcs_sim_assign carves for this model and these options: only what they
  * use (R as n x m, no probe frame without dense output or events, 4 RK4 stages, bases of

@@ -11,12 +11,12 @@
 
 /* What a set of options needs beyond the core of every run (RK4, continuation none or off, no
  * dense output, no event detection, no locks). mcs_sim_memory_features(options) ORs them. */
-#define MCS_MEM_DOPRI5 1U  /* method DOPRI5: seven stages and the error estimate */
-#define MCS_MEM_EULER 2U   /* continuation euler: A_dot */
-#define MCS_MEM_EXP 4U     /* continuation exp: A_dot and the exponential's work */
-#define MCS_MEM_DENSE 8U   /* dense_output: mcs_sim_dense's q and qd, mcs_sim_multipliers */
-#define MCS_MEM_EVENTS 16U /* sing_tol > 0: singular-configuration search and its record */
-#define MCS_MEM_LOCKS 32U  /* max_locks > 0: transitions */
+#define MCS_MEM_DOPRI5 1U       /* method DOPRI5: seven stages and the error estimate */
+#define MCS_MEM_EULER 2U        /* continuation euler: A_dot */
+#define MCS_MEM_EXP 4U          /* continuation exp: A_dot and the exponential's work */
+#define MCS_MEM_DENSE_OUTPUT 8U /* dense_output: mcs_sim_dense's q and qd, mcs_sim_multipliers */
+#define MCS_MEM_EVENTS 16U      /* sing_tol > 0: singular-configuration search and its record */
+#define MCS_MEM_LOCKS 32U       /* max_locks > 0: transitions */
 #define MCS_MEM_DOP853 64U /* method DOP853: sixteen stages (twelve, the end and three dense) */
 /* methods ROS34PW2 and ROS34PW2_FIXED: the chart Jacobian's workspace, the stage matrix's LU */
 #define MCS_MEM_IMPLICIT 512U
@@ -39,8 +39,8 @@
 /* The free directions the buffers hold: f (options.max_dof; 0 = n, or n - m for a banded layout,
  * whose rows keep their full rank m), or n when dense output, events or locks may meet more. */
 #define MCS_SIM_F(n, m, f, feat) \
-    ((((feat) & (MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS)) || ((f) > (n))) ? (n) \
-     : ((f) >= 1)                                                                 ? (f) \
+    ((((feat) & (MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS | MCS_MEM_LOCKS)) || ((f) > (n))) ? (n) \
+     : ((f) >= 1)                                                                        ? (f) \
      : ((feat)&MCS_MEM_BANDED) ? MCS_SIM_MAX((n) - (m), 1) \
                                : (n))
 #define MCS_SIM_ON(feat, bits, k) ((((feat) & (bits)) != 0U) ? (k) : 0)
@@ -64,7 +64,7 @@
             MCS_SIM_MAX((an), 1) + \
             MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP, MCS_SIM_MAX((an), 1)) + \
             MCS_SIM_MAX((mn), 1) + (2 * (n)) + (F) + (bw) + (((n) + (m)) * ((3 * (kb)) + 2))) \
-         : (((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1)) * \
+         : (((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS, 1)) * \
              MCS_SIM_FRAME_(n, m, F)) + \
             ((1 + MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP | MCS_MEM_LOCKS, 1)) * \
              MCS_SIM_MAX((m), 1) * (n)) + \
@@ -86,7 +86,7 @@
 #define MCS_SIM_REALS_(n, m, an, mn, bw, nr, kb, K, F, held, feat) \
     (MCS_SIM_FRAMES_(n, m, an, mn, bw, nr, kb, F, feat) + (5 * (n) * (F)) + ((F) * (F)) + \
      (3 * MCS_SIM_MAX((m), 1)) + (4 * (n)) + (4 * (K)) + (14 * (F)) + \
-     MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE | MCS_MEM_IMPLICIT, \
+     MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE_OUTPUT | MCS_MEM_IMPLICIT, \
                 2 * (F)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853, (6 * (F)) + (n)) + \
      MCS_SIM_ON(feat, MCS_MEM_DOP853, 18 * (F)) + \
@@ -101,7 +101,8 @@
     ((((feat)&MCS_MEM_COMPACT) ? MCS_SIM_MAX((m), 1) \
       : ((feat)&MCS_MEM_BANDED) \
           ? 0 \
-          : ((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE | MCS_MEM_EVENTS, 1)) * MCS_SIM_MAX((m), 1))) + \
+          : ((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS, 1)) * \
+             MCS_SIM_MAX((m), 1))) + \
      (((feat)&MCS_MEM_COMPACT) ? MCS_SIM_MAX((held), 1) : (K)) + \
      MCS_SIM_ON(feat, MCS_MEM_LOCKS, 4 * (K)) + (K) + \
      MCS_SIM_ON(feat, MCS_MEM_BANDED, (n) + (m)) + MCS_SIM_ON(feat, MCS_MEM_IMPLICIT, (n)))

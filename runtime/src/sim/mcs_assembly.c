@@ -1,7 +1,7 @@
 /* mcs_assembly.c - a consistent initial state: positions onto c = 0 by minimum-norm Newton,
  * velocities projected onto A v + c_t = 0 (SPEC §4). */
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_stages.h"
 
 mcs_real mcs_constraint_norm_at(mcs_sim *s, const mcs_real *x, mcs_real t)
 {
@@ -107,7 +107,7 @@ mcs_status mcs_sim_set_state(mcs_sim *s, mcs_real t, const mcs_real *x, const mc
     s->h_next = s->opt.h;
     s->t_grid0 = t;
     s->grid_index = 0;
-    s->w.dense_ready = 0;
+    s->w.interp_ready = 0;
     s->w.fsal = 0;
     {
         mcs_stats zero = {0, 0, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0, 0}, 0, MCS_R(0.0)};

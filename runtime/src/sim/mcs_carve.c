@@ -2,7 +2,7 @@
  * block or only counts them (so sizes can never disagree with the layout), and the full layout's
  * frames and matrices, which every variant runs in from mcs_sim_init's work arrays and the dense
  * one from mcs_sim_assign's block too (mcs_memory.c lays the memory out). */
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_core.h"
 
 mcs_real *mcs_carve_take(mcs_carver *c, size_t k)
 {
@@ -83,7 +83,7 @@ void mcs_carve_no_frame(mcs_frame *fr)
 void mcs_carve_full(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
 {
     const unsigned feat = l->features;
-    const unsigned probe = feat & (MCS_MEM_DENSE | MCS_MEM_EVENTS);
+    const unsigned probe = feat & (MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS);
     const unsigned locks = feat & MCS_MEM_LOCKS;
     const unsigned predictor = feat & (MCS_MEM_EULER | MCS_MEM_EXP);
     const size_t n = l->n;

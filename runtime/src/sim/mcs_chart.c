@@ -2,7 +2,7 @@
  * chart's map onto the manifold and its Maggi-Kane ODE are each variant's (mcs_chart_map and
  * mcs_chart_rhs, mcs_variant.c); what every chart shares is mcs_chart_common.c's. */
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_operations.h"
 
 /* y0 = (0, T^T v_k) on the chart of s->cur; resets the Newton warm start. */
 void mcs_chart_start(mcs_sim *s, mcs_real *y0)

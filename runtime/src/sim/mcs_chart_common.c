@@ -1,28 +1,8 @@
 /* mcs_chart_common.c - what every variant's chart shares (SPEC §4): the ratio of a pivoted
  * QR's R, the accumulated chart coordinate carried from frame to frame, the Newton warm start
- * from the chart's last solution, the reduced Maggi-Kane solve, the end acceleration, and the
- * level of sigma the singular watch compares with. Below the variants: it calls none of them. */
-#include "sim/mcs_sim_internal.h"
-
-void mcs_chart_mass_and_forces(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t)
-{
-    const mcs_model *md = s->model;
-    if (md->M_f != NULL) {
-        md->M_f(x, v, t, s->params, s->w.M, s->w.f);
-    } else {
-        md->M_nz(x, t, s->params, s->w.M);
-        md->f(x, v, t, s->params, s->w.f);
-    }
-#if MCS_MAX_INPUTS > 0
-    if (s->inputs_on != 0) { /* the inputs' generalized forces B(x, t) u */
-        int i;
-        md->f_u(x, s->u, t, s->params, s->w.f_u);
-        for (i = 0; i < s->n; ++i) {
-            s->w.f[i] += s->w.f_u[i];
-        }
-    }
-#endif
-}
+ * from the chart's last solution, the end acceleration, and the level of sigma the singular
+ * watch compares with. Below the variants: it calls none of them. */
+#include "sim/mcs_core.h"
 
 mcs_real mcs_qr_ratio(const mcs_sim *s, const mcs_frame *fr, int r)
 {
@@ -47,7 +27,7 @@ void mcs_q_carry(int f_from, const mcs_real *q_from, const mcs_real *dq, int f_t
     }
 }
 
-mcs_real mcs_sim_watch_level(const mcs_sim *s)
+mcs_real mcs_watch_level(const mcs_sim *s)
 {
     return s->opt.sing_watch * s->w.sigma_ref;
 }
@@ -93,30 +73,6 @@ void mcs_chart_keep_warm_start(mcs_sim *s, const mcs_frame *ch, const mcs_real *
     s->w.pred_x = ch->x;
     s->w.pred_t = ch->t;
     s->w.pred_r = r;
-}
-
-mcs_status mcs_chart_reduced_solve(mcs_sim *s, int f, const mcs_real *y, mcs_real *ydot)
-{
-    const int n = s->n;
-    int i;
-    mcs_mat_gemm(1, 0, f, f, n, 1, s->w.Phi, n, s->w.MPhi, n, 0, s->w.Mred, MAX2(f, 1));
-    for (i = 0; i < f; ++i) {
-        ydot[i] = y[f + i];
-    }
-    mcs_mat_gemm(1, 0, f, 1, n, 1, s->w.Phi, n, s->w.rhs, n, 0, &ydot[f], MAX2(f, 1));
-    return mcs_chart_solve_reduced(s, f, ydot);
-}
-
-mcs_status mcs_chart_solve_reduced(mcs_sim *s, int f, mcs_real *ydot)
-{
-    if (mcs_la_cholesky(f, s->w.Mred, MAX2(f, 1)) != 0) {
-        return MCS_ERR_MASS_NOT_PD;
-    }
-    (void)mcs_la_cholesky_solve(f, 1, s->w.Mred, MAX2(f, 1), &ydot[f], MAX2(f, 1));
-    if (mcs_vec_max_abs(2 * f, ydot) < MCS_R(0.0)) {
-        return MCS_ERR_NONFINITE;
-    }
-    return MCS_OK;
 }
 
 int mcs_chart_identity(const mcs_sim *s, const mcs_frame *fr)

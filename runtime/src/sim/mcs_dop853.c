@@ -6,7 +6,7 @@
  * Coefficients: E. Hairer, S. P. Norsett, G. Wanner, Solving Ordinary Differential Equations I,
  * 2nd ed., Springer 1993, section II.10 (the published values of Hairer's dop853). */
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_methods.h"
 
 #if MCS_WITH_DOP853
 
@@ -259,11 +259,11 @@ mcs_status mcs_dop853_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
         return st;
     }
     mcs_adaptive_end(s, k[STAGES]);
-    s->w.dense_extra = 0;
+    s->w.interp_extra = 0;
     return MCS_OK;
 }
 
-mcs_status mcs_dop853_dense(mcs_sim *s, mcs_real th, mcs_real *y)
+mcs_status mcs_dop853_interpolate(mcs_sim *s, mcs_real th, mcs_real *y)
 {
     /* The dense output's last four coefficients from the stages 0, 5..15 (Hairer's d4..d7). */
     static const mcs_real D[4][16] = {
@@ -302,7 +302,7 @@ mcs_status mcs_dop853_dense(mcs_sim *s, mcs_real th, mcs_real *y)
     mcs_real **k = s->w.k;
     int i;
     int j;
-    if (s->w.dense_extra == 0) { /* stages 13-15 on the step's chart (now s->prev) */
+    if (s->w.interp_extra == 0) { /* stages 13-15 on the step's chart (now s->prev) */
         for (j = STAGES + 1; j < 16; ++j) {
             stage_point(s, len, h, j - 1, y);
             for (i = 0; i < s->prev.r; ++i) {
@@ -316,7 +316,7 @@ mcs_status mcs_dop853_dense(mcs_sim *s, mcs_real th, mcs_real *y)
                 }
             }
         }
-        s->w.dense_extra = 1;
+        s->w.interp_extra = 1;
     }
     for (i = 0; i < len; ++i) {
         const mcs_real y0 = s->w.y0[i];

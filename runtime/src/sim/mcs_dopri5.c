@@ -1,7 +1,7 @@
 /* mcs_dopri5.c - Dormand-Prince 5(4) on the frozen chart of s->cur: the seven stages (the last
  * the next step's first), the error estimate, and the continuous extension of order 4. */
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_methods.h"
 
 /* Dormand-Prince 5(4) tableau. */
 static const mcs_real DP_A[6][6] = {
@@ -121,7 +121,7 @@ mcs_status mcs_dopri5_attempt(mcs_sim *s, mcs_real h, mcs_real *err)
 
 /* y (2f) = DOPRI5's continuous extension (Hairer's contd5) at the fraction th of the last step,
  * from its stages (w.k) and ends (w.y0, w.y1). */
-mcs_status mcs_dopri5_dense(mcs_sim *s, mcs_real th, mcs_real *y)
+mcs_status mcs_dopri5_interpolate(mcs_sim *s, mcs_real th, mcs_real *y)
 {
     const int f = s->n - s->prev.r;
     const int len = 2 * f;

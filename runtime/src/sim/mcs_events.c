@@ -2,7 +2,7 @@
  * sigma(t) on the dense output, the new admissible motions aligned with the continued basis
  * (SPEC §6, §3.7). */
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_stages.h"
 
 #if MCS_WITH_EVENTS
 /* sigma at time t inside the last step, measured at the chart's rank: the dense state's
@@ -12,7 +12,7 @@ static mcs_real sigma_at(mcs_sim *s, mcs_real t)
 {
     mcs_real *x = s->event.x;
     mcs_real *v = s->w.tmp2;
-    if (mcs_dense_state(s, t, x, v) != MCS_OK) {
+    if (mcs_interpolated_state(s, t, x, v) != MCS_OK) {
         return 0;
     }
     if (mcs_probe_factor(s, t, x, v) != MCS_OK) {
@@ -94,11 +94,11 @@ void mcs_events_detect(mcs_sim *s)
     int f_s;
     int kmin;
     s->w.searched = 0;
-    if (!(s->opt.sing_tol > MCS_R(0.0)) || !s->w.dense_ready || (rp == 0) || (s->cur.r != rp)) {
+    if (!(s->opt.sing_tol > MCS_R(0.0)) || !s->w.interp_ready || (rp == 0) || (s->cur.r != rp)) {
         return;
     }
     ends = MIN2(s->prev.sigma, s->cur.sigma);
-    if (!(ends < mcs_sim_watch_level(s)) || !minimum_possible(s)) {
+    if (!(ends < mcs_watch_level(s)) || !minimum_possible(s)) {
         return;
     }
     c = b - (g * (b - a));
@@ -161,7 +161,7 @@ void mcs_events_detect(mcs_sim *s)
         mcs_real dt =
             MAX2(MCS_R(1e-12), MCS_R(4.0) * MCS_REAL_EPS) * MAX2(MCS_R(1.0), mcs_fabs(t_min));
         for (i = 0; (i < 40) && (use_best == 0); ++i) {
-            if (mcs_dense_state(s, t_min, ev->x, s->w.tmp2) == MCS_OK) {
+            if (mcs_interpolated_state(s, t_min, ev->x, s->w.tmp2) == MCS_OK) {
                 break;
             }
             const int scale = i + 1;
@@ -230,6 +230,6 @@ void mcs_events_detect(mcs_sim *s)
 #else
 void mcs_events_detect(mcs_sim *s)
 {
-    (void)s; /* left out of this build (mcs_config.h): sing_tol is 0 (mcs_sim_check) */
+    (void)s; /* left out of this build (mcs_config.h): sing_tol is 0 (mcs_options_check) */
 }
 #endif

@@ -3,7 +3,7 @@
  * mcs_sim_rdiag). The factorization, prediction and alignment themselves are each variant's
  * (mcs_variant.c). */
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_operations.h"
 
 /* Load the state (t, x, v) into the probe frame and factor it there. */
 mcs_status mcs_probe_factor(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v)

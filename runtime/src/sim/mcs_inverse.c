@@ -3,7 +3,7 @@
  * D = T (T^T M T)^-1 T^T B (T the tangent basis at x, B the input map), so D is exact from one
  * forward solve, its factorization and nu evaluations of the input map, and the inverse is a
  * least-squares problem of minimum norm. */
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_stages.h"
 
 /* x'' at (t, x, v) under the inputs u (nu), the sim's own restored after. */
 static mcs_status accelerations(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v,

@@ -3,7 +3,7 @@
  * switch's explicit rows; mcs_rows.c) with the momentum-consistent velocity jump of mcs_jump; an
  * unlock removes them without a jump. Either way the Jacobian is re-factored at the current state and the tangent
  * basis aligned with the one before (SPEC §3.7), so the projected coordinates stay continuous. */
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_stages.h"
 
 #if MCS_WITH_LOCKS
 /* cur has a new row set: keep the old frame in prev (free between steps), factor cur again and
@@ -48,7 +48,7 @@ static mcs_status refactor_current(mcs_sim *s)
      * sigma's scale to their rows */
     s->w.sigma_ref = cur->sigma;
     s->h_last = MCS_R(0.0);
-    s->w.dense_ready = 0;
+    s->w.interp_ready = 0;
     s->w.fsal = 0;
     s->w.retries = 0;
     s->w.pred_x = NULL;

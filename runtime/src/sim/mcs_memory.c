@@ -3,7 +3,7 @@
  * two work arrays of mcs_sim_init (every feature, every shape at its largest). The same code
  * counts and carves, so the sizes can never disagree with the layout; the MCS_SIM_*_SIZE and
  * MCS_SIM_MEMORY_REALS macros are checked equal to it by tests/runtime/test_sim.c. */
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_stages.h"
 
 /* The basis routines' work: the QR always, the alignment of up to f columns, the predictor's
  * n^2 (euler) or 7 n^2 (exp); one after the other, so the largest. */
@@ -26,7 +26,8 @@ static unsigned methods_with(unsigned feat, int which_adaptive)
     int m;
     for (m = 0; m < MCS_METHOD_COUNT; ++m) {
         const mcs_method_info *mi = &mcs_methods[m];
-        if ((which_adaptive != 0) ? (mi->adaptive != 0) : (mi->fsal != 0)) {
+        if ((mi->flags &
+             ((which_adaptive != 0) ? MCS_METHOD_FLAG_ADAPTIVE : MCS_METHOD_FLAG_FSAL)) != 0U) {
             bits |= mi->memory;
         }
     }
@@ -90,7 +91,7 @@ static void carve_all(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
     s->w.y0 = mcs_carve_take(c, 2U * f);
     s->w.y1 = mcs_carve_take(c, 2U * f);
     s->w.ys = mcs_carve_take(c, 2U * f);
-    s->w.yerr = mcs_carve_take_if(c, adaptive | (feat & MCS_MEM_DENSE), 2U * f);
+    s->w.yerr = mcs_carve_take_if(c, adaptive | (feat & MCS_MEM_DENSE_OUTPUT), 2U * f);
     for (i = 0; i < MCS_SIM_STAGES; ++i) { /* as many as the layout's methods have */
         s->w.k[i] = mcs_carve_take_if(c, stage_needed(feat, i), 2U * f);
     }
@@ -186,30 +187,12 @@ mcs_status mcs_sim_workspace_size(int n, int m, size_t *reals, size_t *ints)
     return MCS_OK;
 }
 
-unsigned mcs_sim_memory_features(const mcs_options *opt)
-{
-    unsigned f = 0U;
-    if (opt == NULL) {
-        return MCS_MEM_ALL;
-    }
-    if ((unsigned)opt->method < (unsigned)MCS_METHOD_COUNT) {
-        f |= mcs_methods[opt->method].memory; /* its stages */
-    }
-    f |= (opt->continuation == MCS_CONT_EULER) ? MCS_MEM_EULER : 0U;
-    f |= (opt->continuation == MCS_CONT_EXP) ? MCS_MEM_EXP : 0U;
-    f |= (opt->dense_output != 0) ? MCS_MEM_DENSE : 0U;
-    f |= (opt->sing_tol > MCS_R(0.0)) ? MCS_MEM_EVENTS : 0U;
-    f |= (opt->max_locks > 0) ? MCS_MEM_LOCKS : 0U;
-    f |= mcs_variant_memory_features(opt); /* its own layout, if the variant has one */
-    return f;
-}
-
 /* The largest number of free directions the buffers are shaped for. */
 static size_t max_dof(const mcs_model *model, const mcs_options *opt, unsigned features)
 {
     /* dense output, events and locks meet bases of any size (a probe's rank, a singular
      * configuration, a lock released): the whole n */
-    const unsigned any = MCS_MEM_DENSE | MCS_MEM_EVENTS | MCS_MEM_LOCKS;
+    const unsigned any = MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS | MCS_MEM_LOCKS;
     if (((features & any) != 0U) || (opt->max_dof > model->nx)) {
         return (size_t)model->nx;
     }
@@ -230,7 +213,7 @@ size_t mcs_sim_memory_size(const mcs_model *model, const mcs_options *opt)
     mcs_carver c = {0, 0, 0, 0};
     mcs_sim scratch;
     mcs_layout l;
-    if (mcs_sim_check(model, opt) != MCS_OK) {
+    if (mcs_options_check(model, opt) != MCS_OK) {
         return 0U;
     }
     l = layout_of(model, opt, mcs_sim_memory_features(opt));
@@ -248,7 +231,7 @@ mcs_status mcs_sim_assign(mcs_sim *s, const mcs_model *model, const void *params
     if (!s || !params || !raw) {
         return MCS_ERR_ARGUMENT;
     }
-    st = mcs_sim_check(model, opt);
+    st = mcs_options_check(model, opt);
     if (st != MCS_OK) {
         return st;
     }
@@ -263,7 +246,7 @@ mcs_status mcs_sim_assign(mcs_sim *s, const mcs_model *model, const void *params
     c.used = 0U;
     c.iused = 0U;
     carve_all(&c, s, &l);
-    mcs_sim_bind(s, model, params, opt, l.features, (int)l.f);
+    mcs_bind(s, model, params, opt, l.features, (int)l.f);
     return MCS_OK;
 }
 
@@ -279,7 +262,7 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
     if (!s || !params || !work || !iwork) {
         return MCS_ERR_ARGUMENT;
     }
-    st = mcs_sim_check(model, opt);
+    st = mcs_options_check(model, opt);
     if (st != MCS_OK) {
         return st;
     }
@@ -297,6 +280,6 @@ mcs_status mcs_sim_init(mcs_sim *s, const mcs_model *model, const void *params,
     c.w = work;
     c.iw = iwork;
     carve_all(&c, s, &l);
-    mcs_sim_bind(s, model, params, opt, MCS_MEM_ALL, model->nx);
+    mcs_bind(s, model, params, opt, MCS_MEM_ALL, model->nx);
     return MCS_OK;
 }

@@ -1,6 +1,6 @@
 /* mcs_reactions.c - constraint multipliers (joint reactions), minimum-norm over dependent rows. */
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_stages.h"
 
 /* x'' (n, may be NULL) and the multipliers (m, may be NULL) at (t, x, v), from the chart centred
  * there: qdd from the reduced dynamics, x'' = Phi qdd + beta, lambda the minimum-norm solution of

@@ -3,7 +3,7 @@
  * step's end acceleration, while the parameters and the state are that step's) and their end
  * (the end state into s->prev, the end acceleration kept). */
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_methods.h"
 
 void mcs_rk_combine(int len, const mcs_real *y0, mcs_real h, int nst, const mcs_real *coef,
                     mcs_real *const *k, mcs_real *out)
@@ -50,9 +50,9 @@ static int first_stage_from_last(mcs_sim *s, const mcs_real *y0, mcs_real *k0)
 {
     const int f = s->n - s->cur.r;
     int i;
-    if (!s->w.fsal || !s->w.dense_ready || !mcs_methods[s->w.dense_method].fsal ||
-        (s->w.a_end == NULL) || !(s->cur.sigma > mcs_sim_watch_level(s)) ||
-        (params_fingerprint(s) != s->w.fsal_params)) {
+    if (!s->w.fsal || !s->w.interp_ready ||
+        !mcs_method_has(s->w.interp_method, MCS_METHOD_FLAG_FSAL) || (s->w.a_end == NULL) ||
+        !(s->cur.sigma > mcs_watch_level(s)) || (params_fingerprint(s) != s->w.fsal_params)) {
         return 0;
     }
     for (i = 0; i < f; ++i) {

@@ -1,7 +1,11 @@
 /* mcs_rk4.c - classic fixed-step Runge-Kutta 4 on the frozen chart of s->cur (the firmware
  * default), and its dense output: the cubic Hermite interpolant of the chart coordinates. */
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_methods.h"
+
+const mcs_real mcs_rk4_a[4] = {MCS_R(0.0), MCS_R(0.5), MCS_R(0.5), MCS_R(1.0)};
+const mcs_real mcs_rk4_b[4] = {MCS_R(1.0) / MCS_R(6.0), MCS_R(1.0) / MCS_R(3.0),
+                               MCS_R(1.0) / MCS_R(3.0), MCS_R(1.0) / MCS_R(6.0)};
 
 /* One RK4 step of length h on the chart of s->cur: the end state in s->prev (x, v, t); y0, y1 are
  * kept for the Hermite dense output. */
@@ -13,8 +17,6 @@ mcs_status mcs_rk4_attempt(mcs_sim *s, mcs_real h)
     static const mcs_real c1[1] = {MCS_R(0.5)};
     static const mcs_real c2[2] = {0, MCS_R(0.5)};
     static const mcs_real c3[3] = {0, 0, 1};
-    static const mcs_real b[4] = {MCS_R(1.0) / MCS_R(6.0), MCS_R(1.0) / MCS_R(3.0),
-                                  MCS_R(1.0) / MCS_R(3.0), MCS_R(1.0) / MCS_R(6.0)};
     mcs_real **k = s->w.k;
     mcs_status st;
     mcs_chart_start(s, s->w.y0);
@@ -37,13 +39,13 @@ mcs_status mcs_rk4_attempt(mcs_sim *s, mcs_real h)
     if (st != MCS_OK) {
         return st;
     }
-    mcs_rk_combine(len, s->w.y0, h, 4, b, k, s->w.y1);
+    mcs_rk_combine(len, s->w.y0, h, 4, mcs_rk4_b, k, s->w.y1);
     return mcs_one_step_end(s, t + h, f, MCS_METHOD_RK4);
 }
 
 /* y (2f) = the cubic Hermite interpolant of q through (q, qd) at both ends of the last step, and
  * qd from its derivative, at the fraction th of it (third order). */
-mcs_status mcs_rk4_dense(mcs_sim *s, mcs_real th, mcs_real *y)
+mcs_status mcs_rk4_interpolate(mcs_sim *s, mcs_real th, mcs_real *y)
 {
     const int f = s->n - s->prev.r;
     const mcs_real h = s->h_last;

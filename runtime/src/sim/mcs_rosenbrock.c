@@ -21,7 +21,7 @@
  * reduces each solve to the (f x f) E = I - gamma h Jv - (gamma h)^2 Jq: for k = (ka, kb) and a
  * right-hand side (ra, rb), E kb = rb + gamma h Jq ra and ka = ra + gamma h kb.
  */
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_methods.h"
 
 #if MCS_WITH_IMPLICIT
 

@@ -6,7 +6,7 @@
  * or, for a group of coordinates (mcs_row_group.coords: a tree joint's lock in joint
  * coordinates), the coordinates themselves with unit rows. Every kernel of the rows goes through
  * these functions. Locks have no time dependence (their c_t is 0). */
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_core.h"
 
 /* What a group kernel evaluates. */
 typedef enum { ROWS_C, ROWS_A, ROWS_GAMMA, ROWS_A_DOT } rows_kind;

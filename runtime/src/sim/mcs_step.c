@@ -1,7 +1,7 @@
 /* mcs_step.c - the step policy: RK4 on its grid, adaptive error control, retakes near singular
  * configurations (SPEC §6 rules 1-3), acceptance with re-factorization and basis continuation. */
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_stages.h"
 
 /* Retakes of one step near a singular point before the step is accepted as it is. */
 #define MAX_RETRIES 6
@@ -79,7 +79,7 @@ static int predict_crossing(const mcs_sim *s, mcs_real *t_star, mcs_real *rate)
     const mcs_real dt = s->cur.t - s->w.sigma_start_t;
     const mcs_real ds = s->w.sigma_start - s->cur.sigma;
     if (!(s->h_last > MCS_R(0.0)) || (s->w.sigma_start_r != s->cur.r) || (s->cur.r == 0) ||
-        !(s->cur.sigma < mcs_sim_watch_level(s)) || !(dt > MCS_R(0.0)) || !(ds > MCS_R(0.0))) {
+        !(s->cur.sigma < mcs_watch_level(s)) || !(dt > MCS_R(0.0)) || !(ds > MCS_R(0.0))) {
         return 0;
     }
     *rate = ds / dt;
@@ -138,7 +138,7 @@ static int near_crossing(const mcs_sim *s, mcs_real ahead)
 {
     const mcs_real dt = s->cur.t - s->w.sigma_start_t;
     const mcs_real ds = s->w.sigma_start - s->cur.sigma;
-    const mcs_real watch = mcs_sim_watch_level(s);
+    const mcs_real watch = mcs_watch_level(s);
     if (s->cur.r == 0) {
         return 0;
     }
@@ -193,7 +193,7 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
             return MCS_ERR_LIMIT;
         }
         if ((mcs_methods[method].near_singular != method) && (near_crossing(s, h) != 0)) {
-            if ((attempts == 1) && s->w.dense_ready && (s->w.dense_method == method)) {
+            if ((attempts == 1) && s->w.interp_ready && (s->w.interp_method == method)) {
                 h *= mcs_methods[method].handover; /* from its own step: the other needs less */
             }
             method = mcs_methods[method].near_singular;
@@ -232,8 +232,8 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
         if (err <= MCS_R(1.0)) {
             fac = MIN2(fac, (last_rejected != 0) ? MCS_R(1.0) : MCS_R(5.0));
             s->prev.t = final ? t_target : (t + h);
-            s->w.dense_ready = 1;
-            s->w.dense_method = method;
+            s->w.interp_ready = 1;
+            s->w.interp_method = method;
             st = finish_step(s, s->prev.t - t);
             if (st == MCS_OK) {
                 s->stats.steps_by_method[method]++;
@@ -249,7 +249,7 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
                 return st;
             }
             if (s->w.a_end != NULL) {
-                s->w.fsal = 1; /* the next step's first stage is ready (mcs_integrate.c) */
+                s->w.fsal = 1; /* the next step's first stage is ready (mcs_rk.c) */
             }
             /* keep the controller's step when this one was cut short to hit the target or to
              * place the next one across a singular configuration */
@@ -268,20 +268,14 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
 mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
 {
     mcs_status st;
-    if (!s || !s->ready || !(t_target > s->cur.t) ||
-        ((unsigned)s->opt.method >= (unsigned)MCS_METHOD_COUNT)) {
+    if (!s || !s->ready || !(t_target > s->cur.t)) {
         return MCS_ERR_ARGUMENT;
     }
-    /* options changed to need memory mcs_sim_assign did not give, or that the variant or the
-     * build does not take (changed after mcs_sim_check) */
-    st = mcs_variant_fits(s, mcs_sim_memory_features(&s->opt));
+    st = mcs_options_in_force(s); /* the options checked at binding, or changed since */
     if (st != MCS_OK) {
         return st;
     }
-    if (mcs_sim_compiled_in(&s->opt) != MCS_OK) {
-        return MCS_ERR_UNSUPPORTED;
-    }
-    if (mcs_methods[s->opt.method].adaptive != 0) {
+    if (mcs_method_has(s->opt.method, MCS_METHOD_FLAG_ADAPTIVE) != 0) {
         return step_adaptive(s, t_target);
     }
     {

@@ -2,9 +2,10 @@
  * mcs_sim.h): each operation whose code differs by variant is a switch on it here, and calls the
  * variant's own function (sim/variant/, declared in mcs_variants.h); the stages above call the
  * operations and never name a variant. A variant left out of the build (mcs_config.h's
- * MCS_WITH_*) falls to the default case: mcs_sim_check refuses its options first. Switches, not
+ * MCS_WITH_*) falls to the default case: the options' check refuses it first. Switches, not
  * function pointers: the call graph stays static for the worst-case stack (scripts/stack-usage).
  */
+#include "sim/mcs_operations.h"
 #include "sim/variant/mcs_variants.h"
 
 /* ---------------------------------------------------------------- frames (SPEC §2-§3) */
@@ -21,7 +22,7 @@ mcs_status mcs_frame_factor(mcs_sim *s, mcs_frame *fr)
 #if MCS_WITH_BANDED
     case MCS_VARIANT_BANDED: return mcs_banded_factor(s, fr);
 #endif
-    default: return MCS_ERR_UNSUPPORTED; /* left out of this build: mcs_sim_check refuses it */
+    default: return MCS_ERR_UNSUPPORTED; /* left out of this build: the options' check refuses it */
     }
 }
 
@@ -276,6 +277,11 @@ int mcs_variant_has_probe(const mcs_sim *s)
     return ((s->opt.variant == MCS_VARIANT_DENSE) && (s->probe.Q != NULL)) ? 1 : 0;
 }
 
+int mcs_variant_explicit_q(const mcs_sim *s)
+{
+    return ((s->opt.variant == MCS_VARIANT_DENSE) && (s->cur.Q != NULL)) ? 1 : 0;
+}
+
 int mcs_variant_takes_locks(const mcs_sim *s)
 {
     return (s->opt.variant != MCS_VARIANT_COMPACT) ? 1 : 0;
@@ -311,43 +317,28 @@ int mcs_variant_valid(const mcs_options *opt)
     return ((unsigned)opt->variant <= (unsigned)MCS_VARIANT_BANDED) ? 1 : 0;
 }
 
-mcs_status mcs_variant_check(const mcs_model *model, const mcs_options *opt)
+unsigned mcs_variant_refusals(const mcs_model *model, const mcs_options *opt)
 {
     (void)model; /* (a build of the dense variant alone) */
     switch (opt->variant) {
 #if MCS_WITH_COMPACT
-    case MCS_VARIANT_COMPACT: return mcs_compact_check(model, opt);
+    case MCS_VARIANT_COMPACT: return mcs_compact_refusals(model, opt);
 #endif
 #if MCS_WITH_BANDED
-    case MCS_VARIANT_BANDED: return mcs_banded_check(model, opt);
+    case MCS_VARIANT_BANDED: return mcs_banded_refusals(model, opt);
 #endif
-    default: return MCS_OK; /* the dense variant takes every option; one left out: compiled_in */
+    default: return 0U; /* the dense variant takes every option; one left out: its part */
     }
 }
 
-int mcs_variant_compiled_in(mcs_variant variant)
+unsigned mcs_variant_part(mcs_variant variant)
 {
     switch (variant) {
-    case MCS_VARIANT_DENSE: return MCS_WITH_DENSE;
-    case MCS_VARIANT_COMPACT: return MCS_WITH_COMPACT;
-    case MCS_VARIANT_BANDED: return MCS_WITH_BANDED;
-    default: return 0;
+    case MCS_VARIANT_DENSE: return MCS_PART_DENSE;
+    case MCS_VARIANT_COMPACT: return MCS_PART_COMPACT;
+    case MCS_VARIANT_BANDED: return MCS_PART_BANDED;
+    default: return 0U;
     }
-}
-
-unsigned mcs_variant_parts(void)
-{
-    unsigned parts = 0U;
-#if MCS_WITH_DENSE
-    parts |= MCS_PART_DENSE;
-#endif
-#if MCS_WITH_COMPACT
-    parts |= MCS_PART_COMPACT;
-#endif
-#if MCS_WITH_BANDED
-    parts |= MCS_PART_BANDED;
-#endif
-    return parts;
 }
 
 /* ---------------------------------------------------------------- memory */
@@ -423,7 +414,7 @@ mcs_status mcs_variant_fits(const mcs_sim *s, unsigned need)
         return MCS_ERR_ARGUMENT;
     }
     if ((s->opt.variant == MCS_VARIANT_COMPACT) && (s->opt.sing_tol > MCS_R(0.0))) {
-        return MCS_ERR_UNSUPPORTED; /* options changed after mcs_sim_check */
+        return MCS_ERR_UNSUPPORTED; /* options changed after the check */
     }
     return MCS_OK;
 }

@@ -24,16 +24,19 @@
 
 /* ---------------------------------------------------------------- options and layout */
 
-mcs_status mcs_banded_check(const mcs_model *model, const mcs_options *opt)
+unsigned mcs_banded_refusals(const mcs_model *model, const mcs_options *opt)
 {
-    if ((model->band == NULL) || (model->nc < 1) || (opt->dense_output != 0) ||
-        (MCS_WITH_IMPLICIT && (mcs_methods[opt->method].memory == MCS_MEM_IMPLICIT)) ||
-        (opt->sing_tol > MCS_R(0.0)) || (opt->max_locks > 0) ||
-        (opt->continuation == MCS_CONT_EXP) ||
-        ((opt->continuation == MCS_CONT_EULER) && (model->A_dot_nz == NULL))) {
-        return MCS_ERR_UNSUPPORTED; /* what the banded variant takes: mcs_sim.h */
+    unsigned why = 0U; /* what the banded variant takes: mcs_sim.h */
+    why |= ((model->band == NULL) || (model->nc < 1)) ? MCS_REFUSE_NO_BAND : 0U;
+    why |= (opt->dense_output != 0) ? MCS_REFUSE_DENSE_OUTPUT : 0U;
+    why |= (mcs_method_has(opt->method, MCS_METHOD_FLAG_IMPLICIT) != 0) ? MCS_REFUSE_IMPLICIT : 0U;
+    why |= (opt->sing_tol > MCS_R(0.0)) ? MCS_REFUSE_EVENTS : 0U;
+    why |= (opt->max_locks > 0) ? MCS_REFUSE_LOCKS : 0U;
+    why |= (opt->continuation == MCS_CONT_EXP) ? MCS_REFUSE_CONTINUATION : 0U;
+    if ((opt->continuation == MCS_CONT_EULER) && (model->A_dot_nz == NULL)) {
+        why |= MCS_REFUSE_NEEDS_A_DOT; /* its predictor reads A_dot by its nonzeros */
     }
-    return MCS_OK;
+    return why;
 }
 
 void mcs_banded_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l)

@@ -69,7 +69,7 @@ mcs_status mcs_banded_map(mcs_sim *s, const mcs_frame *ch, const mcs_real *q, co
         if (((it > 0) && (dp_norm > (MCS_R(0.9) * last))) || ((it + 1) >= s->opt.newton_max_iter)) {
             /* the chord does not contract: too far from its chart, or (a chart near losing rank)
              * at a singular configuration, where the banded simulator stops (both retaken) */
-            return (ch->sigma < mcs_sim_watch_level(s)) ? MCS_ERR_SINGULAR_CHART : MCS_ERR_NEWTON;
+            return (ch->sigma < mcs_watch_level(s)) ? MCS_ERR_SINGULAR_CHART : MCS_ERR_NEWTON;
         }
         last = dp_norm;
         ++it;
@@ -133,7 +133,7 @@ static mcs_status kkt_solve(mcs_sim *s, const mcs_real *x, const mcs_real *v, mc
     mcs_real *b = s->w.kkt_rhs;
     int i;
     int k;
-    mcs_chart_mass_and_forces(s, x, v, t);
+    mcs_mass_and_forces(s, x, v, t);
     mcs_rows_gamma(s, x, v, t, s->w.gamma);
     for (i = 0; i < (N * ld); ++i) {
         ab[i] = MCS_R(0.0);

@@ -10,7 +10,7 @@
  *    frame's has taken its place (a step ended, or dense output read the last step).
  *  - A and M are used as their nonzeros (the model's A_nz and M_nz) in sparse products.
  *
- * What it leaves out (mcs_sim_check answers MCS_ERR_UNSUPPORTED): the probe frame (dense output
+ * What it leaves out (the options' check answers MCS_ERR_UNSUPPORTED, mcs_sim_refusals says why): the probe frame (dense output
  * of q and qd, multipliers), singular-configuration events and locks.
  */
 #include "sim/variant/mcs_variants.h"
@@ -19,15 +19,17 @@
 
 /* ---------------------------------------------------------------- options and layout */
 
-mcs_status mcs_compact_check(const mcs_model *model, const mcs_options *opt)
+unsigned mcs_compact_refusals(const mcs_model *model, const mcs_options *opt)
 {
-    /* no probe frame, events or locks (mcs_sim.h) */
-    if ((opt->dense_output != 0) || (opt->sing_tol > MCS_R(0.0)) || (opt->max_locks > 0) ||
-        ((model->nc > 0) && (model->A_dot_nz == NULL) &&
-         ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP)))) {
-        return MCS_ERR_UNSUPPORTED;
+    unsigned why = 0U; /* no probe frame, events or locks (mcs_sim.h) */
+    why |= (opt->dense_output != 0) ? MCS_REFUSE_DENSE_OUTPUT : 0U;
+    why |= (opt->sing_tol > MCS_R(0.0)) ? MCS_REFUSE_EVENTS : 0U;
+    why |= (opt->max_locks > 0) ? MCS_REFUSE_LOCKS : 0U;
+    if ((model->nc > 0) && (model->A_dot_nz == NULL) &&
+        ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP))) {
+        why |= MCS_REFUSE_NEEDS_A_DOT; /* its predictors read A_dot by its nonzeros */
     }
-    return MCS_OK;
+    return why;
 }
 
 void mcs_compact_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l)

@@ -252,7 +252,7 @@ mcs_status mcs_compact_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, m
     if (st != MCS_OK) {
         return st;
     }
-    mcs_chart_mass_and_forces(s, x, v, t);
+    mcs_mass_and_forces(s, x, v, t);
     for (i = 0; i < n; ++i) {
         rhs[i] = s->w.f[i];
     }
@@ -266,7 +266,7 @@ mcs_status mcs_compact_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, m
         mcs_sparse_M_times(s, 1, -MCS_R(1.0), s->w.Z, MCS_R(1.0), rhs);
     }
     mcs_sparse_M_times(s, f, MCS_R(1.0), s->w.Phi, MCS_R(0.0), s->w.MPhi);
-    return mcs_chart_reduced_solve(s, f, y, ydot);
+    return mcs_reduced_accelerations(s, f, y, ydot);
 }
 
 #endif /* MCS_WITH_COMPACT */

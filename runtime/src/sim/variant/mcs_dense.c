@@ -381,7 +381,7 @@ mcs_status mcs_dense_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
     if (st != MCS_OK) {
         return st;
     }
-    mcs_chart_mass_and_forces(s, x, v, t);
+    mcs_mass_and_forces(s, x, v, t);
     for (i = 0; i < n; ++i) {
         rhs[i] = s->w.f[i];
     }
@@ -414,7 +414,7 @@ mcs_status mcs_dense_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
             ydot[i] = y[n + i];
             ydot[n + i] = rhs[i];
         }
-        return mcs_chart_solve_reduced(s, n, ydot);
+        return mcs_reduced_solve(s, n, ydot);
     }
     if (r > 0) {
         /* rhs = f - M beta */
@@ -423,7 +423,7 @@ mcs_status mcs_dense_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
         mass_times(s, 1, -MCS_R(1.0), s->w.Z, MCS_R(1.0), rhs);
     }
     mass_times(s, f, MCS_R(1.0), s->w.Phi, MCS_R(0.0), s->w.MPhi);
-    return mcs_chart_reduced_solve(s, f, y, ydot);
+    return mcs_reduced_accelerations(s, f, y, ydot);
 }
 
 /* out (n) = -U R_ns^-T b_S: the minimum-norm dx with A_S dx = -b_S (A_S = R_ns^T U^T). */

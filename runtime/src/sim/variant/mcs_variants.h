@@ -1,13 +1,13 @@
 /* mcs_variants.h - the entry points of the simulator's variants (internal): only mcs_variant.c,
  * which switches on options.variant, and the variants' own files include it. Each function has
- * the contract of the operation of mcs_sim_internal.h it implements (mcs_frame_factor,
+ * the contract of the operation of mcs_operations.h it implements (mcs_frame_factor,
  * mcs_chart_map, ...), unless said. A variant calls only the simulator's core (rows, sparse
  * products, the charts' shared parts, the carver) and the layers below, never another variant or
  * a stage: sharing goes downward. */
 #ifndef MCS_VARIANTS_H
 #define MCS_VARIANTS_H
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_core.h"
 
 /* ---- mcs_dense.c: explicit n x n Q, the chart Newton with an LU of A_S U (MCS_WITH_DENSE) ---- */
 
@@ -43,7 +43,8 @@ mcs_status mcs_compact_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, m
                            mcs_real *ydot);
 void mcs_compact_min_norm(mcs_sim *s, const mcs_frame *fr, const mcs_real *b, mcs_real *out);
 void mcs_compact_Ut_p(mcs_sim *s, const mcs_frame *ch, mcs_real *y);
-mcs_status mcs_compact_check(const mcs_model *model, const mcs_options *opt);
+/* Why it refuses the model and options (MCS_REFUSE_*, mcs_sim.h; 0: it takes them). */
+unsigned mcs_compact_refusals(const mcs_model *model, const mcs_options *opt);
 /* Its layout: both frames' state (x, x_lo, v, q, T) and one factorization (R with the
  * reflectors, tau, pivots) for both, no probe; A, A_dot and M as their nonzeros, no G. */
 void mcs_compact_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l);
@@ -78,7 +79,7 @@ void mcs_banded_form_T(mcs_sim *s, const mcs_frame *fr, mcs_real *T);
 void mcs_banded_Ut(mcs_sim *s, const mcs_frame *fr, const mcs_real *y, mcs_real *p);
 /* out (n) = -U R^-T b_S: the minimum-norm dx with A dx = -b (b: m, by constraint) */
 void mcs_banded_min_norm(mcs_sim *s, const mcs_frame *fr, const mcs_real *b, mcs_real *out);
-mcs_status mcs_banded_check(const mcs_model *model, const mcs_options *opt);
+unsigned mcs_banded_refusals(const mcs_model *model, const mcs_options *opt);
 /* Its layout: each frame's state, its own R (m x bw) and rotations (2 nrot), no Q or pivots, no
  * probe; A, A_dot and M as their nonzeros; the chart's vectors by slot and the KKT band. */
 void mcs_banded_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l);

@@ -1,9 +1,9 @@
 /* mcs_integrate.c - dense output inside the last accepted step (mcs_sim_dense): the method's
- * interpolant of the chart coordinates (mcs_method_dense), mapped onto the manifold from a
+ * interpolant of the chart coordinates (mcs_method_interpolate), mapped onto the manifold from a
  * warm start on the chart's branch. The methods' steps are mcs_rk4.c's, mcs_dopri5.c's and
  * mcs_dop853.c's (mcs_method.c). */
 
-#include "sim/mcs_sim_internal.h"
+#include "sim/mcs_stages.h"
 
 /* The chart Newton's start for dense output at the fraction th of the last step: p = U^T (x~ -
  * x_k), x~ the cubic Hermite of x through the step's ends (x_k, v_k, x_k+1, v_k+1). Near a
@@ -27,19 +27,19 @@ static void dense_warm_start(mcs_sim *s, mcs_real th, mcs_real *xs)
                            event search leaves it at the singular point, where it is useless */
 }
 
-mcs_status mcs_dense_state(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v)
+mcs_status mcs_interpolated_state(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v)
 {
     const int f = s->n - s->prev.r;
     const mcs_real h = s->h_last;
     mcs_real th;
     mcs_real *y = s->w.ys;
     mcs_status st;
-    if (!s->w.dense_ready || !(h > MCS_R(0.0)) ||
+    if (!s->w.interp_ready || !(h > MCS_R(0.0)) ||
         !((t >= s->prev.t) && (t <= s->cur.t))) { /* NaN too */
         return MCS_ERR_NO_DENSE;
     }
     th = (t - s->prev.t) / h;
-    st = mcs_method_dense(s, s->w.dense_method, th, y);
+    st = mcs_method_interpolate(s, s->w.interp_method, th, y);
     if (st != MCS_OK) {
         return st;
     }
@@ -57,7 +57,7 @@ mcs_status mcs_sim_dense(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v, mcs_r
     if ((q || qd) && (mcs_variant_has_probe(s) == 0)) {
         return MCS_ERR_UNSUPPORTED; /* assigned without dense_output, or a variant without it */
     }
-    st = mcs_dense_state(s, t, x, v);
+    st = mcs_interpolated_state(s, t, x, v);
     if (st != MCS_OK) {
         return st;
     }
