@@ -289,6 +289,70 @@ def test_one_runtime_file_decides_the_variant():
     assert all(len(variants_named(src / "sim" / "variant" / f)) == 1 for f in leaves), leaves
 
 
+# Where a method or variant may be named (its C enumerator, comments aside): the options unit, the
+# method table and its switches, a method's own file (itself), the variants' switch and leaves
+# (each its own), and the programs that choose one (the command line's --simulator, the firmware
+# example). Everywhere else a rule reads the tables: mcs_method_flags, mcs_sim_refusals.
+ENUMERATOR = re.compile(
+    r"\bMCS_(METHOD|VARIANT)_(RK4|DOPRI5|DOP853|ROS34PW2_FIXED|ROS34PW2|DENSE|COMPACT|BANDED)\b"
+)
+NAMED_IN = {
+    "runtime/src/sim/mcs_options.c": "*",
+    "runtime/src/sim/mcs_method_table.c": "*",
+    "runtime/src/sim/mcs_method.c": "*",
+    "runtime/src/sim/mcs_variant.c": "*",
+    "runtime/src/sim/mcs_rk4.c": {"RK4"},
+    "runtime/src/sim/mcs_rosenbrock.c": {"ROS34PW2", "ROS34PW2_FIXED"},
+    "runtime/src/sim/variant/mcs_dense.c": {"DENSE"},
+    "runtime/src/sim/variant/mcs_compact.c": {"COMPACT"},
+    "runtime/src/sim/variant/mcs_compact_chart.c": {"COMPACT"},
+    "runtime/src/sim/variant/mcs_banded.c": {"BANDED"},
+    "runtime/src/sim/variant/mcs_banded_chart.c": {"BANDED"},
+    "runtime/app/mcs_simulate_setup.c": {"BANDED"},
+    "runtime/app/mcs_firmware_example.c": {"COMPACT"},
+}
+# a Python rule that names methods: a comparison with a method's name, or a list of them
+PY_METHOD = r"[\"'](rk4|dopri5|dop853|ros34pw2|ros34pw2_fixed)[\"']"
+PY_RULE = re.compile(rf"(==|!=|\bin)\s*\(?\s*{PY_METHOD}|\(\s*{PY_METHOD}\s*,")
+
+
+def named_methods_and_variants():
+    """{file: set of method and variant names its code (not its comments) uses}."""
+    out = {}
+    for path in sorted((ROOT / "runtime" / "src").rglob("*.[ch]")) + sorted(
+        (ROOT / "runtime" / "app").glob("*.[ch]")
+    ):
+        names = {m.group(2) for m in ENUMERATOR.finditer(COMMENT.sub(" ", path.read_text()))}
+        if names:
+            out[path.relative_to(ROOT).as_posix()] = names
+    return out
+
+
+def test_methods_and_variants_are_named_only_where_their_rules_are():
+    wrong = {
+        f: names
+        for f, names in named_methods_and_variants().items()
+        if NAMED_IN.get(f) != "*" and not names <= NAMED_IN.get(f, set())
+    }
+    assert not wrong, wrong
+    rules = [
+        f"{p.relative_to(ROOT)}:{k + 1}: {line.strip()}"
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if p.name not in ("enums.py",)
+        for k, line in enumerate(p.read_text().splitlines())
+        if PY_RULE.search(line)
+    ]
+    assert not rules, "\n".join(rules)
+
+
+def test_the_naming_check_finds_a_rule_that_names_a_method():
+    assert PY_RULE.search('    elif sim["method"] in ("rk4", "ros34pw2_fixed"):')
+    assert PY_RULE.search('IMPLICIT_METHODS = ("ros34pw2", "ros34pw2_fixed")')
+    assert not PY_RULE.search('    "method": "rk4",')
+    code = "if (opt->method == MCS_METHOD_RK4) /* MCS_VARIANT_DENSE */"
+    assert {m.group(2) for m in ENUMERATOR.finditer(COMMENT.sub(" ", code))} == {"RK4"}
+
+
 @pytest.mark.parametrize(
     "path", sorted((ROOT / "runtime").rglob("*.[ch]")), ids=lambda p: str(p.relative_to(ROOT))
 )

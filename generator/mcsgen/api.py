@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from . import enums
 from .errors import Interrupted, McsError
 from .paths import model_path
 
@@ -89,7 +90,8 @@ def run_warnings(summary: dict) -> List[str]:
         return []
     if summary.get("problems"):
         return []
-    fix = "a smaller --h" if summary["method"] == "rk4" else "a smaller --rtol"
+    fixed = not enums.method_is(summary["method"], "adaptive")
+    fix = "a smaller --h" if fixed else "a smaller --rtol"
     return [
         f"the energy of {summary['model']}, which physics conserves, changed by {drift:.0%} over "
         f"the run: the result is meaningless at this step (h = {summary['h']:g}); try {fix}"
@@ -425,16 +427,19 @@ class Solver:
         csv_path: Path,
         events_path: Path,
         large: Optional[Callable[[int], None]] = None,
+        header: Optional[Callable[[str], None]] = None,
         **options,
     ) -> dict:
         """Run (options as run_text) writing the CSV and the event log as the text comes, as
         `./mcsgen simulate` does; returns the summary. Both files are opened first (an
         unwritable path is named before the run) and removed when the run is refused; the log
         of a run without events is removed; a write that fails (a full disk) raises McsError
-        naming the file, never a summary over lost data. large(bytes) is called once when the
-        CSV passes LARGE_CSV bytes (the command line warns)."""
+        naming the file, never a summary over lost data. header(line) is called once with the
+        CSV's first line (its columns) as it is written, before its rows; large(bytes) once when
+        the CSV passes LARGE_CSV bytes (the command line warns)."""
         files, failed = {}, set()
         written = [0]
+        first_line = [""]  # the header as it comes, until its end is seen
 
         def sink(channel, piece):
             if channel not in failed:
@@ -442,6 +447,11 @@ class Solver:
                     files[channel].write(piece)
                 except OSError:  # not raised through the C caller: reported after the run
                     failed.add(channel)
+            if channel == "csv" and header is not None and first_line[0] is not None:
+                first_line[0] += piece
+                if "\n" in first_line[0]:
+                    header(first_line[0].split("\n", 1)[0].rstrip("\r"))
+                    first_line[0] = None
             if channel == "csv" and large is not None and written[0] <= LARGE_CSV:
                 written[0] += len(piece)
                 if written[0] > LARGE_CSV:

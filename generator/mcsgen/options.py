@@ -27,6 +27,11 @@ class SimOption:
 
 # Defaults given as text are the documented values; "model" means the model file's `simulation:`
 # section (docs/reference/model-file.md). Order: as printed by --help.
+# --simulator auto takes the banded simulator from this many coordinates
+# (docs/explanation/large-models.md: it is faster than the dense one from about n = 12, measured;
+# below 40 the dense one's crossing of singular configurations is worth more than the difference)
+BANDED_FROM = 40
+
 OPTIONS = (
     SimOption("t-end", "real", "end time of the run [s]", "T", default="model", valid="positive"),
     SimOption(
@@ -78,8 +83,9 @@ OPTIONS = (
         "simulator",
         "choice",
         "dense (every option), banded (large models: a step's cost linear in n; stops at a "
-        "singular configuration; no locks, exp or interpolated rows), or auto: banded from 40 "
-        "coordinates when the model has a band structure and the run needs nothing it lacks",
+        "singular configuration; no locks, exp or interpolated rows), or auto: banded from "
+        f"{BANDED_FROM} coordinates when the model has a band structure and the run needs "
+        "nothing it lacks",
         choices=("auto", "dense", "banded"),
         default="auto",
     ),
@@ -369,6 +375,9 @@ def c_table():
         "};",
         "",
         "#define SIM_NOPTIONS (sizeof SIM_OPTIONS / sizeof *SIM_OPTIONS)",
+        "",
+        "/* --simulator auto takes the banded simulator from this many coordinates */",
+        f"#define SIM_BANDED_FROM {BANDED_FROM}",
         "",
         "#endif /* MCS_OPTIONS_TABLE_H */",
         "",

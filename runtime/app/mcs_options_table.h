@@ -83,4 +83,7 @@ static const sim_option SIM_OPTIONS[] = {
 
 #define SIM_NOPTIONS (sizeof SIM_OPTIONS / sizeof *SIM_OPTIONS)
 
+/* --simulator auto takes the banded simulator from this many coordinates */
+#define SIM_BANDED_FROM 40
+
 #endif /* MCS_OPTIONS_TABLE_H */

@@ -201,6 +201,14 @@ static int first_condition(mcs_sim *sim, const run_info *ri, const app_args *app
     return best;
 }
 
+/* Whether rows at dt-out are steps of their own: an explicit method on a fixed grid (RK4) steps
+ * onto them; an adaptive method, and an implicit one (whose step onto an off-grid row would
+ * cost a Jacobian and an LU of its own), interpolates them. */
+static int steps_onto_rows(const mcs_options *opt)
+{
+    return !(mcs_method_flags(opt->method) & (MCS_METHOD_FLAG_ADAPTIVE | MCS_METHOD_FLAG_IMPLICIT));
+}
+
 /* After a step: if a condition event fired inside it, the rows due before it (DOPRI5 with dt_out)
  * are written, the state is set back to the event and the switch applied there. 1 when one
  * fired (its status in *st). */
@@ -215,7 +223,7 @@ static int fire_conditions(mcs_sim *sim, run_info *ri, app_args *app, const mcs_
     mcs_real sigma_ref;
     if (k < 0)
         return 0;
-    if (dt_out > 0 && opt->method != MCS_METHOD_RK4)
+    if (dt_out > 0 && !steps_onto_rows(opt))
         while (*st == MCS_OK && (mcs_real)*k_out * dt_out < t_e)
             *st = record_dense(sim, ri, (mcs_real)(*k_out)++ * dt_out);
     if (*st == MCS_OK)
@@ -247,14 +255,15 @@ static mcs_status run_to(mcs_sim *sim, run_info *ri, app_args *app, const mcs_op
 {
     mcs_status st = MCS_OK;
     if (dt_out > 0) {
-        /* rows at exactly t = k dt_out: RK4 steps onto them, DOPRI5 interpolates (dense output) */
+        /* rows at exactly t = k dt_out: an explicit fixed-step method (RK4) steps onto them, the
+         * others interpolate (dense output) */
         for (;;) {
             mcs_real t_out = (mcs_real)*k_out * dt_out;
             if (st != MCS_OK || !(t_out <= t_stop * (1 + MCS_R(1e-12))))
                 break;
             if (t_out > t_stop)
                 t_out = t_stop;
-            if (opt->method == MCS_METHOD_RK4) {
+            if (steps_onto_rows(opt)) {
                 while (st == MCS_OK && sim->cur.t < t_out) {
                     st = step_to(sim, ri, opt, t_out);
                     output_take_event(ri, sim);
@@ -398,7 +407,7 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
 
     setup_simulator(&sim, md, &params, &opt, &app, work, sizeof work / sizeof *work, iwork,
                     sizeof iwork / sizeof *iwork);
-    ri.simulator = (opt.variant == MCS_VARIANT_BANDED) ? "banded" : "dense";
+    ri.simulator = mcs_variant_name(opt.variant);
     if ((st = mcs_sim_start(&sim, 0, &asm_rep)) != MCS_OK)
         die("initial conditions", mcs_status_str(st));
     if ((st = inputs_apply(&schedule, &sim, sim.cur.t)) != MCS_OK) /* the rows at t <= 0 */

@@ -7,6 +7,8 @@
 
 #include "mcs_options_table.h"
 
+const int app_banded_from = SIM_BANDED_FROM;
+
 static void usage(FILE *out)
 {
     size_t k;

@@ -19,6 +19,9 @@ typedef struct app_event {
 
 /* --simulator's choices, in options.py's order */
 enum { APP_SIM_AUTO = 0, APP_SIM_DENSE = 1, APP_SIM_BANDED = 2 };
+/* --simulator auto takes the banded simulator from this many coordinates (options.py's
+ * BANDED_FROM, through the generated table) */
+extern const int app_banded_from;
 
 /* What the command line asks for beyond mcs_options. */
 typedef struct app_args {

@@ -8,16 +8,18 @@
 #include "mcs/mcs_sim.h"
 #include "mcs_simulate_args.h"
 
-/* --simulator auto takes the banded simulator from this many coordinates (docs/explanation/large-models.md: it is faster than the default one from about n = 12, measured; below 40 the default
- * one's crossing of singular configurations is worth more than the difference) */
-#define BANDED_FROM 40
 
+/* The name of the first method (mcs_method's order) whose error control and implicitness are
+ * those of `flags` (MCS_METHOD_FLAG_ADAPTIVE, MCS_METHOD_FLAG_IMPLICIT; the others ignored): what
+ * a message suggests instead of a method. */
+const char *method_like(unsigned flags);
 /* Dies with "--<option> must be <rule>, got <value>" unless ok. */
 void require(int ok, const char *option, const char *rule, double value);
-/* Refuses, before the run, what would not end in reasonable time: more RK4 steps or more output
+/* Refuses, before the run, what would not end in reasonable time: more fixed steps or more output
  * rows than --max-steps. */
 void check_run_size(const app_args *app, const mcs_options *opt);
-/* Why this run cannot take the banded simulator (the message of --simulator banded), or NULL. */
+/* Why this run cannot take the banded simulator (the message of --simulator banded, from the
+ * runtime's refusals of the options it would run with: mcs_sim_refusals), or NULL. */
 const char *banded_refusal(const mcs_model *md, const mcs_options *opt, const app_args *app);
 /* The simulator --simulator asks for, bound to the model (dies when it cannot be): the dense
  * variant in work/iwork (room for every option), or the banded one (MCS_VARIANT_BANDED, and its

@@ -1,6 +1,7 @@
 /* mcs_simulate_summary.c - the command-line simulator's JSON summary of a run, and the problems
  * that make a run that reached its end not ok (see mcs_simulate_output.h). */
 #include "mcs_simulate_output.h"
+#include "mcs_simulate_setup.h"
 
 #include <stdio.h>
 
@@ -25,13 +26,15 @@ static const char *const energy_names[] = {"undefined", "conserved", "dissipated
 /* What to try when a run's result is not to be trusted, for its method. */
 static void advice(char *text, size_t cap, const mcs_options *opt)
 {
-    if (opt->method == MCS_METHOD_RK4)
+    const unsigned flags = mcs_method_flags(opt->method);
+    if (!(flags & (MCS_METHOD_FLAG_ADAPTIVE | MCS_METHOD_FLAG_IMPLICIT)))
         snprintf(text, cap,
-                 "take a smaller --h (now %g s), or --method dopri5 (ros34pw2_fixed if the "
-                 "model is stiff)",
-                 (double)opt->h);
-    else if (opt->method == MCS_METHOD_ROS34PW2_FIXED)
-        snprintf(text, cap, "take a smaller --h (now %g s), or --method ros34pw2", (double)opt->h);
+                 "take a smaller --h (now %g s), or --method %s (%s if the model is stiff)",
+                 (double)opt->h, method_like(MCS_METHOD_FLAG_ADAPTIVE),
+                 method_like(MCS_METHOD_FLAG_IMPLICIT));
+    else if (!(flags & MCS_METHOD_FLAG_ADAPTIVE))
+        snprintf(text, cap, "take a smaller --h (now %g s), or --method %s", (double)opt->h,
+                 method_like(MCS_METHOD_FLAG_ADAPTIVE | MCS_METHOD_FLAG_IMPLICIT));
     else
         snprintf(text, cap, "take a smaller --rtol (now %g)", (double)opt->rtol);
 }
@@ -49,10 +52,14 @@ static void advice(char *text, size_t cap, const mcs_options *opt)
 static void stiffness(run_info *ri, const mcs_sim *sim)
 {
     app_stream *o = &ri->summary;
-    const long dopri5 = sim->stats.steps_by_method[MCS_METHOD_DOPRI5];
+    long dopri5 = 0; /* the steps of the method whose steps carry the test (DOPRI5's) */
+    int m;
     const long limited = sim->stats.stability_limited;
     const double lam = (double)sim->stats.lambda_max;
     char text[512];
+    for (m = 0; m < MCS_METHOD_COUNT; ++m)
+        if (mcs_method_flags((mcs_method)m) & MCS_METHOD_FLAG_STIFFNESS_TEST)
+            dopri5 += sim->stats.steps_by_method[m];
     stream_printf(o,
                   ", \"stability_limited\": %ld, \"lambda_max\": %.6g, \"stiffness_ratio\": %.6g",
                   limited, lam, lam * (double)(sim->cur.t - ri->t0));

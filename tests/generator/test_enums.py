@@ -2,6 +2,7 @@
 runtime/include/mcs/, names and order, and every Python list of them is the one in enums.py."""
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -58,16 +59,70 @@ def test_every_list_of_an_enum_is_the_one_in_enums_py():
     assert coordinates <= set(enums.JOINT_COORDINATE.names), coordinates
 
 
-def test_memory_bits_are_the_runtimes():
-    """A firmware header's memory features (emit/tables.py) take each method's bit from
-    runtime/src/sim/mcs_method.c's table (its last field, in mcs_method's order) and each
-    continuation's from mcs_sim_memory.h's comments."""
-    table = (ROOT / "runtime" / "src" / "sim" / "mcs_method.c").read_text()
-    table = table[table.index("mcs_methods[MCS_METHOD_COUNT] = {") :]
-    table = re.sub(r"/\*.*?\*/", " ", table[: table.index("\n};")], flags=re.S)
-    rows = re.findall(r"\{([^{}]*)\}", table)
-    bits = [row.split(",")[-1].strip() for row in rows]
-    assert bits == [enums.METHOD_MEMORY[m] or "0U" for m in enums.METHOD.names]
+@pytest.fixture(scope="module")
+def method_table(tmp_path_factory):
+    """{method: (flags, near_singular, memory bit)} of the runtime's own table, from a program
+    built against the runtime that prints it (runtime/src/sim/mcs_method_table.c)."""
+    from mcsgen import build
+
+    tmp = tmp_path_factory.mktemp("method_table")
+    probe = tmp / "probe.c"
+    probe.write_text(
+        '#include <stdio.h>\n#include "sim/mcs_core.h"\n'
+        "int main(void) {\n  int m;\n  for (m = 0; m < MCS_METHOD_COUNT; ++m)\n"
+        '    printf("%s %u %s %u\\n", mcs_method_name((mcs_method)m),'
+        " mcs_method_flags((mcs_method)m),\n"
+        "           mcs_method_name(mcs_methods[m].near_singular), mcs_methods[m].memory);\n"
+        "  return 0;\n}\n"
+    )
+    exe = tmp / "probe"
+    _, libs = build.backend_flags("portable")
+    subprocess.run(
+        [build.compiler(), "-std=c99", f"-I{INCLUDE}", f"-I{ROOT / 'runtime' / 'src'}"]
+        + [str(probe), *map(str, build.runtime_objects("portable")), "-o", str(exe), *libs],
+        check=True,
+    )
+    rows = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    return {name: (int(f), near, int(mem)) for name, f, near, mem in map(str.split, rows.splitlines())}
+
+
+def c_macros(header):
+    """{name: value} of the `#define NAME <number>U` lines of a public header."""
+    text = (INCLUDE / header).read_text()
+    return {k: int(v, 0) for k, v in re.findall(r"^#define (\w+) (0x[0-9A-F]+|\d+)U\b", text, re.M)}
+
+
+@pytest.mark.parametrize("flags", enums.FLAGS, ids=lambda f: f.values[0][1])
+def test_each_set_of_flags_is_its_c_macros_in_order(flags):
+    macros = c_macros(flags.header)
+    assert [macros.get(c) for _, c in flags.values] == [1 << k for k in range(len(flags.values))]
+    prefix = flags.values[0][1].rsplit("_", 1)[0] + "_"  # no macro of the family left out
+    assert {k for k in macros if k.startswith(prefix)} == {c for _, c in flags.values}
+
+
+def test_the_method_flags_are_the_runtimes_table(method_table):
+    """What the generator and the command line read of a method (fixed or adaptive steps,
+    implicit, the method near singular configurations, its memory bit) is what the runtime's
+    table says: enums.py's METHOD_FLAGS, METHOD_NEAR_SINGULAR and METHOD_MEMORY against it."""
+    assert list(method_table) == list(enums.METHOD.names)
+    memory = c_macros("mcs/mcs_sim_memory.h")
+    for name, (flags, near, bit) in method_table.items():
+        assert enums.METHOD_FLAG.of(flags) == enums.METHOD_FLAGS[name], name
+        assert enums.METHOD_NEAR_SINGULAR.get(name, name) == near, name
+        assert bit == (memory[enums.METHOD_MEMORY[name]] if enums.METHOD_MEMORY[name] else 0), name
+    assert set(enums.METHOD_FLAGS) == set(enums.METHOD.names)
+
+
+def test_method_is_refuses_a_flag_that_is_not_one():
+    assert enums.method_is("ros34pw2_fixed", "implicit")
+    assert not enums.method_is("ros34pw2_fixed", "adaptive")
+    with pytest.raises(KeyError):
+        enums.method_is("rk4", "stiff")
+
+
+def test_continuation_memory_bits_are_the_headers():
+    """A firmware header's memory features (emit/tables.py) take each continuation's bit from
+    mcs_sim_memory.h's comments."""
     memory = (INCLUDE / "mcs" / "mcs_sim_memory.h").read_text()
     said = dict(re.findall(r"#define (MCS_MEM_\w+) \d+U +/\* continuation (\w+):", memory))
     assert {v: k for k, v in said.items()} == {
@@ -78,7 +133,8 @@ def test_memory_bits_are_the_runtimes():
 
 
 def test_the_method_table_points_to_enums_py():
-    """runtime/src/sim/mcs_method.c says where a new method is added to the generator's list."""
-    text = (ROOT / "runtime" / "src" / "sim" / "mcs_method.c").read_text()
+    """runtime/src/sim/mcs_method_table.c says where a new method is added to the generator's
+    list."""
+    text = (ROOT / "runtime" / "src" / "sim" / "mcs_method_table.c").read_text()
     (path,) = re.findall(r"the options' list \((generator/mcsgen/[\w/]+\.py)\)", text)
     assert (ROOT / path).resolve() == Path(enums.__file__).resolve()

@@ -3,14 +3,17 @@
 import json
 from pathlib import Path
 
+from .. import enums
+
 
 def _by_method(s):
-    """`: DOP853 168, DOPRI5 12` for a DOP853 run (it leaves the steps near a singular
-    configuration to DOPRI5), else nothing."""
+    """`: DOP853 168, DOPRI5 12` for a run of a method that leaves the steps near a singular
+    configuration to another (enums.METHOD_NEAR_SINGULAR), else nothing."""
     counts = s.get("steps_by_method")
-    if s["method"] != "dop853" or not counts:
+    other = enums.METHOD_NEAR_SINGULAR.get(s["method"])
+    if other is None or not counts:
         return ""
-    return f": DOP853 {counts['dop853']}, DOPRI5 {counts['dopri5']}"
+    return f": {s['method'].upper()} {counts[s['method']]}, {other.upper()} {counts[other]}"
 
 
 def format_summary(s):

@@ -12,11 +12,14 @@ from .report import format_events, format_summary
 from .spinner import Spinner
 
 
-def csv_size_warning(model, options):
+def csv_size_warning(model, options, header):
     """One line when the run's CSV will pass api.LARGE_CSV bytes (400 s of a robot at 0.1 ms, one
     row per step, are gigabytes): its rows are known before the run with --dt-out (t_end / dt_out)
-    or RK4 (t_end / h); an adaptive run's are said when it gets there (simulate_to_files).
-    Nothing when the rows pass --max-steps: the run is then refused, and that is all it says."""
+    or a fixed-step method (t_end / h), its columns from the CSV's header (the simulator's one
+    list of them, runtime/app/mcs_simulate_output.c); an adaptive run's size is said when it gets
+    there (simulate_to_files' large). Nothing when the rows pass --max-steps: the run is then
+    refused, and that is all it says."""
+    from .. import enums
     from ..api import LARGE_CSV
     from ..options import OPTIONS
 
@@ -26,15 +29,13 @@ def csv_size_warning(model, options):
     sim.update({k: v for k, v in options.items() if k in sim and v is not None})
     if sim.get("dt_out"):
         rows, why = sim["t_end"] / sim["dt_out"], f"a row every --dt-out {sim['dt_out']:g} s"
-    elif sim["method"] in ("rk4", "ros34pw2_fixed"):
+    elif not enums.method_is(sim["method"], "adaptive"):
         rows, why = sim["t_end"] / sim["h"], f"a row per step of {sim['h']:g} s"
     else:
         return []
     if rows > float(options.get("max_steps") or OPTION_DEFAULTS["max-steps"]):
         return []  # the run is refused before it starts (--max-steps), with its own message
-    n, m = model.n, model.m
-    columns = 1 + 4 * n + 2 + min(n, m) + 1 + 2 * len(model.joints)
-    columns += n * n * bool(options.get("basis")) + n * bool(options.get("momenta"))
+    columns = header.count(",") + 1
     size = rows * columns * 22  # a value is about 22 characters with its comma
     if size <= LARGE_CSV:
         return []
@@ -89,8 +90,10 @@ def cmd_simulate(args):
     with Spinner(f"compiling {model.name}"):
         library = build_simulator_library(model.name, backend)
     solver = Solver(Mechanism(model, model_path(args.model)), library, backend)
-    for line in csv_size_warning(model, options):
-        print(f"mcsgen: warning: {line}", file=sys.stderr)
+
+    def header(line):  # the CSV's columns, before its rows
+        for warning in csv_size_warning(model, options, line):
+            print(f"mcsgen: warning: {warning}", file=sys.stderr)
 
     def large(size):  # a run whose size could not be told before it started
         print(
@@ -101,7 +104,7 @@ def cmd_simulate(args):
 
     with _output_directories(Path(out).parent, events.parent):
         summary = solver.simulate_to_files(
-            Path(out), events, large=large, progress=sys.stderr.isatty(), **options
+            Path(out), events, header=header, large=large, progress=sys.stderr.isatty(), **options
         )
     # the human summary on stdout, or with --json on stderr: stdout is then the JSON alone
     human = sys.stderr if args.json else sys.stdout

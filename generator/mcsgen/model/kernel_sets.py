@@ -31,10 +31,8 @@ NULL and the runtime answers MCS_ERR_UNSUPPORTED when options would need it.
 
 from typing import Iterable, Tuple
 
+from .. import enums
 from ..derive.catalogue import KERNELS, kernel
-
-# the methods that factor the chart Jacobian (runtime: mcs_rosenbrock.c)
-IMPLICIT_METHODS = ("ros34pw2", "ros34pw2_fixed")
 
 SETS = (
     "motion",
@@ -69,7 +67,7 @@ def needed(simulation: dict, has_events: bool) -> frozenset:
         sets.add("predictor")
     if has_events:
         sets.add("transitions")
-    if simulation["method"] in IMPLICIT_METHODS:
+    if enums.method_is(simulation["method"], "implicit"):  # it factors the chart Jacobian
         sets.add("force_tangents")
     return frozenset(sets)
 

@@ -57,6 +57,8 @@ const char *mcs_method_name(mcs_method method);
 /* its interpolant evaluates stages of its own when first asked for (mcs_sim_dense), which
  * mcs_sim_set_inputs evaluates before the inputs change */
 #define MCS_METHOD_FLAG_LAZY_STAGES 0x10U
+/* its accepted steps carry Hairer's stiffness test (mcs_stats' stability_limited, lambda_max) */
+#define MCS_METHOD_FLAG_STIFFNESS_TEST 0x20U
 /* The method's MCS_METHOD_FLAG_* bits (0 for a value that is no method). */
 unsigned mcs_method_flags(mcs_method method);
 
@@ -81,6 +83,10 @@ typedef enum mcs_variant {
      * MCS_ERR_UNSUPPORTED). */
     MCS_VARIANT_BANDED = 2
 } mcs_variant;
+
+/* A variant's name ("dense", "compact", "banded": the command line's --simulator and the
+ * summary's); NULL for a value that is no variant. */
+const char *mcs_variant_name(mcs_variant variant);
 
 /* Memory sizes: mcs/mcs_sim_memory.h (MCS_MEM_* features, MCS_SIM_MEMORY_REALS, MCS_SIM_WORK_SIZE). */
 

@@ -1,9 +1,9 @@
 /* mcs_method_table.c - the integrators as data (options.method, mcs_sim.h): one constant
  * descriptor per method that the options, the step policy, the interpolation and the memory read
  * (its flags, stages, error exponent, step placement near a singular configuration, memory and
- * part). The methods' code is in their files, reached through mcs_method.c's switches; a method is
- * added by an entry here, its file, its cases there, and the options' list
- * (generator/mcsgen/enums.py, which tests/generator/test_enums.py holds to this table). */
+ * part). The methods' code is in their files, reached through mcs_method.c's switches. A method is
+ * added by an entry here, its file, its cases there, and the options' list (generator/mcsgen/enums.py)
+ * with its flags, which tests/generator/test_enums.py holds to this table. */
 
 #include "sim/mcs_core.h"
 
@@ -13,9 +13,10 @@ const mcs_method_info mcs_methods[MCS_METHOD_COUNT] = {
     {"rk4", MCS_METHOD_FLAG_STEP_JACOBIAN, 4, MCS_R(0.0), MCS_R(0.25), MCS_METHOD_RK4, MCS_R(1.0),
      0U, 0U},
     /* DOPRI5: error control with q = 5 (the step factor 0.9 err^(-1/5)), first same as last;
-     * its nodes 0, 1/5, 3/10, 4/5, 8/9, 1: 0.55 is the middle of the widest gap */
-    {"dopri5", MCS_METHOD_FLAG_ADAPTIVE | MCS_METHOD_FLAG_FSAL, 7, MCS_R(-0.2), MCS_R(0.55),
-     MCS_METHOD_DOPRI5, MCS_R(1.0), MCS_MEM_DOPRI5, 0U},
+     * its nodes 0, 1/5, 3/10, 4/5, 8/9, 1: 0.55 is the middle of the widest gap; its last two
+     * stages, both at the step's end, give Hairer's stiffness test (mcs_dopri5.c) */
+    {"dopri5", MCS_METHOD_FLAG_ADAPTIVE | MCS_METHOD_FLAG_FSAL | MCS_METHOD_FLAG_STIFFNESS_TEST, 7,
+     MCS_R(-0.2), MCS_R(0.55), MCS_METHOD_DOPRI5, MCS_R(1.0), MCS_MEM_DOPRI5, 0U},
     /* DOP853: q = 8; twelve stages, the end and three for its interpolant, evaluated when it is
      * first asked for; near a singular configuration its steps are DOPRI5's, from a quarter of its
      * own step (docs/explanation/integrators.md) */

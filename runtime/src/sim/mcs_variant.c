@@ -311,6 +311,16 @@ mcs_status mcs_variant_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, co
 
 /* ---------------------------------------------------------------- options */
 
+const char *mcs_variant_name(mcs_variant variant)
+{
+    switch (variant) {
+    case MCS_VARIANT_DENSE: return "dense";
+    case MCS_VARIANT_COMPACT: return "compact";
+    case MCS_VARIANT_BANDED: return "banded";
+    default: return NULL;
+    }
+}
+
 int mcs_variant_valid(const mcs_options *opt)
 {
     /* unsigned: one test covers negative values too, whatever type the ABI gives enums */
