@@ -1,8 +1,9 @@
 /* mcs_sim_memory.h - the simulator's memory as compile-time constants (included by mcs_sim.h):
- * the features that options use beyond the core of every run (MCS_MEM_*), the block
- * mcs_sim_assign carves (MCS_SIM_MEMORY_REALS, per model <NAME>_SIM_MEMORY) and mcs_sim_init's
- * workspace (MCS_SIM_WORK_SIZE, MCS_SIM_IWORK_SIZE). runtime/src/mcs_memory.c lays the memory out
- * in the order these sum it; tests/runtime/test_memory.c checks them equal. */
+ * the features that options use beyond the core of every run (MCS_MEM_*), the one list of the
+ * buffers each layout has (MCS_SIM_BUFFERS), and what it sums to: the block mcs_sim_assign
+ * carves (MCS_SIM_MEMORY_REALS, per model <NAME>_SIM_MEMORY) and mcs_sim_init's workspace
+ * (MCS_SIM_WORK_SIZE, MCS_SIM_IWORK_SIZE). runtime/src/sim/mcs_memory.c carves the same list, so
+ * the sizes and the layout cannot disagree; a new buffer is one line of it (DEVELOPING.md). */
 #ifndef MCS_SIM_MEMORY_H
 #define MCS_SIM_MEMORY_H
 
@@ -43,69 +44,209 @@
      : ((f) >= 1)                                                                        ? (f) \
      : ((feat)&MCS_MEM_BANDED) ? MCS_SIM_MAX((n) - (m), 1) \
                                : (n))
-#define MCS_SIM_ON(feat, bits, k) ((((feat) & (bits)) != 0U) ? (k) : 0)
 /* max(min(n, m), 1): the largest rank, the reflectors of a factorization */
-#define MCS_SIM_KMIN_(n, m) MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1)
-/* reals of one frame: x, x_lo, v, q, Q (n x n), R (n x m), tau */
-#define MCS_SIM_FRAME_(n, m, F) \
-    ((3 * (n)) + (F) + ((n) * (n)) + ((n)*MCS_SIM_MAX((m), 1)) + MCS_SIM_KMIN_(n, m))
-/* the frames and the matrices A, A_nz, A_dot, M, G: a compact layout's two frames (x, x_lo, v,
- * q, T (n x f)) share one factorization (R, tau) and keep A, A_dot and M as their nonzeros; a
- * banded layout's each have their own R (m x bw) and rotations (2 nrot), and it adds its vectors
- * (2 n + f + bw) and the KKT band ((n + m) x (3 kb + 2): the LU and its right side) */
-#define MCS_SIM_FRAMES_(n, m, an, mn, bw, nr, kb, F, feat) \
-    (((feat)&MCS_MEM_COMPACT) \
-         ? ((2 * ((3 * (n)) + (F) + ((n) * (F)))) + ((n)*MCS_SIM_MAX((m), 1)) + \
-            MCS_SIM_KMIN_(n, m) + MCS_SIM_MAX((an), 1) + \
-            MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP, MCS_SIM_MAX((an), 1)) + \
-            MCS_SIM_MAX((mn), 1)) \
-     : ((feat)&MCS_MEM_BANDED) \
-         ? ((2 * ((3 * (n)) + (F) + ((n) * (F)) + ((m) * (bw)) + (2 * (nr)))) + \
-            MCS_SIM_MAX((an), 1) + \
-            MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP, MCS_SIM_MAX((an), 1)) + \
-            MCS_SIM_MAX((mn), 1) + (2 * (n)) + (F) + (bw) + (((n) + (m)) * ((3 * (kb)) + 2))) \
-         : (((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS, 1)) * \
-             MCS_SIM_FRAME_(n, m, F)) + \
-            ((1 + MCS_SIM_ON(feat, MCS_MEM_EULER | MCS_MEM_EXP | MCS_MEM_LOCKS, 1)) * \
-             MCS_SIM_MAX((m), 1) * (n)) + \
-            MCS_SIM_MAX((an), 1) + ((n) * (n)) + (MCS_SIM_KMIN_(n, m) * MCS_SIM_KMIN_(n, m))))
-#define MCS_SIM_BASIS_(n, m, F, feat) \
-    MCS_SIM_MAX( \
-        MCS_SIM_MAX(MCS_BASIS_QR_WORK_SIZE(n, m), MCS_BASIS_ALIGN_WORK_SIZE(F)), \
-        (((feat)&MCS_MEM_EXP) ? (7 * (n) * (n)) : MCS_SIM_ON(feat, MCS_MEM_EULER, (n) * (n))))
-/* ROS34PW2's: the chart Jacobian's workspace (mcs_sim.h's MCS_SIM_LINEARIZE_WORK_SIZE without
- * inputs; the compact layout's stiff part: K (n x n), two n-vectors, T^T M T and Y (f x 3f)),
- * the stage matrix (f x f), a stage's right-hand side and sum (2 f each) */
-#define MCS_SIM_IMPLICIT_REALS_(n, m, F, feat) \
-    ((((feat)&MCS_MEM_COMPACT) ? (((n) * (n)) + (2 * (n)) + (3 * (F) * (F))) \
-                               : MCS_SIM_LINEARIZE_WORK_SIZE((n), (m), 0)) + \
-     ((F) * (F)) + (4 * (F)))
-/* ... then the chart's buffers (Z, Phi, MPhi, Mred, That, Tpred; c, c_t, gamma, f, f_u, p, xs, vs,
- * tmp2, rhs, tmp), the stages, the event record, the basis work, x_lo, xq, start, the warm
- * start, the locks' and the held velocities' buffers (mcs_memory.c, in this order) */
-#define MCS_SIM_REALS_(n, m, an, mn, bw, nr, kb, K, F, held, feat) \
-    (MCS_SIM_FRAMES_(n, m, an, mn, bw, nr, kb, F, feat) + (5 * (n) * (F)) + ((F) * (F)) + \
-     (3 * MCS_SIM_MAX((m), 1)) + (4 * (n)) + (4 * (K)) + (14 * (F)) + \
-     MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_DENSE_OUTPUT | MCS_MEM_IMPLICIT, \
-                2 * (F)) + \
-     MCS_SIM_ON(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853, (6 * (F)) + (n)) + \
-     MCS_SIM_ON(feat, MCS_MEM_DOP853, 18 * (F)) + \
-     MCS_SIM_ON(feat, MCS_MEM_IMPLICIT, MCS_SIM_IMPLICIT_REALS_(n, m, F, feat)) + \
-     MCS_SIM_ON(feat, MCS_MEM_EVENTS, (n) + (K) + (2 * (n) * (n))) + \
-     MCS_SIM_BASIS_(n, m, F, feat) + (4 * (n)) + ((MCS_SIM_KMIN_(n, m) + 1) * (F)) + \
-     MCS_SIM_KMIN_(n, m) + MCS_SIM_ON(feat, MCS_MEM_LOCKS, (4 * (K)) + ((K) * (n)) + (K) + 3) + \
-     (((feat)&MCS_MEM_LOCKS) ? (((K) + 3) * (K)) : (MCS_SIM_MAX((held), 1) * ((n) + 1))))
-/* ints: the pivots (one set for a compact layout's frames, none for a banded one's), G's LU or
- * the held velocities' QR, the locks' bookkeeping, the basis routines', the KKT band's pivots */
-#define MCS_SIM_INTS_(n, m, K, held, feat) \
-    ((((feat)&MCS_MEM_COMPACT) ? MCS_SIM_MAX((m), 1) \
-      : ((feat)&MCS_MEM_BANDED) \
-          ? 0 \
-          : ((2 + MCS_SIM_ON(feat, MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS, 1)) * \
-             MCS_SIM_MAX((m), 1))) + \
-     (((feat)&MCS_MEM_COMPACT) ? MCS_SIM_MAX((held), 1) : (K)) + \
-     MCS_SIM_ON(feat, MCS_MEM_LOCKS, 4 * (K)) + (K) + \
-     MCS_SIM_ON(feat, MCS_MEM_BANDED, (n) + (m)) + MCS_SIM_ON(feat, MCS_MEM_IMPLICIT, (n)))
+#define MCS_SIM_KMIN(n, m) MCS_SIM_MAX(MCS_SIM_MIN((n), (m)), 1)
+
+/* The layouts: the full one (the dense variant's; mcs_sim_init's for every variant but the
+ * banded one), the compact one and the banded one (their own in mcs_sim_assign's block). */
+#define MCS_SIM_FULL_(feat) ((((feat) & (MCS_MEM_COMPACT | MCS_MEM_BANDED)) == 0U) ? 1 : 0)
+#define MCS_SIM_COMPACT_(feat) ((((feat)&MCS_MEM_COMPACT) != 0U) ? 1 : 0)
+#define MCS_SIM_BANDED_(feat) \
+    ((((feat) & (MCS_MEM_COMPACT | MCS_MEM_BANDED)) == MCS_MEM_BANDED) ? 1 : 0)
+/* whether feat has one of the bits */
+#define MCS_SIM_HAS_(feat, bits) ((((feat) & (bits)) != 0U) ? 1 : 0)
+
+/* clang-format off */
+/* The buffers of a layout, in the order they are carved, each once:
+ *   REAL(member, on, count)    count reals for s->member when `on`, else NULL
+ *   INT(member, on, count)     count ints
+ *   SHARED(member, source, on) s->member is s->source (no memory of its own)
+ * for n coordinates, m rows (nc + max_locks; mr = max(m, 1)), K = max(n, m, 1), kmin = max(min(n,
+ * m), 1), F free directions (MCS_SIM_F), the model's nonzeros an of A and mn of M, the band
+ * structure's bw, nr and kb (the banded layout), `held` held initial velocities and the features
+ * feat (MCS_MEM_*). mcs_memory.c expands it into the carver, MCS_SIM_MEMORY_REALS into a sum. */
+#define MCS_SIM_BUFFERS(REAL, INT, SHARED, n, m, mr, K, kmin, F, an, mn, bw, nr, kb, held, feat) \
+    /* the full layout's frames: cur, prev and, with dense output or events, the probe */ \
+    MCS_SIM_FULL_FRAME_(REAL, INT, cur, MCS_SIM_FULL_(feat), n, mr, kmin, F) \
+    MCS_SIM_FULL_FRAME_(REAL, INT, prev, MCS_SIM_FULL_(feat), n, mr, kmin, F) \
+    MCS_SIM_FULL_FRAME_(REAL, INT, probe, \
+                        MCS_SIM_FULL_(feat) && \
+                            MCS_SIM_HAS_(feat, MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS), \
+                        n, mr, kmin, F) \
+    /* A (the locks' rows too) and A by its nonzeros (the chart's), A_dot (the predictors' input, \
+     * a lock's scratch), M, and G (the LU of A_S U; the multipliers' r x r matrix) */ \
+    REAL(w.A, MCS_SIM_FULL_(feat), (mr) * (n)) \
+    REAL(w.A_nz, MCS_SIM_FULL_(feat), MCS_SIM_MAX((an), 1)) \
+    REAL(w.A_dot, \
+         MCS_SIM_FULL_(feat) && MCS_SIM_HAS_(feat, MCS_MEM_EULER | MCS_MEM_EXP | MCS_MEM_LOCKS), \
+         (mr) * (n)) \
+    REAL(w.M, MCS_SIM_FULL_(feat), (n) * (n)) \
+    REAL(w.G, MCS_SIM_FULL_(feat), (kmin) * (kmin)) \
+    /* the compact layout's frames: each its state and its own T (n x f), one factorization (R \
+     * with the reflectors, tau, pivots) for both, no probe; A, A_dot and M as their nonzeros */ \
+    MCS_SIM_FRAME_STATE_(REAL, cur, MCS_SIM_COMPACT_(feat), n, F) \
+    MCS_SIM_FRAME_STATE_(REAL, prev, MCS_SIM_COMPACT_(feat), n, F) \
+    REAL(cur.R, MCS_SIM_COMPACT_(feat), (n) * (mr)) \
+    REAL(cur.tau, MCS_SIM_COMPACT_(feat), kmin) \
+    INT(cur.piv, MCS_SIM_COMPACT_(feat), mr) \
+    SHARED(prev.R, cur.R, MCS_SIM_COMPACT_(feat)) \
+    SHARED(prev.tau, cur.tau, MCS_SIM_COMPACT_(feat)) \
+    SHARED(prev.piv, cur.piv, MCS_SIM_COMPACT_(feat)) \
+    REAL(w.A, MCS_SIM_COMPACT_(feat), MCS_SIM_MAX((an), 1)) \
+    REAL(w.A_dot, MCS_SIM_COMPACT_(feat) && MCS_SIM_HAS_(feat, MCS_MEM_EULER | MCS_MEM_EXP), \
+         MCS_SIM_MAX((an), 1)) \
+    REAL(w.M, MCS_SIM_COMPACT_(feat), MCS_SIM_MAX((mn), 1)) \
+    /* the banded layout's frames: each its state, its own R (m x bw) and rotations (cosines then \
+     * sines, in tau), no pivots (the structure's order), no probe; A, A_dot and M as their \
+     * nonzeros; the chart's vectors by slot and coordinate, R's window, the KKT band */ \
+    MCS_SIM_FRAME_STATE_(REAL, cur, MCS_SIM_BANDED_(feat), n, F) \
+    REAL(cur.R, MCS_SIM_BANDED_(feat), (m) * (bw)) \
+    REAL(cur.tau, MCS_SIM_BANDED_(feat), 2 * (nr)) \
+    MCS_SIM_FRAME_STATE_(REAL, prev, MCS_SIM_BANDED_(feat), n, F) \
+    REAL(prev.R, MCS_SIM_BANDED_(feat), (m) * (bw)) \
+    REAL(prev.tau, MCS_SIM_BANDED_(feat), 2 * (nr)) \
+    REAL(w.A, MCS_SIM_BANDED_(feat), MCS_SIM_MAX((an), 1)) \
+    REAL(w.A_dot, MCS_SIM_BANDED_(feat) && MCS_SIM_HAS_(feat, MCS_MEM_EULER | MCS_MEM_EXP), \
+         MCS_SIM_MAX((an), 1)) \
+    REAL(w.M, MCS_SIM_BANDED_(feat), MCS_SIM_MAX((mn), 1)) \
+    REAL(w.bz, MCS_SIM_BANDED_(feat), n) \
+    REAL(w.bx, MCS_SIM_BANDED_(feat), n) \
+    REAL(w.bq, MCS_SIM_BANDED_(feat), F) \
+    REAL(w.bwin, MCS_SIM_BANDED_(feat), bw) \
+    REAL(w.kkt, MCS_SIM_BANDED_(feat), ((n) + (m)) * ((3 * (kb)) + 1)) \
+    REAL(w.kkt_rhs, MCS_SIM_BANDED_(feat), (n) + (m)) \
+    /* the chart and the Maggi-Kane ODE (every layout): Z (G^-1 A_S T, r x f; n scratch; H T of \
+     * the assembly), Phi, M Phi, the reduced mass matrix, the basis before alignment and the \
+     * predicted one; the rows' residuals, rates and gamma; the forces and the inputs' share */ \
+    REAL(w.Z, 1, (n) * (F)) \
+    REAL(w.Phi, 1, (n) * (F)) \
+    REAL(w.MPhi, 1, (n) * (F)) \
+    REAL(w.Mred, 1, (F) * (F)) \
+    REAL(w.That, 1, (n) * (F)) \
+    REAL(w.Tpred, 1, (n) * (F)) \
+    REAL(w.c, 1, mr) \
+    REAL(w.c_t, 1, mr) \
+    REAL(w.gamma, 1, mr) \
+    REAL(w.f, 1, n) \
+    REAL(w.f_u, 1, n) \
+    REAL(w.p, 1, K) \
+    REAL(w.xs, 1, n) \
+    REAL(w.vs, 1, n) \
+    REAL(w.tmp2, 1, K) \
+    REAL(w.rhs, 1, K) \
+    REAL(w.tmp, 1, K) \
+    /* the integrators (runtime/src/sim/mcs_method_table.c: a method's stages and memory bit): \
+     * the chart state at the step's ends and a stage, the error estimate (the adaptive methods, \
+     * dense output), the stages (RK4 4, DOPRI5 7, DOP853 16), the end acceleration of the \
+     * first-same-as-last methods, ROS34PW2's Jacobian workspace (MCS_SIM_LINEARIZE_WORK_SIZE \
+     * without inputs; the compact layout's stiff part: K (n x n), two n-vectors, T^T M T and Y \
+     * (f x 3f)), its stage matrix (f x f), a stage's right-hand side and sum (2 f each) */ \
+    REAL(w.y0, 1, 2 * (F)) \
+    REAL(w.y1, 1, 2 * (F)) \
+    REAL(w.ys, 1, 2 * (F)) \
+    REAL(w.yerr, \
+         MCS_SIM_HAS_(feat, \
+                      MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_IMPLICIT | MCS_MEM_DENSE_OUTPUT), \
+         2 * (F)) \
+    REAL(w.k[0], 1, 2 * (F)) \
+    REAL(w.k[1], 1, 2 * (F)) \
+    REAL(w.k[2], 1, 2 * (F)) \
+    REAL(w.k[3], 1, 2 * (F)) \
+    REAL(w.k[4], MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), 2 * (F)) \
+    REAL(w.k[5], MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), 2 * (F)) \
+    REAL(w.k[6], MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), 2 * (F)) \
+    MCS_SIM_DOP853_STAGES_(REAL, MCS_SIM_HAS_(feat, MCS_MEM_DOP853), F) \
+    REAL(w.a_end, MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), n) \
+    REAL(w.jac, MCS_WITH_IMPLICIT && MCS_SIM_HAS_(feat, MCS_MEM_IMPLICIT), \
+         MCS_SIM_COMPACT_(feat) ? (((n) * (n)) + (2 * (n)) + (3 * (F) * (F))) \
+                                : MCS_SIM_LINEARIZE_WORK_SIZE((n), (m), 0)) \
+    REAL(w.jac_E, MCS_WITH_IMPLICIT && MCS_SIM_HAS_(feat, MCS_MEM_IMPLICIT), (F) * (F)) \
+    REAL(w.jac_F, MCS_WITH_IMPLICIT && MCS_SIM_HAS_(feat, MCS_MEM_IMPLICIT), 2 * (F)) \
+    REAL(w.jac_g, MCS_WITH_IMPLICIT && MCS_SIM_HAS_(feat, MCS_MEM_IMPLICIT), 2 * (F)) \
+    /* the event record: the configuration, |R_ii| there, the continued basis, the new motions */ \
+    REAL(event.x, MCS_SIM_HAS_(feat, MCS_MEM_EVENTS), n) \
+    REAL(event.rdiag, MCS_SIM_HAS_(feat, MCS_MEM_EVENTS), K) \
+    REAL(event.continued, MCS_SIM_HAS_(feat, MCS_MEM_EVENTS), (n) * (n)) \
+    REAL(event.motions, MCS_SIM_HAS_(feat, MCS_MEM_EVENTS), (n) * (n)) \
+    /* the basis routines' work: the QR always, the alignment of up to f columns, the predictor's \
+     * n^2 (euler) or 7 n^2 (exp), one after the other */ \
+    REAL(w.basis_work, 1, \
+         MCS_SIM_MAX(MCS_SIM_MAX(MCS_BASIS_QR_WORK_SIZE(n, m), MCS_BASIS_ALIGN_WORK_SIZE(F)), \
+                     MCS_SIM_HAS_(feat, MCS_MEM_EXP) \
+                         ? (7 * (n) * (n)) \
+                         : (MCS_SIM_HAS_(feat, MCS_MEM_EULER) ? ((n) * (n)) : 0))) \
+    /* the chart map's split of x, the compact chart's x_k + T q, mcs_sim_start's [x0; v0], and \
+     * the chart's last solution for the Newton's warm start (dp/dq, q, p) */ \
+    REAL(w.x_lo, 1, n) \
+    REAL(w.xq, 1, n) \
+    REAL(w.start, 1, 2 * (n)) \
+    REAL(w.dpdq, 1, (kmin) * (F)) \
+    REAL(w.q_last, 1, F) \
+    REAL(w.p_last, 1, kmin) \
+    /* pivots: G's LU and the held velocities' QR (the compact layout: those alone), the KKT \
+     * band's */ \
+    INT(w.ipiv, 1, MCS_SIM_COMPACT_(feat) ? MCS_SIM_MAX((held), 1) : (K)) \
+    INT(w.kkt_ipiv, MCS_SIM_BANDED_(feat), (n) + (m)) \
+    /* the locks' bookkeeping (mcs_sim.h), their captured values, rows and group scratch */ \
+    INT(lock_key, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), K) \
+    INT(lock_group, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), K) \
+    INT(lock_rows, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), K) \
+    INT(lock_ref_at, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), K) \
+    REAL(lock_ref, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), 4 * (K)) \
+    REAL(lock_a, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), (K) * (n)) \
+    REAL(lock_g, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), (K) + 3) \
+    /* a group lock's G, or the held initial velocities [H | h] (held x (n + 1)) */ \
+    REAL(lock_G, 1, \
+         MCS_SIM_HAS_(feat, MCS_MEM_LOCKS) ? (((K) + 3) * (K)) \
+                                           : (MCS_SIM_MAX((held), 1) * ((n) + 1))) \
+    INT(w.basis_iwork, 1, K) \
+    INT(w.jac_ipiv, MCS_WITH_IMPLICIT && MCS_SIM_HAS_(feat, MCS_MEM_IMPLICIT), n)
+
+/* a full layout's frame: x, x_lo, v, q (f), Q (n x n, T = its last f columns), R (n x m), tau */
+#define MCS_SIM_FULL_FRAME_(REAL, INT, fr, on, n, mr, kmin, F) \
+    REAL(fr.x, on, n) \
+    REAL(fr.x_lo, on, n) \
+    REAL(fr.v, on, n) \
+    REAL(fr.q, on, F) \
+    REAL(fr.Q, on, (n) * (n)) \
+    REAL(fr.R, on, (n) * (mr)) \
+    REAL(fr.tau, on, kmin) \
+    INT(fr.piv, on, mr)
+/* a compact or banded layout's frame without its factorization: x, x_lo, v, q and its own T */
+#define MCS_SIM_FRAME_STATE_(REAL, fr, on, n, F) \
+    REAL(fr.x, on, n) \
+    REAL(fr.x_lo, on, n) \
+    REAL(fr.v, on, n) \
+    REAL(fr.q, on, F) \
+    REAL(fr.T, on, (n) * (F))
+/* DOP853's stages after DOPRI5's seven (k[7..15]: twelve, the end and three dense) */
+#if MCS_WITH_DOP853
+#define MCS_SIM_DOP853_STAGES_(REAL, on, F) \
+    REAL(w.k[7], on, 2 * (F)) \
+    REAL(w.k[8], on, 2 * (F)) \
+    REAL(w.k[9], on, 2 * (F)) \
+    REAL(w.k[10], on, 2 * (F)) \
+    REAL(w.k[11], on, 2 * (F)) \
+    REAL(w.k[12], on, 2 * (F)) \
+    REAL(w.k[13], on, 2 * (F)) \
+    REAL(w.k[14], on, 2 * (F)) \
+    REAL(w.k[15], on, 2 * (F))
+#else
+#define MCS_SIM_DOP853_STAGES_(REAL, on, F)
+#endif
+
+/* clang-format on */
+
+/* The list summed: the reals (R) or the ints (I) of a layout. */
+#define MCS_SIM_SUM_(member, on, count) +((on) ? (count) : 0)
+#define MCS_SIM_NONE_(member, on, count)
+#define MCS_SIM_SHARED_(member, source, on)
+#define MCS_SIM_REALS_(n, m, an, mn, bw, nr, kb, F, held, feat) \
+    (0 MCS_SIM_BUFFERS(MCS_SIM_SUM_, MCS_SIM_NONE_, MCS_SIM_SHARED_, n, m, MCS_SIM_MAX((m), 1), \
+                       MCS_SIM_K(n, m), MCS_SIM_KMIN(n, m), F, an, mn, bw, nr, kb, held, feat))
+#define MCS_SIM_INTS_(n, m, an, mn, bw, nr, kb, F, held, feat) \
+    (0 MCS_SIM_BUFFERS(MCS_SIM_NONE_, MCS_SIM_SUM_, MCS_SIM_SHARED_, n, m, MCS_SIM_MAX((m), 1), \
+                       MCS_SIM_K(n, m), MCS_SIM_KMIN(n, m), F, an, mn, bw, nr, kb, held, feat))
 
 /* The block mcs_sim_assign carves, in mcs_real units (declare it `static mcs_real
  * mem[MCS_SIM_MEMORY_REALS(...)]`, so it is aligned for mcs_real), for a model with n
@@ -113,20 +254,22 @@
  * and banded layouts'; <NAME>_A_NNZ, <NAME>_M_NNZ), the band structure's bw, nrot and kb (the
  * banded layout's; <NAME>_BAND_WIDTH, _NROT, _KKT), `held` held initial velocities
  * (<NAME>_NHELD), options.max_dof = f (0: n) and the features the options use
- * (mcs_sim_memory_features). Equal to mcs_sim_memory_size / sizeof(mcs_real) (a test checks it).
- * A generated header gives it per model: <NAME>_SIM_MEMORY(max_dof, features). */
+ * (mcs_sim_memory_features): the reals, then the ints rounded up to whole reals. Equal to
+ * mcs_sim_memory_size / sizeof(mcs_real). A generated header gives it per model:
+ * <NAME>_SIM_MEMORY(max_dof, features). */
 #define MCS_SIM_MEMORY_REALS(n, m, a_nnz, m_nnz, bw, nrot, kb, f, held, feat) \
-    (MCS_SIM_REALS_(n, m, a_nnz, m_nnz, bw, nrot, kb, MCS_SIM_K(n, m), MCS_SIM_F(n, m, f, feat), \
-                    held, feat) + \
-     (((MCS_SIM_INTS_(n, m, MCS_SIM_K(n, m), held, feat) * sizeof(int)) + sizeof(mcs_real) - 1) / \
+    (MCS_SIM_REALS_(n, m, a_nnz, m_nnz, bw, nrot, kb, MCS_SIM_F(n, m, f, feat), held, feat) + \
+     (((MCS_SIM_INTS_(n, m, a_nnz, m_nnz, bw, nrot, kb, MCS_SIM_F(n, m, f, feat), held, feat) * \
+        sizeof(int)) + \
+       sizeof(mcs_real) - 1) / \
       sizeof(mcs_real)))
 
 /* Workspace (number of mcs_real / int entries) of mcs_sim_init for a model with n coordinates and
- * m rows (nc + max_locks): every feature, every shape at its largest. They equal what
- * mcs_sim_workspace_size counts from the layout itself (a test checks it for many n, m). */
+ * m rows (nc + max_locks): the full layout with every feature and every shape at its largest (A's
+ * nonzeros n m, f = n, room for n held velocities). Equal to what mcs_sim_workspace_size counts. */
 #define MCS_SIM_WORK_SIZE(n, m) \
-    MCS_SIM_REALS_(n, m, (n) * (m), 0, 0, 0, 0, MCS_SIM_K(n, m), (n), MCS_SIM_K(n, m) + 2, \
-                   MCS_MEM_ALL)
-#define MCS_SIM_IWORK_SIZE(n, m) MCS_SIM_INTS_(n, m, MCS_SIM_K(n, m), 0, MCS_MEM_ALL)
+    MCS_SIM_REALS_(n, m, (n) * (m), 0, 0, 0, 0, (n), MCS_SIM_K(n, m) + 2, MCS_MEM_ALL)
+#define MCS_SIM_IWORK_SIZE(n, m) \
+    MCS_SIM_INTS_(n, m, (n) * (m), 0, 0, 0, 0, (n), MCS_SIM_K(n, m) + 2, MCS_MEM_ALL)
 
 #endif /* MCS_SIM_MEMORY_H */

@@ -111,7 +111,8 @@ mcs_status mcs_reduced_accelerations(mcs_sim *s, int f, const mcs_real *y, mcs_r
  * Cholesky-factored and solved: ydot[f..2f) = qdd. MCS_ERR_MASS_NOT_PD, MCS_ERR_NONFINITE. */
 mcs_status mcs_reduced_solve(mcs_sim *s, int f, mcs_real *ydot);
 
-/* ---- mcs_carve.c: the memory's building blocks (mcs_memory.c lays the memory out) ---- */
+/* ---- mcs_carve.c: the carver mcs_memory.c lays the memory out with (its list of buffers:
+ * mcs_sim_memory.h's MCS_SIM_BUFFERS) ---- */
 
 typedef struct mcs_carver {
     mcs_real *w; /* NULL: count only */
@@ -120,38 +121,29 @@ typedef struct mcs_carver {
     size_t iused;
 } mcs_carver;
 
-/* The dimensions of a layout: n coordinates, m rows (the model's and the lock rows), the
- * largest number of free directions f_max, the rows of the held-velocity scratch, the variant it
- * is laid out for and its features. */
+/* The dimensions of a layout: n coordinates, m rows (the model's and the lock rows), K =
+ * max(n, m, 1), the largest number of free directions f, the held velocities, the model's
+ * nonzeros of A and M, the band structure's R band, rotations and KKT half band, and the
+ * features it is laid out for (MCS_MEM_*: the compact and banded bits choose the layout). */
 typedef struct mcs_layout {
     size_t n;
     size_t m;
-    size_t k; /* max(n, m, 1) */
-    size_t f; /* 1 <= f_max <= n */
+    size_t k;
+    size_t f;
     size_t held;
-    size_t a_nnz; /* the compact and banded layouts' A and M as their nonzeros */
+    size_t a_nnz;
     size_t m_nnz;
-    size_t bw; /* the banded layout's: R's band, the rotations, the KKT matrix's half band */
+    size_t bw;
     size_t nrot;
     size_t kb;
-    mcs_variant variant;
     unsigned features;
 } mcs_layout;
 
-/* k reals (ints) from the carver, or NULL while it only counts; take_if: NULL unless `on` */
+/* k reals (ints) from the carver, or NULL while it only counts */
 mcs_real *mcs_carve_take(mcs_carver *c, size_t k);
 int *mcs_carve_itake(mcs_carver *c, size_t k);
-mcs_real *mcs_carve_take_if(mcs_carver *c, unsigned on, size_t k);
-/* max(min(n, m), 1): the reflectors of a factorization, the largest rank */
-size_t mcs_carve_kmin(const mcs_layout *l);
-/* A frame's state without its factorization: x, x_lo, v, q and its own T (n x f_max), no Q */
-void mcs_carve_frame_state(mcs_carver *c, mcs_frame *fr, const mcs_layout *l);
-/* A frame that is not part of the layout (all NULL). */
-void mcs_carve_no_frame(mcs_frame *fr);
-/* The full layout's frames and matrices (mcs_sim_init's for every variant, the dense variant's in
- * mcs_sim_assign): cur, prev and, with dense output or events, the probe, each with its n x n Q;
- * A (m x n), A_nz, A_dot (predictors or locks), M (n x n) and G (the LU of A_S U). */
-void mcs_carve_full(mcs_carver *c, mcs_sim *s, const mcs_layout *l);
+/* A frame's time, rank, sigma and flags as a fresh layout leaves them (its buffers apart). */
+void mcs_frame_reset(mcs_frame *fr);
 
 /* ---- mcs_method_table.c: the integrators as data (SPEC §4: any explicit Runge-Kutta method;
  * the methods tier's mcs_method.c switches to their code) ---- */

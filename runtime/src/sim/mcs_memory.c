@@ -1,139 +1,57 @@
 /* mcs_memory.c - the simulator's memory: one layout of every buffer, sized by what the options
  * use (mcs_sim_memory_features), carved from the caller's block (mcs_sim_assign) or from the
- * two work arrays of mcs_sim_init (every feature, every shape at its largest). The same code
- * counts and carves, so the sizes can never disagree with the layout; the MCS_SIM_*_SIZE and
- * MCS_SIM_MEMORY_REALS macros are checked equal to it by tests/runtime/test_sim.c. */
+ * two work arrays of mcs_sim_init (every feature, every shape at its largest). The layout is
+ * mcs_sim_memory.h's one list of buffers, which the MCS_SIM_*_SIZE and MCS_SIM_MEMORY_REALS
+ * macros sum and this file carves (counting first): the sizes cannot disagree with the layout. */
 #include "sim/mcs_stages.h"
 
-/* The basis routines' work: the QR always, the alignment of up to f columns, the predictor's
- * n^2 (euler) or 7 n^2 (exp); one after the other, so the largest. */
-static size_t basis_work_size(const mcs_layout *l)
-{
-    size_t need = MCS_BASIS_QR_WORK_SIZE((size_t)l->n, (size_t)l->m);
-    const size_t align = MCS_BASIS_ALIGN_WORK_SIZE((size_t)l->f);
-    const size_t predict = ((l->features & MCS_MEM_EXP) != 0U)     ? (7U * l->n * l->n)
-                           : ((l->features & MCS_MEM_EULER) != 0U) ? (l->n * l->n)
-                                                                   : 0U;
-    need = MAX2(need, align);
-    return MAX2(need, predict);
-}
-
-/* The memory bits of the features' methods (mcs_methods) that are adaptive (which_adaptive 1) or
- * first-same-as-last (0): nonzero when the layout has such a method. */
-static unsigned methods_with(unsigned feat, int which_adaptive)
-{
-    unsigned bits = 0U;
-    int m;
-    for (m = 0; m < MCS_METHOD_COUNT; ++m) {
-        const mcs_method_info *mi = &mcs_methods[m];
-        if ((mi->flags &
-             ((which_adaptive != 0) ? MCS_METHOD_FLAG_ADAPTIVE : MCS_METHOD_FLAG_FSAL)) != 0U) {
-            bits |= mi->memory;
-        }
+/* The one list of buffers (mcs_sim_memory.h's MCS_SIM_BUFFERS) as the carver: every pointer NULL
+ * first (a buffer the layout leaves out), then each buffer the layout has from the carver, and
+ * the shared ones pointed at theirs. */
+#define CLEAR_BUFFER(member, on, count) s->member = NULL;
+#define CLEAR_SHARED(member, source, on) s->member = NULL;
+#define CARVE_REALS(member, on, count) \
+    if ((on) != 0) { \
+        s->member = mcs_carve_take(c, (size_t)(count)); \
     }
-    return feat & bits;
-}
-
-/* Whether stage buffer k is needed: a method every layout has (memory 0) or one of the features
- * has that many stages. */
-static unsigned stage_needed(unsigned feat, int k)
-{
-    int m;
-    for (m = 0; m < MCS_METHOD_COUNT; ++m) {
-        const mcs_method_info *mi = &mcs_methods[m];
-        if ((k < mi->stages) && ((mi->memory == 0U) || ((feat & mi->memory) != 0U))) {
-            return 1U;
-        }
+#define CARVE_INTS(member, on, count) \
+    if ((on) != 0) { \
+        s->member = mcs_carve_itake(c, (size_t)(count)); \
     }
-    return 0U;
-}
+#define CARVE_SHARED(member, source, on) \
+    if ((on) != 0) { \
+        s->member = s->source; \
+    }
 
-/* Lays out everything the features use; with null arrays it only counts. */
+/* Lays out everything the layout's features use; with null arrays it only counts. */
 static void carve_all(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
 {
-    const unsigned feat = l->features;
-    const unsigned locks = feat & MCS_MEM_LOCKS;
-    const unsigned adaptive = methods_with(feat, 1);
-    const unsigned fsal = methods_with(feat, 0);
-#if MCS_WITH_IMPLICIT
-    const unsigned implicit = feat & MCS_MEM_IMPLICIT;
-#endif
     const size_t n = l->n;
-    const size_t k = l->k;
-    const size_t f = l->f;
-    const size_t mr = MAX2(l->m, 1U);
-    const size_t r_max = mcs_carve_kmin(l);
-    int i;
-    s->w.bz = NULL; /* the banded layout's (set by mcs_variant_carve when it is this one) */
-    s->w.bx = NULL;
-    s->w.bq = NULL;
-    s->w.bwin = NULL;
-    s->w.kkt = NULL;
-    s->w.kkt_rhs = NULL;
-    mcs_variant_carve(c, s, l); /* the frames, A, A_nz, A_dot, M and G of the layout's variant */
-    s->w.Z = mcs_carve_take(c, n * f); /* G^-1 A_S T (r x f); n scratch; H T of the assembly */
-    s->w.Phi = mcs_carve_take(c, n * f);
-    s->w.MPhi = mcs_carve_take(c, n * f);
-    s->w.Mred = mcs_carve_take(c, f * f);
-    s->w.That = mcs_carve_take(c, n * f);
-    s->w.Tpred = mcs_carve_take(c, n * f);
-    s->w.c = mcs_carve_take(c, mr);
-    s->w.c_t = mcs_carve_take(c, mr);
-    s->w.gamma = mcs_carve_take(c, mr);
-    s->w.f = mcs_carve_take(c, n);
-    s->w.f_u = mcs_carve_take(c, n);
-    s->w.p = mcs_carve_take(c, k);
-    s->w.xs = mcs_carve_take(c, n);
-    s->w.vs = mcs_carve_take(c, n);
-    s->w.tmp2 = mcs_carve_take(c, k);
-    s->w.rhs = mcs_carve_take(c, k);
-    s->w.tmp = mcs_carve_take(c, k);
-    s->w.y0 = mcs_carve_take(c, 2U * f);
-    s->w.y1 = mcs_carve_take(c, 2U * f);
-    s->w.ys = mcs_carve_take(c, 2U * f);
-    s->w.yerr = mcs_carve_take_if(c, adaptive | (feat & MCS_MEM_DENSE_OUTPUT), 2U * f);
-    for (i = 0; i < MCS_SIM_STAGES; ++i) { /* as many as the layout's methods have */
-        s->w.k[i] = mcs_carve_take_if(c, stage_needed(feat, i), 2U * f);
+    const size_t m = l->m;
+    const size_t mr = MAX2(m, 1U);
+    const size_t K = l->k;
+    const size_t kmin = MAX2(MIN2(n, m), 1U);
+    const size_t F = l->f;
+    const size_t an = l->a_nnz;
+    const size_t mn = l->m_nnz;
+    const size_t bw = l->bw;
+    const size_t nr = l->nrot;
+    const size_t kb = l->kb;
+    const size_t held = l->held;
+    const unsigned feat = l->features;
+    MCS_SIM_BUFFERS(CLEAR_BUFFER, CLEAR_BUFFER, CLEAR_SHARED, n, m, mr, K, kmin, F, an, mn, bw, nr,
+                    kb, held, feat)
+    MCS_SIM_BUFFERS(CARVE_REALS, CARVE_INTS, CARVE_SHARED, n, m, mr, K, kmin, F, an, mn, bw, nr, kb,
+                    held, feat)
+    if (MCS_SIM_FULL_(feat) != 0) { /* T = Q[:, r:], &Q[r n] once factored */
+        s->cur.T = s->cur.Q;
+        s->prev.T = s->prev.Q;
+        s->probe.T = s->probe.Q;
     }
-    s->w.a_end = mcs_carve_take_if(c, fsal, n);
-#if MCS_WITH_IMPLICIT
-    /* the chart Jacobian's work: the compact layout's forms its stiff part (mcs_linearize.c) */
-    s->w.jac = mcs_carve_take_if(c, implicit,
-                                 ((feat & MCS_MEM_COMPACT) != 0U)
-                                     ? ((n * n) + (2U * n) + (3U * f * f))
-                                     : MCS_SIM_LINEARIZE_WORK_SIZE((size_t)n, l->m, (size_t)0U));
-    s->w.jac_E = mcs_carve_take_if(c, implicit, f * f);
-    s->w.jac_F = mcs_carve_take_if(c, implicit, 2U * f);
-    s->w.jac_g = mcs_carve_take_if(c, implicit, 2U * f);
-#endif
-    s->event.x = mcs_carve_take_if(c, feat & MCS_MEM_EVENTS, n);
-    s->event.rdiag = mcs_carve_take_if(c, feat & MCS_MEM_EVENTS, k);
-    s->event.continued = mcs_carve_take_if(c, feat & MCS_MEM_EVENTS, n * n);
-    s->event.motions = mcs_carve_take_if(c, feat & MCS_MEM_EVENTS, n * n);
-    s->w.basis_work = mcs_carve_take(c, basis_work_size(l));
-    s->w.x_lo = mcs_carve_take(c, n);
-    s->w.xq = mcs_carve_take(c, n);
-    s->w.start = mcs_carve_take(c, 2U * n);
-    s->w.dpdq = mcs_carve_take(c, r_max * f);
-    s->w.q_last = mcs_carve_take(c, f);
-    s->w.p_last = mcs_carve_take(c, r_max);
-    mcs_variant_carve_ints(c, s, l); /* w.ipiv and w.kkt_ipiv */
-    s->lock_key = (locks != 0U) ? mcs_carve_itake(c, k) : NULL;
-    s->lock_group = (locks != 0U) ? mcs_carve_itake(c, k) : NULL;
-    s->lock_rows = (locks != 0U) ? mcs_carve_itake(c, k) : NULL;
-    s->lock_ref_at = (locks != 0U) ? mcs_carve_itake(c, k) : NULL;
-    s->lock_ref = mcs_carve_take_if(c, locks, 4U * k);
-    s->lock_a = mcs_carve_take_if(c, locks, k * n);
-    s->lock_g = mcs_carve_take_if(c, locks, k + 3U);
-    /* a group lock's G, or the held initial velocities [H | h] (nheld x (n + 1)) */
-    s->lock_G = mcs_carve_take(c, (locks != 0U) ? ((k + 3U) * k) : (MAX2(l->held, 1U) * (n + 1U)));
-    s->w.basis_iwork = mcs_carve_itake(c, k);
-#if MCS_WITH_IMPLICIT
-    s->w.jac_ipiv = (implicit != 0U) ? mcs_carve_itake(c, n) : NULL;
-#endif
+    mcs_frame_reset(&s->cur);
+    mcs_frame_reset(&s->prev);
+    mcs_frame_reset(&s->probe);
 }
-
-static size_t max_dof(const mcs_model *model, const mcs_options *opt, unsigned features);
 
 static mcs_layout layout_of(const mcs_model *model, const mcs_options *opt, unsigned features)
 {
@@ -141,14 +59,13 @@ static mcs_layout layout_of(const mcs_model *model, const mcs_options *opt, unsi
     l.n = (size_t)model->nx;
     l.m = (size_t)model->nc + (size_t)opt->max_locks;
     l.k = MCS_SIM_K((size_t)l.n, (size_t)l.m);
-    l.f = max_dof(model, opt, features);
+    l.f = (size_t)MCS_SIM_F(model->nx, model->nc + opt->max_locks, opt->max_dof, features);
     l.held = (size_t)MAX2(model->nheld, 0);
     l.a_nnz = (size_t)MAX2(model->a_nnz, 0);
     l.m_nnz = (size_t)MAX2(model->m_nnz, 0);
     l.bw = (model->band != NULL) ? (size_t)MAX2(model->band->width, 1) : 0U;
     l.nrot = (model->band != NULL) ? (size_t)MAX2(model->band->nrot, 0) : 0U;
     l.kb = (model->band != NULL) ? (size_t)MAX2(model->band->kkt_band, 0) : 0U;
-    l.variant = mcs_variant_of_layout(features);
     l.features = features;
     return l;
 }
@@ -167,8 +84,7 @@ static mcs_layout full_layout(int n, int m)
     l.bw = 0U; /* no banded run: mcs_sim_assign's layout only */
     l.nrot = 0U;
     l.kb = 0U;
-    l.variant = mcs_variant_of_layout(MCS_MEM_ALL); /* the full layout: any run but banded */
-    l.features = MCS_MEM_ALL;
+    l.features = MCS_MEM_ALL; /* the full layout: any run but a banded one */
     return l;
 }
 
@@ -185,21 +101,6 @@ mcs_status mcs_sim_workspace_size(int n, int m, size_t *reals, size_t *ints)
     *reals = c.used;
     *ints = c.iused;
     return MCS_OK;
-}
-
-/* The largest number of free directions the buffers are shaped for. */
-static size_t max_dof(const mcs_model *model, const mcs_options *opt, unsigned features)
-{
-    /* dense output, events and locks meet bases of any size (a probe's rank, a singular
-     * configuration, a lock released): the whole n */
-    const unsigned any = MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS | MCS_MEM_LOCKS;
-    if (((features & any) != 0U) || (opt->max_dof > model->nx)) {
-        return (size_t)model->nx;
-    }
-    if (opt->max_dof >= 1) {
-        return (size_t)opt->max_dof;
-    }
-    return mcs_variant_default_dof(model, mcs_variant_of_layout(features));
 }
 
 /* reals, then the ints after them (rounded up to whole reals) */

@@ -82,16 +82,11 @@ mcs_status mcs_variant_multipliers(mcs_sim *s, mcs_real t, const mcs_real *x, co
 int mcs_variant_valid(const mcs_options *opt);
 unsigned mcs_variant_refusals(const mcs_model *model, const mcs_options *opt);
 unsigned mcs_variant_part(mcs_variant variant);
-/* Memory: the features bit of the variant's own layout (0 for the full one), the variant of a
- * layout's features, whether the variant needs mcs_sim_assign's layout (mcs_sim_init refuses
- * it), the free directions a run of it meets without dense output, events or locks, and the
- * layout's frames and matrices and its int buffers (mcs_memory.c's carve_all). */
+/* Memory: the features bit of the variant's own layout (0 for the full one: mcs_sim_memory.h's
+ * list of buffers says what each layout has) and whether the variant needs mcs_sim_assign's
+ * layout (mcs_sim_init refuses it). */
 unsigned mcs_variant_memory_features(const mcs_options *opt);
-mcs_variant mcs_variant_of_layout(unsigned features);
 int mcs_variant_needs_assign(const mcs_options *opt);
-size_t mcs_variant_default_dof(const mcs_model *model, mcs_variant variant);
-void mcs_variant_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l);
-void mcs_variant_carve_ints(mcs_carver *c, mcs_sim *s, const mcs_layout *l);
 /* mcs_sim_step's check that the layout holds this run (options may have changed since it was
  * assigned): MCS_ERR_ARGUMENT for a layout of another variant (a compact run fits the full one),
  * MCS_ERR_UNSUPPORTED for options the variant does not take. need: the options' features. */

@@ -362,44 +362,9 @@ unsigned mcs_variant_memory_features(const mcs_options *opt)
     }
 }
 
-mcs_variant mcs_variant_of_layout(unsigned features)
-{
-    if ((features & MCS_MEM_COMPACT) != 0U) {
-        return MCS_VARIANT_COMPACT;
-    }
-    return ((features & MCS_MEM_BANDED) != 0U) ? MCS_VARIANT_BANDED : MCS_VARIANT_DENSE;
-}
-
 int mcs_variant_needs_assign(const mcs_options *opt)
 {
     return (opt->variant == MCS_VARIANT_BANDED) ? 1 : 0;
-}
-
-size_t mcs_variant_default_dof(const mcs_model *model, mcs_variant variant)
-{
-    /* a banded run keeps the rows' full rank (else it stops): f = n - nc exactly */
-    return (variant == MCS_VARIANT_BANDED) ? (size_t)MAX2(model->nx - model->nc, 1)
-                                           : (size_t)model->nx;
-}
-
-void mcs_variant_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
-{
-    switch (l->variant) {
-#if MCS_WITH_COMPACT
-    case MCS_VARIANT_COMPACT: mcs_compact_carve(c, s, l); break;
-#endif
-#if MCS_WITH_BANDED
-    case MCS_VARIANT_BANDED: mcs_banded_carve(c, s, l); break;
-#endif
-    default: mcs_carve_full(c, s, l); break; /* mcs_sim_init's for every variant */
-    }
-}
-
-void mcs_variant_carve_ints(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
-{
-    /* G's LU pivots, and the held velocities' QR pivots (nheld); the KKT band's pivots */
-    s->w.ipiv = mcs_carve_itake(c, (l->variant == MCS_VARIANT_COMPACT) ? MAX2(l->held, 1U) : l->k);
-    s->w.kkt_ipiv = (l->variant == MCS_VARIANT_BANDED) ? mcs_carve_itake(c, l->n + l->m) : NULL;
 }
 
 mcs_status mcs_variant_fits(const mcs_sim *s, unsigned need)

@@ -39,35 +39,6 @@ unsigned mcs_banded_refusals(const mcs_model *model, const mcs_options *opt)
     return why;
 }
 
-void mcs_banded_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
-{
-    const unsigned predictor = l->features & (MCS_MEM_EULER | MCS_MEM_EXP);
-    const size_t n = l->n;
-    mcs_frame *frames[2];
-    int i;
-    frames[0] = &s->cur;
-    frames[1] = &s->prev;
-    for (i = 0; i < 2; ++i) { /* R (m x bw) and rotations (cosines then sines, in tau) */
-        mcs_frame *fr = frames[i];
-        mcs_carve_frame_state(c, fr, l);
-        fr->R = mcs_carve_take(c, l->m * l->bw);
-        fr->tau = mcs_carve_take(c, 2U * l->nrot);
-        fr->piv = NULL; /* the structure's order */
-    }
-    mcs_carve_no_frame(&s->probe);
-    s->w.A = mcs_carve_take(c, MAX2(l->a_nnz, 1U));
-    s->w.A_nz = NULL;
-    s->w.A_dot = mcs_carve_take_if(c, predictor, MAX2(l->a_nnz, 1U));
-    s->w.M = mcs_carve_take(c, MAX2(l->m_nnz, 1U));
-    s->w.G = NULL;
-    s->w.bz = mcs_carve_take(c, n);
-    s->w.bx = mcs_carve_take(c, n);
-    s->w.bq = mcs_carve_take(c, l->f);
-    s->w.bwin = mcs_carve_take(c, l->bw);
-    s->w.kkt = mcs_carve_take(c, (n + l->m) * ((3U * l->kb) + 1U));
-    s->w.kkt_rhs = mcs_carve_take(c, n + l->m);
-}
-
 /* ---------------------------------------------------------------- frames */
 
 mcs_status mcs_banded_factor(mcs_sim *s, mcs_frame *fr)

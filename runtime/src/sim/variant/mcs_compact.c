@@ -32,35 +32,6 @@ unsigned mcs_compact_refusals(const mcs_model *model, const mcs_options *opt)
     return why;
 }
 
-void mcs_compact_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
-{
-    const unsigned predictor = l->features & (MCS_MEM_EULER | MCS_MEM_EXP);
-    mcs_frame *frames[2];
-    mcs_real *R;
-    mcs_real *tau;
-    int *piv;
-    int i;
-    frames[0] = &s->cur;
-    frames[1] = &s->prev;
-    for (i = 0; i < 2; ++i) {
-        mcs_carve_frame_state(c, frames[i], l);
-    }
-    R = mcs_carve_take(c, l->n * MAX2(l->m, 1U));
-    tau = mcs_carve_take(c, mcs_carve_kmin(l));
-    piv = mcs_carve_itake(c, MAX2(l->m, 1U));
-    for (i = 0; i < 2; ++i) {
-        frames[i]->R = R;
-        frames[i]->tau = tau;
-        frames[i]->piv = piv;
-    }
-    mcs_carve_no_frame(&s->probe);
-    s->w.A = mcs_carve_take(c, MAX2(l->a_nnz, 1U));
-    s->w.A_nz = NULL; /* the nonzeros are in w.A */
-    s->w.A_dot = mcs_carve_take_if(c, predictor, MAX2(l->a_nnz, 1U));
-    s->w.M = mcs_carve_take(c, MAX2(l->m_nnz, 1U));
-    s->w.G = NULL;
-}
-
 /* ---------------------------------------------------------------- factorization */
 
 static int compact_kmin(const mcs_sim *s)

@@ -45,9 +45,6 @@ void mcs_compact_min_norm(mcs_sim *s, const mcs_frame *fr, const mcs_real *b, mc
 void mcs_compact_Ut_p(mcs_sim *s, const mcs_frame *ch, mcs_real *y);
 /* Why it refuses the model and options (MCS_REFUSE_*, mcs_sim.h; 0: it takes them). */
 unsigned mcs_compact_refusals(const mcs_model *model, const mcs_options *opt);
-/* Its layout: both frames' state (x, x_lo, v, q, T) and one factorization (R with the
- * reflectors, tau, pivots) for both, no probe; A, A_dot and M as their nonzeros, no G. */
-void mcs_compact_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l);
 
 /* ---- mcs_banded.c, mcs_banded_chart.c: rows and Givens rotations along the generator's band
  * structure, the chart by a chord Newton on the banded R, accelerations from the banded KKT
@@ -80,8 +77,5 @@ void mcs_banded_Ut(mcs_sim *s, const mcs_frame *fr, const mcs_real *y, mcs_real 
 /* out (n) = -U R^-T b_S: the minimum-norm dx with A dx = -b (b: m, by constraint) */
 void mcs_banded_min_norm(mcs_sim *s, const mcs_frame *fr, const mcs_real *b, mcs_real *out);
 unsigned mcs_banded_refusals(const mcs_model *model, const mcs_options *opt);
-/* Its layout: each frame's state, its own R (m x bw) and rotations (2 nrot), no Q or pivots, no
- * probe; A, A_dot and M as their nonzeros; the chart's vectors by slot and the KKT band. */
-void mcs_banded_carve(mcs_carver *c, mcs_sim *s, const mcs_layout *l);
 
 #endif /* MCS_VARIANTS_H */
