@@ -8,7 +8,6 @@
 #include "mcs/mcs_sim.h"
 #include "mcs_simulate_args.h"
 
-
 /* The name of the first method (mcs_method's order) whose error control and implicitness are
  * those of `flags` (MCS_METHOD_FLAG_ADAPTIVE, MCS_METHOD_FLAG_IMPLICIT; the others ignored): what
  * a message suggests instead of a method. */

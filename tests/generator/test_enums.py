@@ -83,7 +83,9 @@ def method_table(tmp_path_factory):
         check=True,
     )
     rows = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
-    return {name: (int(f), near, int(mem)) for name, f, near, mem in map(str.split, rows.splitlines())}
+    return {
+        name: (int(f), near, int(mem)) for name, f, near, mem in map(str.split, rows.splitlines())
+    }
 
 
 def c_macros(header):

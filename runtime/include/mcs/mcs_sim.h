@@ -541,14 +541,9 @@ mcs_status mcs_sim_inverse_dynamics(mcs_sim *sim, mcs_real t, const mcs_real *x,
                                     const mcs_real *xdd, mcs_real *u, mcs_inverse_report *report,
                                     mcs_real *work, size_t lwork);
 
-/* Real workspace of mcs_sim_linearize: n coordinates, m rows, nu inputs. */
-#define MCS_SIM_LINEARIZE_WORK_SIZE(n, m, nu) \
-    ((8 * (n) * (n)) + (2 * (n) * ((2 * (n)) + (nu))) + (MCS_SIM_MAX((m), 1) * ((n) + 3)) + \
-     (15 * (n)) + (2 * (nu)))
-/* Real workspace of mcs_sim_step_jacobian. */
-#define MCS_SIM_STEP_JACOBIAN_WORK_SIZE(n, m, nu) \
-    (MCS_SIM_LINEARIZE_WORK_SIZE((n), (m), (nu)) + (8 * (n) * ((2 * (n)) + (nu))) + ((n) * (n)) + \
-     (8 * (n)))
+/* Real workspace of mcs_sim_linearize and mcs_sim_step_jacobian: MCS_SIM_LINEARIZE_WORK_SIZE(n, m,
+ * nu) and MCS_SIM_STEP_JACOBIAN_WORK_SIZE(n, m, nu) for n coordinates, m rows, nu inputs
+ * (mcs_sim_memory.h, from the chart Jacobian's one list of arrays). */
 
 /* The exact linearization of the dynamics about the current state, in its minimal coordinates:
  * the state z = (q, qd) of the chart centred there with the continued basis T (mcs_sim_basis;

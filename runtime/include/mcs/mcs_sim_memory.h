@@ -272,4 +272,47 @@
 #define MCS_SIM_IWORK_SIZE(n, m) \
     MCS_SIM_INTS_(n, m, (n) * (m), 0, 0, 0, 0, (n), MCS_SIM_K(n, m) + 2, MCS_MEM_ALL)
 
+/* The chart Jacobian's arrays in the caller's workspace (mcs_sim_linearize,
+ * mcs_sim_step_jacobian, the implicit methods' W-matrix: runtime/src/sim/mcs_chart_jacobian.c
+ * lays them out from this list, in this order): n coordinates, mr = max(m, 1) rows, nu inputs;
+ * `stepping`: with the step Jacobian's (the stages' variations, the basis after the step). */
+/* clang-format off */
+#define MCS_SIM_JACOBIAN_BUFFERS(REAL, n, mr, nu, stepping) \
+    REAL(Phi, 1, (n) * (n)) \
+    REAL(P, 1, (n) * (n)) \
+    REAL(X, 1, (n) * (n)) \
+    REAL(M, 1, (n) * (n)) \
+    REAL(K, 1, (n) * (n)) \
+    REAL(S, 1, (n) * (n)) \
+    REAL(Dm, 1, (n) * (n)) \
+    REAL(Mr, 1, (n) * (n)) \
+    REAL(Ad, 1, (n) * (mr)) \
+    REAL(R, 1, (n) * ((2 * (n)) + (nu))) \
+    REAL(Y, 1, (n) * ((2 * (n)) + (nu))) \
+    REAL(xs, 1, n) \
+    REAL(vs, 1, n) \
+    REAL(xdd, 1, n) \
+    REAL(g, 1, n) \
+    REAL(wbuf, 1, (3 * (n)) + (2 * (nu))) \
+    REAL(dv, 1, n) \
+    REAL(rf, 1, n) \
+    REAL(tmp, 1, n) \
+    REAL(rcs, 1, n) \
+    REAL(lam, 1, mr) \
+    REAL(gam, 1, mr) \
+    REAL(rc, 1, mr) \
+    REAL(yc, 1, 2 * (n)) \
+    REAL(ydc, 1, 2 * (n)) \
+    REAL(Jy, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
+    REAL(dY, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
+    REAL(dK, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
+    REAL(sum, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
+    REAL(kst, stepping, 8 * (n)) \
+    REAL(Tto, stepping, (n) * (n))
+/* clang-format on */
+#define MCS_SIM_LINEARIZE_WORK_SIZE(n, m, nu) \
+    (0 MCS_SIM_JACOBIAN_BUFFERS(MCS_SIM_SUM_, n, MCS_SIM_MAX((m), 1), nu, 0))
+#define MCS_SIM_STEP_JACOBIAN_WORK_SIZE(n, m, nu) \
+    (0 MCS_SIM_JACOBIAN_BUFFERS(MCS_SIM_SUM_, n, MCS_SIM_MAX((m), 1), nu, 1))
+
 #endif /* MCS_SIM_MEMORY_H */

@@ -85,50 +85,16 @@ void mcs_chart_centre(mcs_sim *s, const mcs_frame *ch, mcs_real *y0)
     mcs_mat_gemm(1, 0, f, 1, s->n, 1, ch->T, s->n, ch->v, s->n, 0, &y0[f], MAX2(f, 1));
 }
 
+/* mcs_sim_memory.h's list of the arrays, taken in order from the caller's work (absent: NULL) */
+#define TAKE_ARRAY(member, on, count) \
+    w->member = ((on) != 0) ? mcs_work_next(work, &at, (size_t)(count)) : NULL;
+
 void mcs_jacobian_carve(mcs_real *work, int n, int m, int nu, int stepping, mcs_jacobian_work *w)
 {
-    const int rows_i = MAX2(m, 1);
-    const int cols_i = (2 * n) + nu;
-    const int wlen_i = (3 * n) + (2 * nu);
-    const size_t nn = (size_t)n * (size_t)n;
-    const size_t rows = (size_t)rows_i;
-    const size_t cols = (size_t)cols_i;
-    const size_t n2 = (size_t)n * 2U;
+    const int mr = MAX2(m, 1);
     size_t at = 0;
     w->with_M_x = 1;
-    w->Phi = mcs_work_next(work, &at, nn);
-    w->P = mcs_work_next(work, &at, nn);
-    w->X = mcs_work_next(work, &at, nn);
-    w->M = mcs_work_next(work, &at, nn);
-    w->K = mcs_work_next(work, &at, nn);
-    w->S = mcs_work_next(work, &at, nn);
-    w->Dm = mcs_work_next(work, &at, nn);
-    w->Mr = mcs_work_next(work, &at, nn);
-    w->Ad = mcs_work_next(work, &at, (size_t)n * rows);
-    w->R = mcs_work_next(work, &at, (size_t)n * cols);
-    w->Y = mcs_work_next(work, &at, (size_t)n * cols);
-    w->xs = mcs_work_next(work, &at, (size_t)n);
-    w->vs = mcs_work_next(work, &at, (size_t)n);
-    w->xdd = mcs_work_next(work, &at, (size_t)n);
-    w->g = mcs_work_next(work, &at, (size_t)n);
-    w->wbuf = mcs_work_next(work, &at, (size_t)wlen_i);
-    w->dv = mcs_work_next(work, &at, (size_t)n);
-    w->rf = mcs_work_next(work, &at, (size_t)n);
-    w->tmp = mcs_work_next(work, &at, (size_t)n);
-    w->rcs = mcs_work_next(work, &at, (size_t)n);
-    w->lam = mcs_work_next(work, &at, rows);
-    w->gam = mcs_work_next(work, &at, rows);
-    w->rc = mcs_work_next(work, &at, rows);
-    w->yc = mcs_work_next(work, &at, n2);
-    w->ydc = mcs_work_next(work, &at, n2);
-    if (stepping != 0) {
-        w->Jy = mcs_work_next(work, &at, n2 * cols);
-        w->dY = mcs_work_next(work, &at, n2 * cols);
-        w->dK = mcs_work_next(work, &at, n2 * cols);
-        w->sum = mcs_work_next(work, &at, n2 * cols);
-        w->kst = mcs_work_next(work, &at, n2 * 4U);
-        w->Tto = mcs_work_next(work, &at, nn);
-    }
+    MCS_SIM_JACOBIAN_BUFFERS(TAKE_ARRAY, n, mr, nu, stepping)
 }
 
 mcs_status mcs_jacobian_point(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,
