@@ -52,9 +52,16 @@
 #define MCS_SIM_FULL_(feat) ((((feat) & (MCS_MEM_COMPACT | MCS_MEM_BANDED)) == 0U) ? 1 : 0)
 #define MCS_SIM_COMPACT_(feat) ((((feat)&MCS_MEM_COMPACT) != 0U) ? 1 : 0)
 #define MCS_SIM_BANDED_(feat) \
-    ((((feat) & (MCS_MEM_COMPACT | MCS_MEM_BANDED)) == MCS_MEM_BANDED) ? 1 : 0)
+    ((MCS_WITH_BANDED && (((feat) & (MCS_MEM_COMPACT | MCS_MEM_BANDED)) == MCS_MEM_BANDED)) ? 1 : 0)
 /* whether feat has one of the bits */
 #define MCS_SIM_HAS_(feat, bits) ((((feat) & (bits)) != 0U) ? 1 : 0)
+/* a part's buffers: in the layout when the features use it and the build has it (mcs_config.h's
+ * MCS_WITH_*: a firmware build without it neither counts nor carves them) */
+#define MCS_SIM_PREDICTOR_(feat) \
+    (MCS_WITH_PREDICTORS && MCS_SIM_HAS_(feat, MCS_MEM_EULER | MCS_MEM_EXP))
+#define MCS_SIM_EVENTS_(feat) (MCS_WITH_EVENTS && MCS_SIM_HAS_(feat, MCS_MEM_EVENTS))
+#define MCS_SIM_LOCKS_(feat) (MCS_WITH_LOCKS && MCS_SIM_HAS_(feat, MCS_MEM_LOCKS))
+#define MCS_SIM_IMPLICIT_(feat) (MCS_WITH_IMPLICIT && MCS_SIM_HAS_(feat, MCS_MEM_IMPLICIT))
 
 /* clang-format off */
 /* The buffers of a layout, in the order they are carved, each once:
@@ -77,8 +84,7 @@
      * a lock's scratch), M, and G (the LU of A_S U; the multipliers' r x r matrix) */ \
     REAL(w.A, MCS_SIM_FULL_(feat), (mr) * (n)) \
     REAL(w.A_nz, MCS_SIM_FULL_(feat), MCS_SIM_MAX((an), 1)) \
-    REAL(w.A_dot, \
-         MCS_SIM_FULL_(feat) && MCS_SIM_HAS_(feat, MCS_MEM_EULER | MCS_MEM_EXP | MCS_MEM_LOCKS), \
+    REAL(w.A_dot, MCS_SIM_FULL_(feat) && (MCS_SIM_PREDICTOR_(feat) || MCS_SIM_LOCKS_(feat)), \
          (mr) * (n)) \
     REAL(w.M, MCS_SIM_FULL_(feat), (n) * (n)) \
     REAL(w.G, MCS_SIM_FULL_(feat), (kmin) * (kmin)) \
@@ -93,7 +99,7 @@
     SHARED(prev.tau, cur.tau, MCS_SIM_COMPACT_(feat)) \
     SHARED(prev.piv, cur.piv, MCS_SIM_COMPACT_(feat)) \
     REAL(w.A, MCS_SIM_COMPACT_(feat), MCS_SIM_MAX((an), 1)) \
-    REAL(w.A_dot, MCS_SIM_COMPACT_(feat) && MCS_SIM_HAS_(feat, MCS_MEM_EULER | MCS_MEM_EXP), \
+    REAL(w.A_dot, MCS_SIM_COMPACT_(feat) && MCS_SIM_PREDICTOR_(feat), \
          MCS_SIM_MAX((an), 1)) \
     REAL(w.M, MCS_SIM_COMPACT_(feat), MCS_SIM_MAX((mn), 1)) \
     /* the banded layout's frames: each its state, its own R (m x bw) and rotations (cosines then \
@@ -106,7 +112,7 @@
     REAL(prev.R, MCS_SIM_BANDED_(feat), (m) * (bw)) \
     REAL(prev.tau, MCS_SIM_BANDED_(feat), 2 * (nr)) \
     REAL(w.A, MCS_SIM_BANDED_(feat), MCS_SIM_MAX((an), 1)) \
-    REAL(w.A_dot, MCS_SIM_BANDED_(feat) && MCS_SIM_HAS_(feat, MCS_MEM_EULER | MCS_MEM_EXP), \
+    REAL(w.A_dot, MCS_SIM_BANDED_(feat) && MCS_SIM_PREDICTOR_(feat), \
          MCS_SIM_MAX((an), 1)) \
     REAL(w.M, MCS_SIM_BANDED_(feat), MCS_SIM_MAX((mn), 1)) \
     REAL(w.bz, MCS_SIM_BANDED_(feat), n) \
@@ -157,24 +163,26 @@
     REAL(w.k[6], MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), 2 * (F)) \
     MCS_SIM_DOP853_STAGES_(REAL, MCS_SIM_HAS_(feat, MCS_MEM_DOP853), F) \
     REAL(w.a_end, MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), n) \
-    REAL(w.jac, MCS_WITH_IMPLICIT && MCS_SIM_HAS_(feat, MCS_MEM_IMPLICIT), \
+    REAL(w.jac, MCS_SIM_IMPLICIT_(feat), \
          MCS_SIM_COMPACT_(feat) ? (((n) * (n)) + (2 * (n)) + (3 * (F) * (F))) \
                                 : MCS_SIM_LINEARIZE_WORK_SIZE((n), (m), 0)) \
-    REAL(w.jac_E, MCS_WITH_IMPLICIT && MCS_SIM_HAS_(feat, MCS_MEM_IMPLICIT), (F) * (F)) \
-    REAL(w.jac_F, MCS_WITH_IMPLICIT && MCS_SIM_HAS_(feat, MCS_MEM_IMPLICIT), 2 * (F)) \
-    REAL(w.jac_g, MCS_WITH_IMPLICIT && MCS_SIM_HAS_(feat, MCS_MEM_IMPLICIT), 2 * (F)) \
+    REAL(w.jac_E, MCS_SIM_IMPLICIT_(feat), (F) * (F)) \
+    REAL(w.jac_F, MCS_SIM_IMPLICIT_(feat), 2 * (F)) \
+    REAL(w.jac_g, MCS_SIM_IMPLICIT_(feat), 2 * (F)) \
     /* the event record: the configuration, |R_ii| there, the continued basis, the new motions */ \
-    REAL(event.x, MCS_SIM_HAS_(feat, MCS_MEM_EVENTS), n) \
-    REAL(event.rdiag, MCS_SIM_HAS_(feat, MCS_MEM_EVENTS), K) \
-    REAL(event.continued, MCS_SIM_HAS_(feat, MCS_MEM_EVENTS), (n) * (n)) \
-    REAL(event.motions, MCS_SIM_HAS_(feat, MCS_MEM_EVENTS), (n) * (n)) \
+    REAL(event.x, MCS_SIM_EVENTS_(feat), n) \
+    REAL(event.rdiag, MCS_SIM_EVENTS_(feat), K) \
+    REAL(event.continued, MCS_SIM_EVENTS_(feat), (n) * (n)) \
+    REAL(event.motions, MCS_SIM_EVENTS_(feat), (n) * (n)) \
     /* the basis routines' work: the QR always, the alignment of up to f columns, the predictor's \
      * n^2 (euler) or 7 n^2 (exp), one after the other */ \
     REAL(w.basis_work, 1, \
          MCS_SIM_MAX(MCS_SIM_MAX(MCS_BASIS_QR_WORK_SIZE(n, m), MCS_BASIS_ALIGN_WORK_SIZE(F)), \
-                     MCS_SIM_HAS_(feat, MCS_MEM_EXP) \
+                     (MCS_WITH_PREDICTORS && MCS_SIM_HAS_(feat, MCS_MEM_EXP)) \
                          ? (7 * (n) * (n)) \
-                         : (MCS_SIM_HAS_(feat, MCS_MEM_EULER) ? ((n) * (n)) : 0))) \
+                         : ((MCS_WITH_PREDICTORS && MCS_SIM_HAS_(feat, MCS_MEM_EULER)) \
+                                ? ((n) * (n)) \
+                                : 0))) \
     /* the chart map's split of x, the compact chart's x_k + T q, mcs_sim_start's [x0; v0], and \
      * the chart's last solution for the Newton's warm start (dp/dq, q, p) */ \
     REAL(w.x_lo, 1, n) \
@@ -188,19 +196,19 @@
     INT(w.ipiv, 1, MCS_SIM_COMPACT_(feat) ? MCS_SIM_MAX((held), 1) : (K)) \
     INT(w.kkt_ipiv, MCS_SIM_BANDED_(feat), (n) + (m)) \
     /* the locks' bookkeeping (mcs_sim.h), their captured values, rows and group scratch */ \
-    INT(lock_key, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), K) \
-    INT(lock_group, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), K) \
-    INT(lock_rows, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), K) \
-    INT(lock_ref_at, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), K) \
-    REAL(lock_ref, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), 4 * (K)) \
-    REAL(lock_a, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), (K) * (n)) \
-    REAL(lock_g, MCS_SIM_HAS_(feat, MCS_MEM_LOCKS), (K) + 3) \
+    INT(lock_key, MCS_SIM_LOCKS_(feat), K) \
+    INT(lock_group, MCS_SIM_LOCKS_(feat), K) \
+    INT(lock_rows, MCS_SIM_LOCKS_(feat), K) \
+    INT(lock_ref_at, MCS_SIM_LOCKS_(feat), K) \
+    REAL(lock_ref, MCS_SIM_LOCKS_(feat), 4 * (K)) \
+    REAL(lock_a, MCS_SIM_LOCKS_(feat), (K) * (n)) \
+    REAL(lock_g, MCS_SIM_LOCKS_(feat), (K) + 3) \
     /* a group lock's G, or the held initial velocities [H | h] (held x (n + 1)) */ \
     REAL(lock_G, 1, \
-         MCS_SIM_HAS_(feat, MCS_MEM_LOCKS) ? (((K) + 3) * (K)) \
+         MCS_SIM_LOCKS_(feat) ? (((K) + 3) * (K)) \
                                            : (MCS_SIM_MAX((held), 1) * ((n) + 1))) \
     INT(w.basis_iwork, 1, K) \
-    INT(w.jac_ipiv, MCS_WITH_IMPLICIT && MCS_SIM_HAS_(feat, MCS_MEM_IMPLICIT), n)
+    INT(w.jac_ipiv, MCS_SIM_IMPLICIT_(feat), n)
 
 /* a full layout's frame: x, x_lo, v, q (f), Q (n x n, T = its last f columns), R (n x m), tau */
 #define MCS_SIM_FULL_FRAME_(REAL, INT, fr, on, n, mr, kmin, F) \
