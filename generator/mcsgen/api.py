@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import enums
+from .enums import method_is
 from .errors import Interrupted, McsError
 from .paths import model_path
 
@@ -90,7 +90,7 @@ def run_warnings(summary: dict) -> List[str]:
         return []
     if summary.get("problems"):
         return []
-    fixed = not enums.method_is(summary["method"], "adaptive")
+    fixed = not method_is(summary["method"], "adaptive")
     fix = "a smaller --h" if fixed else "a smaller --rtol"
     return [
         f"the energy of {summary['model']}, which physics conserves, changed by {drift:.0%} over "

@@ -3,14 +3,14 @@
 import json
 from pathlib import Path
 
-from .. import enums
+from ..enums import METHOD_NEAR_SINGULAR
 
 
 def _by_method(s):
     """`: DOP853 168, DOPRI5 12` for a run of a method that leaves the steps near a singular
-    configuration to another (enums.METHOD_NEAR_SINGULAR), else nothing."""
+    configuration to another (enums.py's METHOD_NEAR_SINGULAR), else nothing."""
     counts = s.get("steps_by_method")
-    other = enums.METHOD_NEAR_SINGULAR.get(s["method"])
+    other = METHOD_NEAR_SINGULAR.get(s["method"])
     if other is None or not counts:
         return ""
     return f": {s['method'].upper()} {counts[s['method']]}, {other.upper()} {counts[other]}"

@@ -19,7 +19,7 @@ def csv_size_warning(model, options, header):
     list of them, runtime/app/mcs_simulate_output.c); an adaptive run's size is said when it gets
     there (simulate_to_files' large). Nothing when the rows pass --max-steps: the run is then
     refused, and that is all it says."""
-    from .. import enums
+    from ..enums import method_is
     from ..api import LARGE_CSV
     from ..options import OPTIONS
 
@@ -29,7 +29,7 @@ def csv_size_warning(model, options, header):
     sim.update({k: v for k, v in options.items() if k in sim and v is not None})
     if sim.get("dt_out"):
         rows, why = sim["t_end"] / sim["dt_out"], f"a row every --dt-out {sim['dt_out']:g} s"
-    elif not enums.method_is(sim["method"], "adaptive"):
+    elif not method_is(sim["method"], "adaptive"):
         rows, why = sim["t_end"] / sim["h"], f"a row per step of {sim['h']:g} s"
     else:
         return []

@@ -31,7 +31,7 @@ NULL and the runtime answers MCS_ERR_UNSUPPORTED when options would need it.
 
 from typing import Iterable, Tuple
 
-from .. import enums
+from ..enums import method_is
 from ..derive.catalogue import KERNELS, kernel
 
 SETS = (
@@ -67,7 +67,7 @@ def needed(simulation: dict, has_events: bool) -> frozenset:
         sets.add("predictor")
     if has_events:
         sets.add("transitions")
-    if enums.method_is(simulation["method"], "implicit"):  # it factors the chart Jacobian
+    if method_is(simulation["method"], "implicit"):  # it factors the chart Jacobian
         sets.add("force_tangents")
     return frozenset(sets)
 

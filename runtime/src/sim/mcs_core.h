@@ -99,7 +99,7 @@ int mcs_chart_identity(const mcs_sim *s, const mcs_frame *fr);
 void mcs_chart_acceleration(mcs_sim *s, const mcs_real *k_last);
 
 /* ---- mcs_dynamics.c: the forward dynamics on a chart (the Maggi-Kane equations of SPEC §4),
- * what each variant's right-hand side ends with ---- */
+ * what each variant's right-hand side ends with, and the paths of a chart without rows ---- */
 
 /* w.M (M's nonzeros) and w.f at (x, v, t): the model's M_f when it has one (computed together),
  * else M_nz and f; with the inputs' share B u when inputs are on. */
@@ -110,6 +110,18 @@ mcs_status mcs_reduced_accelerations(mcs_sim *s, int f, const mcs_real *y, mcs_r
 /* The solve alone: w.Mred (f x f) and ydot[f..2f) (the reduced right-hand side) in place,
  * Cholesky-factored and solved: ydot[f..2f) = qdd. MCS_ERR_MASS_NOT_PD, MCS_ERR_NONFINITE. */
 mcs_status mcs_reduced_solve(mcs_sim *s, int f, mcs_real *ydot);
+/* The paths to the accelerations of a chart without rows in force, as data (mcs_dynamics_paths:
+ * their names, by mcs_dynamics_path; the first the model can take is taken). */
+typedef enum mcs_dynamics_path {
+    MCS_DYNAMICS_MASS_MATRIX = 0 /* M qdd = f with M formed and factored */
+} mcs_dynamics_path;
+#define MCS_DYNAMICS_PATH_COUNT 1
+extern const char *const mcs_dynamics_paths[MCS_DYNAMICS_PATH_COUNT];
+/* ydot = (qd, qdd) at y = (q, qd) (2n) of a chart without rows in force and T = I (an identity
+ * chart, mcs_chart_identity), at the state (x, v, t) it maps to: qdd from M qdd = f by the
+ * model's path. Writes w.M, w.f, w.f_u, w.rhs (= f), w.Mred. */
+mcs_status mcs_free_accelerations(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t,
+                                  const mcs_real *y, mcs_real *ydot);
 
 /* ---- mcs_carve.c: the carver mcs_memory.c lays the memory out with (its list of buffers:
  * mcs_sim_memory.h's MCS_SIM_BUFFERS) ---- */

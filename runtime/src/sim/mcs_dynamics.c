@@ -1,8 +1,10 @@
 /* mcs_dynamics.c - the forward dynamics on a chart (SPEC §4, the Maggi-Kane equations): the mass
- * matrix and the forces at a stage, and the reduced system (Phi^T M Phi) qdd = Phi^T rhs solved by
- * Cholesky. What the dense and compact variants' right-hand sides end with (the banded one solves
- * its KKT band instead); a second way to the accelerations (a recursive one) is a file beside it
- * (DEVELOPING.md: a new forward-dynamics path). */
+ * matrix and the forces at a stage, the reduced system (Phi^T M Phi) qdd = Phi^T rhs solved by
+ * Cholesky (what the dense and compact variants' right-hand sides end with; the banded one
+ * solves its KKT band instead), and the accelerations of a chart without rows in force (a tree
+ * in joint coordinates: M qdd = f) by the paths of a table, the mass matrix's the one now; a
+ * second one (a recursive one) is a file beside this one and an entry in the table (DEVELOPING.md:
+ * a new forward-dynamics path). */
 #include "sim/mcs_core.h"
 
 void mcs_mass_and_forces(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t)
@@ -47,4 +49,72 @@ mcs_status mcs_reduced_solve(mcs_sim *s, int f, mcs_real *ydot)
         return MCS_ERR_NONFINITE;
     }
     return MCS_OK;
+}
+
+const char *const mcs_dynamics_paths[MCS_DYNAMICS_PATH_COUNT] = {
+    "mass_matrix", /* M from its nonzeros and f, factored (every model has them) */
+};
+
+/* Whether the model has what the path reads. */
+static int path_available(const mcs_sim *s, mcs_dynamics_path path)
+{
+    switch (path) {
+    case MCS_DYNAMICS_MASS_MATRIX: return (s->model->M_nz != NULL) ? 1 : 0;
+    default: return 0;
+    }
+}
+
+/* The mass matrix's path: Phi^T M Phi = M, of which the Cholesky factorization reads the lower
+ * triangle (M's nonzeros there scattered), and Phi^T f = f (w.rhs = f, as on every chart). M Phi
+ * is not written: no row is in force, so nothing reads it (the multipliers are empty). */
+static mcs_status mass_matrix_free(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t,
+                                   const mcs_real *y, mcs_real *ydot)
+{
+    const mcs_model *md = s->model;
+    const int n = s->n;
+    mcs_real *Mred = s->w.Mred;
+    mcs_real not_finite = MCS_R(0.0); /* NaN once an entry is an Inf or NaN (Inf - Inf) */
+    int i;
+    int k;
+    mcs_mass_and_forces(s, x, v, t);
+    for (i = 0; i < n; ++i) {
+        s->w.rhs[i] = s->w.f[i];
+    }
+    for (i = 0; i < (n * n); ++i) {
+        Mred[i] = MCS_R(0.0);
+    }
+    for (k = 0; k < md->m_nnz; ++k) {
+        const mcs_real mk = s->w.M[k];
+        const int row = md->m_rows[k];
+        const int col = md->m_cols[k];
+        not_finite += mk - mk;
+        if (row >= col) {
+            Mred[row + (col * n)] += mk;
+        }
+    }
+    if (not_finite != MCS_R(0.0)) {
+        /* the general path's products spread it (Inf 0 is NaN) and the Cholesky factorization
+         * refuses it; so does this one */
+        return MCS_ERR_MASS_NOT_PD;
+    }
+    for (i = 0; i < n; ++i) {
+        ydot[i] = y[n + i];
+        ydot[n + i] = s->w.rhs[i];
+    }
+    return mcs_reduced_solve(s, n, ydot);
+}
+
+mcs_status mcs_free_accelerations(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_real t,
+                                  const mcs_real *y, mcs_real *ydot)
+{
+    int p;
+    for (p = 0; p < MCS_DYNAMICS_PATH_COUNT; ++p) {
+        if (path_available(s, (mcs_dynamics_path)p) != 0) {
+            break;
+        }
+    }
+    switch ((mcs_dynamics_path)p) {
+    case MCS_DYNAMICS_MASS_MATRIX: return mass_matrix_free(s, x, v, t, y, ydot);
+    default: return MCS_ERR_UNSUPPORTED; /* no path the model can take */
+    }
 }

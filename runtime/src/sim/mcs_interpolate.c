@@ -1,7 +1,6 @@
-/* mcs_integrate.c - dense output inside the last accepted step (mcs_sim_dense): the method's
- * interpolant of the chart coordinates (mcs_method_interpolate), mapped onto the manifold from a
- * warm start on the chart's branch. The methods' steps are mcs_rk4.c's, mcs_dopri5.c's and
- * mcs_dop853.c's (mcs_method.c). */
+/* mcs_interpolate.c - the state inside the last accepted step (dense output, mcs_sim_dense): the
+ * method's interpolant of the chart coordinates (mcs_method_interpolate), mapped onto the
+ * manifold from a warm start on the chart's branch, and the minimal coordinates there. */
 
 #include "sim/mcs_stages.h"
 

@@ -84,11 +84,25 @@ static mcs_status model_and_values(const mcs_model *model, const mcs_options *op
     return MCS_OK;
 }
 
+/* The MCS_MEM_* features (which_part 0) or the MCS_PART_* bits (1) of the event kinds the options
+ * ask for. */
+static unsigned events_asked(const mcs_options *opt, int which_part)
+{
+    unsigned bits = 0U;
+    int k;
+    for (k = 0; k < MCS_EVENT_KIND_COUNT; ++k) {
+        if (mcs_event_asked(opt, (mcs_event_kind)k) != 0) {
+            bits |= (which_part != 0) ? mcs_event_kinds[k].part : mcs_event_kinds[k].memory;
+        }
+    }
+    return bits;
+}
+
 /* The MCS_PART_* bits the options need compiled in. */
 static unsigned parts_needed(const mcs_options *opt)
 {
     unsigned parts = mcs_methods[opt->method].part | mcs_variant_part(opt->variant);
-    parts |= (opt->sing_tol > MCS_R(0.0)) ? MCS_PART_EVENTS : 0U;
+    parts |= events_asked(opt, 1);
     parts |= (opt->max_locks > 0) ? MCS_PART_LOCKS : 0U;
     parts |= ((opt->continuation == MCS_CONT_EULER) || (opt->continuation == MCS_CONT_EXP))
                  ? MCS_PART_PREDICTORS
@@ -148,7 +162,7 @@ unsigned mcs_sim_memory_features(const mcs_options *opt)
     f |= (opt->continuation == MCS_CONT_EULER) ? MCS_MEM_EULER : 0U;
     f |= (opt->continuation == MCS_CONT_EXP) ? MCS_MEM_EXP : 0U;
     f |= (opt->dense_output != 0) ? MCS_MEM_DENSE_OUTPUT : 0U;
-    f |= (opt->sing_tol > MCS_R(0.0)) ? MCS_MEM_EVENTS : 0U;
+    f |= events_asked(opt, 0);
     f |= (opt->max_locks > 0) ? MCS_MEM_LOCKS : 0U;
     f |= mcs_variant_memory_features(opt); /* its own layout, if the variant has one */
     return f;

@@ -1,7 +1,8 @@
 /* mcs_stages.h - the simulator's stages tier (internal; mcs_core.h draws the tiers): what a run
  * goes through, on the methods and operations below: its options (mcs_options.c), its memory
  * (mcs_memory.c), binding and the small queries (mcs_sim.c), a consistent start (mcs_assembly.c),
- * the state inside the last step (mcs_interpolate.c), events located in it (mcs_events.c), the
+ * the state inside the last step (mcs_interpolate.c), events located in it (mcs_events.c and a
+ * file per kind), the
  * step policy (mcs_step.c), reactions and dynamics at a state (mcs_reactions.c, mcs_inverse.c) and
  * transitions (mcs_locks.c). The top tier (the linearizations and the step's Jacobian) sits on
  * these.
@@ -43,12 +44,36 @@ mcs_real mcs_constraint_norm_at(mcs_sim *s, const mcs_real *x, mcs_real t);
  * scratch. */
 mcs_status mcs_interpolated_state(mcs_sim *s, mcs_real t, mcs_real *x, mcs_real *v);
 
-/* ---- mcs_events.c ---- */
+/* ---- mcs_events.c: the event kinds as data, and their one switch ---- */
 
-/* After a step has been accepted: locate a singular configuration inside it (SPEC §6) and, if
- * one is found, fill s->event and set s->event_ready. Writes s->probe, s->event, w.tmp2, w.Tpred,
- * w.That, w.Phi, w.A, w.A_dot and what mcs_interpolated_state writes. */
+typedef enum mcs_event_kind {
+    MCS_EVENT_SINGULAR = 0 /* a singular configuration (mcs_event_singular.c) */
+} mcs_event_kind;
+#define MCS_EVENT_KIND_COUNT 1
+
+typedef struct mcs_event_kind_info {
+    const char *name;
+    unsigned memory; /* its MCS_MEM_* feature: its record's buffers */
+    unsigned part;   /* the MCS_PART_* bit it needs compiled in */
+} mcs_event_kind_info;
+
+/* indexed by mcs_event_kind */
+extern const mcs_event_kind_info mcs_event_kinds[MCS_EVENT_KIND_COUNT];
+/* Whether the options ask for events of the kind (1/0). */
+int mcs_event_asked(const mcs_options *opt, mcs_event_kind kind);
+/* Locates an event of the kind inside the step just accepted (prev.t .. cur.t), when the options
+ * ask for it: the kind's own function below. */
+void mcs_event_locate(mcs_sim *s, mcs_event_kind kind);
+/* After a step has been accepted: every kind located inside it (mcs_event_locate). */
 void mcs_events_detect(mcs_sim *s);
+
+/* ---- mcs_event_singular.c ---- */
+
+/* A singular configuration inside the step just accepted (SPEC §6): when options.sing_tol > 0,
+ * the search and, if one is found, s->event filled and s->event_ready set. Writes s->probe,
+ * s->event, w.tmp2, w.Tpred, w.That, w.Phi, w.A, w.A_dot and what mcs_interpolated_state
+ * writes. */
+void mcs_event_singular_locate(mcs_sim *s);
 
 /* ---- mcs_reactions.c ---- */
 

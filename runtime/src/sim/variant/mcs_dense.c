@@ -381,40 +381,12 @@ mcs_status mcs_dense_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs
     if (st != MCS_OK) {
         return st;
     }
+    if (mcs_chart_identity(s, ch) != 0) { /* no rows in force, Phi = I: M qdd = f */
+        return mcs_free_accelerations(s, x, v, t, y, ydot);
+    }
     mcs_mass_and_forces(s, x, v, t);
     for (i = 0; i < n; ++i) {
         rhs[i] = s->w.f[i];
-    }
-    if (mcs_chart_identity(s, ch) != 0) {
-        /* Phi = I: Phi^T M Phi = M, of which the Cholesky factorization reads the lower
-         * triangle (M's nonzeros there scattered), and Phi^T f = f. M Phi is not written: no
-         * row is in force, so nothing reads it (the multipliers are empty) */
-        const mcs_model *md = s->model;
-        mcs_real *Mred = s->w.Mred;
-        int k;
-        mcs_real not_finite = MCS_R(0.0); /* NaN once an entry is an Inf or NaN (Inf - Inf) */
-        for (i = 0; i < (n * n); ++i) {
-            Mred[i] = MCS_R(0.0);
-        }
-        for (k = 0; k < md->m_nnz; ++k) {
-            const mcs_real mk = s->w.M[k];
-            const int row = md->m_rows[k];
-            const int col = md->m_cols[k];
-            not_finite += mk - mk;
-            if (row >= col) {
-                Mred[row + (col * n)] += mk;
-            }
-        }
-        if (not_finite != MCS_R(0.0)) {
-            /* the general path's products spread it (Inf 0 is NaN) and the Cholesky
-             * factorization refuses it; so does this one */
-            return MCS_ERR_MASS_NOT_PD;
-        }
-        for (i = 0; i < n; ++i) {
-            ydot[i] = y[n + i];
-            ydot[n + i] = rhs[i];
-        }
-        return mcs_reduced_solve(s, n, ydot);
     }
     if (r > 0) {
         /* rhs = f - M beta */
