@@ -68,18 +68,19 @@
  *   REAL(member, on, count)    count reals for s->member when `on`, else NULL
  *   INT(member, on, count)     count ints
  *   SHARED(member, source, on) s->member is s->source (no memory of its own)
+ *   FRAME(fr, on, ...)         the frame s->fr with its factorization (MCS_SIM_FRAME_BUFFERS)
+ *   STATE(fr, on, ...)         the frame s->fr's state alone (MCS_SIM_STATE_BUFFERS)
  * for n coordinates, m rows (nc + max_locks; mr = max(m, 1)), K = max(n, m, 1), kmin = max(min(n,
  * m), 1), F free directions (MCS_SIM_F), the model's nonzeros an of A and mn of M, the band
  * structure's bw, nr and kb (the banded layout), `held` held initial velocities and the features
  * feat (MCS_MEM_*). mcs_memory.c expands it into the carver, MCS_SIM_MEMORY_REALS into a sum. */
-#define MCS_SIM_BUFFERS(REAL, INT, SHARED, n, m, mr, K, kmin, F, an, mn, bw, nr, kb, held, feat) \
+#define MCS_SIM_BUFFERS(REAL, INT, SHARED, FRAME, STATE, n, m, mr, K, kmin, F, an, mn, bw, nr, \
+                        kb, held, feat) \
     /* the full layout's frames: cur, prev and, with dense output or events, the probe */ \
-    MCS_SIM_FULL_FRAME_(REAL, INT, cur, MCS_SIM_FULL_(feat), n, mr, kmin, F) \
-    MCS_SIM_FULL_FRAME_(REAL, INT, prev, MCS_SIM_FULL_(feat), n, mr, kmin, F) \
-    MCS_SIM_FULL_FRAME_(REAL, INT, probe, \
-                        MCS_SIM_FULL_(feat) && \
-                            MCS_SIM_HAS_(feat, MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS), \
-                        n, mr, kmin, F) \
+    FRAME(cur, MCS_SIM_FULL_(feat), n, mr, kmin, F) \
+    FRAME(prev, MCS_SIM_FULL_(feat), n, mr, kmin, F) \
+    FRAME(probe, MCS_SIM_FULL_(feat) && MCS_SIM_HAS_(feat, MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS), \
+          n, mr, kmin, F) \
     /* A (the locks' rows too) and A by its nonzeros (the chart's), A_dot (the predictors' input, \
      * a lock's scratch), M, and G (the LU of A_S U; the multipliers' r x r matrix) */ \
     REAL(w.A, MCS_SIM_FULL_(feat), (mr) * (n)) \
@@ -90,8 +91,8 @@
     REAL(w.G, MCS_SIM_FULL_(feat), (kmin) * (kmin)) \
     /* the compact layout's frames: each its state and its own T (n x f), one factorization (R \
      * with the reflectors, tau, pivots) for both, no probe; A, A_dot and M as their nonzeros */ \
-    MCS_SIM_FRAME_STATE_(REAL, cur, MCS_SIM_COMPACT_(feat), n, F) \
-    MCS_SIM_FRAME_STATE_(REAL, prev, MCS_SIM_COMPACT_(feat), n, F) \
+    STATE(cur, MCS_SIM_COMPACT_(feat), n, F) \
+    STATE(prev, MCS_SIM_COMPACT_(feat), n, F) \
     REAL(cur.R, MCS_SIM_COMPACT_(feat), (n) * (mr)) \
     REAL(cur.tau, MCS_SIM_COMPACT_(feat), kmin) \
     INT(cur.piv, MCS_SIM_COMPACT_(feat), mr) \
@@ -105,10 +106,10 @@
     /* the banded layout's frames: each its state, its own R (m x bw) and rotations (cosines then \
      * sines, in tau), no pivots (the structure's order), no probe; A, A_dot and M as their \
      * nonzeros; the chart's vectors by slot and coordinate, R's window, the KKT band */ \
-    MCS_SIM_FRAME_STATE_(REAL, cur, MCS_SIM_BANDED_(feat), n, F) \
+    STATE(cur, MCS_SIM_BANDED_(feat), n, F) \
     REAL(cur.R, MCS_SIM_BANDED_(feat), (m) * (bw)) \
     REAL(cur.tau, MCS_SIM_BANDED_(feat), 2 * (nr)) \
-    MCS_SIM_FRAME_STATE_(REAL, prev, MCS_SIM_BANDED_(feat), n, F) \
+    STATE(prev, MCS_SIM_BANDED_(feat), n, F) \
     REAL(prev.R, MCS_SIM_BANDED_(feat), (m) * (bw)) \
     REAL(prev.tau, MCS_SIM_BANDED_(feat), 2 * (nr)) \
     REAL(w.A, MCS_SIM_BANDED_(feat), MCS_SIM_MAX((an), 1)) \
@@ -210,23 +211,24 @@
     INT(w.basis_iwork, 1, K) \
     INT(w.jac_ipiv, MCS_SIM_IMPLICIT_(feat), n)
 
-/* a full layout's frame: x, x_lo, v, q (f), Q (n x n, T = its last f columns), R (n x m), tau */
-#define MCS_SIM_FULL_FRAME_(REAL, INT, fr, on, n, mr, kmin, F) \
-    REAL(fr.x, on, n) \
-    REAL(fr.x_lo, on, n) \
-    REAL(fr.v, on, n) \
-    REAL(fr.q, on, F) \
-    REAL(fr.Q, on, (n) * (n)) \
-    REAL(fr.R, on, (n) * (mr)) \
-    REAL(fr.tau, on, kmin) \
-    INT(fr.piv, on, mr)
-/* a compact or banded layout's frame without its factorization: x, x_lo, v, q and its own T */
-#define MCS_SIM_FRAME_STATE_(REAL, fr, on, n, F) \
-    REAL(fr.x, on, n) \
-    REAL(fr.x_lo, on, n) \
-    REAL(fr.v, on, n) \
-    REAL(fr.q, on, F) \
-    REAL(fr.T, on, (n) * (F))
+/* A frame's buffers, REAL(fr, member, count) and INT(fr, member, count) for fr->member: a full
+ * layout's frame (x, x_lo, v, q (f), Q (n x n, T = its last f columns), R (n x m), tau, the
+ * pivots), and a compact or banded layout's state of a frame (x, x_lo, v, q and its own T). */
+#define MCS_SIM_FRAME_BUFFERS(REAL, INT, fr, n, mr, kmin, F) \
+    REAL(fr, x, n) \
+    REAL(fr, x_lo, n) \
+    REAL(fr, v, n) \
+    REAL(fr, q, F) \
+    REAL(fr, Q, (n) * (n)) \
+    REAL(fr, R, (n) * (mr)) \
+    REAL(fr, tau, kmin) \
+    INT(fr, piv, mr)
+#define MCS_SIM_STATE_BUFFERS(REAL, fr, n, F) \
+    REAL(fr, x, n) \
+    REAL(fr, x_lo, n) \
+    REAL(fr, v, n) \
+    REAL(fr, q, F) \
+    REAL(fr, T, (n) * (F))
 /* DOP853's stages after DOPRI5's seven (k[7..15]: twelve, the end and three dense) */
 #if MCS_WITH_DOP853
 #define MCS_SIM_DOP853_STAGES_(REAL, on, F) \
@@ -245,16 +247,27 @@
 
 /* clang-format on */
 
-/* The list summed: the reals (R) or the ints (I) of a layout. */
+/* The list summed: the reals or the ints of a layout. */
 #define MCS_SIM_SUM_(member, on, count) +((on) ? (count) : 0)
 #define MCS_SIM_NONE_(member, on, count)
 #define MCS_SIM_SHARED_(member, source, on)
+#define MCS_SIM_FR_SUM_(fr, member, count) +(count)
+#define MCS_SIM_FR_NONE_(fr, member, count)
+#define MCS_SIM_FRAME_REALS_(fr, on, n, mr, kmin, F) \
+    +((on) ? (0 MCS_SIM_FRAME_BUFFERS(MCS_SIM_FR_SUM_, MCS_SIM_FR_NONE_, fr, n, mr, kmin, F)) : 0)
+#define MCS_SIM_FRAME_INTS_(fr, on, n, mr, kmin, F) \
+    +((on) ? (0 MCS_SIM_FRAME_BUFFERS(MCS_SIM_FR_NONE_, MCS_SIM_FR_SUM_, fr, n, mr, kmin, F)) : 0)
+#define MCS_SIM_STATE_REALS_(fr, on, n, F) \
+    +((on) ? (0 MCS_SIM_STATE_BUFFERS(MCS_SIM_FR_SUM_, fr, n, F)) : 0)
+#define MCS_SIM_STATE_NONE_(fr, on, n, F)
 #define MCS_SIM_REALS_(n, m, an, mn, bw, nr, kb, F, held, feat) \
-    (0 MCS_SIM_BUFFERS(MCS_SIM_SUM_, MCS_SIM_NONE_, MCS_SIM_SHARED_, n, m, MCS_SIM_MAX((m), 1), \
-                       MCS_SIM_K(n, m), MCS_SIM_KMIN(n, m), F, an, mn, bw, nr, kb, held, feat))
+    (0 MCS_SIM_BUFFERS(MCS_SIM_SUM_, MCS_SIM_NONE_, MCS_SIM_SHARED_, MCS_SIM_FRAME_REALS_, \
+                       MCS_SIM_STATE_REALS_, n, m, MCS_SIM_MAX((m), 1), MCS_SIM_K(n, m), \
+                       MCS_SIM_KMIN(n, m), F, an, mn, bw, nr, kb, held, feat))
 #define MCS_SIM_INTS_(n, m, an, mn, bw, nr, kb, F, held, feat) \
-    (0 MCS_SIM_BUFFERS(MCS_SIM_NONE_, MCS_SIM_SUM_, MCS_SIM_SHARED_, n, m, MCS_SIM_MAX((m), 1), \
-                       MCS_SIM_K(n, m), MCS_SIM_KMIN(n, m), F, an, mn, bw, nr, kb, held, feat))
+    (0 MCS_SIM_BUFFERS(MCS_SIM_NONE_, MCS_SIM_SUM_, MCS_SIM_SHARED_, MCS_SIM_FRAME_INTS_, \
+                       MCS_SIM_STATE_NONE_, n, m, MCS_SIM_MAX((m), 1), MCS_SIM_K(n, m), \
+                       MCS_SIM_KMIN(n, m), F, an, mn, bw, nr, kb, held, feat))
 
 /* The block mcs_sim_assign carves, in mcs_real units (declare it `static mcs_real
  * mem[MCS_SIM_MEMORY_REALS(...)]`, so it is aligned for mcs_real), for a model with n

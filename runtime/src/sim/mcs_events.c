@@ -19,6 +19,7 @@ int mcs_event_asked(const mcs_options *opt, mcs_event_kind kind)
 
 void mcs_event_locate(mcs_sim *s, mcs_event_kind kind)
 {
+    (void)s; /* (a build without events) */
     switch (kind) {
 #if MCS_WITH_EVENTS
     case MCS_EVENT_SINGULAR: mcs_event_singular_locate(s); break;

@@ -7,9 +7,35 @@
 
 /* The one list of buffers (mcs_sim_memory.h's MCS_SIM_BUFFERS) as the carver: every pointer NULL
  * first (a buffer the layout leaves out), then each buffer the layout has from the carver, and
- * the shared ones pointed at theirs. */
+ * the shared ones pointed at theirs. A frame's buffers (MCS_SIM_FRAME_BUFFERS,
+ * MCS_SIM_STATE_BUFFERS) are carved by a function of their own, once for each frame. */
+#define TAKE_REALS(fr, member, count) fr->member = mcs_carve_take(c, (size_t)(count));
+#define TAKE_INTS(fr, member, count) fr->member = mcs_carve_itake(c, (size_t)(count));
+#define CLEAR_MEMBER(fr, member, count) fr->member = NULL;
+
+static void carve_frame(mcs_carver *c, mcs_frame *fr, size_t n, size_t mr, size_t kmin, size_t F)
+{
+    MCS_SIM_FRAME_BUFFERS(TAKE_REALS, TAKE_INTS, fr, n, mr, kmin, F)
+    fr->T = fr->Q; /* &Q[r n] once factored */
+}
+
+static void carve_state(mcs_carver *c, mcs_frame *fr, size_t n, size_t F)
+{
+    MCS_SIM_STATE_BUFFERS(TAKE_REALS, fr, n, F)
+}
+
+/* Every buffer of fr NULL, its scalars as a fresh layout leaves them. */
+static void clear_frame(mcs_frame *fr)
+{
+    MCS_SIM_FRAME_BUFFERS(CLEAR_MEMBER, CLEAR_MEMBER, fr, 0, 0, 0, 0)
+    MCS_SIM_STATE_BUFFERS(CLEAR_MEMBER, fr, 0, 0)
+    mcs_frame_reset(fr);
+}
+
 #define CLEAR_BUFFER(member, on, count) s->member = NULL;
 #define CLEAR_SHARED(member, source, on) s->member = NULL;
+#define CLEAR_FRAME(fr, on, n, mr, kmin, F) clear_frame(&s->fr);
+#define CLEAR_NONE(fr, on, n, F)
 #define CARVE_REALS(member, on, count) \
     if ((on) != 0) { \
         s->member = mcs_carve_take(c, (size_t)(count)); \
@@ -21,6 +47,14 @@
 #define CARVE_SHARED(member, source, on) \
     if ((on) != 0) { \
         s->member = s->source; \
+    }
+#define CARVE_FRAME(fr, on, n, mr, kmin, F) \
+    if ((on) != 0) { \
+        carve_frame(c, &s->fr, n, mr, kmin, F); \
+    }
+#define CARVE_STATE(fr, on, n, F) \
+    if ((on) != 0) { \
+        carve_state(c, &s->fr, n, F); \
     }
 
 /* Lays out everything the layout's features use; with null arrays it only counts. */
@@ -39,18 +73,10 @@ static void carve_all(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
     const size_t kb = l->kb;
     const size_t held = l->held;
     const unsigned feat = l->features;
-    MCS_SIM_BUFFERS(CLEAR_BUFFER, CLEAR_BUFFER, CLEAR_SHARED, n, m, mr, K, kmin, F, an, mn, bw, nr,
-                    kb, held, feat)
-    MCS_SIM_BUFFERS(CARVE_REALS, CARVE_INTS, CARVE_SHARED, n, m, mr, K, kmin, F, an, mn, bw, nr, kb,
-                    held, feat)
-    if (MCS_SIM_FULL_(feat) != 0) { /* T = Q[:, r:], &Q[r n] once factored */
-        s->cur.T = s->cur.Q;
-        s->prev.T = s->prev.Q;
-        s->probe.T = s->probe.Q;
-    }
-    mcs_frame_reset(&s->cur);
-    mcs_frame_reset(&s->prev);
-    mcs_frame_reset(&s->probe);
+    MCS_SIM_BUFFERS(CLEAR_BUFFER, CLEAR_BUFFER, CLEAR_SHARED, CLEAR_FRAME, CLEAR_NONE, n, m, mr, K,
+                    kmin, F, an, mn, bw, nr, kb, held, feat)
+    MCS_SIM_BUFFERS(CARVE_REALS, CARVE_INTS, CARVE_SHARED, CARVE_FRAME, CARVE_STATE, n, m, mr, K,
+                    kmin, F, an, mn, bw, nr, kb, held, feat)
 }
 
 static mcs_layout layout_of(const mcs_model *model, const mcs_options *opt, unsigned features)
