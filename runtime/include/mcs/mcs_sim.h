@@ -39,8 +39,8 @@ typedef enum mcs_method {
      * generated K_f, D and K_c (and M_x, gamma_x when the model carries them): one LU of an
      * (f x f) matrix and four evaluations a step, for stiff models (joint damping on light
      * links). Error control; the fixed-step variant on the grid of options.h is for control
-     * loops (bounded work a step). The dense and compact simulators (the compact one factors the
- * stiff part alone: K_f, D and M through T; docs/explanation/integrators.md). */
+     * loops (bounded work a step). In the dense and compact simulators (the compact one factors
+     * the stiff part alone: K_f, D and M through T; docs/explanation/integrators.md). */
     MCS_METHOD_ROS34PW2 = 3,
     MCS_METHOD_ROS34PW2_FIXED = 4
 } mcs_method;

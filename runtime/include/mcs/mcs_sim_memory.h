@@ -65,119 +65,118 @@
 
 /* clang-format off */
 /* The buffers of a layout, in the order they are carved, each once:
- *   REAL(member, on, count)    count reals for s->member when `on`, else NULL
- *   INT(member, on, count)     count ints
- *   SHARED(member, source, on) s->member is s->source (no memory of its own)
- *   FRAME(fr, on, ...)         the frame s->fr with its factorization (MCS_SIM_FRAME_BUFFERS)
- *   STATE(fr, on, ...)         the frame s->fr's state alone (MCS_SIM_STATE_BUFFERS)
+ *   MCS_SIM_BUF(sel, member, on, count)    count reals for s->member when `on`, else NULL
+ *   MCS_SIM_IBUF(sel, member, on, count)     count ints
+ *   MCS_SIM_SHARE(sel, member, source, on) s->member is s->source (no memory of its own)
+ *   MCS_SIM_FRAME(sel, fr, on, ...)         the frame s->fr with its factorization (MCS_SIM_FRAME_BUFFERS)
+ *   MCS_SIM_STATE(sel, fr, on, ...)         the frame s->fr's state alone (MCS_SIM_STATE_BUFFERS)
  * for n coordinates, m rows (nc + max_locks; mr = max(m, 1)), K = max(n, m, 1), kmin = max(min(n,
  * m), 1), F free directions (MCS_SIM_F), the model's nonzeros an of A and mn of M, the band
  * structure's bw, nr and kb (the banded layout), `held` held initial velocities and the features
  * feat (MCS_MEM_*). mcs_memory.c expands it into the carver, MCS_SIM_MEMORY_REALS into a sum. */
-#define MCS_SIM_BUFFERS(REAL, INT, SHARED, FRAME, STATE, n, m, mr, K, kmin, F, an, mn, bw, nr, \
-                        kb, held, feat) \
+#define MCS_SIM_BUFFERS(sel, n, m, mr, K, kmin, F, an, mn, bw, nr, kb, held, feat) \
     /* the full layout's frames: cur, prev and, with dense output or events, the probe */ \
-    FRAME(cur, MCS_SIM_FULL_(feat), n, mr, kmin, F) \
-    FRAME(prev, MCS_SIM_FULL_(feat), n, mr, kmin, F) \
-    FRAME(probe, MCS_SIM_FULL_(feat) && MCS_SIM_HAS_(feat, MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS), \
+    MCS_SIM_FRAME(sel, cur, MCS_SIM_FULL_(feat), n, mr, kmin, F) \
+    MCS_SIM_FRAME(sel, prev, MCS_SIM_FULL_(feat), n, mr, kmin, F) \
+    MCS_SIM_FRAME(sel, probe, MCS_SIM_FULL_(feat) && MCS_SIM_HAS_(feat, MCS_MEM_DENSE_OUTPUT | MCS_MEM_EVENTS), \
           n, mr, kmin, F) \
     /* A (the locks' rows too) and A by its nonzeros (the chart's), A_dot (the predictors' input, \
      * a lock's scratch), M, and G (the LU of A_S U; the multipliers' r x r matrix) */ \
-    REAL(w.A, MCS_SIM_FULL_(feat), (mr) * (n)) \
-    REAL(w.A_nz, MCS_SIM_FULL_(feat), MCS_SIM_MAX((an), 1)) \
-    REAL(w.A_dot, MCS_SIM_FULL_(feat) && (MCS_SIM_PREDICTOR_(feat) || MCS_SIM_LOCKS_(feat)), \
+    MCS_SIM_BUF(sel, w.A, MCS_SIM_FULL_(feat), (mr) * (n)) \
+    MCS_SIM_BUF(sel, w.A_nz, MCS_SIM_FULL_(feat), MCS_SIM_MAX((an), 1)) \
+    MCS_SIM_BUF(sel, w.A_dot, MCS_SIM_FULL_(feat) && (MCS_SIM_PREDICTOR_(feat) || MCS_SIM_LOCKS_(feat)), \
          (mr) * (n)) \
-    REAL(w.M, MCS_SIM_FULL_(feat), (n) * (n)) \
-    REAL(w.G, MCS_SIM_FULL_(feat), (kmin) * (kmin)) \
+    MCS_SIM_BUF(sel, w.M, MCS_SIM_FULL_(feat), (n) * (n)) \
+    MCS_SIM_BUF(sel, w.G, MCS_SIM_FULL_(feat), (kmin) * (kmin)) \
     /* the compact layout's frames: each its state and its own T (n x f), one factorization (R \
      * with the reflectors, tau, pivots) for both, no probe; A, A_dot and M as their nonzeros */ \
-    STATE(cur, MCS_SIM_COMPACT_(feat), n, F) \
-    STATE(prev, MCS_SIM_COMPACT_(feat), n, F) \
-    REAL(cur.R, MCS_SIM_COMPACT_(feat), (n) * (mr)) \
-    REAL(cur.tau, MCS_SIM_COMPACT_(feat), kmin) \
-    INT(cur.piv, MCS_SIM_COMPACT_(feat), mr) \
-    SHARED(prev.R, cur.R, MCS_SIM_COMPACT_(feat)) \
-    SHARED(prev.tau, cur.tau, MCS_SIM_COMPACT_(feat)) \
-    SHARED(prev.piv, cur.piv, MCS_SIM_COMPACT_(feat)) \
-    REAL(w.A, MCS_SIM_COMPACT_(feat), MCS_SIM_MAX((an), 1)) \
-    REAL(w.A_dot, MCS_SIM_COMPACT_(feat) && MCS_SIM_PREDICTOR_(feat), \
+    MCS_SIM_STATE(sel, cur, MCS_SIM_COMPACT_(feat), n, F) \
+    MCS_SIM_STATE(sel, prev, MCS_SIM_COMPACT_(feat), n, F) \
+    MCS_SIM_BUF(sel, cur.R, MCS_SIM_COMPACT_(feat), (n) * (mr)) \
+    MCS_SIM_BUF(sel, cur.tau, MCS_SIM_COMPACT_(feat), kmin) \
+    MCS_SIM_IBUF(sel, cur.piv, MCS_SIM_COMPACT_(feat), mr) \
+    MCS_SIM_SHARE(sel, prev.R, cur.R, MCS_SIM_COMPACT_(feat)) \
+    MCS_SIM_SHARE(sel, prev.tau, cur.tau, MCS_SIM_COMPACT_(feat)) \
+    MCS_SIM_SHARE(sel, prev.piv, cur.piv, MCS_SIM_COMPACT_(feat)) \
+    MCS_SIM_BUF(sel, w.A, MCS_SIM_COMPACT_(feat), MCS_SIM_MAX((an), 1)) \
+    MCS_SIM_BUF(sel, w.A_dot, MCS_SIM_COMPACT_(feat) && MCS_SIM_PREDICTOR_(feat), \
          MCS_SIM_MAX((an), 1)) \
-    REAL(w.M, MCS_SIM_COMPACT_(feat), MCS_SIM_MAX((mn), 1)) \
+    MCS_SIM_BUF(sel, w.M, MCS_SIM_COMPACT_(feat), MCS_SIM_MAX((mn), 1)) \
     /* the banded layout's frames: each its state, its own R (m x bw) and rotations (cosines then \
      * sines, in tau), no pivots (the structure's order), no probe; A, A_dot and M as their \
      * nonzeros; the chart's vectors by slot and coordinate, R's window, the KKT band */ \
-    STATE(cur, MCS_SIM_BANDED_(feat), n, F) \
-    REAL(cur.R, MCS_SIM_BANDED_(feat), (m) * (bw)) \
-    REAL(cur.tau, MCS_SIM_BANDED_(feat), 2 * (nr)) \
-    STATE(prev, MCS_SIM_BANDED_(feat), n, F) \
-    REAL(prev.R, MCS_SIM_BANDED_(feat), (m) * (bw)) \
-    REAL(prev.tau, MCS_SIM_BANDED_(feat), 2 * (nr)) \
-    REAL(w.A, MCS_SIM_BANDED_(feat), MCS_SIM_MAX((an), 1)) \
-    REAL(w.A_dot, MCS_SIM_BANDED_(feat) && MCS_SIM_PREDICTOR_(feat), \
+    MCS_SIM_STATE(sel, cur, MCS_SIM_BANDED_(feat), n, F) \
+    MCS_SIM_BUF(sel, cur.R, MCS_SIM_BANDED_(feat), (m) * (bw)) \
+    MCS_SIM_BUF(sel, cur.tau, MCS_SIM_BANDED_(feat), 2 * (nr)) \
+    MCS_SIM_STATE(sel, prev, MCS_SIM_BANDED_(feat), n, F) \
+    MCS_SIM_BUF(sel, prev.R, MCS_SIM_BANDED_(feat), (m) * (bw)) \
+    MCS_SIM_BUF(sel, prev.tau, MCS_SIM_BANDED_(feat), 2 * (nr)) \
+    MCS_SIM_BUF(sel, w.A, MCS_SIM_BANDED_(feat), MCS_SIM_MAX((an), 1)) \
+    MCS_SIM_BUF(sel, w.A_dot, MCS_SIM_BANDED_(feat) && MCS_SIM_PREDICTOR_(feat), \
          MCS_SIM_MAX((an), 1)) \
-    REAL(w.M, MCS_SIM_BANDED_(feat), MCS_SIM_MAX((mn), 1)) \
-    REAL(w.bz, MCS_SIM_BANDED_(feat), n) \
-    REAL(w.bx, MCS_SIM_BANDED_(feat), n) \
-    REAL(w.bq, MCS_SIM_BANDED_(feat), F) \
-    REAL(w.bwin, MCS_SIM_BANDED_(feat), bw) \
-    REAL(w.kkt, MCS_SIM_BANDED_(feat), ((n) + (m)) * ((3 * (kb)) + 1)) \
-    REAL(w.kkt_rhs, MCS_SIM_BANDED_(feat), (n) + (m)) \
+    MCS_SIM_BUF(sel, w.M, MCS_SIM_BANDED_(feat), MCS_SIM_MAX((mn), 1)) \
+    MCS_SIM_BUF(sel, w.bz, MCS_SIM_BANDED_(feat), n) \
+    MCS_SIM_BUF(sel, w.bx, MCS_SIM_BANDED_(feat), n) \
+    MCS_SIM_BUF(sel, w.bq, MCS_SIM_BANDED_(feat), F) \
+    MCS_SIM_BUF(sel, w.bwin, MCS_SIM_BANDED_(feat), bw) \
+    MCS_SIM_BUF(sel, w.kkt, MCS_SIM_BANDED_(feat), ((n) + (m)) * ((3 * (kb)) + 1)) \
+    MCS_SIM_BUF(sel, w.kkt_rhs, MCS_SIM_BANDED_(feat), (n) + (m)) \
     /* the chart and the Maggi-Kane ODE (every layout): Z (G^-1 A_S T, r x f; n scratch; H T of \
      * the assembly), Phi, M Phi, the reduced mass matrix, the basis before alignment and the \
      * predicted one; the rows' residuals, rates and gamma; the forces and the inputs' share */ \
-    REAL(w.Z, 1, (n) * (F)) \
-    REAL(w.Phi, 1, (n) * (F)) \
-    REAL(w.MPhi, 1, (n) * (F)) \
-    REAL(w.Mred, 1, (F) * (F)) \
-    REAL(w.That, 1, (n) * (F)) \
-    REAL(w.Tpred, 1, (n) * (F)) \
-    REAL(w.c, 1, mr) \
-    REAL(w.c_t, 1, mr) \
-    REAL(w.gamma, 1, mr) \
-    REAL(w.f, 1, n) \
-    REAL(w.f_u, 1, n) \
-    REAL(w.p, 1, K) \
-    REAL(w.xs, 1, n) \
-    REAL(w.vs, 1, n) \
-    REAL(w.tmp2, 1, K) \
-    REAL(w.rhs, 1, K) \
-    REAL(w.tmp, 1, K) \
+    MCS_SIM_BUF(sel, w.Z, 1, (n) * (F)) \
+    MCS_SIM_BUF(sel, w.Phi, 1, (n) * (F)) \
+    MCS_SIM_BUF(sel, w.MPhi, 1, (n) * (F)) \
+    MCS_SIM_BUF(sel, w.Mred, 1, (F) * (F)) \
+    MCS_SIM_BUF(sel, w.That, 1, (n) * (F)) \
+    MCS_SIM_BUF(sel, w.Tpred, 1, (n) * (F)) \
+    MCS_SIM_BUF(sel, w.c, 1, mr) \
+    MCS_SIM_BUF(sel, w.c_t, 1, mr) \
+    MCS_SIM_BUF(sel, w.gamma, 1, mr) \
+    MCS_SIM_BUF(sel, w.f, 1, n) \
+    MCS_SIM_BUF(sel, w.f_u, 1, n) \
+    MCS_SIM_BUF(sel, w.p, 1, K) \
+    MCS_SIM_BUF(sel, w.xs, 1, n) \
+    MCS_SIM_BUF(sel, w.vs, 1, n) \
+    MCS_SIM_BUF(sel, w.tmp2, 1, K) \
+    MCS_SIM_BUF(sel, w.rhs, 1, K) \
+    MCS_SIM_BUF(sel, w.tmp, 1, K) \
     /* the integrators (runtime/src/sim/mcs_method_table.c: a method's stages and memory bit): \
      * the chart state at the step's ends and a stage, the error estimate (the adaptive methods, \
      * dense output), the stages (RK4 4, DOPRI5 7, DOP853 16), the end acceleration of the \
      * first-same-as-last methods, ROS34PW2's Jacobian workspace (MCS_SIM_LINEARIZE_WORK_SIZE \
      * without inputs; the compact layout's stiff part: K (n x n), two n-vectors, T^T M T and Y \
      * (f x 3f)), its stage matrix (f x f), a stage's right-hand side and sum (2 f each) */ \
-    REAL(w.y0, 1, 2 * (F)) \
-    REAL(w.y1, 1, 2 * (F)) \
-    REAL(w.ys, 1, 2 * (F)) \
-    REAL(w.yerr, \
+    MCS_SIM_BUF(sel, w.y0, 1, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.y1, 1, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.ys, 1, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.yerr, \
          MCS_SIM_HAS_(feat, \
                       MCS_MEM_DOPRI5 | MCS_MEM_DOP853 | MCS_MEM_IMPLICIT | MCS_MEM_DENSE_OUTPUT), \
          2 * (F)) \
-    REAL(w.k[0], 1, 2 * (F)) \
-    REAL(w.k[1], 1, 2 * (F)) \
-    REAL(w.k[2], 1, 2 * (F)) \
-    REAL(w.k[3], 1, 2 * (F)) \
-    REAL(w.k[4], MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), 2 * (F)) \
-    REAL(w.k[5], MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), 2 * (F)) \
-    REAL(w.k[6], MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), 2 * (F)) \
-    MCS_SIM_DOP853_STAGES_(REAL, MCS_SIM_HAS_(feat, MCS_MEM_DOP853), F) \
-    REAL(w.a_end, MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), n) \
-    REAL(w.jac, MCS_SIM_IMPLICIT_(feat), \
+    MCS_SIM_BUF(sel, w.k[0], 1, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[1], 1, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[2], 1, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[3], 1, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[4], MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[5], MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[6], MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), 2 * (F)) \
+    MCS_SIM_DOP853_STAGES_(sel, MCS_SIM_HAS_(feat, MCS_MEM_DOP853), F) \
+    MCS_SIM_BUF(sel, w.a_end, MCS_SIM_HAS_(feat, MCS_MEM_DOPRI5 | MCS_MEM_DOP853), n) \
+    MCS_SIM_BUF(sel, w.jac, MCS_SIM_IMPLICIT_(feat), \
          MCS_SIM_COMPACT_(feat) ? (((n) * (n)) + (2 * (n)) + (3 * (F) * (F))) \
                                 : MCS_SIM_LINEARIZE_WORK_SIZE((n), (m), 0)) \
-    REAL(w.jac_E, MCS_SIM_IMPLICIT_(feat), (F) * (F)) \
-    REAL(w.jac_F, MCS_SIM_IMPLICIT_(feat), 2 * (F)) \
-    REAL(w.jac_g, MCS_SIM_IMPLICIT_(feat), 2 * (F)) \
+    MCS_SIM_BUF(sel, w.jac_E, MCS_SIM_IMPLICIT_(feat), (F) * (F)) \
+    MCS_SIM_BUF(sel, w.jac_F, MCS_SIM_IMPLICIT_(feat), 2 * (F)) \
+    MCS_SIM_BUF(sel, w.jac_g, MCS_SIM_IMPLICIT_(feat), 2 * (F)) \
     /* the event record: the configuration, |R_ii| there, the continued basis, the new motions */ \
-    REAL(event.x, MCS_SIM_EVENTS_(feat), n) \
-    REAL(event.rdiag, MCS_SIM_EVENTS_(feat), K) \
-    REAL(event.continued, MCS_SIM_EVENTS_(feat), (n) * (n)) \
-    REAL(event.motions, MCS_SIM_EVENTS_(feat), (n) * (n)) \
+    MCS_SIM_BUF(sel, event.x, MCS_SIM_EVENTS_(feat), n) \
+    MCS_SIM_BUF(sel, event.rdiag, MCS_SIM_EVENTS_(feat), K) \
+    MCS_SIM_BUF(sel, event.continued, MCS_SIM_EVENTS_(feat), (n) * (n)) \
+    MCS_SIM_BUF(sel, event.motions, MCS_SIM_EVENTS_(feat), (n) * (n)) \
     /* the basis routines' work: the QR always, the alignment of up to f columns, the predictor's \
      * n^2 (euler) or 7 n^2 (exp), one after the other */ \
-    REAL(w.basis_work, 1, \
+    MCS_SIM_BUF(sel, w.basis_work, 1, \
          MCS_SIM_MAX(MCS_SIM_MAX(MCS_BASIS_QR_WORK_SIZE(n, m), MCS_BASIS_ALIGN_WORK_SIZE(F)), \
                      (MCS_WITH_PREDICTORS && MCS_SIM_HAS_(feat, MCS_MEM_EXP)) \
                          ? (7 * (n) * (n)) \
@@ -186,87 +185,85 @@
                                 : 0))) \
     /* the chart map's split of x, the compact chart's x_k + T q, mcs_sim_start's [x0; v0], and \
      * the chart's last solution for the Newton's warm start (dp/dq, q, p) */ \
-    REAL(w.x_lo, 1, n) \
-    REAL(w.xq, 1, n) \
-    REAL(w.start, 1, 2 * (n)) \
-    REAL(w.dpdq, 1, (kmin) * (F)) \
-    REAL(w.q_last, 1, F) \
-    REAL(w.p_last, 1, kmin) \
+    MCS_SIM_BUF(sel, w.x_lo, 1, n) \
+    MCS_SIM_BUF(sel, w.xq, 1, n) \
+    MCS_SIM_BUF(sel, w.start, 1, 2 * (n)) \
+    MCS_SIM_BUF(sel, w.dpdq, 1, (kmin) * (F)) \
+    MCS_SIM_BUF(sel, w.q_last, 1, F) \
+    MCS_SIM_BUF(sel, w.p_last, 1, kmin) \
     /* pivots: G's LU and the held velocities' QR (the compact layout: those alone), the KKT \
      * band's */ \
-    INT(w.ipiv, 1, MCS_SIM_COMPACT_(feat) ? MCS_SIM_MAX((held), 1) : (K)) \
-    INT(w.kkt_ipiv, MCS_SIM_BANDED_(feat), (n) + (m)) \
+    MCS_SIM_IBUF(sel, w.ipiv, 1, MCS_SIM_COMPACT_(feat) ? MCS_SIM_MAX((held), 1) : (K)) \
+    MCS_SIM_IBUF(sel, w.kkt_ipiv, MCS_SIM_BANDED_(feat), (n) + (m)) \
     /* the locks' bookkeeping (mcs_sim.h), their captured values, rows and group scratch */ \
-    INT(lock_key, MCS_SIM_LOCKS_(feat), K) \
-    INT(lock_group, MCS_SIM_LOCKS_(feat), K) \
-    INT(lock_rows, MCS_SIM_LOCKS_(feat), K) \
-    INT(lock_ref_at, MCS_SIM_LOCKS_(feat), K) \
-    REAL(lock_ref, MCS_SIM_LOCKS_(feat), 4 * (K)) \
-    REAL(lock_a, MCS_SIM_LOCKS_(feat), (K) * (n)) \
-    REAL(lock_g, MCS_SIM_LOCKS_(feat), (K) + 3) \
+    MCS_SIM_IBUF(sel, lock_key, MCS_SIM_LOCKS_(feat), K) \
+    MCS_SIM_IBUF(sel, lock_group, MCS_SIM_LOCKS_(feat), K) \
+    MCS_SIM_IBUF(sel, lock_rows, MCS_SIM_LOCKS_(feat), K) \
+    MCS_SIM_IBUF(sel, lock_ref_at, MCS_SIM_LOCKS_(feat), K) \
+    MCS_SIM_BUF(sel, lock_ref, MCS_SIM_LOCKS_(feat), 4 * (K)) \
+    MCS_SIM_BUF(sel, lock_a, MCS_SIM_LOCKS_(feat), (K) * (n)) \
+    MCS_SIM_BUF(sel, lock_g, MCS_SIM_LOCKS_(feat), (K) + 3) \
     /* a group lock's G, or the held initial velocities [H | h] (held x (n + 1)) */ \
-    REAL(lock_G, 1, \
+    MCS_SIM_BUF(sel, lock_G, 1, \
          MCS_SIM_LOCKS_(feat) ? (((K) + 3) * (K)) \
                                            : (MCS_SIM_MAX((held), 1) * ((n) + 1))) \
-    INT(w.basis_iwork, 1, K) \
-    INT(w.jac_ipiv, MCS_SIM_IMPLICIT_(feat), n)
+    MCS_SIM_IBUF(sel, w.basis_iwork, 1, K) \
+    MCS_SIM_IBUF(sel, w.jac_ipiv, MCS_SIM_IMPLICIT_(feat), n)
 
-/* A frame's buffers, REAL(fr, member, count) and INT(fr, member, count) for fr->member: a full
+/* A frame's buffers, MCS_SIM_FBUF(sel, fr, member, count) and MCS_SIM_FIBUF(sel, fr, member, count) for fr->member: a full
  * layout's frame (x, x_lo, v, q (f), Q (n x n, T = its last f columns), R (n x m), tau, the
  * pivots), and a compact or banded layout's state of a frame (x, x_lo, v, q and its own T). */
-#define MCS_SIM_FRAME_BUFFERS(REAL, INT, fr, n, mr, kmin, F) \
-    REAL(fr, x, n) \
-    REAL(fr, x_lo, n) \
-    REAL(fr, v, n) \
-    REAL(fr, q, F) \
-    REAL(fr, Q, (n) * (n)) \
-    REAL(fr, R, (n) * (mr)) \
-    REAL(fr, tau, kmin) \
-    INT(fr, piv, mr)
-#define MCS_SIM_STATE_BUFFERS(REAL, fr, n, F) \
-    REAL(fr, x, n) \
-    REAL(fr, x_lo, n) \
-    REAL(fr, v, n) \
-    REAL(fr, q, F) \
-    REAL(fr, T, (n) * (F))
+#define MCS_SIM_FRAME_BUFFERS(sel, fr, n, mr, kmin, F) \
+    MCS_SIM_FBUF(sel, fr, x, n) \
+    MCS_SIM_FBUF(sel, fr, x_lo, n) \
+    MCS_SIM_FBUF(sel, fr, v, n) \
+    MCS_SIM_FBUF(sel, fr, q, F) \
+    MCS_SIM_FBUF(sel, fr, Q, (n) * (n)) \
+    MCS_SIM_FBUF(sel, fr, R, (n) * (mr)) \
+    MCS_SIM_FBUF(sel, fr, tau, kmin) \
+    MCS_SIM_FIBUF(sel, fr, piv, mr)
+#define MCS_SIM_STATE_BUFFERS(sel, fr, n, F) \
+    MCS_SIM_FBUF(sel, fr, x, n) \
+    MCS_SIM_FBUF(sel, fr, x_lo, n) \
+    MCS_SIM_FBUF(sel, fr, v, n) \
+    MCS_SIM_FBUF(sel, fr, q, F) \
+    MCS_SIM_FBUF(sel, fr, T, (n) * (F))
 /* DOP853's stages after DOPRI5's seven (k[7..15]: twelve, the end and three dense) */
 #if MCS_WITH_DOP853
-#define MCS_SIM_DOP853_STAGES_(REAL, on, F) \
-    REAL(w.k[7], on, 2 * (F)) \
-    REAL(w.k[8], on, 2 * (F)) \
-    REAL(w.k[9], on, 2 * (F)) \
-    REAL(w.k[10], on, 2 * (F)) \
-    REAL(w.k[11], on, 2 * (F)) \
-    REAL(w.k[12], on, 2 * (F)) \
-    REAL(w.k[13], on, 2 * (F)) \
-    REAL(w.k[14], on, 2 * (F)) \
-    REAL(w.k[15], on, 2 * (F))
+#define MCS_SIM_DOP853_STAGES_(sel, on, F) \
+    MCS_SIM_BUF(sel, w.k[7], on, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[8], on, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[9], on, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[10], on, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[11], on, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[12], on, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[13], on, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[14], on, 2 * (F)) \
+    MCS_SIM_BUF(sel, w.k[15], on, 2 * (F))
 #else
-#define MCS_SIM_DOP853_STAGES_(REAL, on, F)
+#define MCS_SIM_DOP853_STAGES_(sel, on, F)
 #endif
 
 /* clang-format on */
 
-/* The list summed: the reals or the ints of a layout. */
-#define MCS_SIM_SUM_(member, on, count) +((on) ? (count) : 0)
-#define MCS_SIM_NONE_(member, on, count)
-#define MCS_SIM_SHARED_(member, source, on)
-#define MCS_SIM_FR_SUM_(fr, member, count) +(count)
-#define MCS_SIM_FR_NONE_(fr, member, count)
-#define MCS_SIM_FRAME_REALS_(fr, on, n, mr, kmin, F) \
-    +((on) ? (0 MCS_SIM_FRAME_BUFFERS(MCS_SIM_FR_SUM_, MCS_SIM_FR_NONE_, fr, n, mr, kmin, F)) : 0)
-#define MCS_SIM_FRAME_INTS_(fr, on, n, mr, kmin, F) \
-    +((on) ? (0 MCS_SIM_FRAME_BUFFERS(MCS_SIM_FR_NONE_, MCS_SIM_FR_SUM_, fr, n, mr, kmin, F)) : 0)
-#define MCS_SIM_STATE_REALS_(fr, on, n, F) \
-    +((on) ? (0 MCS_SIM_STATE_BUFFERS(MCS_SIM_FR_SUM_, fr, n, F)) : 0)
-#define MCS_SIM_STATE_NONE_(fr, on, n, F)
+/* The list's entries as the size macros count them: the reals (sel MCS_SIM_REALS_OF_) or the ints
+ * (MCS_SIM_INTS_OF_) of a layout. A carver gives these names a meaning of its own
+ * (runtime/src/sim/mcs_memory.c), with its own values of sel. */
+#define MCS_SIM_REALS_OF_ 0
+#define MCS_SIM_INTS_OF_ 1
+#define MCS_SIM_BUF(sel, member, on, count) +((((sel) == MCS_SIM_REALS_OF_) && (on)) ? (count) : 0)
+#define MCS_SIM_IBUF(sel, member, on, count) +((((sel) == MCS_SIM_INTS_OF_) && (on)) ? (count) : 0)
+#define MCS_SIM_SHARE(sel, member, source, on)
+#define MCS_SIM_FBUF(sel, fr, member, count) +(((sel) == MCS_SIM_REALS_OF_) ? (count) : 0)
+#define MCS_SIM_FIBUF(sel, fr, member, count) +(((sel) == MCS_SIM_INTS_OF_) ? (count) : 0)
+#define MCS_SIM_FRAME(sel, fr, on, n, mr, kmin, F) \
+    +((on) ? (0 MCS_SIM_FRAME_BUFFERS(sel, fr, n, mr, kmin, F)) : 0)
+#define MCS_SIM_STATE(sel, fr, on, n, F) +((on) ? (0 MCS_SIM_STATE_BUFFERS(sel, fr, n, F)) : 0)
 #define MCS_SIM_REALS_(n, m, an, mn, bw, nr, kb, F, held, feat) \
-    (0 MCS_SIM_BUFFERS(MCS_SIM_SUM_, MCS_SIM_NONE_, MCS_SIM_SHARED_, MCS_SIM_FRAME_REALS_, \
-                       MCS_SIM_STATE_REALS_, n, m, MCS_SIM_MAX((m), 1), MCS_SIM_K(n, m), \
+    (0 MCS_SIM_BUFFERS(MCS_SIM_REALS_OF_, n, m, MCS_SIM_MAX((m), 1), MCS_SIM_K(n, m), \
                        MCS_SIM_KMIN(n, m), F, an, mn, bw, nr, kb, held, feat))
 #define MCS_SIM_INTS_(n, m, an, mn, bw, nr, kb, F, held, feat) \
-    (0 MCS_SIM_BUFFERS(MCS_SIM_NONE_, MCS_SIM_SUM_, MCS_SIM_SHARED_, MCS_SIM_FRAME_INTS_, \
-                       MCS_SIM_STATE_NONE_, n, m, MCS_SIM_MAX((m), 1), MCS_SIM_K(n, m), \
+    (0 MCS_SIM_BUFFERS(MCS_SIM_INTS_OF_, n, m, MCS_SIM_MAX((m), 1), MCS_SIM_K(n, m), \
                        MCS_SIM_KMIN(n, m), F, an, mn, bw, nr, kb, held, feat))
 
 /* The block mcs_sim_assign carves, in mcs_real units (declare it `static mcs_real
@@ -295,45 +292,48 @@
 
 /* The chart Jacobian's arrays in the caller's workspace (mcs_sim_linearize,
  * mcs_sim_step_jacobian, the implicit methods' W-matrix: runtime/src/sim/mcs_chart_jacobian.c
- * lays them out from this list, in this order): n coordinates, mr = max(m, 1) rows, nu inputs;
- * `stepping`: with the step Jacobian's (the stages' variations, the basis after the step). */
+ * lays them out from this list, in this order: MCS_SIM_JBUF(sel, member, on, count)): n
+ * coordinates, mr = max(m, 1) rows, nu inputs; `stepping`: with the step Jacobian's (the stages'
+ * variations, the basis after the step). */
 /* clang-format off */
-#define MCS_SIM_JACOBIAN_BUFFERS(REAL, n, mr, nu, stepping) \
-    REAL(Phi, 1, (n) * (n)) \
-    REAL(P, 1, (n) * (n)) \
-    REAL(X, 1, (n) * (n)) \
-    REAL(M, 1, (n) * (n)) \
-    REAL(K, 1, (n) * (n)) \
-    REAL(S, 1, (n) * (n)) \
-    REAL(Dm, 1, (n) * (n)) \
-    REAL(Mr, 1, (n) * (n)) \
-    REAL(Ad, 1, (n) * (mr)) \
-    REAL(R, 1, (n) * ((2 * (n)) + (nu))) \
-    REAL(Y, 1, (n) * ((2 * (n)) + (nu))) \
-    REAL(xs, 1, n) \
-    REAL(vs, 1, n) \
-    REAL(xdd, 1, n) \
-    REAL(g, 1, n) \
-    REAL(wbuf, 1, (3 * (n)) + (2 * (nu))) \
-    REAL(dv, 1, n) \
-    REAL(rf, 1, n) \
-    REAL(tmp, 1, n) \
-    REAL(rcs, 1, n) \
-    REAL(lam, 1, mr) \
-    REAL(gam, 1, mr) \
-    REAL(rc, 1, mr) \
-    REAL(yc, 1, 2 * (n)) \
-    REAL(ydc, 1, 2 * (n)) \
-    REAL(Jy, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
-    REAL(dY, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
-    REAL(dK, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
-    REAL(sum, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
-    REAL(kst, stepping, 8 * (n)) \
-    REAL(Tto, stepping, (n) * (n))
+#define MCS_SIM_JACOBIAN_BUFFERS(sel, n, mr, nu, stepping) \
+    MCS_SIM_JBUF(sel, Phi, 1, (n) * (n)) \
+    MCS_SIM_JBUF(sel, P, 1, (n) * (n)) \
+    MCS_SIM_JBUF(sel, X, 1, (n) * (n)) \
+    MCS_SIM_JBUF(sel, M, 1, (n) * (n)) \
+    MCS_SIM_JBUF(sel, K, 1, (n) * (n)) \
+    MCS_SIM_JBUF(sel, S, 1, (n) * (n)) \
+    MCS_SIM_JBUF(sel, Dm, 1, (n) * (n)) \
+    MCS_SIM_JBUF(sel, Mr, 1, (n) * (n)) \
+    MCS_SIM_JBUF(sel, Ad, 1, (n) * (mr)) \
+    MCS_SIM_JBUF(sel, R, 1, (n) * ((2 * (n)) + (nu))) \
+    MCS_SIM_JBUF(sel, Y, 1, (n) * ((2 * (n)) + (nu))) \
+    MCS_SIM_JBUF(sel, xs, 1, n) \
+    MCS_SIM_JBUF(sel, vs, 1, n) \
+    MCS_SIM_JBUF(sel, xdd, 1, n) \
+    MCS_SIM_JBUF(sel, g, 1, n) \
+    MCS_SIM_JBUF(sel, wbuf, 1, (3 * (n)) + (2 * (nu))) \
+    MCS_SIM_JBUF(sel, dv, 1, n) \
+    MCS_SIM_JBUF(sel, rf, 1, n) \
+    MCS_SIM_JBUF(sel, tmp, 1, n) \
+    MCS_SIM_JBUF(sel, rcs, 1, n) \
+    MCS_SIM_JBUF(sel, lam, 1, mr) \
+    MCS_SIM_JBUF(sel, gam, 1, mr) \
+    MCS_SIM_JBUF(sel, rc, 1, mr) \
+    MCS_SIM_JBUF(sel, yc, 1, 2 * (n)) \
+    MCS_SIM_JBUF(sel, ydc, 1, 2 * (n)) \
+    MCS_SIM_JBUF(sel, Jy, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
+    MCS_SIM_JBUF(sel, dY, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
+    MCS_SIM_JBUF(sel, dK, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
+    MCS_SIM_JBUF(sel, sum, stepping, 2 * (n) * ((2 * (n)) + (nu))) \
+    MCS_SIM_JBUF(sel, kst, stepping, 8 * (n)) \
+    MCS_SIM_JBUF(sel, Tto, stepping, (n) * (n))
 /* clang-format on */
+/* an array as the workspace macros count it (the carver: mcs_chart_jacobian.c's meaning) */
+#define MCS_SIM_JBUF(sel, member, on, count) +((on) ? (count) : 0)
 #define MCS_SIM_LINEARIZE_WORK_SIZE(n, m, nu) \
-    (0 MCS_SIM_JACOBIAN_BUFFERS(MCS_SIM_SUM_, n, MCS_SIM_MAX((m), 1), nu, 0))
+    (0 MCS_SIM_JACOBIAN_BUFFERS(0, n, MCS_SIM_MAX((m), 1), nu, 0))
 #define MCS_SIM_STEP_JACOBIAN_WORK_SIZE(n, m, nu) \
-    (0 MCS_SIM_JACOBIAN_BUFFERS(MCS_SIM_SUM_, n, MCS_SIM_MAX((m), 1), nu, 1))
+    (0 MCS_SIM_JACOBIAN_BUFFERS(0, n, MCS_SIM_MAX((m), 1), nu, 1))
 
 #endif /* MCS_SIM_MEMORY_H */

@@ -5,8 +5,8 @@
 
 typedef enum mcs_status {
     MCS_OK = 0,
-    MCS_ERR_ARGUMENT,          /* a null pointer, a size or an option out of range */
-    MCS_ERR_WORKSPACE,         /* the caller's work arrays are smaller than mcs_sim_work_size() */
+    MCS_ERR_ARGUMENT,  /* a null pointer, a size or an option out of range */
+    MCS_ERR_WORKSPACE, /* the caller's memory is smaller than the size it must have (its macro) */
     MCS_ERR_MODEL_VERSION,     /* the model was generated for another runtime ABI: regenerate it */
     MCS_ERR_NEWTON,            /* the position Newton iteration of a chart did not converge */
     MCS_ERR_SINGULAR_CHART,    /* A_S U is (nearly) singular at a stage point */

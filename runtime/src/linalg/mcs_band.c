@@ -139,19 +139,6 @@ void mcs_band_solve_rt(int m, int w, const mcs_real *R, mcs_real *b)
     }
 }
 
-void mcs_band_solve_r(int m, int w, const mcs_real *R, mcs_real *b)
-{
-    int c;
-    int t;
-    for (c = m - 1; c >= 0; --c) {
-        mcs_real sum = b[c];
-        for (t = 1; (t < w) && ((c + t) < m); ++t) {
-            sum -= R[(c * w) + t] * b[c + t];
-        }
-        b[c] = sum / R[c * w];
-    }
-}
-
 /* where entry (i, j) of a banded matrix of half band kb is (|i - j| within the band, the LU's
  * fill above it included): LAPACK gbtrf's layout with kl = ku = kb, ld 3 kb + 1 */
 static int at(int kb, int i, int j)

@@ -18,9 +18,8 @@ void mcs_band_qt(const mcs_model *md, const mcs_real *cs, const mcs_real *sn, co
 /* y (n, by coordinate) = Q z (z: n by slot, destroyed). */
 void mcs_band_q(const mcs_model *md, const mcs_real *cs, const mcs_real *sn, mcs_real *z,
                 mcs_real *y);
-/* b (m) <- R^-T b and R^-1 b. */
+/* b (m) <- R^-T b. */
 void mcs_band_solve_rt(int m, int w, const mcs_real *R, mcs_real *b);
-void mcs_band_solve_r(int m, int w, const mcs_real *R, mcs_real *b);
 /* LU with partial pivoting of an (N x N) matrix of half band kb in ab (LAPACK gbtrf's layout with
  * kl = ku = kb: entry (i, j) at ab[(2 kb + i - j) + j (3 kb + 1)], the kb rows above the band
  * zero on entry); nonzero when singular. Solve with it in place. */

@@ -85,16 +85,20 @@ void mcs_chart_centre(mcs_sim *s, const mcs_frame *ch, mcs_real *y0)
     mcs_mat_gemm(1, 0, f, 1, s->n, 1, ch->T, s->n, ch->v, s->n, 0, &y0[f], MAX2(f, 1));
 }
 
-/* mcs_sim_memory.h's list of the arrays, taken in order from the caller's work (absent: NULL) */
-#define TAKE_ARRAY(member, on, count) \
-    w->member = ((on) != 0) ? mcs_work_next(work, &at, (size_t)(count)) : NULL;
+/* mcs_sim_memory.h's list of the arrays as the carver: each taken in order from the caller's work
+ * (absent: NULL). (The workspace macros' meaning of the name is not used here.) */
+#undef MCS_SIM_JBUF
+#define MCS_SIM_JBUF(sel, member, on, count) \
+    ((*w).member) = ((on) != 0) ? mcs_work_next(work, &at, (count)) : NULL;
 
 void mcs_jacobian_carve(mcs_real *work, int n, int m, int nu, int stepping, mcs_jacobian_work *w)
 {
-    const int mr = MAX2(m, 1);
+    const size_t nz = (size_t)n;
+    const size_t mr = (size_t)MAX2(m, 1);
+    const size_t nuz = (size_t)nu;
     size_t at = 0;
     w->with_M_x = 1;
-    MCS_SIM_JACOBIAN_BUFFERS(TAKE_ARRAY, n, mr, nu, stepping)
+    MCS_SIM_JACOBIAN_BUFFERS(0, nz, mr, nuz, stepping)
 }
 
 mcs_status mcs_jacobian_point(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mcs_real t,

@@ -1,7 +1,7 @@
 /* mcs_events.c - the event kinds as data and their one switch: what is located inside a step once
  * it is accepted (mcs_step.c calls mcs_events_detect), each kind in its own file (the singular
  * configurations of SPEC §6: mcs_event_singular.c). A kind is added by an entry here, its cases
- * in the two switches, and its file (DEVELOPING.md: a new event kind). */
+ * in the two switches (mcs_event_asked, event_locate), and its file (DEVELOPING.md: a new event kind). */
 #include "sim/mcs_stages.h"
 
 const mcs_event_kind_info mcs_event_kinds[MCS_EVENT_KIND_COUNT] = {
@@ -17,7 +17,8 @@ int mcs_event_asked(const mcs_options *opt, mcs_event_kind kind)
     }
 }
 
-void mcs_event_locate(mcs_sim *s, mcs_event_kind kind)
+/* Locates an event of the kind inside the step just accepted: the kind's own function. */
+static void event_locate(mcs_sim *s, mcs_event_kind kind)
 {
     (void)s; /* (a build without events) */
     switch (kind) {
@@ -32,6 +33,6 @@ void mcs_events_detect(mcs_sim *s)
 {
     int k;
     for (k = 0; k < MCS_EVENT_KIND_COUNT; ++k) {
-        mcs_event_locate(s, (mcs_event_kind)k);
+        event_locate(s, (mcs_event_kind)k);
     }
 }

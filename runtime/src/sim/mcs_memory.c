@@ -5,57 +5,81 @@
  * macros sum and this file carves (counting first): the sizes cannot disagree with the layout. */
 #include "sim/mcs_stages.h"
 
-/* The one list of buffers (mcs_sim_memory.h's MCS_SIM_BUFFERS) as the carver: every pointer NULL
- * first (a buffer the layout leaves out), then each buffer the layout has from the carver, and
- * the shared ones pointed at theirs. A frame's buffers (MCS_SIM_FRAME_BUFFERS,
- * MCS_SIM_STATE_BUFFERS) are carved by a function of their own, once for each frame. */
-#define TAKE_REALS(fr, member, count) fr->member = mcs_carve_take(c, (size_t)(count));
-#define TAKE_INTS(fr, member, count) fr->member = mcs_carve_itake(c, (size_t)(count));
-#define CLEAR_MEMBER(fr, member, count) fr->member = NULL;
+/* The one list of buffers (mcs_sim_memory.h's MCS_SIM_BUFFERS) as the carver: its entries' names
+ * mean here what they carve, in two passes: every pointer NULL first (CLEAR: a buffer the
+ * layout leaves out), then each buffer the layout has from the carver (CARVE), the shared ones
+ * pointed at theirs. A frame's buffers (MCS_SIM_FRAME_BUFFERS, MCS_SIM_STATE_BUFFERS) are a
+ * function's of their own, once for each frame. (The size macros' meanings are not used here.) */
+#define CLEAR 2
+#define CARVE 3
+#undef MCS_SIM_BUF
+#undef MCS_SIM_IBUF
+#undef MCS_SIM_SHARE
+#undef MCS_SIM_FBUF
+#undef MCS_SIM_FIBUF
+#undef MCS_SIM_FRAME
+#undef MCS_SIM_STATE
+#define MCS_SIM_BUF(sel, member, on, count) \
+    if ((sel) == CLEAR) { \
+        ((*s).member) = NULL; \
+    } else if ((on) != 0) { \
+        ((*s).member) = mcs_carve_take(c, (size_t)(count)); \
+    } else { \
+        /* not in this layout */ \
+    }
+#define MCS_SIM_IBUF(sel, member, on, count) \
+    if ((sel) == CLEAR) { \
+        ((*s).member) = NULL; \
+    } else if ((on) != 0) { \
+        ((*s).member) = mcs_carve_itake(c, (size_t)(count)); \
+    } else { \
+        /* not in this layout */ \
+    }
+#define MCS_SIM_SHARE(sel, member, source, on) \
+    if ((sel) == CLEAR) { \
+        ((*s).member) = NULL; \
+    } else if ((on) != 0) { \
+        ((*s).member) = ((*s).source); \
+    } else { \
+        /* not in this layout */ \
+    }
+#define MCS_SIM_FBUF(sel, fr, member, count) \
+    ((*(fr)).member) = ((sel) == CARVE) ? mcs_carve_take(c, (count)) : NULL;
+#define MCS_SIM_FIBUF(sel, fr, member, count) \
+    ((*(fr)).member) = ((sel) == CARVE) ? mcs_carve_itake(c, (count)) : NULL;
+#define MCS_SIM_FRAME(sel, fr, on, n, mr, kmin, F) \
+    if ((sel) == CLEAR) { \
+        clear_frame(c, &((*s).fr)); \
+    } else if ((on) != 0) { \
+        carve_frame(c, &((*s).fr), (n), (mr), (kmin), (F)); \
+    } else { \
+        /* not in this layout */ \
+    }
+#define MCS_SIM_STATE(sel, fr, on, n, F) \
+    if (((sel) == CARVE) && ((on) != 0)) { \
+        carve_state(c, &((*s).fr), (n), (F)); \
+    }
 
 static void carve_frame(mcs_carver *c, mcs_frame *fr, size_t n, size_t mr, size_t kmin, size_t F)
 {
-    MCS_SIM_FRAME_BUFFERS(TAKE_REALS, TAKE_INTS, fr, n, mr, kmin, F)
+    MCS_SIM_FRAME_BUFFERS(CARVE, fr, n, mr, kmin, F)
     fr->T = fr->Q; /* &Q[r n] once factored */
 }
 
 static void carve_state(mcs_carver *c, mcs_frame *fr, size_t n, size_t F)
 {
-    MCS_SIM_STATE_BUFFERS(TAKE_REALS, fr, n, F)
+    MCS_SIM_STATE_BUFFERS(CARVE, fr, n, F)
 }
 
-/* Every buffer of fr NULL, its scalars as a fresh layout leaves them. */
-static void clear_frame(mcs_frame *fr)
+/* Every buffer of fr NULL (those of a full layout's frame and of a state), its scalars as a fresh
+ * layout leaves them. */
+static void clear_frame(mcs_carver *c, mcs_frame *fr)
 {
-    MCS_SIM_FRAME_BUFFERS(CLEAR_MEMBER, CLEAR_MEMBER, fr, 0, 0, 0, 0)
-    MCS_SIM_STATE_BUFFERS(CLEAR_MEMBER, fr, 0, 0)
+    const size_t none = 0U; /* the sizes a clearing pass does not read */
+    MCS_SIM_FRAME_BUFFERS(CLEAR, fr, none, none, none, none)
+    MCS_SIM_STATE_BUFFERS(CLEAR, fr, none, none)
     mcs_frame_reset(fr);
 }
-
-#define CLEAR_BUFFER(member, on, count) s->member = NULL;
-#define CLEAR_SHARED(member, source, on) s->member = NULL;
-#define CLEAR_FRAME(fr, on, n, mr, kmin, F) clear_frame(&s->fr);
-#define CLEAR_NONE(fr, on, n, F)
-#define CARVE_REALS(member, on, count) \
-    if ((on) != 0) { \
-        s->member = mcs_carve_take(c, (size_t)(count)); \
-    }
-#define CARVE_INTS(member, on, count) \
-    if ((on) != 0) { \
-        s->member = mcs_carve_itake(c, (size_t)(count)); \
-    }
-#define CARVE_SHARED(member, source, on) \
-    if ((on) != 0) { \
-        s->member = s->source; \
-    }
-#define CARVE_FRAME(fr, on, n, mr, kmin, F) \
-    if ((on) != 0) { \
-        carve_frame(c, &s->fr, n, mr, kmin, F); \
-    }
-#define CARVE_STATE(fr, on, n, F) \
-    if ((on) != 0) { \
-        carve_state(c, &s->fr, n, F); \
-    }
 
 /* Lays out everything the layout's features use; with null arrays it only counts. */
 static void carve_all(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
@@ -73,10 +97,8 @@ static void carve_all(mcs_carver *c, mcs_sim *s, const mcs_layout *l)
     const size_t kb = l->kb;
     const size_t held = l->held;
     const unsigned feat = l->features;
-    MCS_SIM_BUFFERS(CLEAR_BUFFER, CLEAR_BUFFER, CLEAR_SHARED, CLEAR_FRAME, CLEAR_NONE, n, m, mr, K,
-                    kmin, F, an, mn, bw, nr, kb, held, feat)
-    MCS_SIM_BUFFERS(CARVE_REALS, CARVE_INTS, CARVE_SHARED, CARVE_FRAME, CARVE_STATE, n, m, mr, K,
-                    kmin, F, an, mn, bw, nr, kb, held, feat)
+    MCS_SIM_BUFFERS(CLEAR, n, m, mr, K, kmin, F, an, mn, bw, nr, kb, held, feat)
+    MCS_SIM_BUFFERS(CARVE, n, m, mr, K, kmin, F, an, mn, bw, nr, kb, held, feat)
 }
 
 static mcs_layout layout_of(const mcs_model *model, const mcs_options *opt, unsigned features)

@@ -61,10 +61,8 @@ typedef struct mcs_event_kind_info {
 extern const mcs_event_kind_info mcs_event_kinds[MCS_EVENT_KIND_COUNT];
 /* Whether the options ask for events of the kind (1/0). */
 int mcs_event_asked(const mcs_options *opt, mcs_event_kind kind);
-/* Locates an event of the kind inside the step just accepted (prev.t .. cur.t), when the options
- * ask for it: the kind's own function below. */
-void mcs_event_locate(mcs_sim *s, mcs_event_kind kind);
-/* After a step has been accepted: every kind located inside it (mcs_event_locate). */
+/* After a step has been accepted: an event of every kind located inside it (prev.t .. cur.t),
+ * by the kind's own function below when the options ask for it. */
 void mcs_events_detect(mcs_sim *s);
 
 /* ---- mcs_event_singular.c ---- */
