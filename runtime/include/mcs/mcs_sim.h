@@ -310,7 +310,7 @@ typedef struct mcs_sim {
         mcs_real *basis_work; /* (basis_work_size: the QR's and the alignment's workspace) */
         int *ipiv;            /* (k) pivots; compact (max(nheld, 1)) */
         int *basis_iwork;     /* (k) */
-        /* --- the integrators (sim/mcs_method.c's table says which buffers a method needs) */
+        /* --- the integrators (sim/mcs_method_table.c's table says which buffers a method needs) */
         mcs_real *y0;                /* (2 f) [q; q'] at the step's start */
         mcs_real *y1;                /* (2 f) at its end */
         mcs_real *ys;                /* (2 f) at a stage */

@@ -1,6 +1,6 @@
 /* mcs_sparse.c - products with the model's A and M by their nonzeros (the A_nz and M_nz kernels'
  * values, in w.A and w.M): what the compact and banded variants and the momenta of a lock use in
- * place of the dense matrices (mcs_sim_internal.h). */
+ * place of the dense matrices. */
 #include "sim/mcs_core.h"
 
 void mcs_sparse_A_times(const mcs_sim *s, const mcs_real *u, mcs_real *out)

@@ -168,7 +168,7 @@ mcs_status mcs_banded_rhs(mcs_sim *s, const mcs_frame *ch, const mcs_real *y, mc
     const mcs_band_structure *bs = s->model->band;
     const int n = s->n;
     const int f = n - ch->r;
-    mcs_real *xdd = s->w.Z; /* left for DOPRI5's next first stage (mcs_integrate.c) */
+    mcs_real *xdd = s->w.Z; /* left for DOPRI5's next first stage (mcs_rk.c) */
     mcs_status st;
     int i;
     st = mcs_banded_map(s, ch, y, &y[f], t, s->w.xs, s->w.vs);
