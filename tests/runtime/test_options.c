@@ -515,7 +515,8 @@ static void test_invalid_options_are_refused_as_invalid(void **state)
     mcs_options_default(&opt, md);
     opt.max_steps = 0;
     refuses(md, &opt, MCS_REFUSE_INVALID);
-    /* invalid and refused besides (the banded variant's dense output): invalid is all it says */
+    /* invalid, and refused besides (the banded variant with the defaults: dense output, events,
+     * continuation exp): invalid is all it says */
     mcs_options_default(&opt, md);
     opt.variant = MCS_VARIANT_BANDED;
     opt.newton_max_iter = 0;

@@ -1,8 +1,9 @@
 /* test_sim.c - the simulator's own calls (mcs_sim.c): the queries of a state (minimal
- * coordinates, energy, constraint norm, dense output) check their arguments and answer by a
- * status (spatial_pendulum: n = 3, m = 1). The rest of runtime/src/sim/ has a test program per
- * module: test_methods.c, test_dynamics.c, test_step.c, test_assembly.c, test_options.c,
- * test_linearize.c, test_memory.c, test_events.c. */
+ * coordinates, energy, constraint norm; and mcs_interpolate.c's dense output without a step)
+ * check their arguments and answer by a status (spatial_pendulum: n = 3, m = 1). The rest of
+ * runtime/src/sim/ has its test programs by module: test_methods.c, test_dynamics.c,
+ * test_step.c, test_assembly.c, test_options.c, test_linearize.c, test_memory.c, test_events.c,
+ * test_locks.c, and the variants' test_compact.c and test_banded.c. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
