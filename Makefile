@@ -112,8 +112,9 @@ $(eval $(call TEST_RULE,tests,test,$(RUNTIME_SRC),$(LIBS)))
 $(eval $(call TEST_RULE,tests-asan,asan,$(RUNTIME_SRC),$(LIBS)))
 $(eval $(call TEST_RULE,tests-portable,portable,$(PORTABLE_SRC),-lm))
 
-C_TESTS := test_basis test_sim test_memory test_linalg test_transition test_locks test_statics \
-	test_compact test_banded test_configs
+C_TESTS := test_basis test_sim test_methods test_dynamics test_step test_assembly test_options \
+	test_linearize test_events test_memory test_linalg test_transition test_locks test_statics \
+	test_modes test_compact test_banded test_configs
 
 test-c: deps $(addprefix $(B)/tests/,$(C_TESTS)) $(addprefix $(B)/tests-portable/,$(C_TESTS))
 	@for t in $(C_TESTS); do $(B)/tests/$$t || exit 1; done

@@ -670,7 +670,7 @@ def test_the_limits_the_readme_quotes_are_the_codes():
     assert f"a model with fewer than {below} coordinates with the portable backend" in text
     gemm = source_constant("runtime/src/linalg/mcs_linalg.h", r"^#define MCS_LA_GEMM_MIN (\d+)\.0")
     assert f"products of at least {gemm} multiply-adds" in text
-    sim = "runtime/src/sim/mcs_sim.c"
+    sim = "runtime/src/sim/mcs_options.c"  # the options' defaults
     steps = int(source_constant(sim, r"opt->max_steps = (\d+)L;"))
     attempts = source_constant(sim, r"opt->max_attempts = (\d+);")
     exponent = "⁰¹²³⁴⁵⁶⁷⁸⁹"[len(str(steps)) - 1]

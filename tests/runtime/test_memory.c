@@ -2,7 +2,9 @@
  * compile-time macro, exactly that many bytes run (under ASan, the block malloc'ed to the byte)
  * and one byte fewer is refused, options that use less get less, and a run in assigned memory
  * equals the same run in mcs_sim_init's workspace (a buffer carved too small would overwrite its
- * neighbour and change the numbers; test_same.h: bit for bit with the portable backend). */
+ * neighbour and change the numbers; test_same.h: bit for bit with the portable backend), and
+ * mcs_sim_init's workspace macros (MCS_SIM_WORK_SIZE, MCS_SIM_IWORK_SIZE) equal the layout's
+ * count (mcs_sim_workspace_size). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -313,6 +315,21 @@ static void test_what_the_memory_lacks_is_a_status(void **state)
     }
 }
 
+/* The compile-time size macros equal what the carver counts from the layout itself. */
+static void test_workspace_macros_equal_the_layout(void **state)
+{
+    int n, m;
+    (void)state;
+    NEEDS(MCS_PART_DOP853 | MCS_PART_IMPLICIT); /* the macros count every part's buffers */
+    for (n = 1; n <= 40; ++n)
+        for (m = 0; m <= 45; ++m) {
+            size_t reals = 0, ints = 0;
+            assert_int_equal(mcs_sim_workspace_size(n, m, &reals, &ints), MCS_OK);
+            assert_int_equal(reals, (size_t)MCS_SIM_WORK_SIZE(n, m));
+            assert_int_equal(ints, (size_t)MCS_SIM_IWORK_SIZE(n, m));
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_options_that_use_less_get_less),
         cmocka_unit_test(test_start_with_parameters_in_a_small_layout),
         cmocka_unit_test(test_what_the_memory_lacks_is_a_status),
+        cmocka_unit_test(test_workspace_macros_equal_the_layout),
     };
     return cmocka_run_group_tests_name("memory", tests, NULL, NULL);
 }

@@ -1,9 +1,9 @@
-/* test_statics.c - static equilibrium and modes (mcs_statics.c, mcs_modes.c): the pendulum of
- * 003 §4.1 (equilibrium, sqrt(g/L), failure without K_c), the tangent and KKT formulations
- * agreeing, dependent rows (tangent works, KKT reports a singular matrix), the torsion pendulum's
- * hand-derived frequency and damping, the same results in a continued tangent basis, and the
- * status codes. Runs on both linear-algebra
- * backends (the damped pencil is LAPACK-only) and under ASan/UBSan (Makefile). */
+/* test_statics.c - static equilibrium (mcs_statics.c, mcs_statics_step.c): the pendulum of
+ * 003 §4.1 (equilibrium, failure without K_c), the tangent and KKT formulations agreeing, a model
+ * without rows, dependent rows (tangent works, KKT reports a singular matrix), the torsion
+ * pendulum's hand-derived equilibrium, the same equilibrium in a continued tangent basis, the
+ * status codes and the empty report of a refused call. The modes at these equilibria:
+ * test_modes.c. Runs on both linear-algebra backends and under ASan/UBSan (Makefile). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +12,6 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "mcs/mcs_modes.h"
 #include "mcs/mcs_statics.h"
 #include "pendulum_3r.h"
 #include "pendulum_3r_bodies.h"
@@ -22,18 +21,14 @@
 
 #define NX PENDULUM_3R_BODIES_NX /* the largest of the models used here */
 #define NC PENDULUM_3R_BODIES_NC
-static mcs_real work[MCS_MODES_WORK_SIZE(NX, NC) + MCS_STATICS_WORK_SIZE(NX, NC)];
-static int iwork[MCS_MODES_IWORK_SIZE(NX, NC) + MCS_STATICS_IWORK_SIZE(NX, NC)];
-static mcs_real x[NX], lam[NC], shapes[2 * NX * NX], shapes_im[2 * NX * NX];
-static mcs_mode modes[2 * NX];
+static mcs_real work[MCS_STATICS_WORK_SIZE(NX, NC)];
+static int iwork[MCS_STATICS_IWORK_SIZE(NX, NC)];
+static mcs_real x[NX], lam[NC];
 #define WORK_ARGS work, sizeof work / sizeof *work, iwork, sizeof iwork / sizeof *iwork
 
-/* sqrt(g / L) of the 003 pendulum, and the torsion pendulum by hand (models/pendulum_torsion.yaml:
- * m g L sin(phi) + k (phi - 0.5) = 0, omega^2 = (m g L cos(phi) + k) / (m L^2 + J)). */
-#define OMEGA_KC 1.5660459763365826
+/* The torsion pendulum by hand (models/pendulum_torsion.yaml:
+ * m g L sin(phi) + k (phi - 0.5) = 0; its frequency and damping: test_modes.c). */
 #define PHI_TORSION 0.12706198115555595
-#define OMEGA_TORSION 1.8049702668549032
-#define SIGMA_TORSION (30.0 / (2 * 240.6))
 
 static mcs_status statics_from(const mcs_model *md, const mcs_real *x0, int method, int use_kc,
                                mcs_statics_report *rep)
@@ -53,12 +48,11 @@ static mcs_status statics(const mcs_model *md, int method, int use_kc, mcs_stati
     return statics_from(md, md->x0, method, use_kc, rep);
 }
 
-static void pendulum_equilibrium_and_frequency(void **state)
+/* The 003 pendulum hangs at the bottom (its frequency there: test_modes.c). */
+static void pendulum_equilibrium(void **state)
 {
     const mcs_model *md = &pendulum_kc_model;
     mcs_statics_report rep;
-    mcs_modes_options mopt;
-    mcs_modes_report mrep;
     mcs_real xt[3], lt[2];
     (void)state;
     assert_int_equal(statics(md, MCS_STATICS_TANGENT, 1, &rep), MCS_OK);
@@ -70,22 +64,6 @@ static void pendulum_equilibrium_and_frequency(void **state)
     assert_int_equal(statics(md, MCS_STATICS_KKT, 1, &rep), MCS_OK);
     assert_true(fabs(x[0] - xt[0]) < 1e-12 && fabs(x[1] - xt[1]) < 1e-12);
     assert_true(fabs(lam[1] - lt[1]) < 1e-9 && fabs(lam[0] - lt[0]) < 1e-9);
-    mcs_modes_defaults(&mopt);
-    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, &mrep, modes, shapes,
-                                     shapes_im, WORK_ARGS),
-                     MCS_OK);
-    assert_int_equal(mrep.nmodes, 1);
-    assert_int_equal(mrep.symmetric, 1);
-    assert_int_equal(modes[0].kind, MCS_MODE_OSCILLATING);
-    assert_true(fabs(modes[0].im - OMEGA_KC) < 1e-10);
-    /* the shape is the tangent of the circle at the bottom: x moves, y does not */
-    assert_true(fabs(shapes[0] - 1) < 1e-15 && fabs(shapes[1]) < 1e-12);
-    /* without K_c: zero stiffness, a rigid mode */
-    mopt.use_kc = 0;
-    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, &mrep, modes, shapes,
-                                     NULL, WORK_ARGS),
-                     MCS_OK);
-    assert_true(mrep.stiffness == 0 && mrep.rigid == 1 && modes[0].kind == MCS_MODE_RIGID);
 }
 
 /* A model without rows (m = 0: pendulum_3r's joint angles): the tangent basis is the identity,
@@ -133,62 +111,35 @@ static void dependent_rows_need_the_tangent_form(void **state)
     assert_int_equal(statics_from(md, x30, MCS_STATICS_KKT, 1, &rep), MCS_ERR_SINGULAR_JACOBIAN);
 }
 
+/* The torsion pendulum's equilibrium by hand (its frequency and damping: test_modes.c). */
 static void torsion_pendulum_by_hand(void **state)
 {
     const mcs_model *md = &pendulum_torsion_model;
-    mcs_modes_options mopt;
-    mcs_modes_report mrep;
-    mcs_status st;
     (void)state;
     assert_int_equal(statics(md, MCS_STATICS_TANGENT, 1, NULL), MCS_OK);
     assert_true(fabs(2 * atan2(x[5], x[3]) - PHI_TORSION) < 1e-12);
-    mcs_modes_defaults(&mopt);
-    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, &mrep, modes, shapes,
-                                     shapes_im, WORK_ARGS),
-                     MCS_OK);
-    assert_true(fabs(modes[0].omega - OMEGA_TORSION) < 1e-10);
-    assert_true(fabs(modes[0].freq - OMEGA_TORSION / 6.283185307179586) < 1e-10);
-    mopt.damped = 1;
-    st = mcs_modes_solve(md, md->default_params, &mopt, x, lam, &mrep, modes, shapes, shapes_im,
-                         WORK_ARGS);
-#ifdef MCS_LINALG_PORTABLE
-    assert_int_equal(st, MCS_ERR_UNSUPPORTED);
-#else
-    assert_int_equal(st, MCS_OK);
-    assert_int_equal(mrep.symmetric, 0);
-    assert_int_equal(mrep.nmodes, 1);
-    assert_true(fabs(modes[0].re + SIGMA_TORSION) < 1e-10);
-    assert_true(fabs(modes[0].omega - OMEGA_TORSION) < 1e-10);
-    assert_true(fabs(modes[0].zeta - SIGMA_TORSION / OMEGA_TORSION) < 1e-10);
-#endif
 }
 
-/* The continued basis (mcs_statics_options.basis) gives the same equilibrium and modes as the
- * QR basis of each iterate, and is an orthonormal basis of the null space of A at the end. */
+/* The continued basis (mcs_statics_options.basis) gives the same equilibrium as the QR basis of
+ * each iterate, and is an orthonormal basis of the null space of A at the end (the same modes in
+ * it: test_modes.c). */
 static void continued_basis_changes_nothing(void **state)
 {
     const mcs_model *md = &pendulum_3r_bodies_model;
     const int n = md->nx, m = md->nc;
-    static mcs_real T[NX * NX], A[NC * NX], xq[NX], lq[NC], omega[NX];
+    static mcs_real T[NX * NX], A[NC * NX], xq[NX], lq[NC];
     mcs_statics_options opt;
-    mcs_modes_options mopt;
     mcs_statics_report rep;
     int i, j, k, f = 0, f_qr;
     (void)state;
-    /* traditional: QR basis at every iterate and for the modes */
+    /* traditional: QR basis at every iterate */
     assert_int_equal(statics(md, MCS_STATICS_TANGENT, 1, &rep), MCS_OK);
-    mcs_modes_defaults(&mopt);
-    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, NULL, modes, shapes,
-                                     NULL, WORK_ARGS),
-                     MCS_OK);
     for (i = 0; i < n; ++i)
         xq[i] = x[i];
     for (i = 0; i < m; ++i)
         lq[i] = lam[i];
     f_qr = n - rep.rank;
     assert_int_equal(f_qr, 3);
-    for (k = 0; k < f_qr; ++k)
-        omega[k] = modes[k].omega;
     /* continued from the start's QR basis along the Newton path */
     mcs_statics_defaults(&opt);
     opt.basis = T;
@@ -230,13 +181,6 @@ static void continued_basis_changes_nothing(void **state)
         print_message("continued vs QR basis at the equilibrium: max |T - T_qr| = %.3g\n", diff);
         assert_true(diff > 1e-2);
     }
-    mopt.basis = T;
-    mopt.basis_cols = f;
-    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, NULL, modes, shapes,
-                                     NULL, WORK_ARGS),
-                     MCS_OK);
-    for (k = 0; k < f; ++k)
-        assert_true(fabs(modes[k].omega - omega[k]) < 1e-10 * omega[k]);
     /* basis without basis_cols (or the reverse) is an argument error */
     opt.basis_cols = NULL;
     assert_int_equal(mcs_statics_solve(md, md->default_params, &opt, x, lam, NULL, WORK_ARGS),
@@ -247,11 +191,9 @@ static void status_codes(void **state)
 {
     const mcs_model *md = &pendulum_kc_model;
     mcs_statics_options opt;
-    mcs_modes_options mopt;
     int i;
     (void)state;
     mcs_statics_defaults(&opt);
-    mcs_modes_defaults(&mopt);
     assert_int_equal(mcs_statics_solve(NULL, NULL, &opt, x, lam, NULL, WORK_ARGS),
                      MCS_ERR_ARGUMENT);
     assert_int_equal(mcs_statics_solve(md, md->default_params, &opt, x, lam, NULL, work, 10, iwork,
@@ -266,15 +208,7 @@ static void status_codes(void **state)
         x[i] = md->x0[i];
     assert_int_equal(mcs_statics_solve(md, md->default_params, &opt, x, lam, NULL, WORK_ARGS),
                      MCS_ERR_NO_CONVERGENCE);
-    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, NULL, modes, shapes,
-                                     NULL, work, 10, iwork, sizeof iwork / sizeof *iwork),
-                     MCS_ERR_WORKSPACE);
-    mopt.basis = shapes;
-    mopt.basis_cols = 2; /* the pendulum has one free motion */
-    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, md->x0, lam, NULL, modes,
-                                     shapes_im, NULL, WORK_ARGS),
-                     MCS_ERR_ARGUMENT);
-    assert_true(mcs_statics_work_size(md) > 0 && mcs_modes_iwork_size(md) > 0);
+    assert_true(mcs_statics_work_size(md) > 0);
 }
 
 /* A refused call leaves an empty report (issue 34: the command line read the report of a refused
@@ -284,12 +218,9 @@ static void refused_calls_leave_an_empty_report(void **state)
     const mcs_model *md = &pendulum_kc_model;
     mcs_statics_options opt;
     mcs_statics_report rep;
-    mcs_modes_options mopt;
-    mcs_modes_report mrep;
     int i;
     (void)state;
     mcs_statics_defaults(&opt);
-    mcs_modes_defaults(&mopt);
     for (i = 0; i < md->nx; ++i)
         x[i] = md->x0[i];
     opt.max_iter = MCS_STATICS_HISTORY;
@@ -310,29 +241,17 @@ static void refused_calls_leave_an_empty_report(void **state)
                      MCS_ERR_WORKSPACE);
     assert_int_equal(rep.iterations, 0);
     assert_int_equal(rep.history_len, 0);
-    memset(&mrep, 0x5a, sizeof mrep);
-    assert_int_equal(mcs_modes_solve(md, md->default_params, &mopt, x, lam, &mrep, modes, shapes,
-                                     NULL, work, 10, iwork, sizeof iwork / sizeof *iwork),
-                     MCS_ERR_WORKSPACE);
-    assert_int_equal(mrep.rank, 0);
-    assert_int_equal(mrep.dof, 0);
-    assert_int_equal(mrep.nmodes, 0);
-    assert_int_equal(mrep.rigid, 0);
-    assert_true(mrep.stiffness == 0 && mrep.asymmetry == 0);
 }
 
 /* A firmware build without the stiffness kernels (mcsgen generate --kernels motion) gets
- * MCS_ERR_UNSUPPORTED from statics and modes, not a call through NULL. */
+ * MCS_ERR_UNSUPPORTED from statics, not a call through NULL (and from modes: test_modes.c). */
 static void without_stiffness_kernels_unsupported(void **state)
 {
     mcs_model subset = pendulum_kc_model;
     mcs_statics_options opt;
-    mcs_modes_options mopt;
-    mcs_modes_report mrep;
     int i;
     (void)state;
     mcs_statics_defaults(&opt);
-    mcs_modes_defaults(&mopt);
     for (i = 0; i < subset.nx; ++i)
         x[i] = subset.x0[i];
     lam[0] = lam[1] = 0;
@@ -340,26 +259,17 @@ static void without_stiffness_kernels_unsupported(void **state)
     assert_int_equal(
         mcs_statics_solve(&subset, subset.default_params, &opt, x, lam, NULL, WORK_ARGS),
         MCS_ERR_UNSUPPORTED);
-    assert_int_equal(mcs_modes_solve(&subset, subset.default_params, &mopt, x, lam, &mrep, modes,
-                                     shapes, shapes_im, WORK_ARGS),
-                     MCS_ERR_UNSUPPORTED);
     subset = pendulum_kc_model;
     subset.K_f = NULL;
     assert_int_equal(
         mcs_statics_solve(&subset, subset.default_params, &opt, x, lam, NULL, WORK_ARGS),
         MCS_ERR_UNSUPPORTED);
-    subset = pendulum_kc_model;
-    subset.D = NULL;
-    mopt.damped = 1;
-    assert_int_equal(mcs_modes_solve(&subset, subset.default_params, &mopt, x, lam, &mrep, modes,
-                                     shapes, shapes_im, WORK_ARGS),
-                     MCS_ERR_UNSUPPORTED);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(pendulum_equilibrium_and_frequency),
+        cmocka_unit_test(pendulum_equilibrium),
         cmocka_unit_test(pendulum_without_kc_has_no_stiffness),
         cmocka_unit_test(no_rows_hang_straight_down),
         cmocka_unit_test(dependent_rows_need_the_tangent_form),
