@@ -1,4 +1,4 @@
-"""The kernel catalogue (generator/mcsgen/derive/catalogue.py) is the hand-written descriptor's:
+"""The kernel catalogue (generator/mcsgen/model/catalogue.py) is the hand-written descriptor's:
 its kernels are the function-pointer members of mcs_model (mcs_row_group's, mcs_switch_event's)
 in runtime/include/mcs/mcs_model.h, in order, of the same types and shapes; the kernel sets, the
 audit and the generated files take their kernels from it; and every generated descriptor
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcsgen.audit.collect import TERMS
-from mcsgen.derive import catalogue
+from mcsgen.model import catalogue
 from mcsgen.enums import CONTINUATION, ENERGY_BALANCE, METHOD
 from mcsgen.model import kernel_sets
 

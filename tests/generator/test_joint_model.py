@@ -6,7 +6,7 @@ import random
 import pytest
 import sympy as sp
 
-from mcsgen.derive.intermediates import Intermediates
+from mcsgen.model.intermediates import Intermediates
 from mcsgen.errors import ModelError
 from mcsgen.model import load_model
 from mcsgen.model.tree import PLACEMENT_TYPES, spanning_tree

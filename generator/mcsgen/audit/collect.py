@@ -19,7 +19,7 @@ from ..version import __version__
 from ..analysis.check import CompiledModel, check_model
 from ..derive import derive
 from ..derive.terms import with_linear_tangents
-from ..derive.catalogue import audited, kernel
+from ..model.catalogue import audited, kernel
 from ..derive.joint_terms import tangent_directions
 from ..derive.linear_terms import direction_symbols
 from ..derive.output_terms import input_direction_symbols, velocity_direction_symbols
@@ -30,7 +30,7 @@ from ..model import complete_initial_state
 from ..model.exact import approx
 from ..model.joints import SPATIAL_JOINTS
 
-# The matrix kernels of the report, in SPEC §5's order (derive/catalogue.py): (name, what, row
+# The matrix kernels of the report, in SPEC §5's order (model/catalogue.py): (name, what, row
 # kind, column kind); a kind says what indexes that dimension ("row": constraint rows, "x":
 # coordinates, "1": none).
 _INDEX_KIND = {"nc": "row", "nx": "x", "ny": "y", "1": "1"}

@@ -1,6 +1,6 @@
 """Derived expressions -> the bodies of the generated kernels: one CSE per kernel, printed C.
 
-The kernels are the catalogue's (derive/catalogue.py), in its order; a heavy one is split into
+The kernels are the catalogue's (model/catalogue.py), in its order; a heavy one is split into
 static parts. Output is deterministic: same model file and generator version, same statements.
 """
 
@@ -11,7 +11,7 @@ from typing import Tuple
 
 import sympy as sp
 
-from ..derive.catalogue import EVENT_KERNELS, KERNELS, ROW_GROUP_KERNELS, printed, scalars
+from ..model.catalogue import EVENT_KERNELS, KERNELS, ROW_GROUP_KERNELS, printed, scalars
 from ..derive.joint_terms import tangent_directions
 from ..derive.linear_terms import direction_symbols
 from ..derive.output_terms import input_direction_symbols, velocity_direction_symbols
@@ -216,7 +216,7 @@ def _in_pattern(mat, pattern):
 
 def _specs(model, derived):
     """(name, catalogue entry, output length, entries, shape comment, what) of every kernel the
-    model has, in the generated file's order (derive/catalogue.py: printed, then the row groups').
+    model has, in the generated file's order (model/catalogue.py: printed, then the row groups').
     """
     patterns = {"a": a_pattern(derived), "m": m_pattern(derived)}
     sizes = counts(model, derived)
@@ -375,7 +375,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     return kernels, out, fused
 
 
-# what the w of a kernel with w = "w" stacks (derive/catalogue.py), in order, each array's
+# what the w of a kernel with w = "w" stacks (model/catalogue.py), in order, each array's
 # length in the descriptor's counts ("nx", "nc", "nmu", "nu")
 W_LAYOUT = {
     "joint_wrenches": (("v", "nx"), ("a", "nx"), ("lam", "nc"), ("nu", "nmu"), ("u", "nu")),

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Dict, Optional
 
 import jinja2
 
-from ..derive.catalogue import KERNELS
+from ..model.catalogue import KERNELS
 from ..derive.terms import with_linear_tangents, with_wrenches
 from ..enums import CONTINUATION, ENERGY_BALANCE, JOINT_COORDINATE, METHOD
 from ..model import kernel_sets
@@ -88,7 +88,7 @@ def render(
     for joint in model.joints:
         joint_coord_index.append(njc if joint.coordinate is not None else -1)
         njc += joint.coordinate is not None
-    # the descriptor's kernel members (derive/catalogue.py): its trampoline, or NULL for a kernel
+    # the descriptor's kernel members (model/catalogue.py): its trampoline, or NULL for a kernel
     # the model lacks (no potential, ...) or a kernel set leaves out
     trampolines = {k["name"] for k in kernels + views if k["descriptor"]} | {
         k["name"] for k in scalars

@@ -2,7 +2,7 @@
 row), the banded simulator's structure, the dense views that spread a kernel's nonzeros, the
 descriptor's counts, and the memory features of the file's firmware settings."""
 
-from ..derive.catalogue import BY_NAME, views
+from ..model.catalogue import BY_NAME, views
 from ..enums import CONTINUATION_MEMORY, METHOD_MEMORY
 from ..model.exact import clean
 from .structure import givens_qr, kkt_band
@@ -24,7 +24,7 @@ def m_pattern(derived):
 
 
 def counts(model, derived):
-    """The descriptor's counts that size the kernels' outputs (derive/catalogue.py's rows and
+    """The descriptor's counts that size the kernels' outputs (model/catalogue.py's rows and
     cols): nx, nc, a_nnz, m_nnz, njc, nheld, nw, nmu, nu, ny."""
     jc = derived.joint_coords
     return {
@@ -90,7 +90,7 @@ def rows_of(pattern, m):
 
 
 def dense_views(model, kernels):
-    """The dense A, A_dot and M for the templates (derive/catalogue.py's views): each calls its
+    """The dense A, A_dot and M for the templates (model/catalogue.py's views): each calls its
     nonzeros' kernel and spreads them in place (one helper of the generated file), when that
     kernel is emitted."""
     emitted = {k["name"]: k for k in kernels}

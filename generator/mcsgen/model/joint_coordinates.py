@@ -13,7 +13,7 @@ initial state. Then (to_joint_coordinates):
   places its child is tree_steps.py, its initial values tree_state.py; a body the tree does not
   reach keeps its body coordinates (and its norm row);
 - every other body's coordinates (`<body>.x`, ..., `<body>.e3`) and velocities become
-  intermediates (derive/intermediates.py): its pose is a short expression of its parent's pose
+  intermediates (model/intermediates.py): its pose is a short expression of its parent's pose
   and its joint's coordinate, its velocities the time derivatives of those;
 - the tree joints' rows and the norm rows of the bodies they place hold identically and are
   dropped; the rows of cut joints, drivers and the norm rows of floating bodies stay, as
@@ -29,7 +29,7 @@ from typing import Dict, List, Optional
 import numpy as np
 import sympy as sp
 
-from ..derive.intermediates import Intermediates
+from .intermediates import Intermediates
 from ..errors import ModelError
 from .consistency import check_consistency
 from .bodies import G_matrix, rotation_from_euler

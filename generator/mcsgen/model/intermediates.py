@@ -1,9 +1,10 @@
 """Named intermediate quantities and derivatives through them (forward mode).
 
-A joint-coordinate model (model/tree_model.py) writes each body's pose as a short expression of
-its parent's: the body's coordinate symbols (`link3.x`, `link3.e0`, ...) become intermediates,
-s = expr(q, qd, t, parameters, earlier intermediates), instead of being expanded into q (whose
-expressions grow with the depth of the tree). Everything downstream differentiates through them:
+A joint-coordinate model (model/joint_coordinates.py) writes each body's pose as a short
+expression of its parent's: the body's coordinate symbols (`link3.x`, `link3.e0`, ...) become
+intermediates, s = expr(q, qd, t, parameters, earlier intermediates), instead of being expanded
+into q (whose expressions grow with the depth of the tree). Everything downstream differentiates
+through them:
 
     d expr / d var = sum over the symbols s of expr of  (partial expr / partial s) * (d s / d var)
 
