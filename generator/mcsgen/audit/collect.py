@@ -18,12 +18,8 @@ import yaml
 from ..version import __version__
 from ..analysis.check import CompiledModel, check_model
 from ..derive import derive
-from ..derive.terms import with_linear_tangents
+from ..model import kernel_sets
 from ..model.catalogue import audited, kernel
-from ..derive.joint_terms import tangent_directions
-from ..derive.linear_terms import direction_symbols
-from ..derive.output_terms import input_direction_symbols, velocity_direction_symbols
-from ..derive.wrenches import acceleration_symbols
 from ..emit.fingerprint import generator_fingerprint
 from ..emit.kernels import nonzero
 from ..model import complete_initial_state
@@ -260,12 +256,13 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
     u = rng.standard_normal(len(model.inputs))  # the inputs' map at random inputs
     subs.update({i.symbol: val for i, val in zip(model.inputs, u)})
     a, dx = rng.standard_normal(n), rng.standard_normal(n)  # the tangents' accelerations, direction
-    subs.update(zip(acceleration_symbols(n), a))
-    subs.update(zip(direction_symbols(n), dx))
+    arrays = derived.arrays
+    subs.update(zip(arrays["a"], a))
+    subs.update(zip(arrays["dx"], dx))
     ny = len(model.outputs)  # the outputs' tangent along random dx, dv, du
     dv, du = rng.standard_normal(n), rng.standard_normal(len(model.inputs))
-    subs.update(zip(velocity_direction_symbols(n), dv))
-    subs.update(zip(input_direction_symbols(len(model.inputs)), du))
+    subs.update(zip(arrays["dv"], dv))
+    subs.update(zip(arrays["du"], du))
     compiled = {
         "c": lambda: cm.c(x, t)[:, None],
         "A": lambda: cm.A(x, t),
@@ -299,7 +296,7 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
 
     references = {name: _derived_term(derived, name) for name, _, _, _ in TERMS}
     if derived.f_tangent is not None:  # K_f and D: f's tangent along each unit direction
-        dq, dqd = tangent_directions(n)
+        dq, dqd = arrays["dq"], arrays["dqd"]
         for name, directions in (("K_f", dq), ("D", dqd)):
             columns = []
             for k in range(n):
@@ -309,7 +306,7 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
                 columns.append(value(derived.f_tangent, at)[:, 0])
             references[name] = np.array(columns).T
     if derived.kc_tangent is not None:  # K_c: A^T lam's tangent along each unit direction
-        dq, _ = tangent_directions(n)
+        dq = arrays["dq"]
         columns = []
         for k in range(n):
             at = dict(subs)
@@ -371,9 +368,7 @@ def collect(
     name = model.name
     c_path, h_path = generated_dir / f"{name}.c", generated_dir / f"{name}.h"
     c_text = c_path.read_text()
-    derived = derive(model)
-    if f"{name}_gamma_x(" in c_text or f"{name}_M_x(" in c_text:  # the linearization set
-        with_linear_tangents(derived)
+    derived = derive(model, _report_sets(h_path.read_text(), name))
     geometry = dict(model.geometry)
     terms = [
         _term(tn, what, rk, ck, _derived_term(derived, tn), c_text, name, geometry)
@@ -438,6 +433,13 @@ def collect(
     if audit.misra is not None:
         audit.ok = audit.ok and audit.misra["findings"] == []
     return audit
+
+
+def _report_sets(header: str, name: str) -> frozenset:
+    """The kernel sets whose terms the report shows, of those the generated C carries (its
+    header's <NAME>_KERNELS): the audited kernels' (not the joints' wrenches: reactions)."""
+    carried = re.search(rf'#define {name.upper()}_KERNELS "([a-z_, ]+)"', header)
+    return kernel_sets.from_label(carried.group(1)) & {k.kernel_set for k in audited()}
 
 
 KC_TANGENT_WHAT = (

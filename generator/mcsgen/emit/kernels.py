@@ -12,10 +12,6 @@ from typing import Tuple
 import sympy as sp
 
 from ..model.catalogue import EVENT_KERNELS, KERNELS, ROW_GROUP_KERNELS, printed, scalars
-from ..derive.joint_terms import tangent_directions
-from ..derive.linear_terms import direction_symbols
-from ..derive.output_terms import input_direction_symbols, velocity_direction_symbols
-from ..derive.wrenches import acceleration_symbols
 from ..model import kernel_sets
 from ..model.exact import clean
 from ..model.reader import PARAM_PREFIX
@@ -314,13 +310,9 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         local = names
         if spec.w == "w":  # several arrays stacked in w (W_LAYOUT)
             local = dict(names)
-            local.update((s, f"a[{i}]") for i, s in enumerate(acceleration_symbols(model.n)))
-            local.update((s, f"nu[{i}]") for i, s in enumerate(derived.nu or ()))
-            local.update((s, f"dx[{i}]") for i, s in enumerate(direction_symbols(model.n)))
-            local.update((s, f"dv[{i}]") for i, s in enumerate(velocity_direction_symbols(model.n)))
-            local.update(
-                (s, f"du[{k}]") for k, s in enumerate(input_direction_symbols(len(model.inputs)))
-            )
+            arrays = dict(derived.arrays, nu=derived.nu or ())
+            for array in ("a", "nu", "dx", "dv", "du"):
+                local.update((s, f"{array}[{i}]") for i, s in enumerate(arrays[array]))
         prologue, kernel_inter = [], inter
         if stage is not None and len(runs) == 1 and name in readers:
             prologue, local, kernel_inter = _reading_stage(stage, entries, local, inter)
@@ -648,10 +640,9 @@ def _tangent_kernel(model, derived, spec, name, shape, what, names, inter, helpe
     params = tangent.params + ((STAGE_ARRAY,) if reads_stage else ())
     if tangent.function not in helpers_done:
         helpers_done.add(tangent.function)
-        dq, dqd = tangent_directions(model.n)
         local = dict(names)
-        local.update((s, f"dq[{i}]") for i, s in enumerate(dq))
-        local.update((s, f"dqd[{i}]") for i, s in enumerate(dqd))
+        for array in ("dq", "dqd"):
+            local.update((s, f"{array}[{i}]") for i, s in enumerate(derived.arrays[array]))
         geometry = dict(model.geometry)
         entries = _column_major(getattr(derived, tangent.field))
         if geometry:

@@ -6,12 +6,11 @@ version, same bytes.
 """
 
 import math
-from typing import TYPE_CHECKING, Dict, Optional
+from typing import TYPE_CHECKING, Dict
 
 import jinja2
 
 from ..model.catalogue import KERNELS
-from ..derive.terms import with_linear_tangents, with_wrenches
 from ..enums import CONTINUATION, ENERGY_BALANCE, JOINT_COORDINATE, METHOD
 from ..model import kernel_sets
 from ..paths import TEMPLATES, shipped
@@ -52,13 +51,12 @@ def _held_coordinates(groups, x):
 def render(
     model: "Model",
     derived: "Derived",
-    sets: Optional[frozenset] = None,
     generate_options: str = "",
     band: bool = True,
 ) -> Dict[str, str]:
-    """Return {filename: text} of the generated sources with the kernels of `sets`
-    (model/kernel_sets.py; default a host build's, as generated/ holds; fewer for a firmware
-    build).
+    """Return {filename: text} of the generated sources with the kernels of the kernel sets
+    the terms were derived for (derive(model, sets); model/kernel_sets.py): rendering prints
+    them, it derives nothing.
     The model's initial state is complete (model.complete_initial_state: generate.py solves it).
     generate_options: what the banner's regeneration command adds ('--firmware ').
     band: emit the banded simulator's structure when the model has one (not for firmware)."""
@@ -67,11 +65,7 @@ def render(
             f"{model.name}: the initial velocities are not solved yet "
             "(model.complete_initial_state before render)"
         )
-    sets = kernel_sets.host(model) if sets is None else sets
-    if "reactions" in sets:
-        with_wrenches(derived)
-    if "linearization" in sets:
-        with_linear_tangents(derived)
+    sets = derived.kernel_sets
     kernels, scalars, fused = build_kernels(model, derived, sets)
     no_rows = no_rows_kernels(model, derived, sets)
     views = dense_views(model, kernels)

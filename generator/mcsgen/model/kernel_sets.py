@@ -108,3 +108,8 @@ def label(sets: Iterable[str]) -> str:
     """The banner's and the header's name of a choice: 'all' or the sets in SETS order."""
     sets = frozenset(sets)
     return "all" if sets == ALL else ", ".join(s for s in SETS if s in sets)
+
+
+def from_label(text: str) -> frozenset:
+    """The sets a banner's or a header's label names (label's inverse)."""
+    return ALL if text == "all" else frozenset(text.split(", "))
