@@ -497,7 +497,7 @@ class Solver:
         """The exit status (0, 1 or 130; status 2 raises McsError naming the option) and the
         run's text: the CSV, the event log (each passed to sink(channel, piece) as it comes when
         a sink is given: the command line writes its files so) and the JSON summary."""
-        from .simulate import option_arguments
+        from .options import option_arguments
 
         options = self._simulate_options("simulate", params, options)
         options["progress"] = progress

@@ -21,7 +21,7 @@ from ..derive import derive
 from ..model import kernel_sets
 from ..model.catalogue import audited, kernel
 from ..emit.fingerprint import generator_fingerprint
-from ..emit.kernels import nonzero
+from ..emit.statements import nonzero
 from ..model import complete_initial_state
 from ..model.exact import approx
 from ..model.joints import SPATIAL_JOINTS

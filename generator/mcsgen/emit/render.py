@@ -17,7 +17,8 @@ from ..paths import TEMPLATES, shipped
 from ..version import __version__
 from .files import c_string
 from .fingerprint import generator_fingerprint
-from .kernels import STATIC_PREFIX, build_kernels, no_rows_kernels, param_member
+from .kernels import build_kernels, no_rows_kernels
+from .statements import STATIC_PREFIX, param_member
 from .printer import McsCodePrinter
 from .tables import (
     a_pattern,

@@ -10,7 +10,7 @@ from .structure import givens_qr, kkt_band
 
 def _pattern(mat):
     """(row, column) of the entries of mat that are not exactly zero, column by column (the
-    predicate of the kernels' own zero test, kernels.nonzero)."""
+    predicate of the kernels' own zero test, statements.nonzero)."""
     rows, cols = mat.shape
     return [(i, j) for j in range(cols) for i in range(rows) if clean(mat[i, j]) != 0]
 

@@ -20,7 +20,7 @@ KIND = {
     "mcs_kernel_xwt": "xwt",  # (x, w, t, p, out)
     "mcs_scalar_xt": "xt",  # (x, t, p) -> value
     "mcs_scalar_xvt": "xvt",  # (x, v, t, p) -> value
-    "mcs_kernel_Mf": "mf",  # (x, v, t, p, M_out, f_out): emit/kernels.fused_kernel
+    "mcs_kernel_Mf": "mf",  # (x, v, t, p, M_out, f_out): emit/fused.fused_kernel
 }
 
 
