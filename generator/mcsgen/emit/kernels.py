@@ -200,7 +200,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
         )
     values = {"kinetic": derived.kinetic, "potential": derived.potential}
     out = [
-        _scalar(k.name, k.kind, values[k.name], names, k.what, geometry, inter)
+        _scalar(k.name, k, values[k.name], names, k.what, geometry, inter)
         for k in scalars()
         if values[k.name] is not None and k.kernel_set in sets
     ]
@@ -208,7 +208,7 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
     for k, e in enumerate(model.events):  # condition events: g(x, v, t), fires when g crosses 0
         if e.condition is not None and event.kernel_set in sets:
             what = f"{event.what} of event {k}"
-            out.append(_scalar(f"event_{k}", event.kind, e.condition, names, what, geometry, inter))
+            out.append(_scalar(f"event_{k}", event, e.condition, names, what, geometry, inter))
     return kernels, out, fused
 
 
@@ -262,6 +262,7 @@ def kernel_entry(
     return {
         "name": name,
         "kind": spec.kind,
+        "type": spec.type,
         "w": spec.w or None,
         "shape": shape,
         "what": what,
@@ -275,18 +276,19 @@ def kernel_entry(
     }
 
 
-def _scalar(name, kind, expr, names, what, geometry=None, inter=None):
-    """A scalar kernel: CSE'd temporaries (and the intermediates it reads) and a return
-    statement."""
+def _scalar(name, spec, expr, names, what, geometry=None, inter=None):
+    """A scalar kernel of the catalogue's entry `spec`: CSE'd temporaries (and the intermediates
+    it reads) and a return statement."""
     if geometry:
         expr = sp.sympify(expr).xreplace(geometry)
     lines = assignments([(0, clean(expr))], names, "@", inter)
     body = lines[:-1] + ["return " + lines[-1].split(" = ", 1)[1]]
     used = " ".join(body)
-    args = ("x", "v", "t", "p") if kind == "xvt" else ("x", "t", "p")
+    args = ("x", "v", "t", "p") if spec.kind == "xvt" else ("x", "t", "p")
     return {
         "name": name,
-        "kind": kind,
+        "kind": spec.kind,
+        "type": spec.type,
         "what": what,
         "body": body,
         "unused": [a for a in args if not uses(used, a)],

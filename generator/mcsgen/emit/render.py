@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Dict
 
 import jinja2
 
-from ..model.catalogue import KERNELS
+from ..model.catalogue import KERNELS, ROW_GROUP_KERNELS, descriptor_runs
 from ..enums import CONTINUATION, ENERGY_BALANCE, JOINT_COORDINATE, METHOD
 from ..model import kernel_sets
 from ..paths import TEMPLATES, shipped
@@ -111,6 +111,10 @@ def render(
             for k in KERNELS
         },
         "no_rows": sorted(set(no_rows.values())),
+        # the descriptor's kernel members, in runs after other members (the last run ends it)
+        "descriptor_runs": descriptor_runs(),
+        "last_run": list(descriptor_runs())[-1],
+        "row_group_kernels": ROW_GROUP_KERNELS,  # mcs_row_group's kernel members, in order
         "views": views,
         "kernel_sets": kernel_sets.label(sets),
         "generate_options": generate_options,

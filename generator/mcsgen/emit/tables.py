@@ -106,6 +106,7 @@ def dense_views(model, kernels):
                 "name": view.name,
                 "nz": nz.name,
                 "kind": emitted[nz.name]["kind"],
+                "type": emitted[nz.name]["type"],
                 "w": emitted[nz.name]["w"],
                 "tables": nz.pattern,
                 "ld": ld,

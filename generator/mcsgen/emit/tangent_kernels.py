@@ -77,7 +77,7 @@ def tangent_kernel(model, derived, spec, names, inter, helpers_done, stage):
         helper = {
             "function": tangent.function,
             "comment": tangent.comment,
-            "params": ", ".join(f"const mcs_real *{a}" for a in ("x",) + params),
+            "arrays": params,  # after x (templates/signatures.j2)
             "body": body,
             "unused": [a for a in arguments if not uses(used, a)],
         }
