@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import mcsgen.build as build
-from mcsgen.analysis.check import check_model
+from mcsgen.selfcheck import check_model
 from helpers import run_simulation
 from mcsgen.generate import generate
 from mcsgen.model import load_model

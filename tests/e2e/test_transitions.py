@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from helpers import simulate
-from mcsgen.analysis.check import CompiledModel
+from mcsgen.compiled import CompiledModel
 from mcsgen.model import load_model
 
 ROOT = Path(__file__).resolve().parents[2]

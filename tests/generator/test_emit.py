@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from mcsgen.analysis.check import CompiledModel, check_model
+from mcsgen.compiled import CompiledModel
+from mcsgen.selfcheck import check_model
 from mcsgen.derive import derive
 from mcsgen.generate import generate, is_up_to_date
 from mcsgen.model import load_model

@@ -16,7 +16,8 @@ import sympy as sp
 import yaml
 
 from ..version import __version__
-from ..analysis.check import CompiledModel, check_model
+from ..compiled import CompiledModel
+from ..selfcheck import check_model
 from ..derive import derive
 from ..model import kernel_sets
 from ..model.catalogue import audited, kernel
@@ -90,7 +91,7 @@ class Audit:
     rows: List[RowOrigin]
     rank: int
     terms: List[Term]
-    check: object  # analysis.check.CheckReport
+    check: object  # selfcheck.CheckReport
     check_samples: int
     check_seed: int
     kernel_vs_sympy: List[Tuple[str, float, str]]  # (term, max rel diff, worst entry)
