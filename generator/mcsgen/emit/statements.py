@@ -19,7 +19,7 @@ from .printer import McsCodePrinter
 # mcs_, model/reader.py): a parameter is the struct member mcs_p_<name>, so no macro of a header
 # a firmware includes (stdio.h's EOF, complex.h's I, ...) can replace it; the generated file's
 # own statics are mcs_gen_<name>, which no model prefix <model>_ can spell. Nothing in the
-# runtime starts with either (tests/generator/test_emit.py).
+# runtime starts with either (tests/generator/emit/test_emit.py).
 STATIC_PREFIX = "mcs_gen_"
 
 

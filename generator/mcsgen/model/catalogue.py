@@ -7,7 +7,7 @@ event_<k>). Each says its C type, its output's shape in the descriptor's counts,
 that carries it (model/kernel_sets.py), what it computes (the generated header's comment) and,
 for the terms of the audit report, the report's title. The emitter (emit/kernels.py,
 emit/tables.py, emit/render.py and the templates), the audit (audit/collect.py) and the kernel
-sets read it; tests/generator/test_catalogue.py holds it to mcs_model.h.
+sets read it; tests/generator/model/test_catalogue.py holds it to mcs_model.h.
 """
 
 import re

@@ -15,7 +15,7 @@ from mcsgen.model import catalogue
 from mcsgen.enums import CONTINUATION, ENERGY_BALANCE, METHOD
 from mcsgen.model import kernel_sets
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MODEL_H = (ROOT / "runtime" / "include" / "mcs" / "mcs_model.h").read_text()
 GENERATED = sorted(p for p in (ROOT / "generated").iterdir() if p.is_dir())
 
