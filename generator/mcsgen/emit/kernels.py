@@ -145,8 +145,8 @@ def build_kernels(model, derived, sets=kernel_sets.ALL):
             continue
         if entries is None:
             stage_of_f = stage if "f_tangent" in readers else None
-            parts = tangent_kernel(model, derived, spec, names, inter, helpers_done, stage_of_f)
-            kernels.append(kernel_entry(name, spec, shape, what, **parts, uses_k=True))
+            loop = tangent_kernel(model, derived, spec, names, inter, helpers_done, stage_of_f)
+            kernels.append(kernel_entry(name, spec, shape, what, **loop, uses_k=True))
             continue
         if geometry:
             entries = [(k, e.xreplace(geometry)) for k, e in entries]
