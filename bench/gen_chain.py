@@ -47,7 +47,7 @@ def main(sizes):
         t0 = time.perf_counter()
         model = complete_initial_state(load_model(path))  # as before: loading + velocities
         t1 = time.perf_counter()
-        derived = derive(model)
+        derived = derive(model)  # every term a host build needs, the joints' wrenches too
         t2 = time.perf_counter()
         render(model, derived)
         t3 = time.perf_counter()

@@ -1,12 +1,16 @@
 """Helpers shared by the end-to-end tests (tests/ is on sys.path through conftest.py)."""
 import json
 import re
+import subprocess
 
 import numpy as np
 import pytest
 import sympy as sp
 
 import mcsgen
+from mcsgen.build import build_simulator
+from mcsgen.errors import McsError
+from mcsgen.options import option_arguments
 from mcsgen.outputs.plot import read_run
 
 _solvers = {}  # model -> its in-process solver (mcsgen.api), built once per test process
@@ -29,6 +33,23 @@ def simulate(tmp_path, model, with_events=False, **options):
         # no log when nothing happened (no singular configuration, no transition)
         return summary, read_run(out), json.loads(events.read_text()) if events.exists() else []
     return summary, read_run(out)
+
+
+def run_simulation(model_name, options, out_csv=None):
+    """Build and run the standalone simulator executable of a generated model (what
+    tests/test_api.py holds the in-process library to); returns its JSON summary as a dict. A
+    refused option (exit status 2) raises McsError naming it."""
+    cmd = [str(build_simulator(model_name))] + option_arguments(options)
+    if out_csv:
+        cmd += ["--out", str(out_csv)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    # 0: done, 1: stopped by a failure (the summary says which)
+    if proc.returncode not in (0, 1) or not proc.stdout.strip():
+        err = proc.stderr.strip() or f"exit code {proc.returncode}"
+        if proc.returncode == 2:  # the simulator refused its arguments (it names the option)
+            raise McsError(f"simulate {model_name}: {err.removeprefix('simulate: ')}")
+        raise McsError(f"simulation of {model_name} failed: {err}")
+    return json.loads(proc.stdout)
 
 
 def quaternion_matrix(e):

@@ -13,7 +13,7 @@ import mcsgen
 from conftest import ROOT
 from mcsgen.errors import McsError
 from mcsgen.outputs.plot import read_run
-from mcsgen.simulate import run_simulation
+from helpers import run_simulation
 
 
 def same(a, b):

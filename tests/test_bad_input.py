@@ -521,7 +521,7 @@ def test_a_broken_model_file(case, tmp_path, capsys, quiet_dirs):
 
 @pytest.fixture(scope="module")
 def pendulum_csv(tmp_path_factory):
-    from mcsgen.simulate import run_simulation
+    from helpers import run_simulation
 
     import mcsgen
 

@@ -171,7 +171,7 @@ int main(void)
     assert out == ["1", "1"], out
 
 
-def test_the_simulator_backend_follows_the_model_size(monkeypatch):
+def test_a_models_linalg_backend_follows_its_size(monkeypatch):
     """Issue 13: the portable backend below build.PORTABLE_BELOW coordinates (the measured
     crossover), LAPACK from there on and for statics/modes; MCS_LINALG overrides; a bad value is
     an error."""
@@ -182,15 +182,15 @@ def test_the_simulator_backend_follows_the_model_size(monkeypatch):
     assert build.linalg_backend(27) == "portable" and build.linalg_backend(28) == "lapack"
     assert build.linalg_backend() == "lapack"
     assert build.model_nx("spatial_pendulum") == 3
-    assert build.simulator_backend("spatial_pendulum") == "portable"  # n = 3
-    assert build.simulator_backend("slider_crank") == "portable"  # n = 21
-    assert build.simulator_backend("puma560_estop") == "lapack"  # n = 42
+    assert build.model_linalg_backend("spatial_pendulum") == "portable"  # n = 3
+    assert build.model_linalg_backend("slider_crank") == "portable"  # n = 21
+    assert build.model_linalg_backend("puma560_estop") == "lapack"  # n = 42
     monkeypatch.setenv("MCS_LINALG", "auto")
-    assert build.simulator_backend("spatial_pendulum") == "portable"
+    assert build.model_linalg_backend("spatial_pendulum") == "portable"
     for forced in ("lapack", "portable"):
         monkeypatch.setenv("MCS_LINALG", forced)
-        assert build.simulator_backend("spatial_pendulum") == forced
-        assert build.simulator_backend("puma560_estop") == forced
+        assert build.model_linalg_backend("spatial_pendulum") == forced
+        assert build.model_linalg_backend("puma560_estop") == forced
     monkeypatch.setenv("MCS_LINALG", "blas")
     with pytest.raises(BuildError, match="MCS_LINALG must be"):
-        build.simulator_backend("spatial_pendulum")
+        build.model_linalg_backend("spatial_pendulum")

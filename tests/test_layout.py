@@ -1,7 +1,8 @@
-"""The layout stays navigable (issue 35): no import cycle in the generator package, no include or
-call cycle in the runtime, one runtime file that decides the simulator variant, no source file so
-long that it must hold several jobs, every file saying its job first, and the README's layout
-table names every module."""
+"""The layout stays navigable (issue 35): no import cycle in the generator package, its stages
+(model/, derive/, emit/) importing only earlier ones, no include or call cycle in the runtime,
+one runtime file that decides the simulator variant, no source file so long that it must hold
+several jobs, every file saying its job first, and the README's layout table names every
+module."""
 import ast
 import re
 import shutil
@@ -39,12 +40,34 @@ def find_cycle(graph):
     return None
 
 
-def module_name(path):
-    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+def module_name(path, package=PACKAGE):
+    rel = path.relative_to(package.parent).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
+
+
+def imported_modules(name, path, node, modules):
+    """The package's modules (of `modules`) an import statement of module `name` names."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    if isinstance(node, ast.ImportFrom):
+        if node.level:
+            base = package.split(".")
+            base = base[: len(base) - node.level + 1]
+            target = ".".join(base + ([node.module] if node.module else []))
+        else:
+            target = node.module
+        # `from P import m` of a module m depends on P.m; of a name, on P (its parent
+        # package, always imported first, is no dependency of P.m)
+        candidates = [
+            f"{target}.{a.name}" if f"{target}.{a.name}" in modules else target for a in node.names
+        ]
+    elif isinstance(node, ast.Import):
+        candidates = [a.name for a in node.names]
+    else:
+        return set()
+    return {c for c in candidates if c in modules and c != name}
 
 
 def package_imports():
@@ -53,21 +76,9 @@ def package_imports():
     modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     graph = {}
     for name, path in modules.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         deps = set()
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-                candidates = [target] + [f"{target}.{a.name}" for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                candidates = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            elif isinstance(node, ast.Import):
-                candidates = [a.name for a in node.names]
-            else:
-                continue
-            deps |= {c for c in candidates if c in modules and c != name}
+            deps |= imported_modules(name, path, node, modules)
         graph[name] = deps
     return graph
 
@@ -75,6 +86,117 @@ def package_imports():
 def test_generator_has_no_import_cycle():
     cycle = find_cycle(package_imports())
     assert cycle is None, " -> ".join(cycle)
+
+
+# The generator's stages in the order data flows (DEVELOPING.md): a stage imports none after it.
+# emit/ may name derive/'s types in hints (`if TYPE_CHECKING:`) but imports nothing of it at run
+# time, and differentiates nothing: the emitter prints what derive(model, sets) derived.
+STAGES = ("mcsgen.model", "mcsgen.derive", "mcsgen.emit")
+DERIVING_CALLS = {"diff", "jacobian", "hessian", "Derivative", "fdiff", "tangent", "dot"}
+
+
+def stage_of(module):
+    return next(
+        (k for k, stage in enumerate(STAGES) if module.split(".")[:2] == stage.split(".")), None
+    )
+
+
+def imports_with_hints(tree):
+    """[(import statement, whether it is under `if TYPE_CHECKING:`)] of a module's tree, those
+    inside functions too."""
+    found = []
+
+    def visit(node, hint):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                found.append((child, hint))
+            elif isinstance(child, ast.If) and ast.unparse(child.test) in TYPE_CHECKING_TESTS:
+                for stmt in child.body:
+                    visit(ast.Module(body=[stmt], type_ignores=[]), True)
+                for stmt in child.orelse:
+                    visit(ast.Module(body=[stmt], type_ignores=[]), hint)
+            else:
+                visit(child, hint)
+
+    visit(tree, False)
+    return found
+
+
+TYPE_CHECKING_TESTS = ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+
+
+def stage_violations(package=PACKAGE):
+    """Imports of a later stage by an earlier one, run-time imports of derive/ by emit/ (its
+    hints under TYPE_CHECKING are fine), and calls in emit/ of what differentiates
+    (DERIVING_CALLS)."""
+    modules = {module_name(p, package): p for p in package.rglob("*.py")}
+    problems = []
+    for name, path in sorted(modules.items()):
+        stage = stage_of(name)
+        if stage is None:
+            continue
+        tree = ast.parse(path.read_text())
+        for node, hint in imports_with_hints(tree):
+            for target in sorted(imported_modules(name, path, node, modules)):
+                other = stage_of(target)
+                if other is not None and other > stage:
+                    problems.append(f"{name} (line {node.lineno}) imports {target}: a later stage")
+                elif STAGES[stage] == "mcsgen.emit" and other == stage - 1 and not hint:
+                    problems.append(
+                        f"{name} (line {node.lineno}) imports {target}: emit/ only prints what "
+                        "derive/ derived (its types, for hints, under TYPE_CHECKING)"
+                    )
+        if STAGES[stage] == "mcsgen.emit":
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    called = (
+                        func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                    )
+                    if called in DERIVING_CALLS:
+                        problems.append(
+                            f"{name} (line {node.lineno}) calls {called}: emit/ derives"
+                        )
+    return problems
+
+
+def test_the_stages_import_only_earlier_ones():
+    """model/ imports nothing of derive/ or emit/, derive/ nothing of emit/, and emit/ only the
+    Derived type of derive/ for its hints: the pipeline flows one way (DEVELOPING.md), and the
+    emitter prints, derives nothing."""
+    problems = stage_violations()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_stage_check_finds_a_later_import_and_a_derivation(tmp_path):
+    """A model/ module importing derive/, a derive/ one importing emit/ deferred, an emit/ one
+    importing derive/ at run time and one differentiating: each is found; emit/'s hint is not."""
+    root = tmp_path / "mcsgen"
+    files = {
+        "__init__.py": "",
+        "model/__init__.py": "",
+        "model/a.py": "from ..derive import b\n",
+        "derive/__init__.py": "",
+        "derive/b.py": "def f():\n    from ..emit import c\n",
+        "emit/__init__.py": "",
+        "emit/c.py": (
+            "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from ..derive import b\n"
+            "import sympy as sp\n"
+            "def g(e, x):\n    return sp.diff(e, x)\n"
+        ),
+        "emit/d.py": "from ..derive.b import f\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    assert stage_violations(root) == [
+        "mcsgen.derive.b (line 2) imports mcsgen.emit.c: a later stage",
+        "mcsgen.emit.c (line 6) calls diff: emit/ derives",
+        "mcsgen.emit.d (line 1) imports mcsgen.derive.b: emit/ only prints what derive/ derived "
+        "(its types, for hints, under TYPE_CHECKING)",
+        "mcsgen.model.a (line 1) imports mcsgen.derive.b: a later stage",
+    ]
 
 
 def runtime_includes():

@@ -209,7 +209,7 @@ class Mechanism:
         build's, every set but linearization plus the file's `kernels:`): a solver that
         linearizes needs "all" or "linearization,..." (model/kernel_sets.py). Another choice
         than the default is generated into a folder of its own under build/generated-kernels/."""
-        from .build import build_simulator_library, simulator_backend
+        from .build import build_simulator_library, model_linalg_backend
         from .generate import choose_kernel_sets, generate
         from .model import kernel_sets
         from .paths import BUILD, file_key
@@ -225,7 +225,7 @@ class Mechanism:
             tag = hashlib.sha256(label.encode()).hexdigest()[:8]
             root = BUILD / "generated-kernels" / f"{file_key(self.path)}-{tag}"
             _, gdir, _ = generate(self.path, out_root=root, kernels=kernels, model=self.model)
-        backend = backend or simulator_backend(self.name, gdir)
+        backend = backend or model_linalg_backend(self.name, gdir)
         return Solver(self, build_simulator_library(self.name, backend, gdir), backend, gdir)
 
 
@@ -497,7 +497,7 @@ class Solver:
         """The exit status (0, 1 or 130; status 2 raises McsError naming the option) and the
         run's text: the CSV, the event log (each passed to sink(channel, piece) as it comes when
         a sink is given: the command line writes its files so) and the JSON summary."""
-        from .simulate import option_arguments
+        from .options import option_arguments
 
         options = self._simulate_options("simulate", params, options)
         options["progress"] = progress

@@ -67,8 +67,9 @@ def model_nx(name: str, gdir: Optional[PathLike] = None) -> int:
     raise BuildError(f"{gdir / (name + '.h')}: no {name.upper()}_NX (regenerate the model)")
 
 
-def simulator_backend(name: str, gdir: Optional[PathLike] = None) -> str:
-    """The backend the simulator of a generated model is built with (linalg_backend by size)."""
+def model_linalg_backend(name: str, gdir: Optional[PathLike] = None) -> str:
+    """The linear-algebra backend a generated model's simulator is built with: linalg_backend of
+    its size."""
     return linalg_backend(model_nx(name, gdir))
 
 
@@ -297,7 +298,7 @@ def build_simulator(
     """The simulate driver linked with one generated model (model_dir, or gdir); returns the
     executable's path."""
     gdir = Path(gdir) if gdir else model_dir(name)
-    backend = simulator_backend(name, gdir)
+    backend = model_linalg_backend(name, gdir)
     target = _build_dir(name, gdir) / f"simulate_{name}_{backend}"
     cmd = program_command(
         name, simulator_sources(), target, backend, extra_flags=extra_flags, gdir=gdir
@@ -319,7 +320,7 @@ def build_simulator_library(
     (-Bsymbolic), so that the libraries of several models load side by side (two files of one
     name too: their libraries have two paths, _build_dir)."""
     gdir = Path(gdir) if gdir else model_dir(name)
-    backend = backend or simulator_backend(name, gdir)
+    backend = backend or model_linalg_backend(name, gdir)
     target = _build_dir(name, gdir) / f"libsimulate_{name}_{backend}.so"
     cmd = program_command(
         name,

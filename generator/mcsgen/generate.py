@@ -106,9 +106,9 @@ def generate(
         check_consistency(model)  # what only the numbers show (no real solution, massless motion)
         options = ("--firmware " if firmware else "") + (f"--kernels {kernels} " if kernels else "")
         # a firmware build never links the banded simulator (scripts/firmware): no band tables
-        derived = derive(model)
+        derived = derive(model, sets)  # every term the sets need, before anything is emitted
         check_joint_mass_matrix(model, derived.M)  # a tree in joint coordinates: checked here
-        files = render(model, derived, sets, options, band=not firmware)  # all, then written
+        files = render(model, derived, options, band=not firmware)  # all, then written
         write_atomically(files, out_dir)
         written = True
     else:

@@ -203,12 +203,6 @@ def apply_deviations(scope, findings, deviations, base=None):
     return result
 
 
-def check_runtime(deviations=None):
-    """The runtime library (runtime/src, runtime/include) with each linear-algebra backend, and
-    the firmware example."""
-    return check_all([], runtime=True, deviations=deviations)[0]
-
-
 def check_all(model_dirs, runtime=True, deviations=None, workers=None, piece_bytes=None):
     """The runtime (optionally) and each generated model directory, `workers` Cppcheck runs at a
     time (default: one per core): one Result per scope, the runtime first. A model's .c larger

@@ -2,12 +2,14 @@
 
 Read by the command line (cli/parser.py builds its `simulate` parser from it), by the C simulator
 (`runtime/app/mcs_options_table.h` is generated from it: `write_c_table`), and by the manual (its
-options table is generated from it: `markdown_table`). Tests check that the generated header and
-the manual's block are current, and that every default below is what the C runtime's
-`mcs_options_default` sets (tests/test_options.py).
+options table is generated from it: `markdown_table`); a run's options become the simulator's
+arguments again in `option_arguments` (the Python API, the stepped run, the sweep). Tests check
+that the generated header and the manual's block are current, and that every default below is
+what the C runtime's `mcs_options_default` sets (tests/test_options.py).
 """
 
 from dataclasses import dataclass
+from typing import List
 
 from .enums import CONTINUATION, JUMP_METHOD, METHOD
 from .paths import ROOT, RUNTIME
@@ -319,6 +321,25 @@ def add_arguments(parser, skip=()):
             parser.add_argument(flag, type=option_value(opt), metavar=opt.metavar, help=text)
         else:
             parser.add_argument(flag, metavar=opt.metavar, help=text)
+
+
+def option_arguments(options: dict) -> List[str]:
+    """The simulator's command-line arguments for options keyed by their names in OPTIONS
+    (with "_" for "-"): None and False are left out, True is a flag, a list repeats its option,
+    a float is written as its shortest round-trip text (the simulator reads back that double)."""
+    args = []
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                args += [flag, str(item)]
+        elif value is True:
+            args.append(flag)
+        else:
+            args += [flag, repr(value) if isinstance(value, float) else str(value)]
+    return args
 
 
 def _c_string(text):

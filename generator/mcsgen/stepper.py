@@ -321,7 +321,7 @@ class Stepper:
 
 def start_argv(options: dict) -> list:
     """The stepped run's argv from Solver.start's options (the simulate options' names)."""
-    from .simulate import option_arguments
+    from .options import option_arguments
 
     return ["start"] + option_arguments(options)
 

@@ -97,7 +97,7 @@ def test_portable_backend_has_no_external_dependencies(tmp_path):
 
 def test_backends_agree_end_to_end(tmp_path, monkeypatch):
     import numpy as np
-    from mcsgen.simulate import run_simulation
+    from helpers import run_simulation
     from mcsgen.outputs.plot import read_run
 
     runs = {}

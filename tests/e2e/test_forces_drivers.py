@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import mcsgen.build as build
-from mcsgen.analysis.check import check_model
-from mcsgen.simulate import run_simulation
+from mcsgen.selfcheck import check_model
+from helpers import run_simulation
 from mcsgen.generate import generate
 from mcsgen.model import load_model
 from mcsgen.outputs.plot import read_run

@@ -137,7 +137,7 @@ def test_held_velocities_the_new_geometry_contradicts_are_an_error(tmp_path):
 def test_frozen_parameters_are_constants_and_param_refuses_them(tmp_path, capsys):
     from mcsgen.cli import main
     from mcsgen.generate import generate
-    from mcsgen.simulate import run_simulation
+    from helpers import run_simulation
 
     path = write(tmp_path, PLANAR, "geo_frozen", PLANAR_DEFAULTS, freeze="freeze: [L1, th0]\n")
     solver = mcsgen.load(path).build()

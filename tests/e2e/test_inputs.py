@@ -230,7 +230,7 @@ def test_a_bad_schedule_is_refused_in_one_line(motor_solver, tmp_path, text, sai
 def test_check_compares_the_input_map_with_the_file_and_with_the_joints_power(tmp_path):
     """`check` holds f_u = B(x, t) u to the file's forces (SymPy) and a joint input's power
     v . B e_k to its joint's rate, in the three formulations."""
-    from mcsgen.analysis.check import check_model
+    from mcsgen.selfcheck import check_model
 
     texts = {
         "p3in": pendulum_with(["tau1 - tau2", "tau2 - tau3", "tau3"], MOTORS),

@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 
 from helpers import quaternion_matrix, simulate
-from mcsgen.analysis.check import CompiledModel
+from mcsgen.compiled import CompiledModel
 from mcsgen.model import load_model
 
 ROOT = Path(__file__).resolve().parents[2]

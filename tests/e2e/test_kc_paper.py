@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from helpers import quaternion_matrix
-from mcsgen.analysis.check import CompiledModel
+from mcsgen.compiled import CompiledModel
 from mcsgen.generate import generate
 
 MODEL = """\

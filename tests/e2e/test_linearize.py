@@ -271,7 +271,7 @@ def test_check_compares_the_linearization_kernels_with_differences():
     """./mcsgen check of a build that carries the linearization set checks M_x and gamma_x
     against differences of M a - B u and A a - gamma (a closed loop's third derivatives); a
     default build has neither kernel nor row."""
-    from mcsgen.analysis.check import check_model
+    from mcsgen.selfcheck import check_model
 
     mechanism = mcsgen.load(shipped("slider_crank"))
     full = check_model(

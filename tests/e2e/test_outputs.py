@@ -228,7 +228,7 @@ def test_outputs_need_the_linearization_kernels_only_for_C_and_D(tmp_path):
 def test_the_csv_header_and_check(crank, cli, tmp_path):
     """The command line writes y.<name> after the joints' columns; `check` holds the outputs'
     tangent to differences of the outputs."""
-    from mcsgen.analysis.check import check_model
+    from mcsgen.selfcheck import check_model
 
     out = tmp_path / "run.csv"
     path = tmp_path / "crank_cli.yaml"

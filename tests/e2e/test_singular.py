@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from mcsgen.analysis.check import CompiledModel
+from mcsgen.compiled import CompiledModel
 from mcsgen.model import load_model
 from mcsgen.outputs.plot import read_run
 

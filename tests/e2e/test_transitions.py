@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from helpers import simulate
-from mcsgen.analysis.check import CompiledModel
+from mcsgen.compiled import CompiledModel
 from mcsgen.model import load_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ def run_tmp_model(tmp_path, monkeypatch, name, text, options):
     from mcsgen import build
     from mcsgen.generate import generate
     from mcsgen.outputs.plot import read_run
-    from mcsgen.simulate import run_simulation
+    from helpers import run_simulation
 
     path = tmp_path / f"{name}.yaml"
     path.write_text(text)

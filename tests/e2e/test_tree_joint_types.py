@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from mcsgen.analysis.check import check_model
+from mcsgen.selfcheck import check_model
 from mcsgen.model.tree_state import cylindrical_initial, planar_initial
 
 import helpers

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from scipy.integrate import simpson
 
-from mcsgen.analysis.check import CompiledModel
+from mcsgen.compiled import CompiledModel
 from mcsgen.generate import generate
 from mcsgen.model import load_model
 from mcsgen.model.exact import approx

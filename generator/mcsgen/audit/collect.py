@@ -16,21 +16,18 @@ import sympy as sp
 import yaml
 
 from ..version import __version__
-from ..analysis.check import CompiledModel, check_model
+from ..compiled import CompiledModel
+from ..selfcheck import check_model
 from ..derive import derive
-from ..derive.terms import with_linear_tangents
-from ..derive.catalogue import audited, kernel
-from ..derive.joint_terms import tangent_directions
-from ..derive.linear_terms import direction_symbols
-from ..derive.output_terms import input_direction_symbols, velocity_direction_symbols
-from ..derive.wrenches import acceleration_symbols
+from ..model import kernel_sets
+from ..model.catalogue import audited, kernel
 from ..emit.fingerprint import generator_fingerprint
-from ..emit.kernels import nonzero
+from ..emit.statements import nonzero
 from ..model import complete_initial_state
 from ..model.exact import approx
 from ..model.joints import SPATIAL_JOINTS
 
-# The matrix kernels of the report, in SPEC §5's order (derive/catalogue.py): (name, what, row
+# The matrix kernels of the report, in SPEC §5's order (model/catalogue.py): (name, what, row
 # kind, column kind); a kind says what indexes that dimension ("row": constraint rows, "x":
 # coordinates, "1": none).
 _INDEX_KIND = {"nc": "row", "nx": "x", "ny": "y", "1": "1"}
@@ -94,7 +91,7 @@ class Audit:
     rows: List[RowOrigin]
     rank: int
     terms: List[Term]
-    check: object  # analysis.check.CheckReport
+    check: object  # selfcheck.CheckReport
     check_samples: int
     check_seed: int
     kernel_vs_sympy: List[Tuple[str, float, str]]  # (term, max rel diff, worst entry)
@@ -260,12 +257,13 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
     u = rng.standard_normal(len(model.inputs))  # the inputs' map at random inputs
     subs.update({i.symbol: val for i, val in zip(model.inputs, u)})
     a, dx = rng.standard_normal(n), rng.standard_normal(n)  # the tangents' accelerations, direction
-    subs.update(zip(acceleration_symbols(n), a))
-    subs.update(zip(direction_symbols(n), dx))
+    arrays = derived.arrays
+    subs.update(zip(arrays["a"], a))
+    subs.update(zip(arrays["dx"], dx))
     ny = len(model.outputs)  # the outputs' tangent along random dx, dv, du
     dv, du = rng.standard_normal(n), rng.standard_normal(len(model.inputs))
-    subs.update(zip(velocity_direction_symbols(n), dv))
-    subs.update(zip(input_direction_symbols(len(model.inputs)), du))
+    subs.update(zip(arrays["dv"], dv))
+    subs.update(zip(arrays["du"], du))
     compiled = {
         "c": lambda: cm.c(x, t)[:, None],
         "A": lambda: cm.A(x, t),
@@ -299,7 +297,7 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
 
     references = {name: _derived_term(derived, name) for name, _, _, _ in TERMS}
     if derived.f_tangent is not None:  # K_f and D: f's tangent along each unit direction
-        dq, dqd = tangent_directions(n)
+        dq, dqd = arrays["dq"], arrays["dqd"]
         for name, directions in (("K_f", dq), ("D", dqd)):
             columns = []
             for k in range(n):
@@ -309,7 +307,7 @@ def kernels_against_sympy(model, derived, cm, rng) -> List[Tuple[str, float, str
                 columns.append(value(derived.f_tangent, at)[:, 0])
             references[name] = np.array(columns).T
     if derived.kc_tangent is not None:  # K_c: A^T lam's tangent along each unit direction
-        dq, _ = tangent_directions(n)
+        dq = arrays["dq"]
         columns = []
         for k in range(n):
             at = dict(subs)
@@ -371,9 +369,7 @@ def collect(
     name = model.name
     c_path, h_path = generated_dir / f"{name}.c", generated_dir / f"{name}.h"
     c_text = c_path.read_text()
-    derived = derive(model)
-    if f"{name}_gamma_x(" in c_text or f"{name}_M_x(" in c_text:  # the linearization set
-        with_linear_tangents(derived)
+    derived = derive(model, _report_sets(h_path.read_text(), name))
     geometry = dict(model.geometry)
     terms = [
         _term(tn, what, rk, ck, _derived_term(derived, tn), c_text, name, geometry)
@@ -438,6 +434,13 @@ def collect(
     if audit.misra is not None:
         audit.ok = audit.ok and audit.misra["findings"] == []
     return audit
+
+
+def _report_sets(header: str, name: str) -> frozenset:
+    """The kernel sets whose terms the report shows, of those the generated C carries (its
+    header's <NAME>_KERNELS): the audited kernels' (not the joints' wrenches: reactions)."""
+    carried = re.search(rf'#define {name.upper()}_KERNELS "([a-z_, ]+)"', header)
+    return kernel_sets.from_label(carried.group(1)) & {k.kernel_set for k in audited()}
 
 
 KC_TANGENT_WHAT = (

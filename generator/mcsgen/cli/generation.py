@@ -105,7 +105,7 @@ def ensure_generated(name_or_path):
 
 
 def cmd_check(args):
-    from ..analysis.check import check_model
+    from ..selfcheck import check_model
 
     model = ensure_generated(args.model)
     with Spinner(f"checking {model.name}"):

@@ -4,7 +4,7 @@ one-line errors for bad arguments."""
 import argparse
 import re
 
-from ..options import MAX_STATICS_ITER
+from ..options import MAX_STATICS_ITER, add_arguments
 from ..version import __version__
 from .analysis import cmd_modes, cmd_statics
 from .drawing import cmd_animate, cmd_plot
@@ -89,39 +89,31 @@ def _analysis_arguments(parser):
     parser.add_argument("--out", metavar="DIR", help="write JSON and CSV files (and plots) here")
 
 
-def build_parser():
-    parser = _Parser(
-        prog="mcsgen",
-        description="Mechanism file -> allocation-free C solver with QR "
-        "tangent-space continuation.",
-    )
-    parser.add_argument("--version", action="version", version=f"mcsgen {__version__}")
-    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
-    sub.required = True
-
-    g = sub.add_parser(
+def _generate_verb(sub):
+    """generate: derive and emit the C of models."""
+    verb = sub.add_parser(
         "generate",
         help="derive and emit C for models",
         description="Derive c, A, c_t, gamma, A_dot, M, f, K_c, K_f, D and emit "
         "generated/<model>/<model>.{h,c}. Skipped when the generator "
         "version and the model file's hash are unchanged.",
     )
-    g.add_argument(
+    verb.add_argument(
         "models",
         nargs="*",
         metavar="MODEL",
         help="model file or name in models/ (default: every model)",
     )
-    g.add_argument("--force", action="store_true", help="regenerate even when up to date")
-    g.add_argument("--out", metavar="DIR", help="output root instead of generated/")
-    g.add_argument(
+    verb.add_argument("--force", action="store_true", help="regenerate even when up to date")
+    verb.add_argument("--out", metavar="DIR", help="output root instead of generated/")
+    verb.add_argument(
         "--firmware",
         action="store_true",
         help="a firmware build: the file's `firmware:` settings (default RK4, continuation "
         "none) as the defaults, only the kernels they need (default output root "
         "build/firmware/generated/)",
     )
-    g.add_argument(
+    verb.add_argument(
         "--kernels",
         metavar="SETS",
         help="emit only these kernel sets, comma-separated, besides motion: predictor (A_dot), "
@@ -130,51 +122,60 @@ def build_parser():
         "(joint_wrenches), linearization (M_x, gamma_x), or all; default every set but "
         "linearization and the file's `kernels:`, or with --firmware what its settings need",
     )
-    g.add_argument(
+    verb.add_argument(
         "--no-misra",
         action="store_true",
         help="skip the MISRA C:2012 check of the emitted C (by default Cppcheck's addon checks "
         "each model written, and a finding makes the exit status 1: seconds for most models, "
         "about 40 s on 2 cores for a 7-DOF arm's 820 KB of C, which is checked in pieces)",
     )
-    g.set_defaults(func=cmd_generate)
+    verb.set_defaults(func=cmd_generate)
 
-    mi = sub.add_parser(
+
+def _misra_verb(sub):
+    """misra: the MISRA C:2012 check of the runtime and generated models."""
+    verb = sub.add_parser(
         "misra",
         help="MISRA C:2012 check of the runtime and generated models",
         description="Run Cppcheck's MISRA C:2012 addon over the runtime and generated models, "
         "apply misra/deviations.txt, print every finding left; exit 1 if there is one.",
     )
-    mi.add_argument("dirs", nargs="*", metavar="DIR", help="generated model directories")
-    mi.add_argument("--runtime", action="store_true", help="check the runtime library")
-    mi.add_argument(
+    verb.add_argument("dirs", nargs="*", metavar="DIR", help="generated model directories")
+    verb.add_argument("--runtime", action="store_true", help="check the runtime library")
+    verb.add_argument(
         "--all",
         action="store_true",
         help="the runtime and every model in generated/; unused deviations are findings",
     )
-    mi.set_defaults(func=cmd_misra)
+    verb.set_defaults(func=cmd_misra)
 
-    c = sub.add_parser(
+
+def _check_verb(sub):
+    """check: the finite-difference self-check of a model's derived terms."""
+    verb = sub.add_parser(
         "check",
         help="compare derived terms with finite differences",
         description="Evaluate the compiled model at random states and compare A, "
         "c_t, gamma, A_dot, K_c, K_f, D (and M, f of Lagrange models) "
         "with central finite differences of lower-order functions.",
     )
-    c.add_argument("model", metavar="MODEL", help=MODEL_HELP)
-    c.add_argument(
+    verb.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    verb.add_argument(
         "--samples", type=_checked(int, "count"), default=5, help="random states (default 5)"
     )
-    c.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    c.add_argument(
+    verb.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    verb.add_argument(
         "--tol",
         type=_checked(float, "positive"),
         default=1e-6,
         help="max relative error (default 1e-6; a number > 0)",
     )
-    c.set_defaults(func=cmd_check)
+    verb.set_defaults(func=cmd_check)
 
-    au = sub.add_parser(
+
+def _audit_verb(sub):
+    """audit: the derivation audit report."""
+    verb = sub.add_parser(
         "audit",
         help="write the derivation audit report (HTML or Markdown)",
         description="One self-contained report of a model: identity and hashes, bodies, "
@@ -183,27 +184,30 @@ def build_parser():
         "finite-difference self-check and an entry-by-entry SymPy evaluation of the compiled "
         "kernels, and the physics at the initial state. Exit 1 when verification fails.",
     )
-    au.add_argument("model", metavar="MODEL", help=MODEL_HELP)
-    au.add_argument(
+    verb.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    verb.add_argument(
         "--out", metavar="PATH", help="file or directory (default out/<model>/audit.<format>)"
     )
-    au.add_argument("--format", default="html", help="html (default) or md")
-    au.add_argument(
+    verb.add_argument("--format", default="html", help="html (default) or md")
+    verb.add_argument(
         "--samples",
         type=_checked(int, "count"),
         default=3,
         help="check's random states (default 3)",
     )
-    au.add_argument(
+    verb.add_argument(
         "--no-misra",
         action="store_true",
         help="leave out the MISRA C:2012 check of the generated C (Cppcheck: seconds for most "
         "models, minutes for a robot's megabytes of C)",
     )
-    au.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    au.set_defaults(func=cmd_audit)
+    verb.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    verb.set_defaults(func=cmd_audit)
 
-    u = sub.add_parser(
+
+def _import_urdf_verb(sub):
+    """import-urdf: a mechanism file from a URDF robot."""
+    verb = sub.add_parser(
         "import-urdf",
         help="write a mechanism file from a URDF robot",
         description="Read a URDF robot description (safely: no DTDs, no entities) and write an "
@@ -212,82 +216,92 @@ def build_parser():
         "link is fixed to the ground; joints start at 0 unless --q says otherwise; gravity is "
         "9.81 m/s^2 along -z. What the import did is printed, one line per item.",
     )
-    u.add_argument("urdf", metavar="ROBOT.urdf")
-    u.add_argument(
+    verb.add_argument("urdf", metavar="ROBOT.urdf")
+    verb.add_argument(
         "--out", metavar="MODEL.yaml", help="the file to write (default: <name>.yaml, here)"
     )
-    u.add_argument("--name", help="model name (default: the --out file's, else the robot's)")
-    u.add_argument(
+    verb.add_argument("--name", help="model name (default: the --out file's, else the robot's)")
+    verb.add_argument(
         "--q",
         action="append",
         default=[],
         metavar="JOINT=VALUE",
         help="start position of a joint (rad or m; an expression such as pi/4; default 0)",
     )
-    u.add_argument(
+    verb.add_argument(
         "--qd",
         action="append",
         default=[],
         metavar="JOINT=VALUE",
         help="start rate of a joint (rad/s or m/s; default 0)",
     )
-    u.add_argument(
+    verb.add_argument(
         "--gravity", metavar="X,Y,Z", help="gravity in m/s^2, world frame (default 0,0,-9.81)"
     )
-    u.add_argument(
+    verb.add_argument(
         "--coordinates",
         choices=("joint", "body"),
         default="joint",
         help="the model's coordinates: joint (one per joint's motion, the default) or body "
         "(each body's pose, paper 003's formulation)",
     )
-    u.set_defaults(func=cmd_import_urdf)
+    verb.set_defaults(func=cmd_import_urdf)
 
-    s = sub.add_parser(
+
+def _simulate_verb(sub):
+    """simulate: a run of the solver (the options' one table, options.py)."""
+    verb = sub.add_parser(
         "simulate",
         help="build and run the solver, write CSV",
         description="Compile the generated model with the runtime, simulate, write "
         "a CSV and print a summary. Defaults come from the model file.",
     )
-    s.add_argument("model", metavar="MODEL", help=MODEL_HELP)
-    from ..options import add_arguments
+    verb.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    add_arguments(verb)  # the one table of simulate options (options.py)
+    verb.add_argument("--json", action="store_true", help="also print the summary as JSON")
+    verb.set_defaults(func=cmd_simulate)
 
-    add_arguments(s)  # the one table of simulate options (options.py)
-    s.add_argument("--json", action="store_true", help="also print the summary as JSON")
-    s.set_defaults(func=cmd_simulate)
 
-    st = sub.add_parser(
+def _statics_verb(sub):
+    """statics: the static equilibrium."""
+    verb = sub.add_parser(
         "statics",
         help="static equilibrium (Newton with K_c)",
         description="Solve A'lambda = f(x, 0), c(x) = 0 from the model's initial configuration "
         "by Newton with the tangent stiffness of constraints K_c and a line search; print the "
         "equilibrium, the residual history and the joint reactions (003 §4).",
     )
-    _analysis_arguments(st)
-    st.add_argument("--plot", action="store_true", help="with --out: draw the equilibrium")
-    st.set_defaults(func=cmd_statics)
+    _analysis_arguments(verb)
+    verb.add_argument("--plot", action="store_true", help="with --out: draw the equilibrium")
+    verb.set_defaults(func=cmd_statics)
 
-    mo = sub.add_parser(
+
+def _modes_verb(sub):
+    """modes: the vibration modes about the equilibrium."""
+    verb = sub.add_parser(
         "modes",
         help="vibration modes about the equilibrium",
         description="Find the static equilibrium, linearize there in the tangent space and "
         "print eigenvalues, frequencies, damping and mode shapes (003 §4).",
     )
-    _analysis_arguments(mo)
-    mo.add_argument("--damped", action="store_true", help="include D (first-order form)")
-    mo.add_argument(
+    _analysis_arguments(verb)
+    verb.add_argument("--damped", action="store_true", help="include D (first-order form)")
+    verb.add_argument(
         "--count", type=_checked(int, "count"), default=None, help="the first N modes (default all)"
     )
-    mo.add_argument(
+    verb.add_argument(
         "--verify",
         action="store_true",
         help="simulate each mode from the equilibrium and compare the FFT peak with it",
     )
-    mo.add_argument("--plot", action="store_true", help="with --out: draw the mode shapes")
-    mo.add_argument("--animate", action="store_true", help="with --out: also a GIF of each mode")
-    mo.set_defaults(func=cmd_modes)
+    verb.add_argument("--plot", action="store_true", help="with --out: draw the mode shapes")
+    verb.add_argument("--animate", action="store_true", help="with --out: also a GIF of each mode")
+    verb.set_defaults(func=cmd_modes)
 
-    sw = sub.add_parser(
+
+def _sweep_verb(sub):
+    """sweep: many runs over parameter values."""
+    verb = sub.add_parser(
         "sweep",
         help="many runs over parameter values (grid, Monte Carlo, table), on a Dask cluster",
         description="Run simulate, statics or modes once per set of parameter values (a grid, "
@@ -296,40 +310,40 @@ def build_parser():
         "row per run written as runs finish, and a JSON summary next to it. Ctrl-C keeps the "
         "finished rows; --resume completes the sweep.",
     )
-    sw.add_argument("model", metavar="MODEL", help=MODEL_HELP)
-    sw.add_argument(
+    verb.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    verb.add_argument(
         "--param",
         dest="grid",
         action="append",
         metavar="NAME=LO:HI:N|V1,V2,...",
         help="a parameter's values: N from LO to HI, or a list (repeatable)",
     )
-    sw.add_argument(
+    verb.add_argument(
         "--combine",
         choices=("product", "zip"),
         default="product",
         help="several --param: every combination, or their k-th values together (default "
         "product)",
     )
-    sw.add_argument(
+    verb.add_argument(
         "--sample",
         action="append",
         metavar="NAME=DIST",
         help="random values: uniform(LO,HI), normal(MU,SIGMA), truncnormal(MU,SIGMA,LO,HI) "
         "(repeatable)",
     )
-    sw.add_argument("--samples", type=_checked(int, "count"), default=0, help="samples to draw")
-    sw.add_argument(
+    verb.add_argument("--samples", type=_checked(int, "count"), default=0, help="samples to draw")
+    verb.add_argument(
         "--seed", type=int, default=0, help="the samples' seed: the same sets on any cluster"
     )
-    sw.add_argument("--table", metavar="FILE.csv", help="parameter sets: a header, a row per run")
-    sw.add_argument(
+    verb.add_argument("--table", metavar="FILE.csv", help="parameter sets: a header, a row per run")
+    verb.add_argument(
         "--run",
         choices=("simulate", "statics", "modes"),
         default="simulate",
         help="what each run is (default simulate, with the simulate options below)",
     )
-    sw.add_argument(
+    verb.add_argument(
         "--quantity",
         action="append",
         metavar="Q",
@@ -339,31 +353,34 @@ def build_parser():
         "omega(K), zeta(K), count (default: the final coordinates, the equilibrium, or the "
         "first three frequencies)",
     )
-    sw.add_argument(
+    verb.add_argument(
         "--workers",
         type=_checked(int, "nonnegative"),
         help="local worker processes (default: one per core; 0: serially in this process)",
     )
-    sw.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="an existing Dask scheduler")
-    sw.add_argument(
+    verb.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="an existing Dask scheduler")
+    verb.add_argument(
         "--batch", type=_checked(int, "count"), help="runs per task (default: by the run count)"
     )
-    sw.add_argument(
+    verb.add_argument(
         "--timeout", type=_checked(float, "positive"), metavar="S", help="seconds per run"
     )
-    sw.add_argument(
+    verb.add_argument(
         "--out",
         metavar="FILE.csv",
         help="the runs' CSV (default out/<model>-sweep.csv); the summary goes to FILE.json",
     )
-    sw.add_argument("--resume", action="store_true", help="complete an interrupted sweep's --out")
-    _newton_arguments(sw, prefix="statics, modes: ", default=None)
-    sw.add_argument("--count", type=_checked(int, "count"), help="modes: the first N")
-    sw.add_argument("--damped", action="store_true", help="modes: include D")
-    add_arguments(sw, skip=SKIPPED_SIMULATE_OPTIONS)
-    sw.set_defaults(func=cmd_sweep)
+    verb.add_argument("--resume", action="store_true", help="complete an interrupted sweep's --out")
+    _newton_arguments(verb, prefix="statics, modes: ", default=None)
+    verb.add_argument("--count", type=_checked(int, "count"), help="modes: the first N")
+    verb.add_argument("--damped", action="store_true", help="modes: include D")
+    add_arguments(verb, skip=SKIPPED_SIMULATE_OPTIONS)
+    verb.set_defaults(func=cmd_sweep)
 
-    p = sub.add_parser(
+
+def _plot_verb(sub):
+    """plot: figures of runs, events, bases, modes and sweeps."""
+    verb = sub.add_parser(
         "plot",
         help="PNG figures of runs and events",
         description="Plot q_i and qdot_i of one or more runs side by side (as in "
@@ -376,80 +393,113 @@ def build_parser():
         "with --modes the equilibrium or the mode shapes of a saved "
         "statics/modes result drawn on the mechanism (003 Figs. 3, 5).",
     )
-    p.add_argument("csv", nargs="*", metavar="FILE.csv")
-    p.add_argument("--rdiag", action="store_true", help="diag(R) over time")
-    p.add_argument(
+    verb.add_argument("csv", nargs="*", metavar="FILE.csv")
+    verb.add_argument("--rdiag", action="store_true", help="diag(R) over time")
+    verb.add_argument(
         "--columns",
         metavar="COL,...",
         help="these CSV columns over time, one panel each (e.g. x.crank.theta,v.crank.theta,"
         "energy); with --model, axes carry the coordinates' units",
     )
-    p.add_argument(
+    verb.add_argument(
         "--momenta",
         action="store_true",
         help="also the generalized momenta P = T'Mv (runs of simulate --momenta; 004 Fig. 4a)",
     )
-    p.add_argument("--basis", metavar="BODY", help="components of T for BODY's coordinates")
-    p.add_argument("--events", metavar="FILE.json", help="draw the motions of an event log")
-    p.add_argument(
+    verb.add_argument("--basis", metavar="BODY", help="components of T for BODY's coordinates")
+    verb.add_argument("--events", metavar="FILE.json", help="draw the motions of an event log")
+    verb.add_argument(
         "--model",
         metavar="MODEL",
         help="the model of the runs: draws --events; units of --columns and of the q panels",
     )
-    p.add_argument(
+    verb.add_argument(
         "--modes", metavar="FILE.json", help="draw a statics/modes result (modes --json/--out)"
     )
-    p.add_argument("--animate", action="store_true", help="with --modes: a GIF of each mode")
-    p.add_argument(
+    verb.add_argument("--animate", action="store_true", help="with --modes: a GIF of each mode")
+    verb.add_argument(
         "--out",
         metavar="FILE.png",
         help="output (default: next to the first CSV; with --modes a directory, default the "
         "JSON's)",
     )
-    p.add_argument("--label", action="append", help="legend label per CSV (default: file name)")
-    p.add_argument(
+    verb.add_argument("--label", action="append", help="legend label per CSV (default: file name)")
+    verb.add_argument(
         "--against",
         metavar="PARAM",
         help="a sweep's CSV: its quantities (or --columns) against this parameter",
     )
-    p.add_argument(
+    verb.add_argument(
         "--hist", action="store_true", help="a sweep's CSV: histograms of its quantities"
     )
-    p.add_argument(
+    verb.add_argument(
         "--sensitivity",
         action="store_true",
         help="a sweep's CSV: each quantity's standardized regression coefficients on the "
         "parameters",
     )
-    p.set_defaults(func=cmd_plot)
+    verb.set_defaults(func=cmd_plot)
 
-    p = sub.add_parser(
+
+def _animate_verb(sub):
+    """animate: a run's mechanism drawn over time."""
+    verb = sub.add_parser(
         "animate",
         help="GIF of a run: the mechanism drawn over time",
         description="Draw the bodies and joints of a simulated run over time (planar in 2D, "
         "spatial as a 3D line drawing from the joint points), with the time and the energy in "
         "a corner: a GIF, or an MP4 when ffmpeg is installed.",
     )
-    p.add_argument("csv", metavar="FILE.csv", help="a run written by simulate")
-    p.add_argument("--model", required=True, help="the model of the run (bodies and joints)")
-    p.add_argument(
+    verb.add_argument("csv", metavar="FILE.csv", help="a run written by simulate")
+    verb.add_argument("--model", required=True, help="the model of the run (bodies and joints)")
+    verb.add_argument(
         "--out", metavar="FILE.gif", help="FILE.gif or FILE.mp4 (default: the CSV's, .gif)"
     )
-    p.add_argument(
+    verb.add_argument(
         "--frames",
         type=_checked(int, "count"),
         default=100,
         help="frames, at equal times through the run (default 100)",
     )
-    p.add_argument(
+    verb.add_argument(
         "--fps", type=_checked(int, "count"), default=20, help="frames per second (default 20)"
     )
-    p.add_argument(
+    verb.add_argument(
         "--param",
         action="append",
         metavar="NAME=VALUE",
         help="a parameter value the run was simulated with (repeatable): the joint points are "
         "drawn where that geometry puts them",
     )
-    p.set_defaults(func=cmd_animate)
+    verb.set_defaults(func=cmd_animate)
+
+
+# the verbs in the order `mcsgen --help` lists them
+VERBS = (
+    _generate_verb,
+    _misra_verb,
+    _check_verb,
+    _audit_verb,
+    _import_urdf_verb,
+    _simulate_verb,
+    _statics_verb,
+    _modes_verb,
+    _sweep_verb,
+    _plot_verb,
+    _animate_verb,
+)
+
+
+def build_parser():
+    """The command line's parser: the program's own options, then each verb's sub-parser."""
+    parser = _Parser(
+        prog="mcsgen",
+        description="Mechanism file -> allocation-free C solver with QR "
+        "tangent-space continuation.",
+    )
+    parser.add_argument("--version", action="version", version=f"mcsgen {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
+    sub.required = True
+    for add_verb in VERBS:
+        add_verb(sub)
     return parser

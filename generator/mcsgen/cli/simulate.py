@@ -84,9 +84,9 @@ def cmd_simulate(args):
         out = OUT / f"{model.name}.csv"
     events = Path(args.events) if args.events else Path(out).with_suffix(".events.json")
     from ..api import Mechanism, Solver, run_warnings
-    from ..build import build_simulator_library, simulator_backend
+    from ..build import build_simulator_library, model_linalg_backend
 
-    backend = simulator_backend(model.name)
+    backend = model_linalg_backend(model.name)
     with Spinner(f"compiling {model.name}"):
         library = build_simulator_library(model.name, backend)
     solver = Solver(Mechanism(model, model_path(args.model)), library, backend)

@@ -41,7 +41,7 @@ class Progress:
 
 def cmd_sweep(args):
     from ..api import Mechanism, Solver
-    from ..build import build_simulator_library, simulator_backend
+    from ..build import build_simulator_library, model_linalg_backend
     from ..options import OPTIONS
     from ..sweep import make_design
     from ..sweep.runner import execute, plan
@@ -84,7 +84,7 @@ def cmd_sweep(args):
             options.update(damped=args.damped, count=args.count)
         elif args.count is not None or args.damped:
             raise_option("count" if args.count is not None else "damped", "an option of modes")
-    backend = simulator_backend(model.name)
+    backend = model_linalg_backend(model.name)
     with Spinner(f"compiling {model.name}"):
         library = build_simulator_library(model.name, backend)
     solver = Solver(Mechanism(model, model_path(args.model)), library, backend)

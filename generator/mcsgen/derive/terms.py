@@ -5,16 +5,22 @@ component, one Lagrangian momentum) so SymPy 1.11 stays fast; nothing is simplif
 """
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional
 
 import sympy as sp
 
 from ..errors import ModelError
+from ..model import kernel_sets
 from ..model.exact import numbers_as_coefficients
 from ..model.inputs import split_inputs
 from .groups import GroupTerms, derive_groups
-from .linear_terms import linear_tangents
-from .output_terms import output_tangent, output_terms
+from .linear_terms import direction_symbols, linear_tangents
+from .output_terms import (
+    input_direction_symbols,
+    output_tangent,
+    output_terms,
+    velocity_direction_symbols,
+)
 from .joint_terms import (
     joint_coordinates_of,
     joint_dynamics,
@@ -22,6 +28,7 @@ from .joint_terms import (
     GeometricRows,
     joint_group,
     joint_rows,
+    tangent_directions,
 )
 from .rows import _canonical_symbol, row_terms
 from .wrenches import acceleration_symbols, joint_wrenches, lock_symbols
@@ -65,7 +72,8 @@ class Derived:
     held: sp.Matrix = None
     initial_depends_on_params: bool = False
     # (k nj x 1) the joints' wrenches on their bodies 2 (wrenches.py) as expressions of x, v,
-    # the accelerations `accel` (n symbols), lam and `nu`; None without joints
+    # the accelerations `accel` (n symbols), lam and `nu`; None without joints or without the
+    # reactions kernel set
     joint_wrenches: sp.Matrix = None
     accel: list = None
     nu: list = None  # the row groups' multipliers it reads (wrenches.lock_symbols)
@@ -74,45 +82,67 @@ class Derived:
     f_u: sp.Matrix = None
     # (n x 1) d(M a - B u)/dx dx and (m x 1) d(A a - gamma)/dx dx along a direction dx, at
     # accelerations a (linear_terms.py): the linearization's tangents beside K_c, K_f and D;
-    # None until with_linear_tangents() (only a build with the linearization set pays for them)
+    # None without the linearization kernel set (only a build with it pays for them)
     M_x: sp.Matrix = None
     gamma_x: sp.Matrix = None
-    pending_linear: object = None
     # (ny x 1) the outputs h(x, v, u, t) and their tangent along (dx, dv, du) (output_terms.py;
     # h_x with the linearization's tangents); None without outputs
     h: sp.Matrix = None
     h_x: sp.Matrix = None
-    # what derives them, until with_wrenches() is called (only a build with the reactions
-    # kernel set pays for them: the 43-body anchor chain's take 35 s)
-    pending_wrenches: object = None
+    # the symbols the derivation introduces beside the model's, by the C array a kernel reads
+    # them from: a (the accelerations x''), dx, dv, du (the tangents' directions), dq, dqd (f's
+    # tangent's in joint coordinates)
+    arrays: Dict[str, List[sp.Symbol]] = None
+    # the kernel sets the terms were derived for (model/kernel_sets.py): the joints' wrenches
+    # with reactions (the 43-body anchor chain's take 35 s), the tangents with linearization
+    kernel_sets: frozenset = frozenset()
 
 
-def with_wrenches(derived: Derived) -> Derived:
-    """derived with its joint wrenches derived (joint_wrenches, accel, nu)."""
-    if derived.pending_wrenches is not None:
-        for key, value in derived.pending_wrenches().items():
-            setattr(derived, key, value)
-        derived.pending_wrenches = None
-    return derived
-
-
-def with_linear_tangents(derived: Derived) -> Derived:
-    """derived with the linearization's tangents derived (M_x, gamma_x)."""
-    if derived.pending_linear is not None:
-        derived.M_x, derived.gamma_x, derived.h_x = derived.pending_linear()
-        derived.pending_linear = None
-    return derived
-
-
-def derive(model: "Model") -> Derived:
-    derived = _derive_joint(model) if model.intermediates is not None else _derive_body(model)
+def derive(model: "Model", sets: Optional[Iterable[str]] = None) -> Derived:
+    """Every term the kernel sets `sets` need (model/kernel_sets.py; default a host build's,
+    kernel_sets.host), derived before anything is emitted: the joints' wrenches with the
+    reactions set, the linearization's tangents (M_x, gamma_x, h_x) with the linearization
+    set."""
+    sets = kernel_sets.host(model) if sets is None else frozenset(sets)
+    joint = model.intermediates is not None
+    derived, hessians, local = _derive_joint(model) if joint else _derive_body(model)
     derived.h = output_terms(model)
-    tangents = derived.pending_linear
-    derived.pending_linear = lambda: (*tangents(), output_tangent(model, derived.h))
+    derived.arrays = _arrays(model)
+    derived.kernel_sets = sets
+    # in this order: derivatives through a joint-coordinate model's intermediates define new
+    # ones, numbered as they come (their names in the C)
+    if "reactions" in sets:
+        derived.accel, derived.nu = derived.arrays["a"], lock_symbols(model)
+        derived.joint_wrenches = joint_wrenches(
+            model, derived.accel, derived.lam, derived.nu, local
+        )
+    if "linearization" in sets:
+        accel = derived.arrays["a"]
+        M_x, gamma_x = linear_tangents(
+            model, derived.M, derived.f_u, derived.A, derived.gamma, accel, hessians
+        )
+        derived.M_x, derived.gamma_x = M_x, gamma_x
+        derived.h_x = output_tangent(model, derived.h)
     return derived
 
 
-def _derive_body(model: "Model") -> Derived:
+def _arrays(model):
+    """Derived.arrays: the derivation's own symbols by the C array that holds them."""
+    n = model.n
+    dq, dqd = tangent_directions(n)
+    return {
+        "a": acceleration_symbols(n),
+        "dx": direction_symbols(n),
+        "dv": velocity_direction_symbols(n),
+        "du": input_direction_symbols(len(model.inputs)),
+        "dq": dq,
+        "dqd": dqd,
+    }
+
+
+def _derive_body(model: "Model"):
+    """(Derived, each row's Hessian {(j, k): d2c_i/dx_j dx_k}, None) of a body-coordinate model
+    (a Lagrange-block model, or one given by its coordinates)."""
     x, v, t = model.x, model.v, model.time
     n, m = model.n, model.m
     lam = [sp.Symbol(f"lam_{i}", real=True) for i in range(m)]
@@ -163,7 +193,7 @@ def _derive_body(model: "Model") -> Derived:
             (v[i] * M[i, j] * v[j] for i in range(n) for j in range(n) if M[i, j] != 0),
             sp.Integer(0),
         )
-    return Derived(
+    derived = Derived(
         c=c,
         A=A,
         c_t=c_t,
@@ -175,17 +205,14 @@ def _derive_body(model: "Model") -> Derived:
         K_f=K_f,
         D=D,
         f_u=f_u,
-        pending_linear=lambda: linear_tangents(
-            model, M, f_u, A, gamma, acceleration_symbols(n), hessians
-        ),
         kinetic=kinetic,
         potential=model.potential,
         lam=lam,
         groups=derive_groups(model, same_rows),
         joint_coords=_joint_coordinates(model),
         **_initial_state(model, c),
-        pending_wrenches=lambda: _wrenches(model, lam),
     )
+    return derived, hessians, None
 
 
 def _force_gradient(fi, x, v, index, vindex, cache):
@@ -206,8 +233,10 @@ def _force_gradient(fi, x, v, index, vindex, cache):
     return [(s, d.xreplace(back)) for s, d in zip(own, local)]
 
 
-def _derive_joint(model: "Model") -> Derived:
-    """derive() of a joint-coordinate model: through its intermediates (joint_terms.py)."""
+def _derive_joint(model: "Model"):
+    """(Derived, None, local) of a joint-coordinate model: through its intermediates
+    (joint_terms.py); local(T, V, xs, vs) a Lagrange block's M_b, f_b, its cache shared with
+    the joints' wrenches."""
     lam = [sp.Symbol(f"lam_{i}", real=True) for i in range(model.m)]
     geometric = GeometricRows(model)
     c, A, c_t, gamma, A_dot, kc_tangent = joint_rows(model, lam, geometric)
@@ -218,7 +247,7 @@ def _derive_joint(model: "Model") -> Derived:
 
     M, f, kinetic = joint_dynamics(model, local)
     f, f_u = split_inputs(f, model.inputs)
-    return Derived(
+    derived = Derived(
         c=c,
         A=A,
         c_t=c_t,
@@ -227,13 +256,10 @@ def _derive_joint(model: "Model") -> Derived:
         M=M,
         f=f,
         K_c=sp.zeros(model.n, model.n) if kc_tangent is None else None,
-        kc_tangent=kc_tangent,  # K_c column by column from it (emit/kernels.py)
-        K_f=None,  # emitted column by column from f_tangent (emit/kernels.py)
+        kc_tangent=kc_tangent,  # K_c column by column from it (emit/tangent_kernels.py)
+        K_f=None,  # emitted column by column from f_tangent (emit/tangent_kernels.py)
         D=None,
         f_u=f_u,
-        pending_linear=lambda: linear_tangents(
-            model, M, f_u, A, gamma, acceleration_symbols(model.n)
-        ),
         f_tangent=joint_force_tangent(model, f),
         kinetic=kinetic,
         potential=model.potential,
@@ -241,15 +267,8 @@ def _derive_joint(model: "Model") -> Derived:
         groups=[joint_group(group, model, geometric) for group in model.row_groups],
         joint_coords=joint_coordinates_of(model),
         **_initial_state(model, c),
-        pending_wrenches=lambda: _wrenches(model, lam, local),
     )
-
-
-def _wrenches(model, lam, local=None):
-    """The Derived fields of the joints' wrenches."""
-    accel, nu = acceleration_symbols(model.n), lock_symbols(model)
-    wrenches = joint_wrenches(model, accel, lam, nu, local)
-    return {"joint_wrenches": wrenches, "accel": accel, "nu": nu}
+    return derived, None, local
 
 
 def _initial_state(model, c):

@@ -1,7 +1,11 @@
 """Stage 3: derived terms -> C sources (CSE, printing, templates).
 
 - printer.py      SymPy's C99 printer adapted to mcs_real (MCS_R literals, MCS_FN calls)
-- kernels.py      the kernels' bodies: one CSE each, split into parts when heavy
+- kernels.py      the kernels the catalogue lists, of the build's kernel sets, as the templates
+                  print them; heavy ones split into parts
+- statements.py   a kernel's body: one CSE, the intermediates it reads in dependency order
+- fused.py        M_f (M and f at once) and the Newton-Euler pass other kernels read
+- tangent_kernels.py  K_f, D, K_c of joint coordinates: column by column from a tangent
 - tables.py       nonzero patterns, the banded simulator's structure, dense views, counts, the
                   firmware settings' memory features
 - structure.py    the banded simulator's structure (row and column orders, Givens rotations)

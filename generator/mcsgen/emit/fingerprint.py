@@ -5,7 +5,7 @@ import hashlib
 
 from ..paths import PACKAGE, TEMPLATES
 
-# The parts of the package that shape generated output (the CLI, analysis, outputs and the
+# The parts of the package that shape generated output (the CLI, the self-check, outputs and the
 # build helpers do not; enums.py gives the descriptor's enumerators).
 SHAPING = ("__init__.py", "enums.py", "generate.py", "model", "derive", "emit")
 

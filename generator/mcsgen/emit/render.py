@@ -6,19 +6,19 @@ version, same bytes.
 """
 
 import math
-from typing import TYPE_CHECKING, Dict, Optional
+from typing import TYPE_CHECKING, Dict
 
 import jinja2
 
-from ..derive.catalogue import KERNELS
-from ..derive.terms import with_linear_tangents, with_wrenches
+from ..model.catalogue import KERNELS, ROW_GROUP_KERNELS, descriptor_runs
 from ..enums import CONTINUATION, ENERGY_BALANCE, JOINT_COORDINATE, METHOD
 from ..model import kernel_sets
 from ..paths import TEMPLATES, shipped
 from ..version import __version__
 from .files import c_string
 from .fingerprint import generator_fingerprint
-from .kernels import STATIC_PREFIX, build_kernels, no_rows_kernels, param_member
+from .kernels import build_kernels, no_rows_kernels
+from .statements import STATIC_PREFIX, param_member
 from .printer import McsCodePrinter
 from .tables import (
     a_pattern,
@@ -52,13 +52,12 @@ def _held_coordinates(groups, x):
 def render(
     model: "Model",
     derived: "Derived",
-    sets: Optional[frozenset] = None,
     generate_options: str = "",
     band: bool = True,
 ) -> Dict[str, str]:
-    """Return {filename: text} of the generated sources with the kernels of `sets`
-    (model/kernel_sets.py; default a host build's, as generated/ holds; fewer for a firmware
-    build).
+    """Return {filename: text} of the generated sources with the kernels of the kernel sets
+    the terms were derived for (derive(model, sets); model/kernel_sets.py): rendering prints
+    them, it derives nothing.
     The model's initial state is complete (model.complete_initial_state: generate.py solves it).
     generate_options: what the banner's regeneration command adds ('--firmware ').
     band: emit the banded simulator's structure when the model has one (not for firmware)."""
@@ -67,11 +66,7 @@ def render(
             f"{model.name}: the initial velocities are not solved yet "
             "(model.complete_initial_state before render)"
         )
-    sets = kernel_sets.host(model) if sets is None else sets
-    if "reactions" in sets:
-        with_wrenches(derived)
-    if "linearization" in sets:
-        with_linear_tangents(derived)
+    sets = derived.kernel_sets
     kernels, scalars, fused = build_kernels(model, derived, sets)
     no_rows = no_rows_kernels(model, derived, sets)
     views = dense_views(model, kernels)
@@ -88,7 +83,7 @@ def render(
     for joint in model.joints:
         joint_coord_index.append(njc if joint.coordinate is not None else -1)
         njc += joint.coordinate is not None
-    # the descriptor's kernel members (derive/catalogue.py): its trampoline, or NULL for a kernel
+    # the descriptor's kernel members (model/catalogue.py): its trampoline, or NULL for a kernel
     # the model lacks (no potential, ...) or a kernel set leaves out
     trampolines = {k["name"] for k in kernels + views if k["descriptor"]} | {
         k["name"] for k in scalars
@@ -116,6 +111,10 @@ def render(
             for k in KERNELS
         },
         "no_rows": sorted(set(no_rows.values())),
+        # the descriptor's kernel members, in runs after other members (the last run ends it)
+        "descriptor_runs": descriptor_runs(),
+        "last_run": list(descriptor_runs())[-1],
+        "row_group_kernels": ROW_GROUP_KERNELS,  # mcs_row_group's kernel members, in order
         "views": views,
         "kernel_sets": kernel_sets.label(sets),
         "generate_options": generate_options,

@@ -2,7 +2,7 @@
 row), the banded simulator's structure, the dense views that spread a kernel's nonzeros, the
 descriptor's counts, and the memory features of the file's firmware settings."""
 
-from ..derive.catalogue import BY_NAME, views
+from ..model.catalogue import BY_NAME, views
 from ..enums import CONTINUATION_MEMORY, METHOD_MEMORY
 from ..model.exact import clean
 from .structure import givens_qr, kkt_band
@@ -10,7 +10,7 @@ from .structure import givens_qr, kkt_band
 
 def _pattern(mat):
     """(row, column) of the entries of mat that are not exactly zero, column by column (the
-    predicate of the kernels' own zero test, kernels.nonzero)."""
+    predicate of the kernels' own zero test, statements.nonzero)."""
     rows, cols = mat.shape
     return [(i, j) for j in range(cols) for i in range(rows) if clean(mat[i, j]) != 0]
 
@@ -24,7 +24,7 @@ def m_pattern(derived):
 
 
 def counts(model, derived):
-    """The descriptor's counts that size the kernels' outputs (derive/catalogue.py's rows and
+    """The descriptor's counts that size the kernels' outputs (model/catalogue.py's rows and
     cols): nx, nc, a_nnz, m_nnz, njc, nheld, nw, nmu, nu, ny."""
     jc = derived.joint_coords
     return {
@@ -90,7 +90,7 @@ def rows_of(pattern, m):
 
 
 def dense_views(model, kernels):
-    """The dense A, A_dot and M for the templates (derive/catalogue.py's views): each calls its
+    """The dense A, A_dot and M for the templates (model/catalogue.py's views): each calls its
     nonzeros' kernel and spreads them in place (one helper of the generated file), when that
     kernel is emitted."""
     emitted = {k["name"]: k for k in kernels}
@@ -106,6 +106,7 @@ def dense_views(model, kernels):
                 "name": view.name,
                 "nz": nz.name,
                 "kind": emitted[nz.name]["kind"],
+                "type": emitted[nz.name]["type"],
                 "w": emitted[nz.name]["w"],
                 "tables": nz.pattern,
                 "ld": ld,

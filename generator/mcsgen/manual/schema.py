@@ -5,7 +5,7 @@ The loader checks each mapping of a file against the fields allowed there
 benchmark model and every example file of the manual with that check recorded, and writes the
 fields allowed at each place of a file (`bodies[]`, `joints[].drive`, ...), with the joint types
 (model/joints.py), force types (model/forces.py), simulation defaults and kernel sets. A field no
-loaded file reaches is still in the loader's key sets; tests/docs/test_reference.py checks that
+loaded file reaches is still in the loader's key sets; tests/docs/test_site.py checks that
 every field named in the loader's modules is on the page.
 """
 

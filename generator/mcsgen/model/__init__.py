@@ -9,6 +9,8 @@
 - initial.py    the initial velocities a mechanism's given rates imply (multiprecision)
 - consistency.py what only the numbers show: constraints without a real solution, a mass matrix
                 that is not positive definite on the free motions (checked at generation)
+- catalogue.py  the kernels a generated model hands the runtime, once (the later stages read it)
+- intermediates.py  named intermediate quantities of joint coordinates, derivatives through them
 """
 
 from .initial import complete_initial_state

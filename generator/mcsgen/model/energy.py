@@ -41,11 +41,6 @@ class EnergyBalance:
     kind: str  # one of KINDS
     reason: str  # why, one line (the summary and the audit print it)
 
-    @property
-    def can_grow(self) -> bool:
-        """Whether T + V may grow in a correct run (drivers, applied forces) or is undefined."""
-        return self.kind in (EXCHANGED, UNDEFINED)
-
 
 def mechanism_balance(model, elements) -> EnergyBalance:
     """A bodies-and-joints model's balance from the elements the builder met: `elements` is

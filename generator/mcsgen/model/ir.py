@@ -104,7 +104,7 @@ class Model:
     # `coordinates:` of a bodies-and-joints model: "body" (each body's pose, paper 003) or
     # "joint" (the tree's joint coordinates, joint_coordinates.py); topology: what the joint
     # formulation keeps of the body build; intermediates: the bodies' poses and velocities as
-    # named expressions of the joint coordinates (derive/intermediates.py), None in body
+    # named expressions of the joint coordinates (model/intermediates.py), None in body
     # coordinates
     formulation: str = "body"
     # the bodies ([bodies.Body], file order) and the joints' geometry ({name:

@@ -13,7 +13,7 @@ initial state. Then (to_joint_coordinates):
   places its child is tree_steps.py, its initial values tree_state.py; a body the tree does not
   reach keeps its body coordinates (and its norm row);
 - every other body's coordinates (`<body>.x`, ..., `<body>.e3`) and velocities become
-  intermediates (derive/intermediates.py): its pose is a short expression of its parent's pose
+  intermediates (model/intermediates.py): its pose is a short expression of its parent's pose
   and its joint's coordinate, its velocities the time derivatives of those;
 - the tree joints' rows and the norm rows of the bodies they place hold identically and are
   dropped; the rows of cut joints, drivers and the norm rows of floating bodies stay, as
@@ -29,7 +29,7 @@ from typing import Dict, List, Optional
 import numpy as np
 import sympy as sp
 
-from ..derive.intermediates import Intermediates
+from .intermediates import Intermediates
 from ..errors import ModelError
 from .consistency import check_consistency
 from .bodies import G_matrix, rotation_from_euler
@@ -157,6 +157,19 @@ def plain_tree(model):
     return not rows_left and all(what in rates for what, _, _ in model.held)
 
 
+@dataclass
+class TreeCoordinates:
+    """A joint model's coordinates (the floating bodies', then the tree joints', file order) and
+    the tree joints' among them: joint_symbol a joint's one coordinate, universal_symbols the
+    several of a universal, cylindrical, planar or parallel joint, spherical_symbols a
+    spherical joint's Euler parameters."""
+
+    coords: List[Coordinate]
+    joint_symbol: Dict[str, sp.Symbol]
+    universal_symbols: Dict[str, tuple]
+    spherical_symbols: Dict[str, tuple]
+
+
 def to_joint_coordinates(model):
     """Rewrite a bodies-and-joints model whose initial state is solved (body coordinates) in
     joint coordinates, in place; a plain tree (plain_tree) needs nothing solved. Returns the
@@ -171,8 +184,32 @@ def to_joint_coordinates(model):
     topo.body_x, topo.body_v = list(model.x), list(model.v)
     topo.body_forces = model.forces
     body_coordinates = {c.symbol: c for c in model.coordinates}
+    tc = _tree_coordinates(model, tree, bodies, body_coordinates)
+    inter = _place_bodies(model, tree, bodies, tc)
+    tree_joints = {tj.joint for tj in tree.joints}
+    _check_tree_rows(model, inter, tree_joints, tc.joint_symbol)
+    constraints, new_index = _rows_left(model, tree, tree_joints, tc.spherical_symbols)
+    x0, v0, initial_x, x_float = _initial_state(model, tree, bodies, body_coordinates, tc, solved)
+    _joints_on_the_tree(model, tc, tree_joints, constraints, new_index)
+    held = _held_on_the_tree(model, inter, tc, x_float, x0)
 
-    # the coordinates: the floating bodies', then the tree joints' (file order)
+    model.coordinates = tc.coords
+    model.constraints = constraints
+    model.intermediates = inter
+    model.x0, model.v0 = x0, v0
+    model.initial_x = initial_x
+    model.initial_v = [sp.Integer(0)] * len(tc.coords)
+    model.held = held
+    model.x_assembled = None
+    model.jacobian_assembled = None
+    _forces_on_the_tree(model, inter, tc)
+    return model
+
+
+def _tree_coordinates(model, tree, bodies, body_coordinates) -> TreeCoordinates:
+    """The coordinates: the floating bodies', then the tree joints' (file order), each as its
+    joint library entry names them."""
+    topo = model.topology
     coords = []
     for name in tree.roots:
         coords += [body_coordinates[s] for s in bodies[name].q]
@@ -192,7 +229,16 @@ def to_joint_coordinates(model):
             universal_symbols[name] = tuple(symbols)
         else:
             joint_symbol[name] = symbols[0]
+    return TreeCoordinates(coords, joint_symbol, universal_symbols, spherical_symbols)
 
+
+def _place_bodies(model, tree, bodies, tc):
+    """The Intermediates of the tree's coordinates: each placed body's pose and velocities a
+    short expression of its parent's and its joint's coordinates (topology's frames and steps
+    as the recursive algorithms read them)."""
+    topo = model.topology
+    coords, joint_symbol = tc.coords, tc.joint_symbol
+    universal_symbols, spherical_symbols = tc.universal_symbols, tc.spherical_symbols
     inter = Intermediates([c.symbol for c in coords], [c.velocity for c in coords], model.time)
     topo.joint_symbol = joint_symbol
     poses = {"ground": _ground_pose(model.kind)}
@@ -231,12 +277,13 @@ def to_joint_coordinates(model):
         for s, r in zip(child.q, child.qd):
             inter.define_rate(s, r)
         poses[tj.child] = _pose_of(child)
+    return inter
 
+
+def _rows_left(model, tree, tree_joints, spherical_symbols):
+    """(constraints, {old row: new row}): the tree joints' rows and the placed bodies' norm rows
+    dropped, the rest in order, then a norm row per spherical tree joint."""
     placed = {tj.child for tj in tree.joints}
-    tree_joints = {tj.joint for tj in tree.joints}
-    _check_tree_rows(model, inter, tree_joints, joint_symbol)
-
-    # rows: drop the tree joints' and the placed bodies' norm rows, keep the rest in order
     dropped = set()
     for joint in model.joints:
         if joint.name in tree_joints:
@@ -250,8 +297,16 @@ def to_joint_coordinates(model):
     # a spherical tree joint's Euler parameters are unit, as a body's are
     for name, e in spherical_symbols.items():
         constraints.append(Constraint(f"{name}.norm", sum((c * c for c in e), sp.Integer(0)) - 1))
+    return constraints, new_index
 
-    # initial state: the body model's, in the tree's coordinates
+
+def _initial_state(model, tree, bodies, body_coordinates, tc, solved):
+    """(x0, v0, initial_x, x_float): the body model's initial state in the tree's coordinates
+    (doubles, and the exact positions of the parameters), and the point x_float it was read at
+    (parameters, geometry and body coordinates as 30-digit numbers)."""
+    topo = model.topology
+    coords = tc.coords
+    universal_symbols, spherical_symbols = tc.universal_symbols, tc.spherical_symbols
     x_body = model.parameter_values()
     x_body.update(zip(model.x, (sp.Float(a, 30) for a in model.x_assembled or model.x0)))
     v_body = dict(zip(model.v, (sp.Float(a, 30) for a in model.v0 or [])))
@@ -321,8 +376,15 @@ def to_joint_coordinates(model):
         else:
             v0.append(given_rate.get(joint.name, 0.0))
         initial_x.append(exact)
+    return x0, v0, initial_x, x_float
 
-    # the joints: tree joints' free coordinates are theirs; cut joints keep their rows
+
+def _joints_on_the_tree(model, tc, tree_joints, constraints, new_index):
+    """The joints, row groups and switches in the tree's coordinates: a tree joint's free
+    coordinate and lock are its coordinates', a cut joint keeps its rows (renumbered)."""
+    topo = model.topology
+    coords, joint_symbol = tc.coords, tc.joint_symbol
+    universal_symbols, spherical_symbols = tc.universal_symbols, tc.spherical_symbols
     for joint in model.joints:
         if joint.name in tree_joints:
             joint.first_row, joint.nrows = len(constraints), 0
@@ -359,6 +421,11 @@ def to_joint_coordinates(model):
                 )
             switch.coordinate = index.index(name)
 
+
+def _held_on_the_tree(model, inter, tc, x_float, x0):
+    """The held initial velocity conditions in the tree's coordinates (a tree joint's rate is
+    its coordinate's; more than n are reduced to independent ones)."""
+    coords, joint_symbol = tc.coords, tc.joint_symbol
     held = []
     rate_of = {joint_rate_label(j): q for j, q in joint_symbol.items()}
     for what, row, value in model.held:
@@ -378,18 +445,16 @@ def to_joint_coordinates(model):
         point.update(zip([c.symbol for c in coords], (sp.Float(a, 30) for a in x0)))
         point[model.time] = sp.Integer(0)
         held = _independent_held(held, inter, point)
+    return held
 
-    model.coordinates = coords
-    model.constraints = constraints
-    model.intermediates = inter
-    model.x0, model.v0 = x0, v0
-    model.initial_x = initial_x
-    model.initial_v = [sp.Integer(0)] * len(coords)
-    model.held = held
-    model.x_assembled = None
-    model.jacobian_assembled = None
-    # a tree joint's spring-damper acts on its coordinate: its potential k/2 (q - rest)^2 as a
-    # block of q, its damping -c qd on q (in place of their body-coordinate forms)
+
+def _forces_on_the_tree(model, inter, tc):
+    """model.potential and model.forces in the tree's coordinates: a tree joint's spring-damper
+    acts on its coordinate, its potential k/2 (q - rest)^2 as a block of q, its damping -c qd on
+    q (in place of their body-coordinate forms), a tree joint's input u on its coordinate, the
+    other applied forces projected, J^T Q."""
+    topo = model.topology
+    coords, joint_symbol = tc.coords, tc.joint_symbol
     nbodies = len(topo.bodies)
     joint_forces = sp.zeros(len(coords), 1)
     for (joint, block, k, c, rest), damping in topo.springs:
@@ -426,7 +491,6 @@ def to_joint_coordinates(model):
         )
     if any(e != 0 for e in joint_forces):
         model.forces = joint_forces if model.forces is None else model.forces + joint_forces
-    return model
 
 
 def _independent_held(held, inter, point):

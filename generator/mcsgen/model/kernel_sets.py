@@ -32,7 +32,7 @@ NULL and the runtime answers MCS_ERR_UNSUPPORTED when options would need it.
 from typing import Iterable, Tuple
 
 from ..enums import method_is
-from ..derive.catalogue import KERNELS, kernel
+from .catalogue import KERNELS, kernel
 
 SETS = (
     "motion",
@@ -50,7 +50,7 @@ ALL = frozenset(SETS)
 # the third derivatives of a closed loop's rows in body coordinates are 40 % of its C
 DEFAULT = ALL - {"linearization"}
 
-# the descriptor's kernel -> the set it belongs to (derive/catalogue.py; a row group's and a
+# the descriptor's kernel -> the set it belongs to (model/catalogue.py; a row group's and a
 # condition event's kernels: "transitions")
 KERNEL_SET = {k.name: k.kernel_set for k in KERNELS}
 
@@ -108,3 +108,8 @@ def label(sets: Iterable[str]) -> str:
     """The banner's and the header's name of a choice: 'all' or the sets in SETS order."""
     sets = frozenset(sets)
     return "all" if sets == ALL else ", ".join(s for s in SETS if s in sets)
+
+
+def from_label(text: str) -> frozenset:
+    """The sets a banner's or a header's label names (label's inverse)."""
+    return ALL if text == "all" else frozenset(text.split(", "))

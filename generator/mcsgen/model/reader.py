@@ -19,7 +19,7 @@ void volatile while _Bool _Complex _Imaginary bool true false NULL main
 # Names the expression language already uses (t is time).
 RESERVED = frozenset({"t"}) | set(FUNCTIONS) | set(CONSTANTS)
 # The runtime's and generated code's own identifiers: mcs_*, MCS_* (mcs_sin, MCS_R, mcs_real, ...).
-# User names reach C only behind them, so no header can replace one (emit/kernels.py, render.py):
+# User names reach C only behind them, so no header can replace one (emit/statements.py, render.py):
 # a parameter is the struct member mcs_p_<name>, the generated file's statics are mcs_gen_*, and
 # a model's name prefixes its API (<model>_c, <MODEL>_NX), which cannot spell those. Bodies,
 # joints, coordinates and rows reach C as strings only.

@@ -191,7 +191,7 @@ def plan(
     McsError naming the option)."""
     from ..analyze import analysis_arguments
     from ..build import build_analyzer
-    from ..simulate import option_arguments
+    from ..options import option_arguments
 
     mechanism = solver.mechanism
     options = dict(options or {})

@@ -1,8 +1,9 @@
-"""The kernel catalogue (generator/mcsgen/derive/catalogue.py) is the hand-written descriptor's:
+"""The kernel catalogue (generator/mcsgen/model/catalogue.py) is the hand-written descriptor's:
 its kernels are the function-pointer members of mcs_model (mcs_row_group's, mcs_switch_event's)
-in runtime/include/mcs/mcs_model.h, in order, of the same types and shapes; the kernel sets, the
-audit and the generated files take their kernels from it; and every generated descriptor
-initializes each member of mcs_model by name, in order, its enumerations by their C names."""
+in runtime/include/mcs/mcs_model.h, in order, of the same types and shapes, each after the
+member it says; the kernel sets, the audit and the generated files (their descriptor's kernel
+members too) take their kernels from it; and every generated descriptor initializes each member
+of mcs_model by name, in order, its enumerations by their C names."""
 
 import re
 from pathlib import Path
@@ -10,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from mcsgen.audit.collect import TERMS
-from mcsgen.derive import catalogue
+from mcsgen.model import catalogue
 from mcsgen.enums import CONTINUATION, ENERGY_BALANCE, METHOD
 from mcsgen.model import kernel_sets
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MODEL_H = (ROOT / "runtime" / "include" / "mcs" / "mcs_model.h").read_text()
 GENERATED = sorted(p for p in (ROOT / "generated").iterdir() if p.is_dir())
 
@@ -81,6 +82,22 @@ def test_the_catalogue_is_the_descriptors_kernels_in_order(struct, kernels):
         assert k.kernel_set in kernel_sets.SETS
         assert (k.w != "") == (k.kind == "xwt"), name
         assert k.scalar == (k.rows == ""), name
+
+
+def test_each_kernel_follows_the_member_the_catalogue_says():
+    """The descriptor's initializer prints the catalogue's kernels in runs after other members
+    (Kernel.after; templates/model.c.j2 kernel_members): in mcs_model each kernel follows that
+    member, or the catalogue's kernel before it, and the last run ends the struct."""
+    names = [name for name, _, _ in members("mcs_model")]
+    previous = None
+    for k in catalogue.KERNELS:
+        before = names[names.index(k.name) - 1]
+        assert before == (k.after or previous), k.name
+        assert k.after not in catalogue.BY_NAME, k.name
+        previous = k.name
+    runs = catalogue.descriptor_runs()
+    assert [k for run in runs.values() for k in run] == list(catalogue.KERNELS)
+    assert list(runs.values())[-1][-1].name == names[-1]
 
 
 def test_views_sources_and_audit_terms_are_consistent():

@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from mcsgen.analysis.check import CompiledModel, check_model
+from mcsgen.compiled import CompiledModel
+from mcsgen.selfcheck import check_model
 from mcsgen.derive import derive
 from mcsgen.generate import generate, is_up_to_date
 from mcsgen.model import load_model
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MODEL_FILES = sorted((ROOT / "models").glob("*.yaml"))
 IDS = [p.stem for p in MODEL_FILES]
 # The PUMA 560 (n = 42) takes 33 s to generate and 48 s to evaluate in SymPy, which the suite's

@@ -7,7 +7,7 @@ import sympy as sp
 from mcsgen.derive import derive
 from mcsgen.model import load_model
 
-MODELS = Path(__file__).resolve().parents[2] / "models"
+MODELS = Path(__file__).resolve().parents[3] / "models"
 
 
 def test_spatial_pendulum_matches_paper_000_eqs_50_51():

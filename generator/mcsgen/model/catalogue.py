@@ -7,7 +7,7 @@ event_<k>). Each says its C type, its output's shape in the descriptor's counts,
 that carries it (model/kernel_sets.py), what it computes (the generated header's comment) and,
 for the terms of the audit report, the report's title. The emitter (emit/kernels.py,
 emit/tables.py, emit/render.py and the templates), the audit (audit/collect.py) and the kernel
-sets read it; tests/generator/test_catalogue.py holds it to mcs_model.h.
+sets read it; tests/generator/model/test_catalogue.py holds it to mcs_model.h.
 """
 
 import re
@@ -20,7 +20,7 @@ KIND = {
     "mcs_kernel_xwt": "xwt",  # (x, w, t, p, out)
     "mcs_scalar_xt": "xt",  # (x, t, p) -> value
     "mcs_scalar_xvt": "xvt",  # (x, v, t, p) -> value
-    "mcs_kernel_Mf": "mf",  # (x, v, t, p, M_out, f_out): emit/kernels.fused_kernel
+    "mcs_kernel_Mf": "mf",  # (x, v, t, p, M_out, f_out): emit/fused.fused_kernel
 }
 
 
@@ -37,6 +37,9 @@ class Kernel:
     pattern: str = ""  # a or m: it prints its source's nonzeros in A's or M's pattern
     view_of: str = ""  # a dense matrix that spreads this kernel's nonzeros (not a CSE'd body)
     audit: str = ""  # its title among the audit report's terms ("": not one of them)
+    # the member of mcs_model before it when that is not a kernel ("": the catalogue's kernel
+    # before it): the descriptor's initializer prints each run of kernels after that member
+    after: str = ""
 
     @property
     def kind(self) -> str:
@@ -76,7 +79,7 @@ def dimension(text: str, counts: Dict[str, int]) -> int:
 KERNELS = (
     Kernel(
         "c", "mcs_kernel_xt", "motion", "constraints c(x, t)", "nc",
-        audit="constraints c(x, t)",
+        audit="constraints c(x, t)", after="continuation",
     ),
     Kernel(
         "A", "mcs_kernel_xt", "motion", "Jacobian dc/dx", "nc", "nx", view_of="A_nz",
@@ -130,7 +133,7 @@ KERNELS = (
     Kernel(
         "joint_coords", "mcs_kernel_xwt", "motion",
         "the joints' free coordinates (angle or translation from the initial pose), then their "
-        "rates", "2 njc", w="v",
+        "rates", "2 njc", w="v", after="njc",
     ),
     Kernel(
         "initial", "mcs_kernel_xt", "motion",
@@ -139,17 +142,18 @@ KERNELS = (
     Kernel(
         "held", "mcs_kernel_xt", "motion",
         "[H | h]: the held initial velocity conditions H(x) v = h", "nheld", "nx + 1",
+        after="nheld",
     ),
     Kernel(
         "joint_wrenches", "mcs_kernel_xwt", "reactions",
         "each joint's force and moment on its body 2 (world; the moment about the joint's point "
         "on body 2), w = [v (nx); x'' (nx); lam (nc); nu (nmu): the row groups' multipliers]",
-        "nw", w="w",
+        "nw", w="w", after="nmu",
     ),
     Kernel(
         "f_u", "mcs_kernel_xwt", "motion",
         "the inputs' generalized forces B(x, t) u (f, K_f and D are at u = 0), w = u (nu)", "nx",
-        w="u", audit="generalized forces of the inputs B(x, t) u",
+        w="u", audit="generalized forces of the inputs B(x, t) u", after="input_limits",
     ),
     Kernel(
         "M_x", "mcs_kernel_xwt", "linearization",
@@ -166,7 +170,7 @@ KERNELS = (
     Kernel(
         "outputs", "mcs_kernel_xwt", "motion",
         "the outputs y = h(x, v, u, t) (the file's outputs:), w = [v (nx); u (nu)]", "ny", w="w",
-        source="h", audit="outputs h(x, v, u, t)",
+        source="h", audit="outputs h(x, v, u, t)", after="output_units",
     ),
     Kernel(
         "outputs_x", "mcs_kernel_xwt", "linearization",
@@ -219,6 +223,17 @@ def views() -> Tuple[Kernel, ...]:
 
 def scalars() -> Tuple[Kernel, ...]:
     return tuple(k for k in KERNELS if k.scalar)
+
+
+def descriptor_runs() -> Dict[str, Tuple[Kernel, ...]]:
+    """{member of mcs_model: the kernels that follow it in the descriptor, in order}: KERNELS cut
+    where a kernel follows another member (Kernel.after)."""
+    runs: Dict[str, list] = {}
+    after = ""
+    for k in KERNELS:
+        after = k.after or after
+        runs.setdefault(after, []).append(k)
+    return {after: tuple(run) for after, run in runs.items()}
 
 
 def audited() -> Tuple[Kernel, ...]:

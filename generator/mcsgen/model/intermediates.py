@@ -1,9 +1,10 @@
 """Named intermediate quantities and derivatives through them (forward mode).
 
-A joint-coordinate model (model/tree_model.py) writes each body's pose as a short expression of
-its parent's: the body's coordinate symbols (`link3.x`, `link3.e0`, ...) become intermediates,
-s = expr(q, qd, t, parameters, earlier intermediates), instead of being expanded into q (whose
-expressions grow with the depth of the tree). Everything downstream differentiates through them:
+A joint-coordinate model (model/joint_coordinates.py) writes each body's pose as a short
+expression of its parent's: the body's coordinate symbols (`link3.x`, `link3.e0`, ...) become
+intermediates, s = expr(q, qd, t, parameters, earlier intermediates), instead of being expanded
+into q (whose expressions grow with the depth of the tree). Everything downstream differentiates
+through them:
 
     d expr / d var = sum over the symbols s of expr of  (partial expr / partial s) * (d s / d var)
 
@@ -12,7 +13,7 @@ depend on var), so each derivative stays a short expression of its parent's deri
 is the time derivative along the motion with the accelerations zero (qdd = 0): what the
 velocity-product terms (gamma, the body accelerations of M^-1 f) need.
 
-The emitter (emit/kernels.py) writes the intermediates a kernel reads as statements before its
+The emitter (emit/statements.py) writes the intermediates a kernel reads as statements before its
 outputs, in definition order; `evaluate` does the same in floats for the checks.
 """
 
@@ -122,7 +123,7 @@ class Intermediates:
         through the intermediates; one tangent intermediate per intermediate, named with tag
         (one memo per tag: each tag is one direction). Code that evaluates it for the n unit
         directions costs n times the expression, against n separate derivatives each as large
-        (the K_f and D kernels of joint coordinates, emit/kernels.py)."""
+        (the K_f and D kernels of joint coordinates, emit/tangent_kernels.py)."""
         memo = self._tangents.setdefault(tag, {})
         expr = sp.sympify(expr)
         total = sp.Integer(0)

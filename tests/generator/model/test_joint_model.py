@@ -6,7 +6,7 @@ import random
 import pytest
 import sympy as sp
 
-from mcsgen.derive.intermediates import Intermediates
+from mcsgen.model.intermediates import Intermediates
 from mcsgen.errors import ModelError
 from mcsgen.model import load_model
 from mcsgen.model.tree import PLACEMENT_TYPES, spanning_tree
@@ -171,7 +171,7 @@ def test_a_cut_flag_that_is_not_a_boolean_gets_one_line(tmp_path):
 
 
 def test_a_joint_model_computes_m_and_f_in_one_kernel(tmp_path):
-    """M_f (emit/kernels.fused_kernel): in joint coordinates the descriptor points at one kernel
+    """M_f (emit/fused.fused_kernel): in joint coordinates the descriptor points at one kernel
     for M's nonzeros and f, which M_nz and f call; a body-coordinate model has none (the runtime
     calls M_nz and f). The numbers are the finite-difference check's and the two formulations'
     (tests/e2e/test_joint_coordinates.py: M_nz and f go through it)."""
