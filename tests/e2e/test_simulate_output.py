@@ -208,16 +208,24 @@ def test_a_csv_of_gigabytes_is_said(tmp_path, monkeypatch):
     from mcsgen.paths import model_path
 
     puma = load_model(model_path("puma560_estop"))  # 42 coordinates: 220 columns
+    # the columns are the simulator's own header (runtime/app/mcs_simulate_output.c), as the
+    # command line passes it: taken here from a short run of the PUMA
+    headers = []
+    mcsgen.load("puma560_estop").build().simulate_to_files(
+        tmp_path / "p.csv", tmp_path / "p.events.json", header=headers.append, t_end=1e-3
+    )
+    (header,) = headers
+    assert header.count(",") + 1 == 220
     rk4 = {"t_end": 400.0, "h": 1e-4, "method": "rk4", "max_steps": 10_000_000}
-    (line,) = csv_size_warning(puma, rk4)
+    (line,) = csv_size_warning(puma, rk4, header)
     assert line.startswith("the CSV will be about 18.0 GiB (4e+06 rows of 220 columns")
     assert line.endswith("give --dt-out to write fewer rows")
     # more rows than --max-steps (default 1e6): the run is refused, and only that is said
-    assert csv_size_warning(puma, {**rk4, "max_steps": None}) == []
-    assert (
-        csv_size_warning(puma, {"t_end": 400.0, "h": 1e-4, "method": "rk4", "dt_out": 0.01}) == []
-    )
-    assert csv_size_warning(puma, {"t_end": 400.0, "method": "dopri5"}) == []  # told on the way
+    assert csv_size_warning(puma, {**rk4, "max_steps": None}, header) == []
+    dt_out = {"t_end": 400.0, "h": 1e-4, "method": "rk4", "dt_out": 0.01}
+    assert csv_size_warning(puma, dt_out, header) == []
+    adaptive = {"t_end": 400.0, "method": "dopri5"}
+    assert csv_size_warning(puma, adaptive, header) == []  # told on the way
     monkeypatch.setattr(api, "LARGE_CSV", 20_000)
     said = []
     solver = mcsgen.load("spatial_pendulum").build()
