@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 import yaml
 
+import mcsgen
+
 from mcsgen.errors import ModelError
 from mcsgen.model import load_model
 from mcsgen.paths import MODELS
@@ -371,6 +373,41 @@ def test_floating_and_planar_joints(tmp_path):
     for option in ("table", "air"):
         with pytest.raises(ModelError, match="has no single coordinate to set"):
             run_import(tmp_path, text, q={option: Fraction(1)})
+
+
+FLOATING_BASE = """<robot name="fb"><link name="world"/>
+  <link name="base"><inertial><mass value="2"/>
+    <inertia ixx="0.1" iyy="0.2" izz="0.3" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="arm"><inertial><mass value="1"/><origin xyz="0 0 0.25"/>
+    <inertia ixx="0.02" iyy="0.02" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="free" type="floating"><parent link="world"/><child link="base"/>
+    <origin xyz="0 0 1" rpy="0 0 1.5707963267948966"/></joint>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="arm"/>
+    <origin xyz="0.1 0 0"/><axis xyz="0 1 0"/></joint></robot>"""
+
+
+def test_a_floating_base_carries_its_robot(tmp_path):
+    """Issue 60: a floating joint from the world to a link that carries the rest of the robot (a
+    floating base) failed with KeyError: 'base' (the joints were placed before the free bodies
+    they hang on). The base's frame (turned 90 degrees about z, 1 m up) places its children: the
+    shoulder 0.1 m along the base's x is at world y = 0.1, its axis the base's y is world -x; in
+    free fall nothing turns the arm about it."""
+    path, notes = run_import(tmp_path, FLOATING_BASE, q={"shoulder": Fraction(1, 2)})
+    assert any("floating joint 'free': link 'base' is a free body" in n for n in notes)
+    doc = yaml.safe_load(path.read_text())
+    base, arm = doc["bodies"]
+    (shoulder,) = doc["joints"]
+    assert base["position"] == [0, 0, 1] and arm["position"] == [0, 0.1, 1.25]
+    assert shoulder["point"] == [0, 0.1, 1] and shoulder["axis"] == [-1, 0, 0]
+    assert (shoulder["body1"], shoulder["body2"], shoulder["start"]) == ("arm", "base", 0.5)
+    run = mcsgen.load(path).build().simulate(t_end=0.5, method="dopri5", dt_out=0.05)
+    assert run.ok, run.summary
+    column = run.columns
+    assert np.abs(np.array(column["j.shoulder"]) - 0.5).max() < 1e-9
+    # the centre of mass falls freely: the base's height against its start less g t^2 / 2 (the
+    # arm does not move relative to it)
+    t = np.array(run.t)
+    assert np.abs(np.array(column["x.base.z"]) - (1 - 9.81 * t**2 / 2)).max() < 1e-9
 
 
 def test_import_leaves_the_global_precision_alone(tmp_path):

@@ -372,16 +372,19 @@ class Tree:
         # the bodies are written at the joints' zero (the URDF's own frames: rotations of 0 and
         # +-1 where its origins have them, which the joint-coordinate kernels keep short), and
         # each joint's --q becomes its `start:`, from which the generator places them
-        world = {"ground": Frame.identity()}
         for j in self.joints:
-            # joints are in breadth-first order: the parent's pose is known
             value = mp(q.get(j.urdf.name, 0))
             j.q = None if j.urdf.type == "planar" else value
             j.qd = None if j.urdf.type == "planar" else mp(qd.get(j.urdf.name, 0))
-            world[j.child] = world[j.parent] * j.frame * motion(j.urdf, 0)
             self._check_limit(j, value)
-        for name, owner, frame, _ in self.free:
-            world[name] = world[owner] * frame
+        # the bodies are in breadth-first order, a body's parent before it, whether it hangs on a
+        # joint or is free (a floating base carries the robot: its children are placed from it)
+        placed = {j.child: (j.parent, j.frame * motion(j.urdf, 0)) for j in self.joints}
+        placed.update({name: (owner, frame) for name, owner, frame, _ in self.free})
+        world = {"ground": Frame.identity()}
+        for name in self.bodies:
+            parent, frame = placed[name]
+            world[name] = world[parent] * frame
         ordered = {}
         for name in self.bodies:  # bodies in tree order, with their world frames
             body = self.bodies[name]
