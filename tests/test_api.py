@@ -225,3 +225,18 @@ def test_every_api_user_gets_the_energy_judgment_of_the_command_line(slider_cran
     assert "which physics conserves, changed by 5%" in line and "a smaller --h" in line
     assert mcsgen.api.run_warnings(dict(drifted, energy_balance="dissipative")) == []
     assert mcsgen.api.run_warnings(dict(drifted, problems=["the energy rose"])) == []
+
+
+def test_run_time_parameter_values_are_checked_as_the_files():
+    """Issue 60: params={"m1": -5} ran until the step size fell below the minimum, {"k": "abc"}
+    raised a raw ValueError. Every entry of a run (simulate, start, statics, sweep) refuses a
+    value the file would refuse, naming it and the field, before anything runs."""
+    solver = mcsgen.load("pendulum_3r_bodies").build()
+    for call in (solver.simulate, solver.start, solver.statics):
+        with pytest.raises(McsError, match=r"params m=-5: bodies\[0\]\.mass: mass must be pos"):
+            call(params={"m": -5})
+        with pytest.raises(McsError, match="params J=abc: not a finite real number"):
+            call(params={"J": "abc"})
+    with pytest.raises(McsError, match=r"run 3 \(m=-1\): bodies\[0\]\.mass"):
+        solver.sweep(grid={"m": [1.0, 2.0, -1.0]}, workers=0)
+    assert solver.simulate(params={"m": 50.0}, t_end=0.01).ok

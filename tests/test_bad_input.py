@@ -390,6 +390,20 @@ CLI_CASES = [
     ("sim-param-no-value", ["simulate", "planar_pendulum", "--param", "M"], "--param"),
     ("sim-param-text", ["simulate", "planar_pendulum", "--param", "M=heavy"], "M"),
     ("sim-param-nan", ["simulate", "planar_pendulum", "--param", "M=nan"], "M"),
+    # run-time values keep the file's rules on masses and inertias (issue 60: a negative mass ran)
+    ("sim-param-mass", ["simulate", "pendulum_3r_bodies", "--param", "m=-1"], "bodies[0].mass"),
+    (
+        "sim-param-inertia",
+        ["simulate", "pendulum_3r_bodies", "--param", "J=-2"],
+        "bodies[0].inertia",
+    ),
+    ("statics-param-mass", ["statics", "pendulum_3r_bodies", "--param", "m=0"], "bodies[0].mass"),
+    ("modes-param-mass", ["modes", "pendulum_3r_bodies", "--param", "m=-1"], "--param m=-1"),
+    (
+        "sweep-param-mass",
+        ["sweep", "pendulum_3r_bodies", "--param", "m=1,-1", "--workers", "0"],
+        "run 2 (m=-1)",
+    ),  # fmt: skip
     ("sim-lock-unknown", ["simulate", "planar_pendulum", "--lock", "y@1"], "y"),
     ("sim-lock-format", ["simulate", "planar_pendulum", "--lock", "x"], "--lock"),
     ("sim-lock-time", ["simulate", "planar_pendulum", "--lock", "x@later"], "--lock"),

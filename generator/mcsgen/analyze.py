@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from . import cjson
 from .build import build_analyzer
 from .enums import MODE_KIND
 from .errors import McsError
@@ -50,7 +51,7 @@ def run_analysis(
     if proc.returncode not in (0, 1) or not proc.stdout.strip():
         err = proc.stderr.strip() or f"exit code {proc.returncode}"
         raise McsError(f"analysis of {model_name} failed: {err}")
-    return json.loads(proc.stdout)
+    return cjson.loads(proc.stdout)
 
 
 def analysis_arguments(
@@ -266,7 +267,7 @@ def write_outputs(result: dict, out_dir, stem: str) -> list:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = [out / f"{stem}.json"]
-    written[0].write_text(json.dumps(result, indent=1) + "\n")
+    written[0].write_text(cjson.dumps(result, indent=1) + "\n")
     m = result.get("modes")
     if m and m["status"] == STATUS_OK:
         with open(out / "modes.csv", "w", newline="") as fh:

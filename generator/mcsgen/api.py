@@ -24,7 +24,7 @@ child process and return its results as NumPy arrays.
 import ctypes
 import hashlib
 import io
-import json
+import numbers
 import os
 import re
 import tempfile
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from . import cjson
 from .enums import method_is
 from .errors import Interrupted, McsError
 from .paths import model_path
@@ -201,6 +202,32 @@ class Mechanism:
                     "value in the model file, or take it off the freeze list, and regenerate"
                 )
 
+    def check_param_values(self, given: Dict[str, object], option: str) -> None:
+        """Refuse run-time parameter values as the file's would be: a value that is not a finite
+        real number, or that breaks a rule of the file's masses and inertias
+        (model/parameter_checks.py: a negative mass, an inertia that is not positive definite).
+        given: {name: value} (a number, or the command line's text); option: how the message
+        names them ("--param", "params"). Names the model does not have are the simulator's to
+        refuse."""
+        from .model.parameter_checks import first_problem
+
+        symbols = {p.name: p.symbol for p in self.model.parameters}
+        values = {p.name: float(p.exact) for p in self.model.parameters}
+        for name, value in given.items():
+            if name not in symbols:
+                continue
+            number = _finite_number(value)
+            if number is None:
+                raise McsError(f"{self.path}: {option} {name}={value!s}: not a finite real number")
+            values[name] = number
+        found = first_problem(
+            self.model.parameter_checks, symbols, {k: np.array([v]) for k, v in values.items()}
+        )
+        if found is not None:
+            _, field, problem = found
+            shown = ", ".join(f"{k}={v!s}" for k, v in given.items() if k in symbols)
+            raise McsError(f"{self.path}: {option} {shown}: {field}: {problem}")
+
     def build(self, backend: Optional[str] = None, kernels: Optional[str] = None) -> "Solver":
         """Generate (when not up to date) and compile the in-process solver. backend: "lapack"
         or "portable" (default: $MCS_LINALG, else by size: portable below
@@ -295,7 +322,7 @@ class Solver:
         summary says why (run.ok is False); Ctrl-C raises Interrupted."""
         status, text = self.run_text(params=params, **options)
         if status == 130:
-            summary = json.loads(text["summary"])
+            summary = cjson.loads(text["summary"])
             raise Interrupted(f"simulate: interrupted at t = {summary['t_reached']:g} s")
         return parse_run(self.mechanism, text)
 
@@ -338,9 +365,10 @@ class Solver:
         if unknown:
             raise McsError(f"{verb}: unknown option '{unknown[0]}'")
         options = dict(options)
-        self.mechanism.check_params(
-            [p.split("=", 1)[0] for p in options.get("param") or []] + list(params or {})
-        )
+        texts = param_texts(options.get("param"))
+        self.mechanism.check_params(list(texts) + list(params or {}))
+        option = "params" if params else "--param"
+        self.mechanism.check_param_values({**texts, **(params or {})}, option)
         options["param"] = list(options.get("param") or []) + [
             f"{k}={_number_text(v)}" for k, v in (params or {}).items()
         ]
@@ -411,6 +439,7 @@ class Solver:
 
         params = dict(params or {})
         self.mechanism.check_params(params)
+        self.mechanism.check_param_values(params, "params")
         n = len(self.mechanism.coordinates)
         if x is not None and np.shape(x) != (n,):
             raise McsError(f"statics {self.mechanism.name}: x must have {n} entries (n)")
@@ -482,7 +511,7 @@ class Solver:
                     f"simulate {self.mechanism.name}: cannot write (the data is incomplete): "
                     f"{path}"
                 )
-        summary = json.loads(text["summary"])
+        summary = cjson.loads(text["summary"])
         if not summary.get("events_log"):
             Path(events_path).unlink(missing_ok=True)  # no events, no log (nor a stale one)
         return summary
@@ -618,6 +647,24 @@ def _close(f) -> bool:
         return False
 
 
+def param_texts(params) -> Dict[str, str]:
+    """The command line's --param NAME=VALUE texts (a list, or None) as {name: value text} (a
+    text without '=' is the simulator's to refuse: its value is empty here)."""
+    return dict(p.split("=", 1) if "=" in p else (p, "") for p in params or ())
+
+
+def _finite_number(value) -> Optional[float]:
+    """A parameter's value as a float: a real number (not a bool), or a text that reads as one
+    (the command line's); None for anything else, and for infinities and NaN."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, numbers.Real)):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if np.isfinite(number) else None
+
+
 def _number_text(value) -> str:
     """A parameter value as the text the simulator reads back to the same double."""
     value = float(value)
@@ -643,7 +690,7 @@ def parse_run(mechanism: Mechanism, text: Dict[str, str]) -> Run:
     events_text = text["events"].strip()
     events = [
         Event(e.get("kind", "singular"), float(e["t"]), e)
-        for e in (json.loads(events_text) if events_text else [])
+        for e in (cjson.loads(events_text) if events_text else [])
     ]
     return Run(
         model=mechanism.name,
@@ -658,5 +705,5 @@ def parse_run(mechanism: Mechanism, text: Dict[str, str]) -> Run:
         rank=columns["rank"].astype(int),
         columns=columns,
         events=events,
-        summary=json.loads(text["summary"]),
+        summary=cjson.loads(text["summary"]),
     )

@@ -118,7 +118,8 @@ OPTIONS = (
     SimOption(
         "param",
         "param",
-        "override a parameter, geometry too (repeatable); one in the file's freeze: is refused",
+        "override a parameter, geometry too (repeatable); one in the file's freeze: is refused, "
+        "and so is a value the file's own would be (a body's mass or inertia)",
         "NAME=VALUE",
     ),
     SimOption(

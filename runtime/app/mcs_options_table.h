@@ -44,7 +44,7 @@ static const sim_option SIM_OPTIONS[] = {
     {"inputs", OPT_PATH, -1, NULL, "FILE.csv",
      "CSV of the model's inputs over time: a header t,<input>,... (every input, any order) and rows of increasing t, each held until the next (zero-order hold) (default: all 0)"},
     {"param", OPT_PARAM, -1, NULL, "NAME=VALUE",
-     "override a parameter, geometry too (repeatable); one in the file's freeze: is refused"},
+     "override a parameter, geometry too (repeatable); one in the file's freeze: is refused, and so is a value the file's own would be (a body's mass or inertia)"},
     {"lock", OPT_PARAM, -1, NULL, "NAME@T",
      "lock coordinate or joint NAME at time T (004 sec. 6): NAME - NAME(T) = 0, or the joint held at its pose then, with the velocity jump --transition says (repeatable)"},
     {"unlock", OPT_PARAM, -1, NULL, "NAME@T",

@@ -233,3 +233,22 @@ def test_a_csv_of_gigabytes_is_said(tmp_path, monkeypatch):
         tmp_path / "r.csv", tmp_path / "r.events.json", large=said.append, t_end=1.0
     )
     assert len(said) == 1 and said[0] > 20_000  # once, with the size passed (64 KiB pieces)
+
+
+def test_a_run_whose_energy_overflows_is_summarized(tmp_path, cli):
+    """Issue 60: an unstable run whose energy overflows (the damped 7-DOF arm with RK4 at 11 ms:
+    its state still finite, its energy beyond the largest double) printed `inf` and `-nan` in
+    its summary, which is not JSON: simulate died with a JSONDecodeError traceback. Now the
+    summary says where it stopped and --json writes strict JSON, null for what overflowed."""
+    import json
+
+    path, _ = import_urdf(MODELS / "urdf" / "damped_arm.urdf", tmp_path / "damped_arm.yaml")
+    proc = cli(
+        "simulate", path, "--method", "rk4", "--h", "0.011", "--t-end", "2", "--json",
+        "--out", tmp_path / "arm.csv",
+    )  # fmt: skip
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "stopped: non-finite value" in proc.stderr and "max |E - E0| = inf" in proc.stderr
+    summary = json.loads(proc.stdout, parse_constant=pytest.fail)  # no NaN, no Infinity
+    assert summary["ok"] is False and summary["energy_drift"] is None
+    assert math.isfinite(summary["energy0"]) and summary["t_reached"] < 2

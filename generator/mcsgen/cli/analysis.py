@@ -1,15 +1,21 @@
 """`statics` and `modes`: one analyzer run each (analyze.run_analysis) and its printing."""
 
-import json
-
+from .. import cjson
 from .generation import ensure_generated
 from .spinner import Spinner
 
 
 def _analysis(args, modes):
     from ..analyze import load_start, run_analysis
+    from ..api import Mechanism, param_texts
+    from ..paths import model_path
 
     model = ensure_generated(args.model)
+    # the --param values as simulate's (frozen parameters, the file's rules on masses)
+    texts = param_texts(args.param)
+    mechanism = Mechanism(model, model_path(args.model))
+    mechanism.check_params(list(texts))
+    mechanism.check_param_values(texts, "--param")
     x = load_start(args.start) if args.start else None
     kw = dict(modes=modes, params=args.param or (), x=x, kkt=args.kkt, max_iter=args.max_iter)
     if modes:
@@ -40,7 +46,7 @@ def cmd_statics(args):
 
     model, result = _analysis(args, modes=False)
     if args.json:
-        print(json.dumps(result, indent=1))
+        print(cjson.dumps(result, indent=1))
     else:
         print(format_statics(result))
     _write_analysis(args, model, result, "statics")
@@ -53,7 +59,7 @@ def cmd_modes(args):
     model, result = _analysis(args, modes=True)
     st = result["statics"]
     if args.json:
-        print(json.dumps(result, indent=1))
+        print(cjson.dumps(result, indent=1))
     elif st["status"] != 0:
         print(format_statics(result))
         print("modes: no equilibrium to linearize about")

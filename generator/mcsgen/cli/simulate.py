@@ -1,10 +1,10 @@
 """`simulate`: one call of the Python API (Solver.simulate_to_files) and its printing."""
 
 import contextlib
-import json
 import sys
 from pathlib import Path
 
+from .. import cjson
 from ..errors import Interrupted
 from ..paths import OUT, model_path
 from .generation import ensure_generated
@@ -83,13 +83,15 @@ def cmd_simulate(args):
     if out is None:
         out = OUT / f"{model.name}.csv"
     events = Path(args.events) if args.events else Path(out).with_suffix(".events.json")
-    from ..api import Mechanism, Solver, run_warnings
+    from ..api import Mechanism, Solver, param_texts, run_warnings
     from ..build import build_simulator_library, model_linalg_backend
 
+    mechanism = Mechanism(model, model_path(args.model))
+    mechanism.check_param_values(param_texts(args.param), "--param")  # before compiling
     backend = model_linalg_backend(model.name)
     with Spinner(f"compiling {model.name}"):
         library = build_simulator_library(model.name, backend)
-    solver = Solver(Mechanism(model, model_path(args.model)), library, backend)
+    solver = Solver(mechanism, library, backend)
 
     def header(line):  # the CSV's columns, before its rows
         for warning in csv_size_warning(model, options, line):
@@ -145,7 +147,7 @@ def cmd_simulate(args):
         )
     print(f"  CSV: {out}", file=human)
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print(cjson.dumps(summary, indent=2))
     for line in run_warnings(summary):
         print(f"mcsgen: warning: {line}", file=sys.stderr)
     if summary.get("interrupted"):

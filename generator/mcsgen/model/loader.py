@@ -271,6 +271,7 @@ class _Validator(Reader):
         model.drawing_exprs = builder.drawing_exprs
         model.warnings = builder.warnings
         model.frozen_parameters = frozen
+        model.parameter_checks = builder.parameter_checks
         model.inputs = builder.inputs
         model.geometry = builder.geometry
         model.joints = list(builder.joints.values())

@@ -32,6 +32,13 @@ from .forces import ForceElements
 from .inputs import check_linear
 from .joint_coordinates import JointGeometry
 from .joints import SPATIAL_JOINTS, Joint, joint_rate_label, joint_types, spatial_lock
+from .parameter_checks import (
+    inertia_problem,
+    mass_problem,
+    parameter_dependent,
+    planar_inertia_problem,
+    violates_triangle,
+)
 from .placement import place_at_start
 from .switches import RowGroup
 
@@ -87,6 +94,7 @@ class MechanismBuilder(ForceElements):
         self.geometry = []
         self.geometry_symbols = {}  # expression -> its Symbol
         self.warnings = []  # accepted departures (Model.warnings)
+        self.parameter_checks = []  # the rules run-time values keep (Model.parameter_checks)
         # joint -> its points and axes in its bodies' frames (joint_coordinates.JointGeometry)
         self.joint_geometry = {}
         # index among the force elements' blocks -> (joint, I_r) of a joint's rotor_inertia block
@@ -203,8 +211,10 @@ class MechanismBuilder(ForceElements):
             body = Body(name, kind, index0=len(self.coords))
             body.mass = self.sym(spec["mass"], f"{where}.mass")
             mass_value = float(self.approx_value(self.num(spec["mass"], f"{where}.mass")))
-            if not mass_value > 0:
-                self.ctx.fail(f"{where}.mass", f"mass must be positive, got {mass_value:g}")
+            problem = mass_problem(mass_value)
+            if problem:
+                self.ctx.fail(f"{where}.mass", problem)
+            self.keep_check(f"{where}.mass", "mass", [body.mass])
             check = spec.get("inertia_check", "strict")
             if check not in ("strict", "warn"):
                 self.ctx.fail(f"{where}.inertia_check", f"'{check}' is not one of strict, warn")
@@ -225,9 +235,10 @@ class MechanismBuilder(ForceElements):
         it, docs/data/puma560.md): then accepted with a warning."""
         if body.kind == "planar":
             body.inertia = self.sym(raw, where)
-            value = float(self.approx_value(self.num(raw, where)))
-            if not value >= 0:
-                self.ctx.fail(where, f"inertia must be non-negative, got {value:g}")
+            problem = planar_inertia_problem(float(self.approx_value(self.num(raw, where))))
+            if problem:
+                self.ctx.fail(where, problem)
+            self.keep_check(where, "planar_inertia", [body.inertia])
             return
         raw = self.ctx.seq(raw, where)
         if len(raw) == 3 and not isinstance(raw[0], list):
@@ -249,29 +260,25 @@ class MechanismBuilder(ForceElements):
         Jn = np.array(
             [[float(approx(self.num_of(J[a, b], where))) for b in range(3)] for a in range(3)]
         )
-        if not np.allclose(Jn, Jn.T, rtol=0, atol=1e-12 * max(1.0, np.abs(Jn).max())):
-            self.ctx.fail(where, "inertia tensor must be symmetric")
+        problem = inertia_problem(Jn, strict=check != "warn")
+        if problem:
+            self.ctx.fail(where, problem)
+        self.keep_check(where, "inertia", list(J), strict=check != "warn")
         eig = np.linalg.eigvalsh(Jn)
-        if eig.min() <= 0:
-            self.ctx.fail(
-                where,
-                f"inertia tensor must be positive definite (eigenvalues "
-                f"{', '.join(f'{x:g}' for x in eig)})",
-            )
-        if eig.max() > 1.0000001 * (eig.sum() - eig.max()):
-            if check != "warn":
-                self.ctx.fail(
-                    where,
-                    "inertia tensor violates the triangle inequality (J1 + J2 >= J3): not a rigid "
-                    "body (give the body 'inertia_check: warn' to accept identified data as they "
-                    "are)",
-                )
+        if violates_triangle(eig):
             self.warnings.append(
                 f"{self.ctx.path}: {where}: inertia tensor violates the triangle inequality "
                 f"(principal moments {', '.join(f'{x:g}' for x in eig)}): accepted as given "
                 "(inertia_check: warn)"
             )
         body.inertia = J
+
+    def keep_check(self, where, rule, exprs, strict=True):
+        """A rule of parameter_checks.py that a value given at run time must keep too: kept on
+        the Model (parameter_checks) when its expressions hold parameters."""
+        check = parameter_dependent(where, rule, exprs, strict)
+        if check is not None:
+            self.parameter_checks.append(check)
 
     def num_of(self, expr, where):
         """A symbolic number (e.g. an inertia entry) at the parameters' default values."""

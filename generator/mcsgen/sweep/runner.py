@@ -174,6 +174,30 @@ def check_names(mechanism, design: Design, sources: Dict[str, str], kind: str) -
                 f"{listed})"
             )
     mechanism.check_params([n for n in design.names if "@" not in n])
+    check_values(mechanism, design, sources)
+
+
+def check_values(mechanism, design: Design, sources: Dict[str, str]) -> None:
+    """Every run's parameter values keep the file's rules on masses and inertias
+    (model/parameter_checks.py), as a simulate's --param does: the first run that breaks one is
+    named with its values before anything runs (a sampled mass that can go negative wants a
+    truncnormal)."""
+    from ..model.parameter_checks import first_problem
+
+    model = mechanism.model
+    symbols = {p.name: p.symbol for p in model.parameters}
+    count = len(design)
+    values = {p.name: np.full(count, float(p.exact)) for p in model.parameters}
+    for k, name in enumerate(design.names):
+        if name in symbols:
+            values[name] = design.values[:, k].astype(float)
+    found = first_problem(model.parameter_checks, symbols, values)
+    if found is None:
+        return
+    row, field, problem = found
+    shown = ", ".join(f"{n}={design.values[row, k]:g}" for k, n in enumerate(design.names))
+    options = ", ".join(sorted({sources.get(n, "--param") for n in design.names if n in symbols}))
+    raise DesignError(f"{options}: run {row + 1} ({shown}): {field}: {problem}")
 
 
 def plan(
@@ -624,7 +648,9 @@ def _on_cluster(client, task: dict, batches, program: tuple, fingerprint: str):
     from distributed.scheduler import KilledWorker
 
     worker = sys.modules[run_task.__module__]
-    cloudpickle.register_pickle_by_value(worker)  # the workers need no mcsgen (worker.py)
+    read_c_json = sys.modules[worker.c_json.__module__]
+    for module in (worker, read_c_json):  # the workers need no mcsgen (worker.py)
+        cloudpickle.register_pickle_by_value(module)
     shipped = [client.scatter([program], broadcast=True, hash=False)[0]]
     futures: Dict = {}  # future -> (runs, times sent)
 
@@ -682,7 +708,8 @@ def _on_cluster(client, task: dict, batches, program: tuple, fingerprint: str):
             yield alone(run)
     finally:
         client.cancel(list(futures))
-        cloudpickle.unregister_pickle_by_value(worker)
+        for module in (worker, read_c_json):
+            cloudpickle.unregister_pickle_by_value(module)
 
 
 def _lost(index: int, status: str, message: str) -> dict:

@@ -1,12 +1,13 @@
 """What a worker does for a sweep: run a batch of parameter sets through the compiled solver and
 reduce each run to the few numbers the user named, so that only those travel back.
 
-Self-contained on purpose: the standard library and NumPy only, no other module of mcsgen. The
-client sends this module to the workers by value (cloudpickle.register_pickle_by_value in
-runner.py), so a worker on another machine needs Python, NumPy and Dask (docs/setup.md's packages)
-but not mcsgen; the solver comes as a Program, the bytes of the compiled library (or of the
-analyzer executable for statics and modes) built once on the client, written once per worker
-process into its temporary folder under its SHA-256 and loaded from there.
+Self-contained on purpose: the standard library, NumPy and mcsgen's cjson.py (the C programs'
+JSON) only. The client sends this module and cjson.py to the workers by value
+(cloudpickle.register_pickle_by_value in runner.py), so a worker on another machine needs Python,
+NumPy and Dask (docs/setup.md's packages) but not mcsgen; the solver comes as a Program, the
+bytes of the compiled library (or of the analyzer executable for statics and modes) built once on
+the client, written once per worker process into its temporary folder under its SHA-256 and loaded
+from there.
 
 A run's outcome is a row: its status ("ok"; "failed": the solver stopped on a failure, the
 summary says which; "timeout"; "refused": the simulator rejected an argument for these values;
@@ -15,7 +16,6 @@ summary says which; "timeout"; "refused": the simulator rejected an argument for
 
 import ctypes
 import hashlib
-import json
 import math
 import os
 import re
@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from typing import Dict, List
 
 import numpy as np
+
+from ..cjson import loads as c_json  # sent by value with this module (runner.py)
 
 CHANNELS = ("csv", "events", "summary")  # mcs_simulate_run's channels 0, 1, 2
 
@@ -270,7 +272,7 @@ def _simulate(task: dict, program: tuple, params):
                 timer.cancel()
     if code == 2:
         return "refused", error.value.decode().removeprefix("simulate: "), {}
-    summary = json.loads("".join(pieces["summary"]))
+    summary = c_json("".join(pieces["summary"]))
     if code == 130:
         if timed_out.is_set():
             return (
@@ -286,7 +288,7 @@ def _simulate(task: dict, program: tuple, params):
     run = SweepRun(
         params=dict(params),
         columns=read_columns("".join(pieces["csv"])),
-        events=json.loads(events_text) if events_text else [],
+        events=c_json(events_text) if events_text else [],
         summary=summary,
     )
     values = {q: simulate_quantity(run, q) for q in task["quantities"]}
@@ -309,7 +311,7 @@ def _analyze(task: dict, program: tuple, params):
             (proc.stderr.strip() or f"exit code {proc.returncode}").splitlines()[0],
             {},
         )
-    result = json.loads(proc.stdout)
+    result = c_json(proc.stdout)
     statics = result["statics"]
     if statics["status"] != 0:
         return "failed", f"statics: {statics['message']}", {}
