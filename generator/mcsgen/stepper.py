@@ -8,21 +8,41 @@ run at a time per solver: starting another ends the first (its workspace is stat
 firmware)."""
 
 import ctypes
+import math
 from dataclasses import dataclass
 from typing import Dict, Sequence
 
 import numpy as np
 
+from .enums import method_is, methods_that_are
 from .errors import McsError
 
 DP = ctypes.POINTER(ctypes.c_double)
 
 
 def _array(values, size, what):
-    a = np.ascontiguousarray(np.asarray(values, dtype=float).reshape(-1))
+    """values as a contiguous (size) array of finite doubles, or an McsError naming `what`."""
+    try:
+        a = np.ascontiguousarray(np.asarray(values, dtype=float).reshape(-1))
+    except (TypeError, ValueError):
+        raise McsError(f"{what}: expected {size} real numbers, got {values!r}") from None
     if a.shape != (size,):
         raise McsError(f"{what}: expected {size} values, got {a.size}")
+    if not np.all(np.isfinite(a)):
+        bad = int(np.flatnonzero(~np.isfinite(a))[0])
+        raise McsError(f"{what}: entry {bad} is {a[bad]}: expected finite numbers")
     return a
+
+
+def _time(value, what) -> float:
+    """A time or a step as a finite double, or an McsError naming `what`."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number):
+        raise McsError(f"{what}: expected a finite number, got {value!r}")
+    return number
 
 
 def _ptr(a):
@@ -86,6 +106,9 @@ class Stepper:
         self.output_names = tuple(y.name for y in model.outputs)
         self.ny = len(self.output_names)
         self.inputs = [u.name for u in model.inputs]
+        # the run's method: start()'s, else the file's
+        given = [argv[k + 1] for k, a in enumerate(argv[:-1]) if a == "--method"]
+        self.method = given[-1] if given else model.simulation["method"]
         lib = solver._lib
         self._start = lib.mcs_stepper_start
         self._start.restype = ctypes.c_int
@@ -181,23 +204,33 @@ class Stepper:
         self.u = u.copy()
 
     def advance(self, t: float) -> "Stepper":
-        """Steps to time t (mcs_sim_advance)."""
+        """Steps to time t, not before the run's (mcs_sim_advance; at the run's time nothing
+        moves)."""
         self._live("advance")
-        self._check(self._advance(float(t), _ptr(self._txv)), f"advance to t = {t:g}")
+        t = _time(t, "advance: t")
+        if t < self.t:
+            raise McsError(f"advance: t = {t:g} is before the run's time {self.t:g}")
+        self._check(self._advance(t, _ptr(self._txv)), f"advance to t = {t:g}")
         return self
 
     def set_state(self, x, v=None, t=None) -> "Stepper":
         """Moves the run to (t, x, v) (default: v = 0, the current t), assembled onto the
-        constraints (mcs_sim_set_state); the inputs are kept."""
+        constraints (mcs_sim_set_state); the inputs are kept. Refused, the run stays where it
+        was."""
         self._live("set_state")
-        t = self.t if t is None else float(t)
-        x = _array(x, self.n, "x")
-        v = np.zeros(self.n) if v is None else _array(v, self.n, "v")
-        self._check(self._set_state(t, _ptr(x), _ptr(v), _ptr(self._txv)), "set_state")
+        t = self.t if t is None else _time(t, "set_state: t")
+        x = _array(x, self.n, "set_state: x")
+        v = np.zeros(self.n) if v is None else _array(v, self.n, "set_state: v")
+        txv = self._txv.copy()
+        self._check(self._set_state(t, _ptr(x), _ptr(v), _ptr(txv)), "set_state")
+        self._txv[:] = txv
         return self
 
     def step(self, u=None, dt: float = 1e-3) -> "Stepper":
-        """One control tick: the inputs u (when given) held for dt."""
+        """One control tick: the inputs u (when given) held for dt (> 0)."""
+        dt = _time(dt, "step: dt")
+        if not dt > 0:
+            raise McsError(f"step: dt must be > 0, got {dt:g}")
         if u is not None:
             self.set_inputs(u)
         return self.advance(self.t + dt)
@@ -291,7 +324,20 @@ class Stepper:
         the step's rate."""
         self._live("step_jacobian")
         self._needs_linearization("step_jacobian")
-        target = float(t) if t is not None else self.t + float(dt)
+        if not method_is(self.method, "step_jacobian"):
+            steppable = ", ".join(methods_that_are("step_jacobian"))
+            raise McsError(
+                f"step_jacobian: this run's method is {self.method}; the step Jacobian is that "
+                f"of a fixed step of {steppable}: start the run with method='{steppable}'"
+            )
+        if t is not None:
+            target = _time(t, "step_jacobian: t")
+        elif dt is not None:
+            target = self.t + _time(dt, "step_jacobian: dt")
+        else:
+            raise McsError("step_jacobian: give dt or t")
+        if not target > self.t:
+            raise McsError(f"step_jacobian: t = {target:g} is not after the run's {self.t:g}")
         T_from = self.basis()
         n, nu = self.n, self.nu
         J, G = np.zeros(4 * n * n), np.zeros(max(2 * n * nu, 1))

@@ -121,3 +121,40 @@ def test_inverse_reports_the_part_of_a_request_no_force_can_give(tmp_path):
     off = run.inverse(xdd + kick)
     assert off.normal > 0.1 * np.linalg.norm(kick)
     assert off.residual == pytest.approx(off.normal, rel=1e-6)
+
+
+def test_bad_values_are_refused_and_leave_the_run_as_it_was(solver):
+    """Issue 60: set_state([nan] * n) raised but left the run's x NaN (outputs() and step() then
+    failed with "invalid argument"); step(dt=-1) and step(dt=0) did nothing, silently; advance to
+    an earlier time too. Each is refused in one line naming the argument, the run unmoved."""
+    run = solver.start().advance(0.05)
+    t, x, v = run.t, run.x, run.v
+    for call, said in [
+        (lambda: run.set_state([np.nan] * 3), r"set_state: x: entry 0 is nan"),
+        (lambda: run.set_state(x, v=[0.0, np.inf, 0.0]), r"set_state: v: entry 1 is inf"),
+        (lambda: run.set_state(["a", "b", "c"]), r"set_state: x: expected 3 real numbers"),
+        (lambda: run.set_state(x, t=float("nan")), r"set_state: t: expected a finite number"),
+        (lambda: run.step(dt=-1), r"step: dt must be > 0, got -1"),
+        (lambda: run.step(dt=0), r"step: dt must be > 0, got 0"),
+        (lambda: run.step(dt="soon"), r"step: dt: expected a finite number"),
+        (lambda: run.advance(0.01), r"advance: t = 0.01 is before the run's time 0.05"),
+        (lambda: run.forward(x=[np.nan] * 3), r"x: entry 0 is nan"),
+        (lambda: run.set_inputs([1.0, np.nan, 0.0]), r"set_inputs: entry 1 is nan"),
+    ]:
+        with pytest.raises(McsError, match=said):
+            call()
+        assert run.t == t and np.array_equal(run.x, x) and np.array_equal(run.v, v)
+    run.step(dt=0.01)  # the run goes on from where it was
+    assert run.t == pytest.approx(0.06) and np.all(np.isfinite(run.x))
+
+
+def test_the_step_jacobian_names_the_method_it_needs(tmp_path):
+    """Issue 60: step_jacobian on a run of the file's dopri5 said "not available with this
+    linear-algebra backend or model's kernel sets"; the cause is the method (RK4's steps only)."""
+    pendulum = mcsgen.load("spatial_pendulum").build()  # its generated/ has every kernel set
+    run = pendulum.start(method="dopri5")
+    with pytest.raises(McsError, match="this run's method is dopri5; .* method='rk4'"):
+        run.step_jacobian(1e-3)
+    with pytest.raises(McsError, match="step_jacobian: give dt or t"):
+        pendulum.start().step_jacobian()
+    assert pendulum.start().step_jacobian(1e-3).J.shape == (4, 4)
