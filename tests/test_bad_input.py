@@ -424,6 +424,9 @@ CLI_CASES = [
     ("statics-iter", ["statics", "planar_pendulum", "--max-iter", "0"], "--max-iter"),
     ("modes-count", ["modes", "planar_pendulum", "--count", "0"], "--count"),
     ("generate-missing", ["generate", "{tmp}/nothing.yaml"], "nothing.yaml"),
+    # a folder given for a model (issue 60: "DIR.yaml: cannot read file")
+    ("generate-folder", ["generate", "{tmp}"], "a folder, not a mechanism file"),
+    ("simulate-folder", ["simulate", "{tmp}/"], "a folder, not a mechanism file"),
     ("kernels-unknown", ["generate", "planar_pendulum", "--kernels", "K_c"], "--kernels"),
     ("kernels-too-few", ["generate", "double_four_bar", "--kernels", "stiffness"], "predictor"),
     (

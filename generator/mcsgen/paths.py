@@ -71,6 +71,13 @@ def model_path(arg) -> Path:
     p = Path(arg)
     if p.suffix in (".yaml", ".yml") or p.is_file():
         return p
+    if p.is_dir() and not (len(p.parts) == 1 and (MODELS / f"{arg}.yaml").is_file()):
+        from .errors import McsError
+
+        raise McsError(
+            f"{arg}: a folder, not a mechanism file: give its FILE.yaml (or a shipped model's "
+            "name, a file of models/)"
+        )
     for suffix in (".yaml", ".yml"):
         if p.with_name(p.name + suffix).is_file():
             return p.with_name(p.name + suffix)

@@ -252,3 +252,26 @@ def test_a_run_whose_energy_overflows_is_summarized(tmp_path, cli):
     summary = json.loads(proc.stdout, parse_constant=pytest.fail)  # no NaN, no Infinity
     assert summary["ok"] is False and summary["energy_drift"] is None
     assert math.isfinite(summary["energy0"]) and summary["t_reached"] < 2
+
+
+def test_options_the_run_will_not_use_are_said(tmp_path, cli):
+    """Issue 60: `--method rk4 --rtol 1e-6` ignored the tolerance and `--lock A@5` on a 2 s run
+    never happened, both silently. The run goes on, and a warning says which option it does not
+    use and why; options it uses say nothing."""
+    out = tmp_path / "sp.csv"
+    proc = cli(
+        "simulate", "spatial_pendulum", "--method", "rk4", "--rtol", "1e-6", "--t-end", "0.5",
+        "--lock", "x@3", "--out", out,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
+    assert warnings == [
+        "mcsgen: warning: --rtol is not used: rk4 takes fixed steps of --h (0.001 s); the "
+        "adaptive methods (dopri5, dop853, ros34pw2) take tolerances",
+        "mcsgen: warning: --lock x@3: after the run's end (t_end = 0.5 s): it does not happen",
+    ]
+    proc = cli(
+        "simulate", "spatial_pendulum", "--method", "dopri5", "--rtol", "1e-6", "--t-end", "0.5",
+        "--lock", "x@0.3", "--out", out,
+    )  # fmt: skip
+    assert proc.returncode == 0 and "warning" not in proc.stderr, proc.stderr

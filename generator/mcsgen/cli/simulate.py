@@ -45,6 +45,37 @@ def csv_size_warning(model, options, header):
     ]
 
 
+def ignored_options(model, options):
+    """Lines saying which given options the run will not use (the user meant something by
+    them): a tolerance for a fixed-step method, a lock or unlock after the run's end."""
+    from ..enums import method_is, methods_that_are
+
+    sim = dict(model.simulation)
+    sim.update({k: v for k, v in options.items() if k in sim and v is not None})
+    lines = []
+    given = [f"--{k}" for k in ("rtol", "atol") if options.get(k) is not None]
+    if given and not method_is(sim["method"], "adaptive"):
+        adaptive = ", ".join(methods_that_are("adaptive"))
+        lines.append(
+            f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} not used: {sim['method']} "
+            f"takes fixed steps of --h ({sim['h']:g} s); the adaptive methods ({adaptive}) take "
+            "tolerances"
+        )
+    for option in ("lock", "unlock"):
+        for text in options.get(option) or ():
+            name, _, at = text.rpartition("@")
+            try:
+                late = float(at) > sim["t_end"]
+            except ValueError:  # the simulator refuses it, naming the option
+                continue
+            if late:
+                lines.append(
+                    f"--{option} {text}: after the run's end (t_end = {sim['t_end']:g} s): it "
+                    "does not happen"
+                )
+    return lines
+
+
 @contextlib.contextmanager
 def _output_directories(*folders):
     """Creates the folders (and their missing parents) for a run's files (--out's and --events':
@@ -92,6 +123,9 @@ def cmd_simulate(args):
     with Spinner(f"compiling {model.name}"):
         library = build_simulator_library(model.name, backend)
     solver = Solver(mechanism, library, backend)
+
+    for line in ignored_options(model, options):
+        print(f"mcsgen: warning: {line}", file=sys.stderr)
 
     def header(line):  # the CSV's columns, before its rows
         for warning in csv_size_warning(model, options, line):
