@@ -240,3 +240,10 @@ def test_run_time_parameter_values_are_checked_as_the_files():
     with pytest.raises(McsError, match=r"run 3 \(m=-1\): bodies\[0\]\.mass"):
         solver.sweep(grid={"m": [1.0, 2.0, -1.0]}, workers=0)
     assert solver.simulate(params={"m": 50.0}, t_end=0.01).ok
+
+
+def test_the_package_shows_only_its_own_names():
+    """Issue 60: dir(mcsgen) showed os (imported to pin BLAS's threads)."""
+    public = {n for n in dir(mcsgen) if not n.startswith("_")}
+    assert "load" in public and "os" not in public
+    assert not {n for n in public if n in ("sys", "os", "json", "np", "numpy")}
