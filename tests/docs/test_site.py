@@ -25,6 +25,8 @@ def site(tmp_path_factory):
         timeout=600,
     )
     assert run.returncode == 0, run.stderr[-3000:]
+    # issue 60: the theme's Jinja string printed a DeprecationWarning traceback at every build
+    assert "Warning" not in run.stderr and "Traceback" not in run.stderr, run.stderr[-3000:]
     return out
 
 
