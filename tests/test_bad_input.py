@@ -340,6 +340,16 @@ MODEL_CASES = [
     # what only the numbers show: checked at generation, before anything is written
     ("no-real-solution", "pend", '"x**2 + z**2 - l**2"', '"x**2 + z**2 + 1"', "constraints[0]"),
     ("constant-constraint", "pend", '"x**2 + z**2 - l**2"', '"1"', "constraints[0]"),
+    # a row that holds no condition (issue 60: it generated, then simulate failed at init)
+    ("zero-constraint", "pend", '"x**2 + z**2 - l**2"', '"0"', "constraints[0].expr"),
+    ("zero-cancels", "pend", '"x**2 + z**2 - l**2"', '"x*z - z*x"', "constraints[0].expr"),
+    (
+        "zero-identity",
+        "pend",
+        '"x**2 + z**2 - l**2"',
+        '"sin(x)**2 + cos(x)**2 - 1"',
+        "constraints[0].expr",
+    ),
     ("unreachable-constraint", "pend", '"x**2 + z**2 - l**2"', '"exp(x) + 2"', "constraints[0]"),
     ("mass-singular", "pend", "{diagonal: [M, M]}", "{diagonal: [M, 0]}", "dynamics.mass_matrix"),
     ("mass-indefinite", "pend", "{diagonal: [M, M]}", "{diagonal: [M, -M]}", "mass_matrix"),

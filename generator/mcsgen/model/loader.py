@@ -134,6 +134,32 @@ def load_model(path: Union[str, os.PathLike]) -> Model:
     return _Validator(path, hashlib.sha256(raw).hexdigest()).model(doc)
 
 
+# the values each symbol takes where identically_zero evaluates a row: three points at which
+# no two symbols are equal and no simple expression of them vanishes by chance
+_PROBES = ((0.5813, 0.0731), (1.2377, 0.1519), (-0.8641, 0.2203))
+
+
+def identically_zero(expr) -> bool:
+    """A row that holds no condition: 0 as written or expanded ("0", "x - x"), or 0 at three
+    points where its symbols take values of their own ("sin(x)**2 + cos(x)**2 - 1"). A row of a
+    mechanism is a smooth function: one that vanishes at three such points is zero."""
+    expr = sp.sympify(expr)
+    if expr == 0 or sp.expand(expr) == 0:
+        return True
+    symbols = sorted(expr.free_symbols, key=str)
+    if not symbols:
+        return False
+    for start, stride in _PROBES:
+        values = {s: sp.Float(start + stride * k, 30) for k, s in enumerate(symbols)}
+        try:
+            value = complex(expr.xreplace(values).evalf(30))
+        except (TypeError, ValueError):  # not a number there (zoo): not zero
+            return False
+        if not abs(value) <= 1e-20:
+            return False
+    return True
+
+
 class _Validator(Reader):
     """The document's schema: one method per section. Its readers (fail, mapping, declare, expr,
     ...) are the Reader's, which mechanism.py gets too."""
@@ -435,7 +461,14 @@ class _Validator(Reader):
                 if key not in spec:
                     self.fail(f"{where}.{key}", "missing required field")
             name = self.declare(spec["name"], where + ".name", "constraint")
-            out.append(Constraint(name, self.expr(spec["expr"], where + ".expr", symbols)))
+            expr = self.expr(spec["expr"], where + ".expr", symbols)
+            if identically_zero(expr):
+                self.fail(
+                    where + ".expr",
+                    f"constraint '{name}' is identically zero ({spec['expr']}): it holds no "
+                    "condition (remove it)",
+                )
+            out.append(Constraint(name, expr))
         return out
 
     def dynamics(self, raw, model, pos_syms, vel_syms):
