@@ -205,7 +205,7 @@ lint: deps
 	clang-format --dry-run --Werror $(C_LINT)
 	@echo "lint: clean"
 
-# The README's test command (README.md, docs/setup.md): everything, about 25 minutes on 2 cores
+# The README's test command (README.md, docs/setup.md): everything, about 36 minutes on 2 cores
 # (pytest alone 16 to 19 minutes: over the 15-minute target).
 # the C tests under the sanitizers are test-configs' full build (the same programs and flags as
 # test-sanitize, which stays for a quick run of them alone)
