@@ -51,12 +51,12 @@ TEXT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
 def load(path_or_name) -> "Mechanism":
     """A mechanism file (a path, or the name of a shipped model in models/), validated: a
     ModelError names the file, the field and the problem."""
-    from .model import complete_initial_state, load_model
+    from .model_cache import load_completed
 
     path = model_path(str(path_or_name))
     if not path.exists():
         raise McsError(f"{path}: no such mechanism file")
-    return Mechanism(complete_initial_state(load_model(path)), path)
+    return Mechanism(load_completed(path), path)
 
 
 @dataclass

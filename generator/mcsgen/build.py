@@ -177,7 +177,7 @@ def model_dir(name: str) -> Path:
 
 def generated_dir_of(model) -> Path:
     """The generated C of a loaded model: generated/<name>/ of a shipped file, the folder keyed
-    by the user's file when generation wrote one there, else what
+    by the user's file's contents when generation wrote one there, else what
     model_dir finds by name (a model generated with --out and remembered in this process)."""
     if shipped(model.path):
         return GENERATED / model.name

@@ -1,6 +1,6 @@
 """The generation pipeline: mechanism file -> model -> derivation -> C in generated/<name>/ (the
-shipped models) or build/generated/<name>/<key>/ (the user's: a folder per file, keyed by its
-path, paths.user_generated_dir)."""
+shipped models) or build/generated/<name>/<key>/ (the user's: a folder per file's contents,
+paths.user_generated_dir: identical files share it)."""
 
 import re
 from pathlib import Path
@@ -11,6 +11,7 @@ from .derive import derive
 from .emit import render, write_atomically
 from .emit.fingerprint import generator_fingerprint
 from .model import Model, complete_initial_state, load_model
+from .model_cache import load_completed
 from .model.consistency import check_consistency, check_joint_mass_matrix
 from .errors import McsError, ModelError
 from .model import kernel_sets
@@ -80,9 +81,11 @@ def generate(
     emitted (choose_kernel_sets; by default under build/firmware/generated/); kernels: the
     kernel sets to emit ('predictor,stiffness'; motion always); model: the file's model when
     the caller has loaded it already (the Python API: loading a 6-body robot and solving its
-    initial state takes seconds), not changed here (unless firmware)."""
-    if model is None:
-        model = load_model(path)
+    initial state takes seconds), not changed here (unless firmware). Without it the file's
+    model comes from model_cache (loaded once per contents and generator), or with `force` is
+    loaded afresh."""
+    if model is None:  # forced: loaded afresh; else a file loaded before comes from the cache
+        model = complete_initial_state(load_model(path)) if force else load_completed(path)
     model = complete_initial_state(model)  # loading only loads; v0 is solved here
     sets = choose_kernel_sets(model, firmware, kernels)
     if firmware:
@@ -100,7 +103,7 @@ def generate(
         out_dir = Path(out_root) / model.name
     elif shipped(path):
         out_dir = GENERATED / model.name
-    else:  # a folder per file: two files of the same name never share C or a solver
+    else:  # a folder per contents: two files of one name never share C or a solver
         out_dir = user_generated_dir(model.name, path)
     if force or not is_up_to_date(model, out_dir, sets):
         check_consistency(model)  # what only the numbers show (no real solution, massless motion)

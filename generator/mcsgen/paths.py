@@ -49,7 +49,8 @@ BUILD = _default_build()
 # none: there they are generated into the build directory)
 GENERATED = ROOT / "generated" if (ROOT / "generated").is_dir() else BUILD / "models"
 # emitted C of mechanism files outside models/: build/generated/<name>/<key>/, one folder per
-# file (file_key), so that two files of the same name never share generated C or a solver
+# file's contents (file_key): two files of one name never share generated C or a solver, and
+# identical files in two folders share both
 USER_GENERATED = BUILD / "generated"
 FIRMWARE_GENERATED = BUILD / "firmware" / "generated"  # emitted C with a kernel subset
 
@@ -93,10 +94,15 @@ def generated_root(name: str) -> Path:
 
 
 def file_key(path: "PathLike") -> str:
-    """A short hash of a mechanism file's resolved path: the folder of its generated C and of its
-    solvers when it is not a shipped model (the contents are checked by the hash in the generated
-    banner: generate.is_up_to_date)."""
-    return hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:12]
+    """A short hash of a mechanism file's bytes: the folder of its generated C and of its solvers
+    when it is not a shipped model. Identical files in two folders share one build; two files of
+    one name and other contents never do (the banner's hash checks the contents again:
+    generate.is_up_to_date). A file that cannot be read is keyed by its resolved path (loading
+    it then says why)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:12]
+    except OSError:
+        return hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:12]
 
 
 def user_generated_dir(name: str, path: "PathLike") -> Path:

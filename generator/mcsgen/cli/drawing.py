@@ -10,7 +10,7 @@ from .spinner import Spinner
 
 
 def cmd_animate(args):
-    from ..model import load_model
+    from ..model_cache import load_completed as load_model
     from ..outputs.animate import animate_run
 
     model = load_model(model_path(args.model))
@@ -53,13 +53,13 @@ def cmd_plot(args):
     if args.events:
         if not args.model:
             raise McsError("plot --events needs --model MODEL (to draw the mechanism)")
-        from ..model import load_model
+        from ..model_cache import load_completed as load_model
 
         written = plot_events(args.events, load_model(model_path(args.model)), args.out)
     elif not args.csv:
         raise McsError("plot: give CSV files, or --events FILE.json --model MODEL")
     elif args.columns:
-        from ..model import load_model
+        from ..model_cache import load_completed as load_model
 
         columns = [c.strip() for c in args.columns.split(",") if c.strip()]
         model = load_model(model_path(args.model)) if args.model else None
@@ -71,7 +71,7 @@ def cmd_plot(args):
     else:
         model = None
         if args.model:
-            from ..model import load_model
+            from ..model_cache import load_completed as load_model
 
             model = load_model(model_path(args.model))
         written = plot_runs(

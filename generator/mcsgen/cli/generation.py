@@ -33,11 +33,18 @@ def cmd_generate(args):
         took = time.monotonic() - start
         warn_accepted(model)
         state = f"written in {took:.2f} s" if written else "up to date (skipped)"
-        rel = out_dir.relative_to(ROOT) if out_dir.is_relative_to(ROOT) else out_dir
-        print(f"{model.name}: n = {model.n}, m = {model.m} -> {rel}/ {state}")
+        print(f"{model.name}: n = {model.n}, m = {model.m} -> {_shown(out_dir)}/ {state}")
         if written and not args.no_misra:
             status = max(status, _misra_of_generated(model.name, out_dir))
     return status
+
+
+def _shown(folder):
+    """A folder as the user can type it where they are: relative to the working directory when
+    under it, else whole (never relative to the checkout, which may be elsewhere)."""
+    folder = Path(folder).resolve()
+    here = Path.cwd().resolve()
+    return folder.relative_to(here) if folder.is_relative_to(here) else folder
 
 
 def _misra_of_generated(name, out_dir):
