@@ -311,8 +311,20 @@ def growth_section():
     return growth.main()
 
 
+def command_section():
+    """What a command costs over its run on a built model (bench/command_overhead.py)."""
+    import command_overhead
+
+    return command_overhead.main()
+
+
 # sections that `bench/run.py SECTION` runs alone: name -> (results key, title, function)
 SECTIONS = {
+    "command": (
+        "command_overhead",
+        "A command on a built model: `simulate --t-end 0.01` against its run (overhead)",
+        command_section,
+    ),
     "growth": (
         "growth",
         "cost of one RK4 step against n: the default simulator and the banded one (growth.py)",
@@ -566,7 +578,7 @@ def main():
     import gen_chain
 
     results["chain_generation_s"] = dict(gen_chain.main([5, 10, 20, 40]))
-    for section in ("arm", "mujoco", "linearize", "stiff", "sweep"):
+    for section in ("command", "arm", "mujoco", "linearize", "stiff", "sweep"):
         key, title, run = SECTIONS[section]
         print(title)
         try:

@@ -279,6 +279,59 @@ def check_model(model_dir, deviations=None, piece_bytes=None):
                      piece_bytes=piece_bytes)[0]  # fmt: skip
 
 
+def _result_key(model_dir) -> str:
+    """What a model's result depends on: its C and headers, the runtime's public headers it
+    includes, the deviations and Cppcheck's version."""
+    import hashlib
+
+    h = hashlib.sha256(cppcheck_version().encode())
+    files = [DEVIATIONS, *sorted((RUNTIME / "include").rglob("*.h"))]
+    files += sorted(Path(model_dir).glob("*.[ch]"))
+    for f in files:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:24]
+
+
+def _result_file(model_dir) -> Path:
+    from .paths import BUILD
+
+    return BUILD / "misra" / f"{_result_key(model_dir)}.json"
+
+
+def known_result(model_dir) -> Optional[Result]:
+    """The result of an earlier check of these very bytes (check_model_once), or None."""
+    import json
+
+    try:
+        kept = json.loads(_result_file(model_dir).read_text())
+        findings = [Finding(**f) for f in kept["findings"]]
+        return Result(kept["scope"], findings, kept["deviated"], kept["pieces"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def check_model_once(model_dir) -> Result:
+    """check_model with the deviations file's rules, kept per generated file: the same bytes
+    (and headers, deviations, Cppcheck) are checked once (a Stewart platform's C took 11
+    minutes), their result read back after."""
+    import json
+
+    known = known_result(model_dir)
+    if known is not None:
+        return known
+    result = check_model(model_dir)
+    try:
+        path = _result_file(model_dir)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        kept = dict(result.__dict__, findings=[f.__dict__ for f in result.findings])
+        tmp.write_text(json.dumps(kept))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # not kept: checked again next time
+    return result
+
+
 def _model_plan(model_dir, piece_bytes):
     """The Cppcheck runs that check one model, as (work estimate, function of no arguments that
     returns its findings), and the function that makes the model's own findings of their

@@ -281,3 +281,28 @@ def test_a_large_model_splits_into_pieces_that_compile(tmp_path):
 def test_cli_misra_without_a_target_is_one_line(cli):
     proc = cli("misra")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--runtime" in proc.stderr
+
+
+@needs_cppcheck
+def test_a_models_result_is_kept_for_its_bytes(tmp_path, monkeypatch):
+    """check_model_once: the same generated files are checked once (a Stewart platform's C took
+    11 minutes); a changed file is checked again, its finding kept with it."""
+    import mcsgen.paths
+
+    monkeypatch.setattr(mcsgen.paths, "BUILD", tmp_path / "build")
+    model = tmp_path / "planar_pendulum"
+    shutil.copytree(ROOT / "generated" / "planar_pendulum", model)
+    first = misra.check_model_once(model)
+    assert first.findings == [] and misra.known_result(model) == first
+    real = misra.check_model
+    monkeypatch.setattr(misra, "check_model", lambda d: pytest.fail("checked again"))
+    assert misra.check_model_once(model) == first
+    c = model / "planar_pendulum.c"
+    text = c.read_text()
+    body = text.index("{", text.index("void planar_pendulum_c(")) + 1
+    c.write_text(text[:body] + "\n    if (t > MCS_R(1.0))\n        out[0] = t;" + text[body:])
+    assert misra.known_result(model) is None
+    monkeypatch.setattr(misra, "check_model", real)
+    changed = misra.check_model_once(model)
+    assert [f.rule for f in changed.findings] == ["15.6"]
+    assert misra.known_result(model) == changed
