@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "generator"))
 
 from mcsgen.derive import derive  # noqa: E402
-from mcsgen.emit import render  # noqa: E402
+from mcsgen.emit.render import render  # noqa: E402
 from mcsgen.model import complete_initial_state, load_model  # noqa: E402
 
 OUT = ROOT / "build" / "bench" / "chains"

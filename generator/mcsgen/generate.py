@@ -7,12 +7,9 @@ from pathlib import Path
 from typing import Optional, Tuple
 
 from .version import __version__
-from .derive import derive
-from .emit import render, write_atomically
 from .emit.fingerprint import generator_fingerprint
 from .model import Model, complete_initial_state, load_model
 from .model_cache import load_completed
-from .model.consistency import check_consistency, check_joint_mass_matrix
 from .errors import McsError, ModelError
 from .model import kernel_sets
 from .paths import (
@@ -106,6 +103,13 @@ def generate(
     else:  # a folder per contents: two files of one name never share C or a solver
         out_dir = user_generated_dir(model.name, path)
     if force or not is_up_to_date(model, out_dir, sets):
+        # the derivation and the printers, imported only here: a command on a built model
+        # needs neither
+        from .derive import derive
+        from .emit.files import write_atomically
+        from .emit.render import render
+        from .model.consistency import check_consistency, check_joint_mass_matrix
+
         check_consistency(model)  # what only the numbers show (no real solution, massless motion)
         options = ("--firmware " if firmware else "") + (f"--kernels {kernels} " if kernels else "")
         # a firmware build never links the banded simulator (scripts/firmware): no band tables

@@ -12,9 +12,8 @@
 - render.py       the templates' context and Jinja2
 - files.py        C string literals; atomic writes
 - fingerprint.py  the hash of the generator code that shapes output (in every banner)
+
+Nothing is imported here: a command on a built model reads the fingerprint and never renders
+(it imports neither Jinja2 nor SymPy's printers). The pipeline imports render.render and
+files.write_atomically.
 """
-
-from .files import write_atomically
-from .render import render
-
-__all__ = ["render", "write_atomically"]

@@ -191,7 +191,7 @@ def test_render_takes_a_solved_initial_state_and_generate_solves_it(tmp_path):
     """Loading only loads, and rendering only renders: the pipeline (generate.py) solves the
     initial velocities; render refuses a just-loaded mechanism whose velocities are not solved
     (regression: v0 was None), and renders it once they are."""
-    from mcsgen.emit import render
+    from mcsgen.emit.render import render
     from mcsgen.model import complete_initial_state
 
     model = load_model(ROOT / "models" / "pendulum_kc.yaml")
