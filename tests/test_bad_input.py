@@ -402,6 +402,11 @@ CLI_CASES = [
     ("sim-param-nan", ["simulate", "planar_pendulum", "--param", "M=nan"], "M"),
     # run-time values keep the file's rules on masses and inertias (issue 60: a negative mass ran)
     ("sim-param-mass", ["simulate", "pendulum_3r_bodies", "--param", "m=-1"], "bodies[0].mass"),
+    # an initial state's coordinate (issue 60: Monte Carlo over initial states)
+    ("sim-x0-unknown", ["simulate", "planar_pendulum", "--x0", "y=0.5"], "unknown coordinate"),
+    ("sim-x0-nan", ["simulate", "planar_pendulum", "--x0", "x=nan"], "finite number"),
+    ("sim-v0-twice", ["simulate", "planar_pendulum", "--v0", "x=1", "--v0", "x=2"], "given twice"),
+    ("sim-v0-form", ["simulate", "planar_pendulum", "--v0", "x"], "COORDINATE=VALUE"),
     (
         "sim-param-inertia",
         ["simulate", "pendulum_3r_bodies", "--param", "J=-2"],

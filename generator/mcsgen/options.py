@@ -18,7 +18,7 @@ from .paths import ROOT, RUNTIME
 @dataclass(frozen=True)
 class SimOption:
     name: str  # on the command line: --<name>
-    kind: str  # real | int | choice | flag | path | param
+    kind: str  # real | int | choice | flag | path | param | event | state
     help: str
     metavar: str = ""
     choices: tuple = ()
@@ -120,6 +120,20 @@ OPTIONS = (
         "param",
         "override a parameter, geometry too (repeatable); one in the file's freeze: is refused, "
         "and so is a value the file's own would be (a body's mass or inertia)",
+        "NAME=VALUE",
+    ),
+    SimOption(
+        "x0",
+        "state",
+        "start with coordinate NAME at VALUE (repeatable; a CSV's x.<NAME>): the file's initial "
+        "state with these values, then assembled onto the constraints (which may move them)",
+        "NAME=VALUE",
+    ),
+    SimOption(
+        "v0",
+        "state",
+        "start with velocity NAME at VALUE (repeatable; a CSV's v.<NAME>): the file's initial "
+        "velocities with these, then projected onto the velocity constraints",
         "NAME=VALUE",
     ),
     SimOption(
@@ -314,7 +328,7 @@ def add_arguments(parser, skip=()):
             parser.add_argument(flag, action="store_true", help=text)
         elif opt.kind == "choice":
             parser.add_argument(flag, choices=opt.choices, help=text)
-        elif opt.kind in ("param", "event"):
+        elif opt.kind in ("param", "event", "state"):
             parser.add_argument(flag, action="append", metavar=opt.metavar, help=text)
         elif opt.kind in ("real", "int"):
             if opt.valid:
@@ -357,6 +371,7 @@ def c_table():
         "path": "OPT_PATH",
         "param": "OPT_PARAM",
         "event": "OPT_PARAM",
+        "state": "OPT_PARAM",
     }
     lines = [
         "/* mcs_options_table.h - the simulator's command-line options. Generated from",

@@ -408,7 +408,7 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     setup_simulator(&sim, md, &params, &opt, &app, work, sizeof work / sizeof *work, iwork,
                     sizeof iwork / sizeof *iwork);
     ri.simulator = mcs_variant_name(opt.variant);
-    if ((st = mcs_sim_start(&sim, 0, &asm_rep)) != MCS_OK)
+    if ((st = start_state(&sim, &app, xbuf, vbuf, &asm_rep)) != MCS_OK)
         die("initial conditions", mcs_status_str(st));
     if ((st = inputs_apply(&schedule, &sim, sim.cur.t)) != MCS_OK) /* the rows at t <= 0 */
         die("--inputs", mcs_status_str(st));

@@ -91,6 +91,62 @@ static void add_event(const mcs_model *md, app_args *app, const char *val, int l
     add_event_at(app, (mcs_real)t, key, lock);
 }
 
+/* --x0 NAME=VALUE / --v0 NAME=VALUE: a coordinate of the initial state, by its name. */
+static void add_state_set(const mcs_model *md, app_args *app, const char *val, int rate)
+{
+    const char *eq = strchr(val, '=');
+    const char *flag = rate ? "--v0" : "--x0";
+    char what[80];
+    char *end;
+    double value;
+    int j;
+    int k;
+    if (!eq) {
+        snprintf(what, sizeof what, "%s needs COORDINATE=VALUE, got", flag);
+        die(what, val);
+    }
+    for (j = 0; j < md->nx; ++j)
+        if (strlen(md->coord_names[j]) == (size_t)(eq - val) &&
+            !strncmp(md->coord_names[j], val, (size_t)(eq - val)))
+            break;
+    if (j == md->nx) {
+        snprintf(what, sizeof what, "%s: unknown coordinate (the CSV's x.<name> columns)", flag);
+        die(what, val);
+    }
+    value = strtod(eq + 1, &end);
+    if (end == eq + 1 || *end != '\0' || value - value != 0) {
+        snprintf(what, sizeof what, "%s COORDINATE=VALUE needs a finite number, got", flag);
+        die(what, val);
+    }
+    for (k = 0; k < app->nsets; ++k)
+        if (app->sets[k].j == j && app->sets[k].rate == rate) {
+            snprintf(what, sizeof what, "%s: that coordinate is given twice", flag);
+            die(what, val);
+        }
+    if (app->nsets >= MAX_STATE_SETS)
+        die("too many --x0 and --v0", val);
+    app->sets[app->nsets].j = j;
+    app->sets[app->nsets].rate = rate;
+    app->sets[app->nsets].value = (mcs_real)value;
+    app->nsets++;
+}
+
+mcs_status start_state(mcs_sim *sim, const app_args *app, mcs_real *x, mcs_real *v,
+                       mcs_assembly *report)
+{
+    mcs_status st = mcs_sim_start(sim, 0, report);
+    int k;
+    if (st != MCS_OK || app->nsets == 0)
+        return st;
+    for (k = 0; k < sim->n; ++k) {
+        x[k] = sim->cur.x[k];
+        v[k] = sim->cur.v[k];
+    }
+    for (k = 0; k < app->nsets; ++k)
+        (app->sets[k].rate ? v : x)[app->sets[k].j] = app->sets[k].value;
+    return mcs_sim_set_state(sim, 0, x, v, report);
+}
+
 void add_event_at(app_args *app, mcs_real t, int key, int lock)
 {
     app_event ev;
@@ -131,6 +187,10 @@ static void set_app_option(const sim_option *o, const char *val, app_args *app, 
         add_event(md, app, val, 1);
     else if (!strcmp(o->name, "unlock"))
         add_event(md, app, val, 0);
+    else if (!strcmp(o->name, "x0"))
+        add_state_set(md, app, val, 0);
+    else if (!strcmp(o->name, "v0"))
+        add_state_set(md, app, val, 1);
     else if (!strcmp(o->name, "transition")) {
         const int c = choice_index(o->choices, val);
         if (c < 0)

@@ -28,6 +28,7 @@ static int step_iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, SROWS)];
 static mcs_real inverse_work[MCS_SIM_INVERSE_WORK_SIZE(MCS_APP_NX, SROWS, SNU)];
 static mcs_real linearize_work[MCS_SIM_STEP_JACOBIAN_WORK_SIZE(MCS_APP_NX, SROWS, SNU)];
 static mcs_sim step_sim;
+static mcs_real start_x[MCS_APP_NX], start_v[MCS_APP_NX]; /* --x0, --v0 applied (start_state) */
 static SPARAMS_T step_params;
 static int step_started = 0;
 
@@ -90,7 +91,7 @@ int mcs_stepper_start(int argc, char **argv, mcs_real *txv, char *error, size_t 
                     sizeof step_work / sizeof *step_work, step_iwork,
                     sizeof step_iwork / sizeof *step_iwork);
     die_catch(NULL);
-    st = mcs_sim_start(&step_sim, 0, NULL);
+    st = start_state(&step_sim, &app, start_x, start_v, NULL);
     if (st != MCS_OK) {
         if (error && error_len > 0)
             snprintf(error, error_len, "initial conditions: %s", mcs_status_str(st));

@@ -159,6 +159,43 @@ def test_lock_times_are_design_variables(solver, tmp_path):
     assert proc.returncode == 2 and "lock time is > 0" in proc.stderr
 
 
+def test_a_monte_carlo_over_initial_states(tmp_path):
+    """x0.NAME and v0.NAME: a run's --x0 NAME=V and --v0 NAME=V. 100 initial states of the
+    double pendulum (imported from its URDF, joint coordinates) drawn from a seed, on a
+    LocalCluster of two workers, against serial Solver.simulate runs with those states: bit for
+    bit; every run starts where its row says."""
+    yaml = tmp_path / "double_pendulum.yaml"
+    proc = run_cli("import-urdf", ROOT / "models/urdf/double_pendulum.urdf", "--out", yaml)
+    assert proc.returncode == 0, proc.stderr
+    solver = mcsgen.load(yaml).build()
+    names = ["x0.shoulder", "x0.elbow", "v0.shoulder", "v0.elbow"]
+    quantities = [
+        f"{f}({c}.{j})" for f in ("final", "max") for c in "xv" for j in ("shoulder", "elbow")
+    ]
+    result = solver.sweep(
+        samples={n: "uniform(-1,1)" for n in names}, count=100, seed=5, t_end=0.5,
+        quantities=quantities + ["steps"], workers=2, batch=10, **OPTIONS,
+    )  # fmt: skip
+    assert len(result.rows) == 100 and all(result.ok)
+    assert len({r["final(x.elbow)"] for r in result.rows}) == 100
+    for row in result.rows:
+        x0 = [f"{j}={row['x0.' + j]!r}" for j in ("shoulder", "elbow")]
+        v0 = [f"{j}={row['v0.' + j]!r}" for j in ("shoulder", "elbow")]
+        run = solver.simulate(x0=x0, v0=v0, t_end=0.5, **OPTIONS)
+        assert list(run.x[0]) == [row["x0.shoulder"], row["x0.elbow"]]
+        assert list(run.v[0]) == [row["v0.shoulder"], row["v0.elbow"]]
+        for k, j in enumerate(("shoulder", "elbow")):
+            assert row[f"final(x.{j})"] == run.x[-1, k] and row[f"final(v.{j})"] == run.v[-1, k]
+            assert (
+                row[f"max(x.{j})"] == run.x[:, k].max() and row[f"max(v.{j})"] == run.v[:, k].max()
+            )
+        assert row["steps"] == run.summary["steps"]
+    proc = run_cli("sweep", yaml, "--param", "x0.wrist=0,1", "--out", tmp_path / "w.csv")
+    assert proc.returncode == 2 and "has no coordinate 'wrist'" in proc.stderr
+    proc = run_cli("sweep", yaml, "--run", "statics", "--param", "x0.elbow=0,1")
+    assert proc.returncode == 2 and "an initial state is for --run simulate" in proc.stderr
+
+
 def test_a_failed_run_is_a_row_with_its_status(tmp_path):
     out = tmp_path / "f.csv"
     proc = run_cli(

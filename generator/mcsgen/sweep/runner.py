@@ -34,7 +34,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from ..errors import Interrupted, McsError
-from .worker import COLUMN_FUNCS, EVENT_PREFIXES, parse_quantity, run_task
+from .worker import COLUMN_FUNCS, EVENT_PREFIXES, STATE_PREFIXES, parse_quantity, run_task
 from .design import Design, DesignError
 
 FIXED_COLUMNS = ("run", "status", "message")
@@ -145,9 +145,9 @@ def check_quantities(mechanism, kind: str, quantities: Sequence[str], options: d
 
 
 def check_names(mechanism, design: Design, sources: Dict[str, str], kind: str) -> None:
-    """Every parameter of the design is one of the model's and not frozen, or the time of a
-    lock or unlock (lock@NAME, unlock@NAME: a simulate run's --lock NAME@T) of something the
-    model can lock."""
+    """Every parameter of the design is one of the model's and not frozen, the time of a lock or
+    unlock (lock@NAME, unlock@NAME: a simulate run's --lock NAME@T) of something the model can
+    lock, or a coordinate of the initial state (x0.NAME, v0.NAME: --x0 NAME=V, --v0 NAME=V)."""
     known = mechanism.parameters
     model = mechanism.model
     lockable = set(mechanism.coordinates) | {j.name for j in model.joints}
@@ -167,13 +167,27 @@ def check_names(mechanism, design: Design, sources: Dict[str, str], kind: str) -
             if not np.all(design.values[:, design.names.index(name)] > 0):
                 raise DesignError(f"{option} {name}: a {event[:-1]} time is > 0")
             continue
+        state = next((p for p in STATE_PREFIXES if name.startswith(p)), None)
+        if state is not None:
+            target = name[len(state) :]
+            if kind != "simulate":
+                raise DesignError(f"{option} {name}: an initial state is for --run simulate")
+            if target not in mechanism.coordinates:
+                listed = ", ".join(mechanism.coordinates)
+                raise DesignError(
+                    f"{option} {name}: {mechanism.name} has no coordinate '{target}' (its "
+                    f"coordinates: {listed})"
+                )
+            continue
         if name not in known:
             listed = ", ".join(known) or "none"
             raise DesignError(
                 f"{option} {name}: unknown parameter of {mechanism.name} (its parameters: "
                 f"{listed})"
             )
-    mechanism.check_params([n for n in design.names if "@" not in n])
+    mechanism.check_params(
+        [n for n in design.names if "@" not in n and not n.startswith(STATE_PREFIXES)]
+    )
     check_values(mechanism, design, sources)
 
 

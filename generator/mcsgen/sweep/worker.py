@@ -193,11 +193,13 @@ def _load(program: tuple):
 
 
 EVENT_PREFIXES = ("lock@", "unlock@")  # a design variable that is the time of a --lock/--unlock
+STATE_PREFIXES = ("x0.", "v0.")  # one that is a coordinate of the initial state (--x0, --v0)
 
 
 def param_arguments(params: Dict[str, float]) -> List[str]:
     """--param NAME=VALUE for each, the value as the text that reads back to the same double;
-    lock@NAME=T and unlock@NAME=T as --lock NAME@T and --unlock NAME@T."""
+    lock@NAME=T and unlock@NAME=T as --lock NAME@T and --unlock NAME@T; x0.NAME=V and v0.NAME=V
+    as --x0 NAME=V and --v0 NAME=V."""
     out = []
     for name, value in params.items():
         for prefix in EVENT_PREFIXES:
@@ -205,7 +207,12 @@ def param_arguments(params: Dict[str, float]) -> List[str]:
                 out += [f"--{prefix[:-1]}", f"{name[len(prefix):]}@{float(value)!r}"]
                 break
         else:
-            out += ["--param", f"{name}={float(value)!r}"]
+            for prefix in STATE_PREFIXES:
+                if name.startswith(prefix):
+                    out += [f"--{prefix[:-1]}", f"{name[len(prefix):]}={float(value)!r}"]
+                    break
+            else:
+                out += ["--param", f"{name}={float(value)!r}"]
     return out
 
 
