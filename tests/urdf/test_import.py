@@ -600,3 +600,70 @@ def test_shipped_robots_are_not_stiff(tmp_path, urdf):
     stiffness warning."""
     _, notes = import_urdf(URDF / urdf, tmp_path / urdf.replace(".urdf", ".yaml"))
     assert not [n for n in notes if "warning" in n]
+
+
+MASSLESS_ARM = """<robot name="arm">
+  <link name="base"/>
+  <link name="yaw_frame"/>
+  <link name="upper"><inertial><origin xyz="0 0 -0.5"/><mass value="2"/>
+    <inertia ixx="0.2" iyy="0.2" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="lower"><inertial><origin xyz="0 0 -0.4"/><mass value="1"/>
+    <inertia ixx="0.05" iyy="0.05" izz="0.005" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="slider"><inertial><mass value="0.5"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="yaw" type="revolute"><parent link="base"/><child link="yaw_frame"/>
+    <axis xyz="0 0 1"/><limit effort="80" velocity="2" lower="-3" upper="3"/></joint>
+  <joint name="pitch" type="revolute"><parent link="yaw_frame"/><child link="upper"/>
+    <axis xyz="0 1 0"/><limit effort="60.5" velocity="2" lower="-2" upper="2"/></joint>
+  <joint name="elbow" type="continuous"><parent link="upper"/><child link="lower"/>
+    <origin xyz="0 0 -1"/><axis xyz="0 1 0"/></joint>
+  <joint name="tau_slide" type="prismatic"><parent link="lower"/><child link="slider"/>
+    <origin xyz="0 0 -0.8"/><axis xyz="0 0 1"/><limit effort="200" velocity="1" lower="-0.1"
+    upper="0.1"/></joint>
+</robot>
+"""
+
+
+def test_actuated_joints_get_inputs_with_their_effort_limits(tmp_path):
+    """Issue 60: an input per revolute, continuous and prismatic joint (a torque or a force on
+    it), limited by the URDF <limit effort> where there is one; a name a joint already has is
+    not taken again."""
+    path, _ = run_import(tmp_path, MASSLESS_ARM, name="arm", q={"pitch": Fraction(2, 5)})
+    doc = yaml.safe_load(path.read_text())
+    assert doc["inputs"] == [
+        {"name": "tau_yaw", "unit": "N m", "joint": "yaw", "limits": [-80, 80]},
+        {"name": "tau_pitch", "unit": "N m", "joint": "pitch", "limits": [-60.5, 60.5]},
+        {"name": "tau_elbow", "unit": "N m", "joint": "elbow"},
+        {"name": "force_tau_slide", "unit": "N", "joint": "tau_slide", "limits": [-200, 200]},
+    ]
+    model = load_model(path)
+    assert [(u.name, u.joint, u.lower, u.upper) for u in model.inputs][:2] == [
+        ("tau_yaw", "yaw", -80.0, 80.0),
+        ("tau_pitch", "pitch", -60.5, 60.5),
+    ]
+
+
+def test_a_massless_link_that_carries_a_joint_is_kept_in_joint_coordinates(tmp_path):
+    """Issue 60: real URDFs have massless frames between two joints (a yaw frame, here). In
+    joint coordinates only a subtree's composite inertia enters M: the link is kept with mass 0
+    and said; in body coordinates every moving body needs a mass, and the message says where a
+    massless link is accepted. The loader holds the same rule for a written file."""
+    path, _ = run_import(tmp_path, MASSLESS_ARM, name="arm")
+    said = path.read_text()
+    assert "'yaw_frame' has no mass and carries joint 'pitch': kept as a massless link" in said
+    body = next(b for b in yaml.safe_load(said)["bodies"] if b["name"] == "yaw_frame")
+    assert body["mass"] == 0 and body["inertia"] == [0, 0, 0]
+    assert load_model(path).n == 4
+    with pytest.raises(ModelError, match="joint coordinates, the default, keep a massless link"):
+        run_import(tmp_path, MASSLESS_ARM, name="arm", coordinates="body")
+    as_bodies = tmp_path / "out" / "arm_bodies.yaml"
+    text = said.replace("coordinates: joint", "coordinates: body").replace(
+        "name: arm", "name: arm_bodies"
+    )
+    as_bodies.write_text(text)
+    with pytest.raises(ModelError, match=r"mass: mass must be positive, got 0 \(a massless link"):
+        load_model(as_bodies)
+    bad = tmp_path / "out" / "arm.yaml"
+    bad.write_text(said.replace("inertia: [0, 0, 0]", "inertia: [0.1, 0, 0]", 1))
+    with pytest.raises(ModelError, match="a massless link's inertia is 0"):
+        load_model(bad)

@@ -248,6 +248,7 @@ class _Validator(Reader):
         builder = MechanismBuilder(self, {p.name: p.symbol for p in params}, t)
         builder.param_values = {p.symbol: p.exact for p in params}
         builder.inputs = read_inputs(self, doc.get("inputs"))
+        builder.joint_formulation = doc.get("coordinates", "body") == "joint"
         builder.build_bodies(doc["bodies"])
         gravity = None
         if doc.get("gravity") is not None:

@@ -69,6 +69,9 @@ class MechanismBuilder(ForceElements):
         self.params = params  # name -> Symbol
         self.param_values = {}  # Symbol -> default (exact)
         self.t = t
+        # joint coordinates (`coordinates: joint`): a massless link that carries others is
+        # accepted there (only the composite inertia of a subtree enters the mass matrix)
+        self.joint_formulation = False
         self.bodies = {"ground": Body("ground", "ground")}
         self.order = []
         self.coords = []  # (name, unit, Symbol, velocity Symbol)
@@ -211,14 +214,22 @@ class MechanismBuilder(ForceElements):
             body = Body(name, kind, index0=len(self.coords))
             body.mass = self.sym(spec["mass"], f"{where}.mass")
             mass_value = float(self.approx_value(self.num(spec["mass"], f"{where}.mass")))
-            problem = mass_problem(mass_value)
-            if problem:
-                self.ctx.fail(f"{where}.mass", problem)
-            self.keep_check(f"{where}.mass", "mass", [body.mass])
             check = spec.get("inertia_check", "strict")
             if check not in ("strict", "warn"):
                 self.ctx.fail(f"{where}.inertia_check", f"'{check}' is not one of strict, warn")
-            self.read_inertia(body, spec["inertia"], f"{where}.inertia", check)
+            if body.mass == 0 and self.joint_formulation:
+                self.read_massless(body, spec["inertia"], f"{where}.inertia")
+            else:
+                problem = mass_problem(mass_value)
+                if problem and mass_value == 0:
+                    problem += (
+                        " (a massless link that carries other bodies is accepted in joint "
+                        "coordinates: `coordinates: joint`, mass 0 and inertia 0)"
+                    )
+                if problem:
+                    self.ctx.fail(f"{where}.mass", problem)
+                self.keep_check(f"{where}.mass", "mass", [body.mass])
+                self.read_inertia(body, spec["inertia"], f"{where}.inertia", check)
             self.read_pose(body, spec, where)
             units = ["m"] * body.dim + (["1"] * 4 if kind == "spatial" else ["rad"])
             for n_, u, s, sd in zip(body.coord_names, units, body.q, body.qd):
@@ -272,6 +283,23 @@ class MechanismBuilder(ForceElements):
                 "(inertia_check: warn)"
             )
         body.inertia = J
+
+    def read_massless(self, body, raw, where):
+        """A massless link of a model in joint coordinates: mass 0 (as written) and an inertia of
+        zeros. Whether the joints it carries leave the mass matrix positive definite is the
+        generator's check of M (consistency.check_joint_mass_matrix: a massless leaf is not)."""
+        if body.kind == "planar":
+            if self.sym(raw, where) != 0:
+                self.ctx.fail(where, "a massless link's inertia is 0")
+            body.inertia = sp.Integer(0)
+            return
+        entries = self.ctx.seq(raw, where)
+        flat = []
+        for i, row in enumerate(entries):
+            flat += self.ctx.seq(row, f"{where}[{i}]") if isinstance(row, list) else [row]
+        if len(flat) not in (3, 9) or any(self.sym(c, where) != 0 for c in flat):
+            self.ctx.fail(where, "a massless link's inertia is 0: [0, 0, 0]")
+        body.inertia = sp.zeros(3, 3)
 
     def keep_check(self, where, rule, exprs, strict=True):
         """A rule of parameter_checks.py that a value given at run time must keep too: kept on

@@ -119,6 +119,8 @@ def stiffness_notes(tree):
         if j.urdf.damping == 0 or j.urdf.type == "planar":  # planar: no damper (write.py)
             continue
         inertia = tree.moved_inertia(j)
+        if inertia == 0:  # a massless link: what the joint moves is beyond further joints
+            continue
         rate = mp(j.urdf.damping) / inertia
         if mpmath.mpf(h) * rate <= 1:
             continue
@@ -176,7 +178,7 @@ def import_urdf(path, out=None, name=None, q=None, qd=None, gravity=None, coordi
             f"a mechanism file is named <model>.yaml: expected {name}.yaml, got {out.name}",
         )
     with mpmath.workdps(DIGITS):  # a local precision: model/initial.py reads the global one
-        tree = Tree(path, robot, q, qd, names)
+        tree = Tree(path, robot, q, qd, names, coordinates)
         text = _render(tree, robot, renamed, name, path, gravity, coordinates)
     directory = out.parent
     if not directory.is_dir():

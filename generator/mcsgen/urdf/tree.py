@@ -147,8 +147,9 @@ class Tree:
     render it inside mpmath.workdps(DIGITS) (urdf.import_urdf does): the global precision, which
     other stages read, is never changed."""
 
-    def __init__(self, path, robot, q=None, qd=None, names=None):
+    def __init__(self, path, robot, q=None, qd=None, names=None, coordinates="joint"):
         self.path = path
+        self.coordinates = coordinates  # the file's: joint coordinates keep massless carriers
         self.robot = robot
         self.notes = []  # what the import did, one line per item
         self.bodies = {}  # name -> Body, in tree order
@@ -300,13 +301,24 @@ class Tree:
                 f for f in self.free if f[1] == name
             ]
             link = self.robot.links[body.link]
+            movable = [j for j in carried if isinstance(j, Joint)]
+            if carried and self.coordinates == "joint" and len(movable) == len(carried):
+                # joint coordinates: only a subtree's composite inertia enters M (the
+                # generator checks that M stays positive definite)
+                body.inertia = mpmath.zeros(3, 3)
+                self.notes.append(
+                    f"link '{body.link}' has no mass and carries joint '{movable[0].urdf.name}': "
+                    "kept as a massless link (joint coordinates)"
+                )
+                continue
             if carried:
                 first = carried[0]
                 what = first.urdf.name if isinstance(first, Joint) else first[3].name
                 self.fail(
                     f"{link.where}/inertial",
                     f"link '{body.link}' has no mass but moves and carries joint '{what}': give "
-                    "it an <inertial> (every moving body needs a mass)",
+                    "it an <inertial> (every moving body needs a mass in body coordinates; "
+                    "joint coordinates, the default, keep a massless link)",
                 )
             self.joints = [j for j in self.joints if j.child != name]
             self.free = [f for f in self.free if f[0] != name]
@@ -317,7 +329,8 @@ class Tree:
         if not self.bodies:
             self.fail("robot", "no link with a mass moves: nothing to simulate")
         for body in self.bodies.values():
-            self._check_inertia(body)
+            if body.mass > 0:
+                self._check_inertia(body)
 
     def _check_inertia(self, body):
         """A rigid body's principal moments are positive and satisfy J1 + J2 >= J3. Identified

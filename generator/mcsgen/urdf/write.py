@@ -8,7 +8,7 @@ import mpmath
 import sympy as sp
 
 from ..model.bodies import quaternion_from_matrix
-from .tree import DIGITS, unit
+from .tree import DIGITS, mp, unit
 
 SNAP = mpmath.mpf("1e-14")  # relative to the largest entry: below it an entry is round-off
 
@@ -53,6 +53,19 @@ def comment_text(text):
 
 def quoted(text):
     return '"' + comment_text(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# the joints a controller drives: a torque (revolute, continuous) or force (prismatic) input
+ACTUATED = ("revolute", "continuous", "prismatic")
+
+
+def input_name(wanted, taken):
+    """wanted, or wanted_2, _3, ... when a body, joint or parameter has that name already."""
+    name, k = wanted, 2
+    while name in taken:
+        name, k = f"{wanted}_{k}", k + 1
+    taken.add(name)
+    return name
 
 
 def render(tree, name, source, gravity, coordinates="joint"):
@@ -150,6 +163,19 @@ def render(tree, name, source, gravity, coordinates="joint"):
         if j.q is not None:
             fields += ([f"start: {num(j.q)}"] if j.q != 0 else []) + [f"rate: {num(j.qd)}"]
         out.append("  - {" + ", ".join(fields) + "}")
+    actuated = [j for j in tree.joints if j.urdf.type in ACTUATED]
+    if actuated:
+        out.append("inputs:  # a motor per actuated joint; limits: the URDF <limit effort>")
+        taken = {b for b in tree.bodies} | {j.name for j in tree.joints} | {"g"}
+        taken |= {f"damping_{j.name}" for j in dampers}
+        for j in actuated:
+            prismatic = j.urdf.type == "prismatic"
+            name = input_name(("force_" if prismatic else "tau_") + j.name, taken)
+            fields = [f"name: {name}", f"unit: {'N' if prismatic else 'N m'}", f"joint: {j.name}"]
+            effort = (j.urdf.limit or {}).get("effort", 0)
+            if effort > 0:
+                fields.append(f"limits: [{num(-mp(effort))}, {num(mp(effort))}]")
+            out.append("  - {" + ", ".join(fields) + "}")
     if dampers:
         out.append("forces:  # <dynamics damping> as joint dampers")
         for j in dampers:
