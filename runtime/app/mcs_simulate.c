@@ -417,6 +417,7 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
         dep_piv[i] = sim.cur.piv ? sim.cur.piv[i] : i;
 
     ri.model = md;
+    ri.driven = (app.inputs_path != NULL && md->nu > 0);
     ri.lambda = lambuf;
     ri.wstack = wstack;
     ri.wrench = wrench_buf;

@@ -42,6 +42,8 @@ typedef struct run_info {
     const char *events_path; /* removed at the close when no event was logged */
     int nevents;
     int interrupted; /* the run was stopped by SIGINT (Ctrl-C): the rows so far are written */
+    int driven;      /* the run applies inputs (--inputs): its energy is exchanged whatever the
+                   model's balance at u = 0 (mcs_model.energy_balance) */
     int reactions, basis, progress, momenta; /* --reactions, --basis, --progress, --momenta */
     mcs_real *Pbuf;                          /* (nx) scratch for --momenta */
     mcs_real *lambda;                        /* (nc) scratch for the multipliers (--reactions) */

@@ -23,6 +23,13 @@ static void json_string(app_stream *o, const char *s)
 
 static const char *const energy_names[] = {"undefined", "conserved", "dissipated", "exchanged"};
 
+/* The run's energy balance: the model's at u = 0 (mcs_model.energy_balance), exchanged when the
+ * run applies inputs. */
+static int run_balance(const run_info *ri)
+{
+    return ri->driven ? (int)MCS_ENERGY_EXCHANGED : ri->model->energy_balance;
+}
+
 /* What to try when a run's result is not to be trusted, for its method. */
 static void advice(char *text, size_t cap, const mcs_options *opt)
 {
@@ -87,18 +94,17 @@ static int problems(run_info *ri, const mcs_sim *sim, const run_summary *rs)
     app_stream *o = &ri->summary;
     char fix[160], text[512];
     int count = 0;
+    const int balance = run_balance(ri);
     advice(fix, sizeof fix, opt);
     stream_printf(o, ", \"problems\": [");
-    if (md->potential &&
-        (md->energy_balance == MCS_ENERGY_CONSERVED ||
-         md->energy_balance == MCS_ENERGY_DISSIPATED) &&
+    if (md->potential && (balance == MCS_ENERGY_CONSERVED || balance == MCS_ENERGY_DISSIPATED) &&
         ri->e_rise_max > (mcs_real)ENERGY_RISE * scale &&
         ri->e_rise_max > MCS_R(1e3) * MCS_REAL_EPS * (mcs_fabs(ri->e_initial) + scale)) {
         snprintf(text, sizeof text,
                  "the energy rose by %.3g above its lowest value in a model whose energy can "
                  "only %s: the integration is unstable at this step; %s",
                  (double)ri->e_rise_max,
-                 md->energy_balance == MCS_ENERGY_CONSERVED ? "stay constant" : "decrease", fix);
+                 balance == MCS_ENERGY_CONSERVED ? "stay constant" : "decrease", fix);
         json_string(o, text);
         ++count;
     }
@@ -184,11 +190,13 @@ int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
         stream_printf(o, ", \"reactions_status\": ");
         json_string(o, mcs_status_str(ri->reaction_status));
     }
-    stream_printf(
-        o, ", \"energy_balance\": \"%s\"",
-        energy_names[md->energy_balance >= 0 && md->energy_balance <= 3 ? md->energy_balance : 0]);
+    stream_printf(o, ", \"energy_balance\": \"%s\"",
+                  energy_names[run_balance(ri) >= 0 && run_balance(ri) <= 3 ? run_balance(ri) : 0]);
     if (md->potential) {
-        mcs_real scale = mcs_fabs(ri->e0) > ri->kin_max ? mcs_fabs(ri->e0) : ri->kin_max;
+        /* relative to |E0|, or to the energy that moves when that is more (E0 = 0 at a
+         * potential's zero: relative to 0 it said nothing) */
+        const mcs_real moved = ri->kin_max + (ri->pot_max - ri->pot_min);
+        mcs_real scale = mcs_fabs(ri->e0) > moved ? mcs_fabs(ri->e0) : moved;
         stream_printf(o,
                       ", \"energy0\": %.17g, \"energy_drift\": %.17g, \"energy_drift_rel\": %.17g",
                       (double)ri->e_initial, (double)ri->e_dev_max,

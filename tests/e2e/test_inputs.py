@@ -291,3 +291,22 @@ def test_the_api_takes_a_schedule_as_rows_columns_or_a_function(motor_solver, tm
     with pytest.raises(McsError) as caught:
         solver.simulate(inputs=[(0.0, 1, 2, 3), (0.2, 1, 2, 3), (0.1, 1, 2, 3)], **options)
     assert "inputs: row 2: " in str(caught.value) and "mcsgen-inputs-" not in str(caught.value)
+
+
+def test_joint_motors_at_rest_keep_the_energy_check_and_driven_they_exchange(tmp_path):
+    """Issue 60 (import-urdf gives every robot a motor per joint): a joint's input does no work
+    at u = 0, so the model's balance is its motion's with the inputs at zero (conserved here),
+    and a run without a schedule keeps the summary's energy check; a run that applies a
+    schedule says exchanged and checks nothing."""
+    path = tmp_path / "p3m_joint.yaml"
+    path.write_text(motor_pendulum("joint"))
+    solver = mcsgen.load(path).build()
+    assert solver.mechanism.model.energy.kind == "conserved"
+    assert "the inputs at zero" in solver.mechanism.model.energy.reason
+    free = solver.simulate(t_end=0.5, method="dopri5")
+    assert free.summary["energy_balance"] == "conserved" and free.ok
+    schedule = tmp_path / "motors.csv"
+    schedule.write_text("t,tau3,tau1,tau2\n0,40,-300,120\n")
+    driven = solver.simulate(t_end=0.5, method="dopri5", inputs=str(schedule))
+    assert driven.summary["energy_balance"] == "exchanged" and driven.ok
+    assert driven.summary["energy_drift"] > 1e3 * free.summary["energy_drift"]

@@ -9,7 +9,7 @@ from .generation import ensure_generated
 from .spinner import Spinner
 
 # simulate options a sweep does not take: its files are its own, a schedule file is not shipped
-SKIPPED_SIMULATE_OPTIONS = ("out", "events", "inputs", "param", "progress")
+SKIPPED_SIMULATE_OPTIONS = ("out", "events", "inputs", "param", "progress", "x0", "v0")
 FAILURES_SHOWN = 5
 
 

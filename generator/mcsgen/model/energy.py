@@ -44,7 +44,16 @@ class EnergyBalance:
 
 def mechanism_balance(model, elements) -> EnergyBalance:
     """A bodies-and-joints model's balance from the elements the builder met: `elements` is
-    [(kind, where, coefficient)] with kind "force", "torque" or "damper" (mechanism.py)."""
+    [(kind, where, coefficient)] with kind "force", "torque", "damper" or "input" (mechanism.py).
+    A joint's input does no work at u = 0: the balance is the motion's with the inputs at zero
+    (a run that applies inputs exchanges energy: the simulator says so, mcs_simulate)."""
+    balance = _unforced_balance(model, [e for e in elements if e[0] != "input"])
+    if balance.kind != EXCHANGED and len(elements) > len([e for e in elements if e[0] != "input"]):
+        return EnergyBalance(balance.kind, balance.reason + " (the inputs at zero)")
+    return balance
+
+
+def _unforced_balance(model, elements) -> EnergyBalance:
     timed = _time_dependence(model)
     if timed:
         return EnergyBalance(EXCHANGED, timed)

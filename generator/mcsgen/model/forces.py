@@ -184,8 +184,8 @@ class ForceElements:
                 Q = sp.Matrix([u.symbol * sp.diff(q, x) for x in xs])
             self.add_applied(Q)
             self.joint_inputs.append((u.joint, Q, u.symbol))
-            kind = "torque" if u.joint in self.axial_rates else "force"
-            self.energy_elements.append((kind, u.where, None))
+            # no work at u = 0, the descriptor's balance (energy.mechanism_balance)
+            self.energy_elements.append(("input", u.where, None))
 
     def add_damping(self, c, coord, xs, vs):
         """Q = -c (d coord/dt) d coord/dx for a scalar coordinate of x."""

@@ -43,7 +43,7 @@ CONNECT_TIMEOUT = "10s"
 WORKERS_TIMEOUT = 60  # seconds a scheduler may go without a worker before the sweep gives up
 PASSES = 3  # times a run interrupted on its worker is sent again
 ANALYSIS_OPTIONS = ("kkt", "use_kc", "max_iter", "tol", "count", "damped")
-NOT_IN_A_SWEEP = ("out", "events", "inputs", "progress", "param")
+NOT_IN_A_SWEEP = ("out", "events", "inputs", "progress", "param", "x0", "v0")
 
 
 @dataclass
