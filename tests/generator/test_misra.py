@@ -306,3 +306,16 @@ def test_a_models_result_is_kept_for_its_bytes(tmp_path, monkeypatch):
     changed = misra.check_model_once(model)
     assert [f.rule for f in changed.findings] == ["15.6"]
     assert misra.known_result(model) == changed
+
+
+@needs_cppcheck
+@pytest.mark.parametrize("name", ["NAN", "E"])
+def test_a_model_named_in_capitals_generates_clean_c(tmp_path, name):
+    """Issue 60: the deviations of the model's API (rules 8.7, 11.5) named it in lower case, so a
+    model called NAN or E generated C with 30 findings."""
+    text = (ROOT / "models" / "planar_pendulum.yaml").read_text()
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text.replace("name: planar_pendulum", f"name: {name}"))
+    _, out_dir, _ = generate(path, out_root=tmp_path / "gen")
+    result = misra.check_model(out_dir)
+    assert result.findings == [] and result.deviated.get("11.5"), result.findings

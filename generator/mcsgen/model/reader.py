@@ -2,6 +2,7 @@
 naming the file and the field for the first problem (docs/reference/model-file.md). The
 loader's schema and mechanism.py's builder both read through a `Reader`."""
 
+import keyword
 import math
 import re
 
@@ -110,6 +111,10 @@ class Reader:
             self.fail(where, f"{kind} name '{name}' is reserved for the runtime (mcs_, MCS_)")
         if "__" in name:
             self.fail(where, f"{kind} name '{name}' contains '__' (reserved in C)")
+        if kind == "model":
+            clash = _api_clash(name)
+            if clash:
+                self.fail(where, clash)
         return name
 
     def declare(self, name, where, kind):
@@ -127,8 +132,24 @@ class Reader:
                 f"{kind} name '{name}' is reserved (used by the expression language "
                 "or the generated code)",
             )
+        if keyword.iskeyword(name):
+            self.fail(
+                where,
+                f"{kind} name '{name}' is a Python keyword (the expression language would read "
+                "it as one)",
+            )
         if name in self.names:
             self.fail(where, f"duplicate name '{name}' (already a {self.names[name]})")
+        if kind == "joint":  # an expression's J_dot is joint J's rate (outputs, j.<joint>)
+            stem = name[: -len("_dot")] if name.endswith("_dot") else None
+            if self.names.get(stem) == "joint" or self.names.get(name + "_dot") == "joint":
+                other = stem if self.names.get(stem) == "joint" else name + "_dot"
+                long, short = max(name, other, key=len), min(name, other, key=len)
+                self.fail(
+                    where,
+                    f"joint name '{name}' beside joint '{other}': in an expression, {long} "
+                    f"would be both joint {long}'s angle and joint {short}'s rate: rename one",
+                )
         self.names[name] = kind
         return name
 
@@ -165,3 +186,20 @@ def key_text(key):
     if isinstance(key, bool):
         return "true" if key else "false"
     return str(key)
+
+
+def _api_clash(model: str) -> str:
+    """Why a model's name cannot prefix its C API, or "": its kernel <model>_<kernel> would
+    spell a member of mcs_model (a model M's f is M_f, the descriptor's M and f kernel: MISRA
+    C:2012 rule 5.8, one name for two things)."""
+    from .catalogue import EVENT_KERNELS, KERNELS, ROW_GROUP_KERNELS
+
+    members = {k.name for k in (*KERNELS, *ROW_GROUP_KERNELS, *EVENT_KERNELS)}
+    for k in (*KERNELS, *ROW_GROUP_KERNELS, *EVENT_KERNELS):
+        if f"{model}_{k.name}" in members:
+            return (
+                f"model name '{model}' would call its kernel {k.name} {model}_{k.name}, the "
+                f"name of the runtime descriptor's member {model}_{k.name} (MISRA C:2012 rule "
+                "5.8): give the model another name"
+            )
+    return ""
