@@ -106,8 +106,24 @@ def analysis_arguments(
     return cmd
 
 
-def load_start(path) -> Sequence[float]:
-    """The configuration x of a statics result (`--json` output or statics.json of --out)."""
+def load_start(path, coordinates: Optional[Sequence[str]] = None) -> Sequence[float]:
+    """The configuration x to start Newton from: of a statics result (`--json` output or
+    statics.json of --out), or of a run's CSV (`simulate`'s: its x.<coordinate> columns), its
+    last row or, as FILE.csv@T, its last row at or before t = T (a simulated rest state
+    converges where the file's pose may not). coordinates: the model's, which a CSV's columns
+    must be."""
+    text = str(path)
+    at = None
+    if "@" in text and text.rpartition("@")[0].lower().endswith(".csv"):
+        text, _, when = text.rpartition("@")
+        try:
+            at = float(when)
+        except ValueError:
+            raise McsError(f"--from {path}: '{when}' after '@' is not a time") from None
+        if not math.isfinite(at):
+            raise McsError(f"--from {path}: '{when}' after '@' is not a finite time")
+    if text.lower().endswith(".csv"):
+        return _row_of_run(text, at, coordinates)
     try:
         data = json.loads(Path(path).read_text())
         x = data["x"]
@@ -116,6 +132,40 @@ def load_start(path) -> Sequence[float]:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise McsError(f"{path}: not a statics result with a list 'x' ({exc})") from None
     return x
+
+
+def _row_of_run(path, at, coordinates):
+    """x of a run's CSV: its last row, or its last at or before t = at."""
+    try:
+        with open(path, newline="") as fh:
+            reader = csv.reader(fh)
+            header = next(reader, None)
+            if not header or header[0] != "t":
+                raise McsError(f"--from {path}: not a run's CSV (its first column is not t)")
+            columns = [k for k, name in enumerate(header) if name.startswith("x.")]
+            names = [header[k][2:] for k in columns]
+            if coordinates is not None and names != list(coordinates):
+                raise McsError(
+                    f"--from {path}: its x.<coordinate> columns ({', '.join(names) or 'none'}) "
+                    f"are not the model's coordinates ({', '.join(coordinates)})"
+                )
+            chosen = None
+            for line, row in enumerate(reader, 2):
+                try:
+                    t = float(row[0])
+                    if at is not None and t > at:
+                        break
+                    chosen = (t, [float(row[k]) for k in columns])
+                except (ValueError, IndexError):
+                    raise McsError(f"--from {path}: line {line} is not a row of numbers") from None
+    except OSError as exc:
+        raise McsError(f"--from {path}: cannot read it ({exc.strerror})") from None
+    if chosen is None:
+        when = f" at or before t = {at:g}" if at is not None else ""
+        raise McsError(f"--from {path}: no row{when}")
+    if not all(math.isfinite(v) for v in chosen[1]):
+        raise McsError(f"--from {path}: the row at t = {chosen[0]:g} is not finite")
+    return chosen[1]
 
 
 def joint_reactions(result: dict) -> Dict[str, Dict[str, float]]:
@@ -184,6 +234,29 @@ def eigenvalue_text(mode: dict, damped: bool) -> str:
     if re == 0:
         return "0"
     return f"{re:.6g}" if damped else f"±{abs(re):.6g}"
+
+
+def stability_text(result: dict) -> str:
+    """One line on the equilibrium's stability, from the modes computed there (statics runs
+    them: an equilibrium that motion leaves is not "ok" to a user who asked for one)."""
+    m = result.get("modes")
+    if not m:
+        return ""
+    if m["status"] != STATUS_OK:
+        return f"  stability: not determined ({m['message']})"
+    kinds = [KINDS[mode["kind"]] for mode in m["list"]]
+    growing = [mode for mode in m["list"] if KINDS[mode["kind"]] == "unstable"]
+    if growing:
+        fastest = max(growing, key=lambda mode: mode["re"])
+        return (
+            f"  stability: UNSTABLE: {len(growing)} mode(s) grow, the fastest as "
+            f"exp({fastest['re']:.4g} t) ({dominant_coordinates(result, fastest['shape'])}): "
+            "motion leaves this equilibrium (`modes` lists them)"
+        )
+    rigid = kinds.count("rigid")
+    return "  stability: stable" + (
+        f" but for {rigid} rigid motion(s) (a free coordinate: no stiffness)" if rigid else ""
+    )
 
 
 def format_modes(result: dict) -> str:

@@ -4,6 +4,7 @@ pendulum against its hand derivation (K_c, K_f and D), the anchor chain's catena
 four modes (003 Table 3), verification by simulation, and invariance to the tangent basis and to
 a rotation of the model about the gravity axis."""
 
+import json
 import math
 import re
 import subprocess
@@ -337,7 +338,7 @@ def test_cli_tables_and_outputs(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert bad.returncode == 2 and "not a statics result" in bad.stderr
+    assert bad.returncode == 2 and "not a run's CSV (its first column is not t)" in bad.stderr
     assert "Traceback" not in bad.stderr
     # `plot --modes` redraws a saved result, with a GIF per mode
     drawn = subprocess.run(
@@ -469,3 +470,44 @@ def generate_start(path):
     from mcsgen.model import load_model
 
     return list(load_model(path).x0)
+
+
+def test_statics_says_whether_its_equilibrium_is_stable(cli):
+    """Issue 60: statics printed "ok" for an equilibrium motion leaves (the double four-bar drawn
+    upright); only modes said so. It now computes the modes there and says which."""
+    upright = cli("statics", "double_four_bar")
+    assert upright.returncode == 0, upright.stderr
+    assert "  stability: UNSTABLE: 1 mode(s) grow, the fastest as exp(3.383 t)" in upright.stdout
+    hanging = cli("statics", "pendulum_torsion")
+    assert hanging.returncode == 0 and "  stability: stable\n" in hanging.stdout
+
+
+def test_statics_from_a_row_of_a_run(cli, tmp_path):
+    """Issue 60: --from takes a run's CSV (its last row, or FILE.csv@T its last row at or before
+    T): the planar pendulum's file pose (level with its pivot) has no stiffness along its free
+    direction and Newton cannot start there; from the run's row at 0.3 s it converges to the
+    hanging equilibrium, stable, whose frequency is sqrt(g/l). Bad rows and times: one line."""
+    run = tmp_path / "swing.csv"
+    assert cli("simulate", "planar_pendulum", "--t-end", "1", "--out", run).returncode == 0
+    level = cli("statics", "planar_pendulum")
+    assert level.returncode == 1 and "singular" in level.stdout
+    hanging = cli("statics", "planar_pendulum", "--from", f"{run}@0.3")
+    assert hanging.returncode == 0, hanging.stdout + hanging.stderr
+    assert re.search(r"\n  z +-1  m\n", hanging.stdout) and "stability: stable" in hanging.stdout
+    modes = cli("modes", "planar_pendulum", "--from", f"{run}@0.3", "--json")
+    (mode,) = json.loads(modes.stdout)["modes"]["list"]
+    assert abs(mode["im"] - math.sqrt(9.81)) < 1e-9
+    for args, said in (
+        ([f"{run}@x"], "'x' after '@' is not a time"),
+        ([f"{run}@-1"], "no row at or before t = -1"),
+        ([str(ROOT / "generated" / "slider_crank" / "slider_crank.h").replace(".h", ".csv")],
+         "cannot read it"),
+    ):  # fmt: skip
+        bad = cli("statics", "planar_pendulum", "--from", *args)
+        assert (
+            bad.returncode == 2 and bad.stderr.startswith("mcsgen: --from") and said in bad.stderr
+        )
+    other = tmp_path / "other.csv"
+    assert cli("simulate", "pendulum_torsion", "--t-end", "0.1", "--out", other).returncode == 0
+    wrong = cli("statics", "planar_pendulum", "--from", other)
+    assert wrong.returncode == 2 and "are not the model's coordinates (x, z)" in wrong.stderr

@@ -16,13 +16,13 @@ def _analysis(args, modes):
     mechanism = Mechanism(model, model_path(args.model))
     mechanism.check_params(list(texts))
     mechanism.check_param_values(texts, "--param")
-    x = load_start(args.start) if args.start else None
-    kw = dict(modes=modes, params=args.param or (), x=x, kkt=args.kkt, max_iter=args.max_iter)
+    x = load_start(args.start, mechanism.coordinates) if args.start else None
+    # statics computes the modes there too: whether the equilibrium is stable
+    kw = dict(modes=True, params=args.param or (), x=x, kkt=args.kkt, max_iter=args.max_iter)
+    kw.update(modes_kc=not args.no_kc, statics_kc=not args.no_kc)
     if modes:
-        kw.update(modes_kc=not args.no_kc, damped=args.damped, count=args.count)
+        kw.update(damped=args.damped, count=args.count)
         kw.update(verify=(args.count or 4) if args.verify else 0)
-    else:
-        kw.update(statics_kc=not args.no_kc)
     with Spinner(f"{'modes' if modes else 'statics'} of {model.name}"):
         return model, run_analysis(model.name, **kw)
 
@@ -42,13 +42,15 @@ def _write_analysis(args, model, result, stem):
 
 
 def cmd_statics(args):
-    from ..analyze import format_statics
+    from ..analyze import format_statics, stability_text
 
     model, result = _analysis(args, modes=False)
     if args.json:
         print(cjson.dumps(result, indent=1))
     else:
         print(format_statics(result))
+        if result["statics"]["status"] == 0:
+            print(stability_text(result))
     _write_analysis(args, model, result, "statics")
     return 0 if result["statics"]["status"] == 0 else 1
 

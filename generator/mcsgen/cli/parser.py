@@ -82,8 +82,10 @@ def _analysis_arguments(parser):
     parser.add_argument(
         "--from",
         dest="start",
-        metavar="FILE.json",
-        help="start from the configuration x of a statics result instead of the model's",
+        metavar="FILE",
+        help="start Newton from the configuration x of a statics result (FILE.json) or of a "
+        "run (FILE.csv: its last row; FILE.csv@T: its last row at or before t = T) instead of "
+        "the model's",
     )
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("--out", metavar="DIR", help="write JSON and CSV files (and plots) here")
