@@ -289,8 +289,9 @@ def test_written_files_have_the_usual_mode(tmp_path):
 # generated header, and the generated source is compiled with all of them in force below.
 C99_HEADERS = """assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp
 signal stdarg stdbool stddef stdint stdio stdlib string tgmath time wchar wctype""".split()
-# parameters named like those headers' macros (and GNU C's predefined `linux`, `unix`)
-LIBRARY_NAMES = """I EOF stdin complex BUFSIZ assert errno NAN INFINITY HUGE_VAL M_PI DBL_MAX
+# parameters named like those headers' macros (and GNU C's predefined `linux`, `unix`; not
+# `assert`, a Python keyword, which the expression language refuses)
+LIBRARY_NAMES = """I EOF stdin complex BUFSIZ RAND_MAX errno NAN INFINITY HUGE_VAL M_PI DBL_MAX
 FLT_EPSILON isnan CHAR_BIT EXIT_SUCCESS SIG_DFL va_arg setjmp imaginary linux unix
 SEEK_SET L_tmpnam P_tmpdir INT8_C""".split()
 
