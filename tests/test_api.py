@@ -167,7 +167,7 @@ def test_two_files_of_one_model_name_are_two_solvers_in_one_process(tmp_path):
     one process each simulates its own pendulum (radius l, a quarter period near pi/2 sqrt(l/g));
     the first one's statics finds its own equilibrium, and each generated folder keeps its own
     file's C (building one never evicts the other)."""
-    from mcsgen.generate import BANNER
+    from mcsgen.emit.fingerprint import BANNER
     from mcsgen.model import load_model
 
     paths = {}

@@ -205,27 +205,26 @@ class Mechanism:
     def check_param_values(self, given: Dict[str, object], option: str) -> None:
         """Refuse run-time parameter values as the file's would be: a value that is not a finite
         real number, or that breaks a rule of the file's masses and inertias
-        (model/parameter_checks.py: a negative mass, an inertia that is not positive definite).
+        (parameter_rules.py: a negative mass, an inertia that is not positive definite).
         given: {name: value} (a number, or the command line's text); option: how the message
         names them ("--param", "params"). Names the model does not have are the simulator's to
         refuse."""
-        from .model.parameter_checks import first_problem
+        from .parameter_rules import first_problem
 
-        symbols = {p.name: p.symbol for p in self.model.parameters}
         values = {p.name: float(p.exact) for p in self.model.parameters}
         for name, value in given.items():
-            if name not in symbols:
+            if name not in values:
                 continue
             number = _finite_number(value)
             if number is None:
                 raise McsError(f"{self.path}: {option} {name}={value!s}: not a finite real number")
             values[name] = number
         found = first_problem(
-            self.model.parameter_checks, symbols, {k: np.array([v]) for k, v in values.items()}
+            self.model.parameter_checks, {k: np.array([v]) for k, v in values.items()}
         )
         if found is not None:
             _, field, problem = found
-            shown = ", ".join(f"{k}={v!s}" for k, v in given.items() if k in symbols)
+            shown = ", ".join(f"{k}={v!s}" for k, v in given.items() if k in values)
             raise McsError(f"{self.path}: {option} {shown}: {field}: {problem}")
 
     def build(self, backend: Optional[str] = None, kernels: Optional[str] = None) -> "Solver":

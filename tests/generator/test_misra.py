@@ -319,3 +319,32 @@ def test_a_model_named_in_capitals_generates_clean_c(tmp_path, name):
     _, out_dir, _ = generate(path, out_root=tmp_path / "gen")
     result = misra.check_model(out_dir)
     assert result.findings == [] and result.deviated.get("11.5"), result.findings
+
+
+@needs_cppcheck
+def test_a_long_check_says_how_to_skip_it(tmp_path, monkeypatch, capsys):
+    """Issue 60: a Stewart platform's first check took 11 minutes after 5 of generation with
+    nothing said; generate now announces a check of large C that was not made before, and says
+    after one longer than the generation how to skip it and what that means for firmware."""
+    import time as time_module
+
+    import mcsgen.paths
+    from mcsgen.cli import generation
+
+    monkeypatch.setattr(mcsgen.paths, "BUILD", tmp_path / "build")
+    model = tmp_path / "planar_pendulum"
+    shutil.copytree(ROOT / "generated" / "planar_pendulum", model)
+    monkeypatch.setattr(generation, "LONG_CHECK_BYTES", 1000)  # as if it were a large model
+    clock = iter([0.0, 30.0])
+    monkeypatch.setattr(time_module, "monotonic", lambda: next(clock))
+    assert generation._misra_of_generated("planar_pendulum", model, generation_s=12.0) == 0
+    said = capsys.readouterr().out
+    before, after = said.splitlines()[0], said.splitlines()[-1]
+    assert "KB of C: minutes on" in before and "--no-misra skips the check" in before
+    assert "firmware held to MISRA C:2012 then needs `./mcsgen misra" in before
+    assert after.startswith("  the check took 30 s, its generation 12 s: --no-misra skips")
+    # checked once: the next generate of the same C reads the result and says nothing of cost
+    clock = iter([0.0, 0.1])
+    assert generation._misra_of_generated("planar_pendulum", model, generation_s=None) == 0
+    said = capsys.readouterr().out
+    assert "--no-misra" not in said and "findings: 0" in said

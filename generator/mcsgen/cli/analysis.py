@@ -10,7 +10,7 @@ def _analysis(args, modes):
     from ..api import Mechanism, param_texts
     from ..paths import model_path
 
-    model = ensure_generated(args.model)
+    model = ensure_generated(args.model, built=True)
     # the --param values as simulate's (frozen parameters, the file's rules on masses)
     texts = param_texts(args.param)
     mechanism = Mechanism(model, model_path(args.model))

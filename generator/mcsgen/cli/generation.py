@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from ..errors import McsError, ModelError
-from ..paths import MODELS, OUT, ROOT, model_path
+from ..paths import MODELS, OUT, ROOT, model_path, remember_user_dir, shipped
 from .spinner import Spinner
 
 
@@ -36,7 +36,7 @@ def cmd_generate(args):
         state = f"written in {took:.2f} s" if written else "up to date (skipped)"
         print(f"{model.name}: n = {model.n}, m = {model.m} -> {_shown(out_dir)}/ {state}")
         if not args.no_misra:  # kept per generated file: checked once (misra.check_model_once)
-            if _misra_of_generated(model.name, out_dir):
+            if _misra_of_generated(model.name, out_dir, took if written else None):
                 status = 1
                 flagged.append(model.name)
     if flagged:
@@ -57,24 +57,42 @@ def _shown(folder):
     return folder.relative_to(here) if folder.is_relative_to(here) else folder
 
 
-def _misra_of_generated(name, out_dir):
-    """Print the MISRA C:2012 result of freshly generated C; 1 when there is a finding."""
+# what `generate --no-misra` means, said where a check takes long enough to be skipped
+SKIP_MISRA = (
+    "--no-misra skips the check: the C runs the same, but firmware held to MISRA C:2012 then "
+    "needs `./mcsgen misra {folder}` before it ships (docs/howto/misra.md)"
+)
+LONG_CHECK_BYTES = 300_000  # C of this size and more takes Cppcheck minutes to check
+
+
+def _misra_of_generated(name, out_dir, generation_s=None):
+    """Print the MISRA C:2012 result of freshly generated C; 1 when there is a finding. A check
+    not made before of C large enough to take minutes is announced with how to skip it, and a
+    check that took longer than the generation (generation_s, None when the C was up to date)
+    says so after."""
     import shutil
 
-    from ..misra import WORKERS, check_model_once
+    from ..misra import WORKERS, check_model_once, known_result
 
     if shutil.which("cppcheck") is None:
         print("  MISRA C:2012: not checked (cppcheck is not installed; make deps installs it)")
         return 0
+    skip = SKIP_MISRA.format(folder=_shown(out_dir))
+    size = sum(f.stat().st_size for f in Path(out_dir).glob("*.[ch]"))
+    if size >= LONG_CHECK_BYTES and known_result(out_dir) is None:
+        print(f"  MISRA C:2012 check of {size // 1000} KB of C: minutes on {WORKERS} cores; {skip}")
     start = time.monotonic()
     with Spinner(f"MISRA check of {name}"):
         result = check_model_once(out_dir)
+    took = time.monotonic() - start
     for finding in result.findings:
         print(f"  {finding}")
     print(f"  {result.summary()}")
-    if result.pieces > 1 and time.monotonic() - start >= 1:  # a large model's check: its cost
+    if result.pieces > 1 and took >= 1:  # a large model's check: its cost
         print(f"  (MISRA C:2012 checked in {result.pieces} pieces, {WORKERS} at a time, in "
-              f"{time.monotonic() - start:.0f} s: docs/reference/misra.md)")  # fmt: skip
+              f"{took:.0f} s: docs/reference/misra.md)")  # fmt: skip
+    if generation_s is not None and took > max(generation_s, 10.0):
+        print(f"  the check took {took:.0f} s, its generation {generation_s:.0f} s: {skip}")
     return 1 if result.findings else 0
 
 
@@ -112,11 +130,25 @@ def warn_accepted(model):
         print(f"mcsgen: warning: {line}", file=sys.stderr)
 
 
-def ensure_generated(name_or_path):
+def ensure_generated(name_or_path, built=False):
+    """The model of a file (a shipped model's name or a path), generated when its C is not up
+    to date. built: a command that only runs the C (simulate, statics, modes, sweep) takes the
+    plain record of a model built before (built_model.BuiltModel) when there is one, and does
+    no symbolic work at all."""
+    path = model_path(name_or_path)
+    if built:
+        from .. import built_model
+
+        record = built_model.load(path)
+        if record is not None:
+            if not shipped(path):
+                remember_user_dir(record.name, record.out_dir)  # as generate() does
+            warn_accepted(record)
+            return record
     from ..generate import generate
 
     with Spinner("generating"):
-        model, _, _ = generate(model_path(name_or_path))
+        model, _, _ = generate(path)
     warn_accepted(model)
     return model
 

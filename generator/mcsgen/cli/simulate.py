@@ -102,7 +102,7 @@ def _output_directories(*folders):
 
 
 def cmd_simulate(args):
-    model = ensure_generated(args.model)
+    model = ensure_generated(args.model, built=True)
     from ..options import OPTIONS
 
     options = {

@@ -46,7 +46,7 @@ def cmd_sweep(args):
     from ..sweep import make_design
     from ..sweep.runner import execute, plan
 
-    model = ensure_generated(args.model)
+    model = ensure_generated(args.model, built=True)
     design = make_design(
         args.grid or [],
         args.sample or [],

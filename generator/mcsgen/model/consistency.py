@@ -6,7 +6,7 @@ on the motions the constraints leave free (`diagonal: [M, 0]`, `[M, -M]`).
 The assembly is the minimum-norm Newton of initial.py, in multiprecision; the mass matrix is
 evaluated in double at the assembled configuration with the default parameters: a yes/no far from
 its threshold, nothing of it is emitted (exact.py). A `--param` value is held to the bodies'
-rules on masses and inertias before a run (parameter_checks.py); one that makes the mass matrix
+rules on masses and inertias before a run (parameter_rules.py); one that makes the mass matrix
 singular otherwise is the runtime's to report (MCS_ERR_MASS_NOT_PD).
 """
 

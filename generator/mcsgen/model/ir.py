@@ -76,7 +76,7 @@ class Model:
     # that says so. `--param` refuses them.
     frozen_parameters: dict = field(default_factory=dict)
     # the rules on bodies' masses and inertias whose expressions hold parameters
-    # (parameter_checks.py): a value given at run time keeps them as the file's default does
+    # (parameter_rules.py): a value given at run time keeps them as the file's default does
     parameter_checks: list = field(default_factory=list)
     # The initial state as expressions of the parameters (the run-time initial state, SPEC §4):
     # initial_x (n) the file's positions, initial_v (n) its velocities (0 where the held

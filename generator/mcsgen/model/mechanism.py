@@ -32,7 +32,7 @@ from .forces import ForceElements
 from .inputs import check_linear
 from .joint_coordinates import JointGeometry
 from .joints import SPATIAL_JOINTS, Joint, joint_rate_label, joint_types, spatial_lock
-from .parameter_checks import (
+from ..parameter_rules import (
     inertia_problem,
     mass_problem,
     parameter_dependent,
@@ -302,7 +302,7 @@ class MechanismBuilder(ForceElements):
         body.inertia = sp.zeros(3, 3)
 
     def keep_check(self, where, rule, exprs, strict=True):
-        """A rule of parameter_checks.py that a value given at run time must keep too: kept on
+        """A rule of parameter_rules.py that a value given at run time must keep too: kept on
         the Model (parameter_checks) when its expressions hold parameters."""
         check = parameter_dependent(where, rule, exprs, strict)
         if check is not None:

@@ -193,24 +193,24 @@ def check_names(mechanism, design: Design, sources: Dict[str, str], kind: str) -
 
 def check_values(mechanism, design: Design, sources: Dict[str, str]) -> None:
     """Every run's parameter values keep the file's rules on masses and inertias
-    (model/parameter_checks.py), as a simulate's --param does: the first run that breaks one is
+    (parameter_rules.py), as a simulate's --param does: the first run that breaks one is
     named with its values before anything runs (a sampled mass that can go negative wants a
     truncnormal)."""
-    from ..model.parameter_checks import first_problem
+    from ..parameter_rules import first_problem
 
     model = mechanism.model
-    symbols = {p.name: p.symbol for p in model.parameters}
+    names = {p.name for p in model.parameters}
     count = len(design)
     values = {p.name: np.full(count, float(p.exact)) for p in model.parameters}
     for k, name in enumerate(design.names):
-        if name in symbols:
+        if name in names:
             values[name] = design.values[:, k].astype(float)
-    found = first_problem(model.parameter_checks, symbols, values)
+    found = first_problem(model.parameter_checks, values)
     if found is None:
         return
     row, field, problem = found
     shown = ", ".join(f"{n}={design.values[row, k]:g}" for k, n in enumerate(design.names))
-    options = ", ".join(sorted({sources.get(n, "--param") for n in design.names if n in symbols}))
+    options = ", ".join(sorted({sources.get(n, "--param") for n in design.names if n in names}))
     raise DesignError(f"{options}: run {row + 1} ({shown}): {field}: {problem}")
 
 

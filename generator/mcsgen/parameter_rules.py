@@ -1,18 +1,19 @@
 """The rules a body's mass and inertia keep, for the file's values and for the run-time ones.
 
 A mechanism file's masses and inertias are checked at their default parameter values when it is
-loaded (mechanism.py); a value given at run time (`--param`, `params=` of the Python API, a
+loaded (model/mechanism.py); a value given at run time (`--param`, `params=` of the Python API, a
 sweep's design) could make the same mass negative. Each rule is written once here: the loader
 calls it on the file's numbers, and the checks whose expressions hold parameters are kept on the
-Model (Model.parameter_checks) to be evaluated again, numerically and for many parameter sets at
-once (a sweep's design), before a run starts. Nothing here is derived or emitted.
+Model (Model.parameter_checks) as NumPy source text, to be evaluated again, numerically and for
+many parameter sets at once (a sweep's design), before a run starts. Nothing here is derived or
+emitted, and SymPy is imported only to print a kept check's expressions: a command on a built
+model checks its --param values without it (built_model.py).
 """
 
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
-import sympy as sp
 
 
 def mass_problem(value: float) -> Optional[str]:
@@ -51,39 +52,49 @@ def violates_triangle(eig) -> bool:
     return eig.max() > 1.0000001 * (eig.sum() - eig.max())
 
 
-@dataclass
+@dataclass(frozen=True)
 class ParameterCheck:
     """A rule on expressions of the parameters: `field` the file's field (bodies[0].mass),
-    `rule` one of "mass", "planar_inertia", "inertia" (the functions above), `exprs` its
-    expressions (one, or the nine entries of an inertia tensor row by row), `strict` the
-    inertia's triangle inequality."""
+    `rule` one of "mass", "planar_inertia", "inertia" (the functions above), `code` its
+    expressions as NumPy source over the parameters' names (one, or the nine entries of an
+    inertia tensor row by row), `strict` the inertia's triangle inequality."""
 
     field: str
     rule: str
-    exprs: Tuple[sp.Expr, ...]
+    code: Tuple[str, ...]
     strict: bool = True
 
 
 def parameter_dependent(field, rule, exprs, strict=True) -> Optional[ParameterCheck]:
-    """The check to keep for run-time values, or None when no expression holds a parameter."""
+    """The check to keep for run-time values (exprs: SymPy expressions of the parameters), or
+    None when no expression holds a parameter."""
+    import sympy as sp
+    from sympy.printing.numpy import NumPyPrinter
+
     exprs = tuple(sp.sympify(e) for e in exprs)
     if not any(e.free_symbols for e in exprs):
         return None
-    return ParameterCheck(field, rule, exprs, strict)
+    printer = NumPyPrinter({"fully_qualified_modules": True})
+    return ParameterCheck(field, rule, tuple(printer.doprint(e) for e in exprs), strict)
+
+
+def _evaluate(code: str, args: Dict[str, np.ndarray]) -> np.ndarray:
+    """A kept expression's value for every parameter set: (k) floats. Its source is the
+    printer's, over names the file validated as identifiers; nothing else is in scope."""
+    scope = {"__builtins__": {}, **args, "numpy": np}
+    return np.asarray(eval(code, scope), dtype=float)  # noqa: S307 - our printer's own text
 
 
 def first_problem(
-    checks: List[ParameterCheck], symbols: Dict[str, sp.Symbol], values: Dict[str, np.ndarray]
+    checks: List[ParameterCheck], values: Dict[str, np.ndarray]
 ) -> Optional[Tuple[int, str, str]]:
     """The first parameter set that breaks a rule: (its index, the field, the problem), or None.
-    symbols: {name: Symbol} of every parameter; values: {name: (k) array} the k sets' values of
-    every parameter (the defaults repeated where a set leaves one as it is)."""
-    names = sorted(symbols)
-    args = [np.asarray(values[name], dtype=float) for name in names]
-    count = len(args[0]) if args else 1
+    values: {name: (k) array} the k sets' values of every parameter (the defaults repeated where
+    a set leaves one as it is)."""
+    args = {name: np.asarray(v, dtype=float) for name, v in values.items()}
+    count = len(next(iter(args.values()))) if args else 1
     for check in checks:
-        f = sp.lambdify([symbols[name] for name in names], list(check.exprs), "numpy")
-        entries = [np.broadcast_to(np.asarray(e, dtype=float), (count,)) for e in f(*args)]
+        entries = [np.broadcast_to(_evaluate(c, args), (count,)) for c in check.code]
         for k in range(count):
             if check.rule == "mass":
                 problem = mass_problem(float(entries[0][k]))
