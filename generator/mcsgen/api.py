@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # for the hints only
 
 CHANNELS = ("csv", "events", "summary")  # what mcs_simulate_run passes on channels 0, 1, 2
 LARGE_CSV = 1 << 30  # a CSV past this size is said (simulate_to_files' large)
+SAMPLE_ROWS = 20  # the rows a CSV's size is told from (simulate_to_files' header)
 TEXT_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p)
 
 
@@ -462,12 +463,14 @@ class Solver:
         `./mcsgen simulate` does; returns the summary. Both files are opened first (an
         unwritable path is named before the run) and removed when the run is refused; the log
         of a run without events is removed; a write that fails (a full disk) raises McsError
-        naming the file, never a summary over lost data. header(line) is called once with the
-        CSV's first line (its columns) as it is written, before its rows; large(bytes) once when
-        the CSV passes LARGE_CSV bytes (the command line warns)."""
+        naming the file, never a summary over lost data. header(line, row_bytes) is called once
+        with the CSV's first line (its columns) and the mean size of a row, when SAMPLE_ROWS rows
+        have come (the first, the initial state's round numbers, not counted): what the whole
+        CSV will be is known before it is written; large(bytes) once when the CSV passes
+        LARGE_CSV bytes (the command line warns)."""
         files, failed = {}, set()
         written = [0]
-        first_line = [""]  # the header as it comes, until its end is seen
+        first_lines = [""]  # the CSV's text until its header and first rows are seen
 
         def sink(channel, piece):
             if channel not in failed:
@@ -475,11 +478,13 @@ class Solver:
                     files[channel].write(piece)
                 except OSError:  # not raised through the C caller: reported after the run
                     failed.add(channel)
-            if channel == "csv" and header is not None and first_line[0] is not None:
-                first_line[0] += piece
-                if "\n" in first_line[0]:
-                    header(first_line[0].split("\n", 1)[0].rstrip("\r"))
-                    first_line[0] = None
+            if channel == "csv" and header is not None and first_lines[0] is not None:
+                first_lines[0] += piece
+                lines = first_lines[0].split("\n", SAMPLE_ROWS + 1)
+                if len(lines) > SAMPLE_ROWS + 1:  # the header and SAMPLE_ROWS whole rows
+                    rows = lines[2 : SAMPLE_ROWS + 1]
+                    header(lines[0].rstrip("\r"), sum(len(r) + 1 for r in rows) / len(rows))
+                    first_lines[0] = None
             if channel == "csv" and large is not None and written[0] <= LARGE_CSV:
                 written[0] += len(piece)
                 if written[0] > LARGE_CSV:

@@ -208,24 +208,29 @@ def test_a_csv_of_gigabytes_is_said(tmp_path, monkeypatch):
     from mcsgen.paths import model_path
 
     puma = load_model(model_path("puma560_estop"))  # 42 coordinates: 220 columns
-    # the columns are the simulator's own header (runtime/app/mcs_simulate_output.c), as the
-    # command line passes it: taken here from a short run of the PUMA
+    # the columns are the simulator's own header (runtime/app/mcs_simulate_output.c), with the
+    # size of its first rows, as the command line passes them: taken here from a short run
     headers = []
     mcsgen.load("puma560_estop").build().simulate_to_files(
-        tmp_path / "p.csv", tmp_path / "p.events.json", header=headers.append, t_end=1e-3
+        tmp_path / "p.csv",
+        tmp_path / "p.events.json",
+        header=lambda *told: headers.append(told),
+        t_end=0.05,
+        method="rk4",
+        h=1e-3,
     )
-    (header,) = headers
-    assert header.count(",") + 1 == 220
+    ((header, row_bytes),) = headers
+    assert header.count(",") + 1 == 220 and 220 * 10 < row_bytes < 220 * 24
     rk4 = {"t_end": 400.0, "h": 1e-4, "method": "rk4", "max_steps": 10_000_000}
-    (line,) = csv_size_warning(puma, rk4, header)
-    assert line.startswith("the CSV will be about 18.0 GiB (4e+06 rows of 220 columns")
+    (line,) = csv_size_warning(puma, rk4, header, row_bytes)
+    assert line.startswith(f"the CSV will be about {4e6 * row_bytes / 2**30:.1f} GiB (4e+06 rows")
     assert line.endswith("give --dt-out to write fewer rows")
     # more rows than --max-steps (default 1e6): the run is refused, and only that is said
-    assert csv_size_warning(puma, {**rk4, "max_steps": None}, header) == []
+    assert csv_size_warning(puma, {**rk4, "max_steps": None}, header, row_bytes) == []
     dt_out = {"t_end": 400.0, "h": 1e-4, "method": "rk4", "dt_out": 0.01}
-    assert csv_size_warning(puma, dt_out, header) == []
+    assert csv_size_warning(puma, dt_out, header, row_bytes) == []
     adaptive = {"t_end": 400.0, "method": "dopri5"}
-    assert csv_size_warning(puma, adaptive, header) == []  # told on the way
+    assert csv_size_warning(puma, adaptive, header, row_bytes) == []  # told on the way
     monkeypatch.setattr(api, "LARGE_CSV", 20_000)
     said = []
     solver = mcsgen.load("spatial_pendulum").build()
@@ -233,6 +238,30 @@ def test_a_csv_of_gigabytes_is_said(tmp_path, monkeypatch):
         tmp_path / "r.csv", tmp_path / "r.events.json", large=said.append, t_end=1.0
     )
     assert len(said) == 1 and said[0] > 20_000  # once, with the size passed (64 KiB pieces)
+
+
+def test_the_size_said_is_the_size_written(tmp_path):
+    """Issue 60: `--dt-out 1e-9 --t-end 0.001` warned "about 1.1 GiB" and wrote 848 MB (22
+    characters counted for every value, where most print shorter). The size is now told from the
+    run's first rows: here within 5 % of what the run writes (rows at --dt-out, and a step's)."""
+    solver = mcsgen.load("double_four_bar").build()
+    for options in ({"dt_out": 1e-3}, {"method": "rk4", "h": 1e-3}):
+        told = []
+        out = tmp_path / "d.csv"
+        solver.simulate_to_files(
+            out,
+            tmp_path / "d.events.json",
+            header=lambda line, row_bytes: told.append(row_bytes),
+            t_end=2.0,
+            **options,
+        )
+        rows = 2.0 / 1e-3
+        header = len(out.read_text().split("\n", 1)[0]) + 1
+        assert abs(rows * told[0] + header - out.stat().st_size) <= 0.05 * out.stat().st_size, (
+            options,
+            rows * told[0],
+            out.stat().st_size,
+        )
 
 
 def test_a_run_whose_energy_overflows_is_summarized(tmp_path, cli):

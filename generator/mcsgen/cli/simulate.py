@@ -12,13 +12,14 @@ from .report import format_events, format_summary
 from .spinner import Spinner
 
 
-def csv_size_warning(model, options, header):
+def csv_size_warning(model, options, header, row_bytes):
     """One line when the run's CSV will pass api.LARGE_CSV bytes (400 s of a robot at 0.1 ms, one
     row per step, are gigabytes): its rows are known before the run with --dt-out (t_end / dt_out)
     or a fixed-step method (t_end / h), its columns from the CSV's header (the simulator's one
-    list of them, runtime/app/mcs_simulate_output.c); an adaptive run's size is said when it gets
-    there (simulate_to_files' large). Nothing when the rows pass --max-steps: the run is then
-    refused, and that is all it says."""
+    list of them, runtime/app/mcs_simulate_output.c) and a row's size from the run's first rows
+    (row_bytes: simulate_to_files passes both when they have come); an adaptive run's size is
+    said when it gets there (simulate_to_files' large). Nothing when the rows pass --max-steps:
+    the run is then refused, and that is all it says."""
     from ..enums import method_is
     from ..api import LARGE_CSV
     from ..options import OPTIONS
@@ -36,7 +37,7 @@ def csv_size_warning(model, options, header):
     if rows > float(options.get("max_steps") or OPTION_DEFAULTS["max-steps"]):
         return []  # the run is refused before it starts (--max-steps), with its own message
     columns = header.count(",") + 1
-    size = rows * columns * 22  # a value is about 22 characters with its comma
+    size = rows * row_bytes
     if size <= LARGE_CSV:
         return []
     return [
@@ -127,8 +128,8 @@ def cmd_simulate(args):
     for line in ignored_options(model, options):
         print(f"mcsgen: warning: {line}", file=sys.stderr)
 
-    def header(line):  # the CSV's columns, before its rows
-        for warning in csv_size_warning(model, options, line):
+    def header(line, row_bytes):  # the CSV's columns and its first rows' size
+        for warning in csv_size_warning(model, options, line, row_bytes):
             print(f"mcsgen: warning: {warning}", file=sys.stderr)
 
     def large(size):  # a run whose size could not be told before it started
