@@ -192,19 +192,21 @@ class Mechanism:
     def parameters(self) -> Dict[str, float]:
         return {p.name: p.value for p in self.model.parameters}
 
-    def check_params(self, names) -> None:
+    def check_params(self, names, option: str = "--param") -> None:
         """Refuse parameters the mechanism file's `freeze:` list made constants at generation
-        (Model.frozen_parameters): a new value would change nothing."""
+        (Model.frozen_parameters): a new value would change nothing. option: how the message
+        names them ("--param", "params", a sweep's "--grid")."""
         for name in names:
             where = self.model.frozen_parameters.get(name)
             if where is not None:
                 raise McsError(
-                    f"{self.path}: --param {name}: frozen at generation ({where}): change its "
+                    f"{self.path}: {option} {name}: frozen at generation ({where}): change its "
                     "value in the model file, or take it off the freeze list, and regenerate"
                 )
 
     def check_param_values(self, given: Dict[str, object], option: str) -> None:
-        """Refuse run-time parameter values as the file's would be: a value that is not a finite
+        """Refuse run-time parameter values as the file's would be: a parameter frozen at
+        generation (check_params), a value that is not a finite
         real number, or that breaks a rule of the file's masses and inertias
         (parameter_rules.py: a negative mass, an inertia that is not positive definite).
         given: {name: value} (a number, or the command line's text); option: how the message
@@ -212,6 +214,7 @@ class Mechanism:
         refuse."""
         from .parameter_rules import first_problem
 
+        self.check_params(list(given), option)
         values = {p.name: float(p.exact) for p in self.model.parameters}
         for name, value in given.items():
             if name not in values:
@@ -366,7 +369,6 @@ class Solver:
             raise McsError(f"{verb}: unknown option '{unknown[0]}'")
         options = dict(options)
         texts = param_texts(options.get("param"))
-        self.mechanism.check_params(list(texts) + list(params or {}))
         option = "params" if params else "--param"
         self.mechanism.check_param_values({**texts, **(params or {})}, option)
         options["param"] = list(options.get("param") or []) + [
@@ -438,7 +440,6 @@ class Solver:
         from .analyze import run_analysis
 
         params = dict(params or {})
-        self.mechanism.check_params(params)
         self.mechanism.check_param_values(params, "params")
         n = len(self.mechanism.coordinates)
         if x is not None and np.shape(x) != (n,):

@@ -146,8 +146,10 @@ def test_frozen_parameters_are_constants_and_param_refuses_them(tmp_path, capsys
     assert '#define GEO_FROZEN_FROZEN_PARAMS "L1,th0"' in header
     assert "p->mcs_p_L1" not in source and "p->mcs_p_th0" not in source
     assert "p->mcs_p_L2" in source
-    with pytest.raises(McsError, match=r"--param L1: frozen at generation \(freeze\[0\]\)"):
+    with pytest.raises(McsError, match=r"params L1: frozen at generation \(freeze\[0\]\)"):
         solver.simulate(params={"L1": 2.0})
+    with pytest.raises(McsError, match=r" --param L1: frozen at generation \(freeze\[0\]\)"):
+        solver.simulate(param=["L1=2"])
     out = tmp_path / "run.csv"
     status = main(["simulate", str(path), "--param", "th0=1", "--out", str(out)])
     err = capsys.readouterr().err

@@ -14,7 +14,6 @@ def _analysis(args, modes):
     # the --param values as simulate's (frozen parameters, the file's rules on masses)
     texts = param_texts(args.param)
     mechanism = Mechanism(model, model_path(args.model))
-    mechanism.check_params(list(texts))
     mechanism.check_param_values(texts, "--param")
     x = load_start(args.start, mechanism.coordinates) if args.start else None
     # statics computes the modes there too: whether the equilibrium is stable
