@@ -511,3 +511,34 @@ def test_statics_from_a_row_of_a_run(cli, tmp_path):
     assert cli("simulate", "pendulum_torsion", "--t-end", "0.1", "--out", other).returncode == 0
     wrong = cli("statics", "planar_pendulum", "--from", other)
     assert wrong.returncode == 2 and "are not the model's coordinates (x, z)" in wrong.stderr
+
+
+def test_modes_are_drawn_on_the_mechanism_by_its_joints(tmp_path):
+    """Issue 60: `modes --plot` joined the bodies' centres in file order, so the tutorial's
+    four-bar did not look like one. Each body is now drawn from its centre to its joint points
+    (as animate does): at the equilibrium the crank's and the coupler's segments meet at B, the
+    coupler's and the rocker's at C, and the ground's pivots A and D are drawn."""
+    from mcsgen.model_cache import load_completed
+    from mcsgen.outputs.modes_plot import _Drawing, plot_modes
+
+    path = ROOT / "docs" / "examples" / "four_bar.yaml"
+    out = subprocess.run(
+        [str(ROOT / "mcsgen"), "modes", str(path), "--out", str(tmp_path), "--plot"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads((tmp_path / "modes.json").read_text())
+    model = load_completed(path)
+    draw = _Drawing(result["coordinates"], [], model)
+    assert draw.by_joints
+    ends = [tuple(np.round(line[-1], 9)) for line in draw.lines(np.asarray(result["x"]), 1, 2)]
+    ground = {(0.0, 0.0), (0.3, 0.0)}  # A and D, drawn as points of their own
+    assert ground <= set(ends)
+    joints = [e for e in ends if e not in ground]
+    # B and C each end two bodies' segments (A and D one body's and the ground's point)
+    shared = {e for e in joints if joints.count(e) == 2}
+    assert len(shared) == 2, ends
+    # without the model (plot --modes FILE.json alone) the centres are joined, as before
+    assert not _Drawing(result["coordinates"], [], None).by_joints
+    assert plot_modes(result, tmp_path / "again", model=model)[0].stat().st_size > 0

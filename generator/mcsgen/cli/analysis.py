@@ -33,9 +33,18 @@ def _write_analysis(args, model, result, stem):
         return
     written = write_outputs(result, args.out, stem)
     if getattr(args, "plot", False) or getattr(args, "animate", False):
+        from ..api import param_texts
+        from ..model_cache import load_completed
         from ..outputs.modes_plot import plot_modes
+        from ..paths import model_path
 
-        written += plot_modes(result, args.out, animate=getattr(args, "animate", False))
+        # the mechanism as the run's parameters place it (a figure, not a run: SymPy's import
+        # is worth it here)
+        full = load_completed(model_path(args.model))
+        params = {k: float(v) for k, v in param_texts(args.param).items()}
+        drawing = full.drawing_at(params) if full.drawing else None
+        animate = getattr(args, "animate", False)
+        written += plot_modes(result, args.out, animate=animate, model=full, drawing=drawing)
     for path in written:
         print(f"wrote {path}")
 

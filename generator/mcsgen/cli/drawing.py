@@ -95,6 +95,15 @@ def _plot_analysis(args):
     if not isinstance(result, dict) or not {"coordinates", "x"} <= set(result):
         raise McsError(f"plot --modes: {path} is not the JSON of `mcsgen statics` or `modes`")
     out = Path(args.out) if args.out else path.parent
-    for written in plot_modes(result, out, animate=args.animate):
+    model = None
+    if args.model:  # its bodies drawn by their joint points
+        from ..model_cache import load_completed
+
+        model = load_completed(model_path(args.model))
+        if [c.name for c in model.coordinates] != list(result["coordinates"]):
+            raise McsError(
+                f"plot --modes: {path} is not a result of {model.name} (its coordinates)"
+            )
+    for written in plot_modes(result, out, animate=args.animate, model=model):
         print(written)
     return 0

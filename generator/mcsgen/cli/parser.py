@@ -413,7 +413,8 @@ def _plot_verb(sub):
     verb.add_argument(
         "--model",
         metavar="MODEL",
-        help="the model of the runs: draws --events; units of --columns and of the q panels",
+        help="the model of the runs: draws --events and the bodies of --modes by their joints; "
+        "units of --columns and of the q panels",
     )
     verb.add_argument(
         "--modes", metavar="FILE.json", help="draw a statics/modes result (modes --json/--out)"
