@@ -245,3 +245,70 @@ def test_the_csv_header_and_check(crank, cli, tmp_path):
     report = check_model(mechanism.model, samples=2, generated_dir=crank["joint"].generated_dir)
     rows = {name: err for name, _, err in report.rows}
     assert report.ok and rows["outputs_x"] <= 1e-7
+
+
+PLANAR_ANGLES = """outputs:
+  - {name: coupler_angle, angle: {body: coupler}, unit: rad}
+  - {name: coupler_rate, angular_velocity: {body: coupler}, unit: rad/s}
+"""
+
+
+def test_a_planar_bodys_angle_and_rate_are_outputs(tmp_path):
+    """Issue 60: an output could not name a body's angle in a bodies file, and the message
+    suggested nothing. `angle: {body}` and `angular_velocity: {body}` are the coupler's world
+    angle and its rate: its coordinate and velocity in body coordinates, the same through the
+    tree's intermediates in joint coordinates."""
+    text = (ROOT / "docs" / "examples" / "four_bar.yaml").read_text() + PLANAR_ANGLES
+    runs = {}
+    for coordinates in ("body", "joint"):
+        name = f"four_bar_angles_{coordinates}"
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(
+            text.replace("name: four_bar", f"name: {name}") + f"coordinates: {coordinates}\n"
+        )
+        runs[coordinates] = (
+            mcsgen.load(path)
+            .build()
+            .simulate(t_end=1.0, dt_out=0.1, method="dopri5", rtol=1e-11, atol=1e-13)
+        )
+    body = runs["body"]
+    assert np.abs(body.outputs["coupler_angle"] - body.columns["x.coupler.theta"]).max() == 0
+    assert np.abs(body.outputs["coupler_rate"] - body.columns["v.coupler.theta"]).max() == 0
+    assert np.ptp(body.outputs["coupler_angle"]) > 0.05  # it moves
+    for name in ("coupler_angle", "coupler_rate"):
+        assert np.abs(runs["joint"].outputs[name] - body.outputs[name]).max() <= 1e-8
+
+
+@pytest.mark.parametrize(
+    "output, said",
+    [
+        ('{name: a, expr: "crank.theta"}', "outputs[0].expr: 'crank.theta' is a coordinate of "
+         "body crank, not a name in expressions (they name joints, their angle or slide by the "
+         "joint's name): write angle: {body: crank} for its angle"),
+        ("{name: a, angle: {body: ground}}", "outputs[0].angle.body: ground does not turn"),
+        ("{name: a, angle: {body: rod}}", "outputs[0].angle.body: rod is a spatial body: its "
+         "orientation is no one angle"),
+        ("{name: a, angle: {body: crank, point: [0, 0]}}", "outputs[0].angle"),
+    ],
+)  # fmt: skip
+def test_a_body_angle_refused_says_what_to_write(tmp_path, output, said):
+    from mcsgen.errors import ModelError
+    from mcsgen.model import load_model
+
+    if "rod" in output:
+        text = (
+            (ROOT / "models" / "slider_crank.yaml")
+            .read_text()
+            .replace("name: slider_crank", "name: bad_angle")
+        )
+    else:
+        text = (
+            (ROOT / "docs" / "examples" / "four_bar.yaml")
+            .read_text()
+            .replace("name: four_bar", "name: bad_angle")
+        )
+    path = tmp_path / "bad_angle.yaml"
+    path.write_text(text + f"outputs:\n  - {output}\n")
+    with pytest.raises(ModelError) as refused:
+        load_model(path)
+    assert said in str(refused.value), refused.value

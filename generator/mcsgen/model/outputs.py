@@ -7,7 +7,9 @@ Each entry is one of
   free coordinate by its name, its rate as `<joint>_dot`), parameters, inputs and t;
 - in a bodies model, a point of a body: `position: {body, point}` (its world coordinates, two or
   three outputs `<name>.x`, `<name>.y`, `<name>.z`), `velocity: {body, point}` (their rates) and
-  `distance: {body1, point1, body2, point2}` (one output).
+  `distance: {body1, point1, body2, point2}` (one output); a planar body's world angle
+  `angle: {body}` and its rate `angular_velocity: {body}` (one output each; a spatial body's
+  orientation is no one angle).
 The expressions are those of the body coordinates; in joint coordinates the bodies' poses and
 rates are intermediates of the joint coordinates (joint_coordinates.py), which the kernels
 evaluate as they do an event's condition. The generator emits h (kernel `h`) and its tangent
@@ -20,8 +22,8 @@ from typing import List
 
 import sympy as sp
 
-OUTPUT_KEYS = {"name", "unit", "description", "expr", "position", "velocity", "distance"}
-KINDS = ("expr", "position", "velocity", "distance")
+KINDS = ("expr", "position", "velocity", "distance", "angle", "angular_velocity")
+OUTPUT_KEYS = {"name", "unit", "description", *KINDS}
 AXES = ("x", "y", "z")
 
 
@@ -58,17 +60,23 @@ def read_outputs(ctx, raw, names, points=None) -> List[Output]:
         if len(kinds) != 1:
             ctx.fail(
                 where,
-                "give exactly one of expr, position, velocity, distance"
+                f"give exactly one of {', '.join(KINDS)}"
                 + (f" (got {', '.join(kinds)})" if kinds else ""),
             )
         (kind,) = kinds
         at = f"{where}.{kind}"
         if kind == "expr":
+            if points is not None:
+                _refuse_body_coordinates(ctx, points, spec["expr"], at)
             expr = ctx.expr(spec["expr"], at, names)
             out.append(Output(name, unit, expr, description, where))
             continue
         if points is None:
             ctx.fail(at, "a model given by coordinates has no bodies: write the output as expr")
+        if kind in ("angle", "angular_velocity"):
+            expr = _angle_output(ctx, points, kind, spec[kind], at)
+            out.append(Output(name, unit, expr, description, where))
+            continue
         values = _point_output(ctx, points, kind, spec[kind], at)
         if kind == "distance":
             out.append(Output(name, unit, values[0], description, where))
@@ -107,3 +115,41 @@ def _point_output(ctx, builder, kind, raw, where):
     return [
         sum((sp.diff(e, q) * qd for q, qd in zip(body.q, body.qd)), sp.Integer(0)) for e in position
     ]
+
+
+def _refuse_body_coordinates(ctx, builder, text, where):
+    """A bodies model's expression that names a body's coordinate (crank.theta, rod.x): not a
+    name in expressions (they name joints); the message says what to write instead."""
+    import re
+
+    if not isinstance(text, str):
+        return
+    for body, coordinate in re.findall(r"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)", text):
+        if body in builder.bodies and body != "ground":
+            kind = builder.bodies[body].kind
+            angle = f"angle: {{body: {body}}} for its angle, " if kind == "planar" else ""
+            ctx.fail(
+                where,
+                f"'{body}.{coordinate}' is a coordinate of body {body}, not a name in expressions "
+                f"(they name joints, their angle or slide by the joint's name): write {angle}"
+                f"position: {{body: {body}, point: [...]}} for a point",
+            )
+
+
+def _angle_output(ctx, builder, kind, raw, where):
+    """A planar body's world angle (its coordinate theta; an intermediate in joint coordinates),
+    or its rate."""
+    raw = ctx.mapping(raw, where)
+    ctx.unknown_keys(raw, {"body"}, where)
+    if "body" not in raw:
+        ctx.fail(f"{where}.body", "missing required field")
+    body = builder.body_ref(raw["body"], f"{where}.body")
+    if body.kind == "ground":
+        ctx.fail(f"{where}.body", "ground does not turn: give a moving body")
+    if body.kind != "planar":
+        ctx.fail(
+            f"{where}.body",
+            f"{body.name} is a spatial body: its orientation is no one angle (give a joint's "
+            "angle by the joint's name in an expr, or the positions of two points)",
+        )
+    return body.q[2] if kind == "angle" else body.qd[2]
