@@ -3,22 +3,18 @@ mechanism file whose C is up to date, read back without SymPy (issue 60: a comma
 model spent most of its overhead importing SymPy and unpickling the model's expressions).
 
 generate() keeps a BuiltModel for a host build it found or made (keep), keyed as model_cache's
-loaded models are: the file's bytes and resolved path, this generator's fingerprint and version,
-and the SymPy and Python versions. load() gives it back when its key matches and the generated
-C it names is still what this generator makes from these bytes (its banner); otherwise None, and
-the caller generates as before. Nothing here imports SymPy or the model package.
+loaded models are (model_cache.entry_key: the file's bytes and resolved path, this generator's
+fingerprint and version, and the SymPy and Python versions). load() gives it back when its key
+matches and the generated C it names is still what this generator makes from these bytes (its
+banner); otherwise None, and the caller generates as before. Nothing here imports SymPy or the model package.
 """
 
-import hashlib
-import importlib.util
-import os
 import pickle
-import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Tuple
 
+from .model_cache import entry_key, write_entry
 from .paths import BUILD, PathLike
 
 RECORDS = BUILD / "built"
@@ -101,35 +97,12 @@ class BuiltModel:
         )
 
 
-def _sympy_release() -> bytes:
-    """SymPy's release file, read, not imported (importing SymPy is what this module saves)."""
-    spec = importlib.util.find_spec("sympy")
-    if spec is None or spec.origin is None:
-        return b""
-    try:
-        return (Path(spec.origin).parent / "release.py").read_bytes()
-    except OSError:
-        return b""
-
-
-def _key(path: Path, raw: bytes) -> str:
-    from .emit.fingerprint import generator_fingerprint
-    from .version import __version__
-
-    h = hashlib.sha256()
-    for part in (__version__, generator_fingerprint(), sys.version, str(path.resolve())):
-        h.update(part.encode() + b"\0")
-    h.update(hashlib.sha256(_sympy_release()).digest())
-    h.update(hashlib.sha256(raw).digest())
-    return h.hexdigest()[:24]
-
-
 def _entry(path: Path) -> Optional[Path]:
     try:
         raw = path.read_bytes()
     except OSError:
         return None
-    return RECORDS / f"{_key(path, raw)}.pickle"
+    return RECORDS / f"{entry_key(path, raw)}.pickle"
 
 
 def load(path: PathLike) -> Optional[BuiltModel]:
@@ -158,17 +131,12 @@ def load(path: PathLike) -> Optional[BuiltModel]:
 
 def keep(model, out_dir: PathLike, kernels: str) -> None:
     """Keeps the record of a model whose host build generate() found or wrote in out_dir
-    (atomically: a rename). One that cannot be written is not kept: a read-only build folder
-    costs time, never a run."""
+    (model_cache.write_entry: atomically, or not at all)."""
     entry = _entry(Path(model.path))
     if entry is None or entry.exists():
         return
     try:
         data = pickle.dumps(BuiltModel.of(model, out_dir, kernels), pickle.HIGHEST_PROTOCOL)
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".pickle")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, entry)
-    except (OSError, pickle.PicklingError):
+    except pickle.PicklingError:
         return
+    write_entry(entry, data)

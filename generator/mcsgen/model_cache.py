@@ -10,6 +10,7 @@ anew and written again; one that cannot be written is not kept (a read-only buil
 costs time, never a run). Only this process's own build directory is ever read."""
 
 import hashlib
+import importlib.util
 import os
 import pickle
 import sys
@@ -21,21 +22,27 @@ from .paths import BUILD, PathLike
 CACHE = BUILD / "loaded"
 
 
-def _key(path: Path, raw: bytes) -> str:
-    import sympy
+def _sympy_release() -> bytes:
+    """SymPy's release file, read, not imported (a command on a built model never imports it)."""
+    spec = importlib.util.find_spec("sympy")
+    if spec is None or spec.origin is None:
+        return b""
+    try:
+        return (Path(spec.origin).parent / "release.py").read_bytes()
+    except OSError:
+        return b""
 
+
+def entry_key(path: Path, raw: bytes) -> str:
+    """What a model read from the file at `path` with bytes `raw` depends on (this module's key,
+    and built_model's): without SymPy's import."""
     from .emit.fingerprint import generator_fingerprint
     from .version import __version__
 
     h = hashlib.sha256()
-    for part in (
-        __version__,
-        generator_fingerprint(),
-        sympy.__version__,
-        sys.version,
-        str(path.resolve()),
-    ):
+    for part in (__version__, generator_fingerprint(), sys.version, str(path.resolve())):
         h.update(part.encode() + b"\0")
+    h.update(hashlib.sha256(_sympy_release()).digest())
     h.update(hashlib.sha256(raw).digest())
     return h.hexdigest()[:24]
 
@@ -51,7 +58,7 @@ def load_completed(path: PathLike):
         raw = path.read_bytes()
     except OSError:
         return complete_initial_state(load_model(path))  # load_model says what is wrong
-    entry = CACHE / f"{_key(path, raw)}.pickle"
+    entry = CACHE / f"{entry_key(path, raw)}.pickle"
     try:
         with open(entry, "rb") as f:
             model = pickle.load(f)
@@ -65,11 +72,16 @@ def load_completed(path: PathLike):
 
 
 def _keep(entry: Path, model) -> None:
-    """Writes the entry atomically (a rename): a concurrent reader sees all of it or none."""
     try:
         data = pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - a model that does not pickle is simply not kept
         return
+    write_entry(entry, data)
+
+
+def write_entry(entry: Path, data: bytes) -> None:
+    """Writes a cache entry atomically (a rename): a concurrent reader sees all of it or none.
+    One that cannot be written is not kept: a read-only build folder costs time, never a run."""
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".pickle")
