@@ -6,7 +6,8 @@ generate() keeps a BuiltModel for a host build it found or made (keep), keyed as
 loaded models are (model_cache.entry_key: the file's bytes and resolved path, this generator's
 fingerprint and version, and the SymPy and Python versions). load() gives it back when its key
 matches and the generated C it names is still what this generator makes from these bytes (its
-banner); otherwise None, and the caller generates as before. Nothing here imports SymPy or the model package.
+banner); otherwise None, and the caller generates as before. Nothing here imports SymPy or the
+model package.
 """
 
 import pickle
