@@ -48,6 +48,21 @@ static int minimum_possible(const mcs_sim *s)
     return !s->w.searched; /* the turn lies in this step, unless the last search found it */
 }
 
+/* Whether the line through sigma over the step before this one reaches 0 inside this step (or
+ * within half of it after): a crossing predicted here although sigma at both ends is above the
+ * watch level (a step placed across the predicted crossing from further away, mcs_step.c). */
+static int crossing_predicted(const mcs_sim *s)
+{
+    const mcs_real sa = s->prev.sigma;
+    const mcs_real s0 = s->w.sigma_before;
+    const mcs_real dt0 = s->prev.t - s->w.sigma_before_t;
+    const mcs_real h = s->cur.t - s->prev.t;
+    if ((s->w.sigma_before_r != s->prev.r) || !(dt0 > MCS_R(0.0)) || !(s0 > sa)) {
+        return 0;
+    }
+    return ((s->prev.t + ((sa * dt0) / (s0 - sa))) < (s->cur.t + (MCS_R(0.5) * h))) ? 1 : 0;
+}
+
 /* The smallest sigma measured so far (a probe where the chart failed returns 0: not one), and
  * its configuration (sigma_at left it in event.x; kept in event.continued, scratch until an
  * event is recorded: near the singular point a second evaluation of the chart at the same t can
@@ -98,7 +113,7 @@ void mcs_event_singular_locate(mcs_sim *s)
         return;
     }
     ends = MIN2(s->prev.sigma, s->cur.sigma);
-    if (!(ends < mcs_watch_level(s)) || !minimum_possible(s)) {
+    if ((!(ends < mcs_watch_level(s)) && !crossing_predicted(s)) || !minimum_possible(s)) {
         return;
     }
     c = b - (g * (b - a));

@@ -73,16 +73,23 @@ static mcs_real retake_factor(const mcs_sim *s)
 
 /* The time a singular configuration is predicted to be crossed, from sigma at the start and the
  * end of the last accepted step (sigma(t) ~ rate |t - t*| near a crossing, SPEC §6): 0 when none
- * is approaching (no previous step, a rank change, sigma not falling, or far from singular). */
-static int predict_crossing(const mcs_sim *s, mcs_real *t_star, mcs_real *rate)
+ * is approaching (no previous step, a rank change, sigma not falling, or far from singular: above
+ * the watch level and not predicted within `ahead`). The look-ahead matters: a long step from
+ * just above the watch level can reach the crossing, and one of its stages land on it (P3 with
+ * DOP853 at rtol 9e-10: a DOPRI5 stage at 0.8 of a 15 ms step, 1.4e-6 m where 0.8e-9 and 1e-9
+ * give 2e-8). */
+static int predict_crossing(const mcs_sim *s, mcs_real ahead, mcs_real *t_star, mcs_real *rate)
 {
     const mcs_real dt = s->cur.t - s->w.sigma_start_t;
     const mcs_real ds = s->w.sigma_start - s->cur.sigma;
     if (!(s->h_last > MCS_R(0.0)) || (s->w.sigma_start_r != s->cur.r) || (s->cur.r == 0) ||
-        !(s->cur.sigma < mcs_watch_level(s)) || !(dt > MCS_R(0.0)) || !(ds > MCS_R(0.0))) {
+        !(dt > MCS_R(0.0)) || !(ds > MCS_R(0.0))) {
         return 0;
     }
     *rate = ds / dt;
+    if (!(s->cur.sigma < mcs_watch_level(s)) && !(s->cur.sigma < (*rate * ahead))) {
+        return 0;
+    }
     *t_star = s->cur.t + (s->cur.sigma / *rate);
     return 1;
 }
@@ -95,30 +102,33 @@ static int predict_crossing(const mcs_sim *s, mcs_real *t_star, mcs_real *rate)
  * then the crossing step of length hc, with t* at the fraction theta of it, between two stages.
  * hc is the nominal step H, longer when a stage would otherwise be closer to t* than sigma =
  * sigma_gap (RK4: options.sing_gap; DOPRI5 passes 0, its controller chooses H) or a step end
- * closer than 3 chart_tol (rule 1). A target the crossing step would pass shortens it to end
- * there. Returns the step to take: h when nothing is near. */
-static mcs_real place_step(const mcs_sim *s, mcs_real h, mcs_real H, mcs_real theta,
-                           mcs_real sigma_gap, mcs_real t_target)
+ * closer than 3 chart_tol (rule 1), but never longer than hc_max (after a rejected attempt, the
+ * controller's shorter step: a crossing step its error test refuses is not taken again as it
+ * was). A target the crossing step would pass shortens it to end there. Returns the step to
+ * take: h when nothing is near. */
+static mcs_real place_step(const mcs_sim *s, mcs_real h, mcs_real H, mcs_real hc_max,
+                           mcs_real theta, mcs_real sigma_gap, mcs_real t_target)
 {
     mcs_real t_star;
     mcs_real rate;
     mcs_real a;
     mcs_real hc;
     mcs_real gap;
-    if (!predict_crossing(s, &t_star, &rate)) {
+    if (!predict_crossing(s, MCS_R(2.0) * MAX2(h, H), &t_star, &rate)) {
         return h;
     }
     a = t_star - s->cur.t;
     hc = MAX2(H, (MCS_R(3.0) * s->opt.chart_tol) / (rate * MIN2(theta, MCS_R(1.0) - theta)));
     hc = MAX2(hc, sigma_gap / (rate * theta));
     hc = MIN2(hc, MCS_R(16.0) * H); /* a slow crossing: rules 1-2 handle what is left */
+    hc = MIN2(hc, hc_max);
     if ((t_target > t_star) && ((t_target - t_star) < ((MCS_R(1.0) - theta) * hc))) {
         hc = (t_target - t_star) / (MCS_R(1.0) - theta); /* the crossing step ends at the target */
     }
     gap = theta * hc;
     if (a <= (MCS_R(1.1) * gap)) {
         /* the crossing step, from where the previous one stopped (or as near as we already are) */
-        if (a >= (MCS_R(0.5) * gap)) {
+        if ((a >= (MCS_R(0.5) * gap)) && ((a / theta) <= hc_max)) {
             hc = a / theta;
         }
         return hc;
@@ -200,7 +210,8 @@ static mcs_status step_adaptive(mcs_sim *s, mcs_real t_target)
         }
         {
             const mcs_real place = mcs_methods[method].place;
-            const mcs_real placed = place_step(s, h, h, place, MCS_R(0.0), t_target);
+            const mcs_real placed = place_step(
+                s, h, h, (last_rejected != 0) ? h : (MCS_R(16.0) * h), place, MCS_R(0.0), t_target);
             shortened = 0;
             if (placed < h) {
                 shortened = 1;
@@ -295,8 +306,9 @@ mcs_status mcs_sim_step(mcs_sim *s, mcs_real t_target)
         }
         end = next;
         {
-            const mcs_real placed = place_step(
-                s, next - s->cur.t, h, mcs_methods[s->opt.method].place, s->opt.sing_gap, t_target);
+            const mcs_real placed =
+                place_step(s, next - s->cur.t, h, MCS_R(16.0) * h, mcs_methods[s->opt.method].place,
+                           s->opt.sing_gap, t_target);
             if (placed != (next - s->cur.t)) {
                 end = s->cur.t + placed;
             }
