@@ -312,3 +312,70 @@ def test_a_body_angle_refused_says_what_to_write(tmp_path, output, said):
     with pytest.raises(ModelError) as refused:
         load_model(path)
     assert said in str(refused.value), refused.value
+
+
+@pytest.mark.parametrize("name", ["pendulum_3r_bodies", "slider_crank"])
+def test_bodies_give_a_joint_coordinate_csv_the_bodies_world_positions(tmp_path, name):
+    """Issue 60: a joint-coordinate CSV had no body world positions (its coordinates are the
+    joints'). `bodies: all` makes each body's centre of mass in the world, and a planar body's
+    angle, outputs named by the body: y.<body>.x ... are the body-coordinate CSV's x.<body>.x
+    ... columns of the same mechanism (the 3R pendulum planar, the slider-crank spatial)."""
+    text = (ROOT / "models" / f"{name}.yaml").read_text()
+    path = tmp_path / f"{name}_seen.yaml"
+    path.write_text(
+        text.replace(f"name: {name}", f"name: {name}_seen")
+        + "outputs:\n  - {bodies: all}\ncoordinates: joint\n"
+    )
+    options = dict(t_end=0.5, dt_out=0.05, method="dopri5", rtol=1e-11, atol=1e-13)
+    joint = mcsgen.load(path).build().simulate(**options)
+    body = mcsgen.load(name).build().simulate(**options)
+    axes = ("x", "y", "z", "theta")
+    wanted = {
+        column[2:]: values
+        for column, values in body.columns.items()
+        if column.startswith("x.") and column.rsplit(".", 1)[1] in axes
+    }
+    assert set(joint.outputs) == set(wanted) and len(wanted) >= 6, sorted(joint.outputs)
+    assert max(np.ptp(values) for values in wanted.values()) > 0.01  # it moves
+    for output, values in wanted.items():
+        assert np.abs(joint.outputs[output] - values).max() <= 1e-8, output
+
+
+@pytest.mark.parametrize(
+    "output, said",
+    [
+        ("{bodies: all, name: a}", "outputs[0].name: unknown field (allowed: bodies)"),
+        ("{bodies: [ground]}", "outputs[0].bodies[0]: ground does not move"),
+        ("{bodies: [link1, link1]}", "outputs[0].bodies[1]: link1 is already in the list"),
+        ("{bodies: [wheel]}", "outputs[0].bodies[0]"),
+        ("{bodies: every}", "outputs[0].bodies: give all or a list of bodies, not 'every'"),
+        ("{bodies: all}\n  - {name: link2.x, expr: t}",
+         "outputs[1].name"),
+    ],
+)  # fmt: skip
+def test_bodies_refused_say_why(tmp_path, output, said):
+    from mcsgen.errors import ModelError
+    from mcsgen.model import load_model
+
+    text = (ROOT / "models" / "pendulum_3r_bodies.yaml").read_text()
+    path = tmp_path / "bad_bodies.yaml"
+    path.write_text(
+        text.replace("name: pendulum_3r_bodies", "name: bad_bodies") + f"outputs:\n  - {output}\n"
+    )
+    with pytest.raises(ModelError) as refused:
+        load_model(path)
+    assert said in str(refused.value), refused.value
+
+
+def test_a_coordinate_model_has_no_bodies_to_give(tmp_path):
+    from mcsgen.errors import ModelError
+    from mcsgen.model import load_model
+
+    text = (ROOT / "models" / "pendulum_3r.yaml").read_text()
+    path = tmp_path / "no_bodies.yaml"
+    path.write_text(
+        text.replace("name: pendulum_3r", "name: no_bodies") + "outputs:\n  - {bodies: all}\n"
+    )
+    with pytest.raises(ModelError) as refused:
+        load_model(path)
+    assert "outputs[0].bodies: a model given by coordinates has no bodies" in str(refused.value)

@@ -9,7 +9,11 @@ Each entry is one of
   three outputs `<name>.x`, `<name>.y`, `<name>.z`), `velocity: {body, point}` (their rates) and
   `distance: {body1, point1, body2, point2}` (one output); a planar body's world angle
   `angle: {body}` and its rate `angular_velocity: {body}` (one output each; a spatial body's
-  orientation is no one angle).
+  orientation is no one angle);
+- in a bodies model, `bodies: all` (or a list of bodies): for each, the world position of its
+  centre of mass, `<body>.x`, `<body>.y` (, `<body>.z`), and a planar body's angle
+  `<body>.theta`: a body-coordinate CSV's x.<body>.* columns, as outputs of a joint-coordinate
+  model, whose coordinates are its joints'.
 The expressions are those of the body coordinates; in joint coordinates the bodies' poses and
 rates are intermediates of the joint coordinates (joint_coordinates.py), which the kernels
 evaluate as they do an event's condition. The generator emits h (kernel `h`) and its tangent
@@ -24,6 +28,7 @@ import sympy as sp
 
 KINDS = ("expr", "position", "velocity", "distance", "angle", "angular_velocity")
 OUTPUT_KEYS = {"name", "unit", "description", *KINDS}
+BODIES_KEYS = {"bodies"}  # each body's columns are named by the body, in metres and radians
 AXES = ("x", "y", "z")
 
 
@@ -47,7 +52,20 @@ def read_outputs(ctx, raw, names, points=None) -> List[Output]:
     for i, spec in enumerate(raw):
         where = f"outputs[{i}]"
         spec = ctx.mapping(spec, where)
-        ctx.unknown_keys(spec, OUTPUT_KEYS, where)
+        if "bodies" in spec:
+            ctx.unknown_keys(spec, BODIES_KEYS, where)
+            if points is None:
+                ctx.fail(f"{where}.bodies", "a model given by coordinates has no bodies")
+            for output in _body_outputs(ctx, points, spec["bodies"], f"{where}.bodies"):
+                if output.name in seen:
+                    ctx.fail(
+                        f"{where}.bodies",
+                        f"'{output.name}' is already the name of {seen[output.name]}",
+                    )
+                seen[output.name] = where
+                out.append(output)
+            continue
+        ctx.unknown_keys(spec, OUTPUT_KEYS | BODIES_KEYS, where)
         if "name" not in spec:
             ctx.fail(f"{where}.name", "missing required field")
         name = ctx.identifier(spec["name"], f"{where}.name", "output")
@@ -60,7 +78,7 @@ def read_outputs(ctx, raw, names, points=None) -> List[Output]:
         if len(kinds) != 1:
             ctx.fail(
                 where,
-                f"give exactly one of {', '.join(KINDS)}"
+                f"give exactly one of {', '.join(KINDS)} (or bodies, alone)"
                 + (f" (got {', '.join(kinds)})" if kinds else ""),
             )
         (kind,) = kinds
@@ -83,6 +101,38 @@ def read_outputs(ctx, raw, names, points=None) -> List[Output]:
             continue
         for axis, e in zip(AXES, values):
             out.append(Output(f"{name}.{axis}", unit, e, description, where))
+    return out
+
+
+def _body_outputs(ctx, builder, raw, where) -> List[Output]:
+    """`bodies: all` or a list of bodies: each one's centre of mass in the world (m) and, for a
+    planar body, its angle (rad), named <body>.x, <body>.y (, <body>.z), <body>.theta."""
+    moving = [b for b in builder.bodies.values() if b.kind != "ground"]
+    if raw == "all":
+        chosen = moving
+    else:
+        if isinstance(raw, str):
+            ctx.fail(where, f"give all or a list of bodies, not '{raw}'")
+        chosen = []
+        for i, name in enumerate(ctx.seq(raw, where)):
+            body = builder.body_ref(name, f"{where}[{i}]")
+            if body.kind == "ground":
+                ctx.fail(f"{where}[{i}]", "ground does not move: give a moving body")
+            if body.name in {b.name for b in chosen}:
+                ctx.fail(f"{where}[{i}]", f"{body.name} is already in the list")
+            chosen.append(body)
+    if not chosen:
+        ctx.fail(where, "the model has no moving body")
+    dim = 2 if builder.kind == "planar" else 3
+    out = []
+    for body in chosen:
+        centre = body.point(builder.geos([0] * dim))
+        text = f"{body.name}'s centre of mass in the world"
+        out += [Output(f"{body.name}.{a}", "m", e, text, where) for a, e in zip(AXES, centre)]
+        if body.kind == "planar":
+            out.append(
+                Output(f"{body.name}.theta", "rad", body.q[2], f"{body.name}'s angle", where)
+            )
     return out
 
 
