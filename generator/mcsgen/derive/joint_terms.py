@@ -109,9 +109,8 @@ class GeometricRows:
         return {k: a for k, a in row.items() if a != 0}
 
 
-def joint_rows(model: "Model", lam, geometric=None):
-    """c, A, c_t, gamma, A_dot and K_c's tangent (joint_stiffness_tangent) of the model's rows
-    (terms.Derived's shapes)."""
+def joint_rows(model: "Model", geometric=None):
+    """c, A, c_t, gamma and A_dot of the model's rows (terms.Derived's shapes)."""
     inter, x, v, t, n, m = model.intermediates, model.x, model.v, model.time, model.n, model.m
     c = sp.Matrix(m, 1, [con.expr for con in model.constraints])
     A, A_dot = sp.zeros(m, n), sp.zeros(m, n)
@@ -125,7 +124,7 @@ def joint_rows(model: "Model", lam, geometric=None):
             A[i, j] = a
         for j, a in row.A_dot.items():
             A_dot[i, j] = a
-    return c, A, c_t, gamma, A_dot, joint_stiffness_tangent(model, A, lam)
+    return c, A, c_t, gamma, A_dot
 
 
 def joint_stiffness_tangent(model: "Model", A, lam):

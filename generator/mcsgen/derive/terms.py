@@ -28,6 +28,7 @@ from .joint_terms import (
     GeometricRows,
     joint_group,
     joint_rows,
+    joint_stiffness_tangent,
     tangent_directions,
 )
 from .rows import _canonical_symbol, row_terms
@@ -105,7 +106,7 @@ def derive(model: "Model", sets: Optional[Iterable[str]] = None) -> Derived:
     set."""
     sets = kernel_sets.host(model) if sets is None else frozenset(sets)
     joint = model.intermediates is not None
-    derived, hessians, local = _derive_joint(model) if joint else _derive_body(model)
+    derived, hessians, local = _derive_joint(model, sets) if joint else _derive_body(model, sets)
     derived.h = output_terms(model)
     derived.arrays = _arrays(model)
     derived.kernel_sets = sets
@@ -140,9 +141,10 @@ def _arrays(model):
     }
 
 
-def _derive_body(model: "Model"):
+def _derive_body(model: "Model", sets):
     """(Derived, each row's Hessian {(j, k): d2c_i/dx_j dx_k}, None) of a body-coordinate model
-    (a Lagrange-block model, or one given by its coordinates)."""
+    (a Lagrange-block model, or one given by its coordinates). K_c (stiffness) and K_f, D
+    (force_tangents) are 0 where the kernel sets do not emit them."""
     x, v, t = model.x, model.v, model.time
     n, m = model.n, model.m
     lam = [sp.Symbol(f"lam_{i}", real=True) for i in range(m)]
@@ -165,8 +167,9 @@ def _derive_body(model: "Model"):
             A[i, j] = a
         for j, a in row.A_dot.items():
             A_dot[i, j] = a
-        for (j, k), h in row.hessian.items():
-            K_c[j, k] += lam[i] * h
+        if "stiffness" in sets:
+            for (j, k), h in row.hessian.items():
+                K_c[j, k] += lam[i] * h
 
     if model.blocks is not None:
         M, f = _lagrange_blocks(model)
@@ -180,7 +183,7 @@ def _derive_body(model: "Model"):
     D = sp.zeros(n, n)
     vindex = {s: i for i, s in enumerate(v)}
     same_forces = {}  # entries equal up to their coordinates are differentiated once
-    for i in range(n):
+    for i in range(n if "force_tangents" in sets else 0):
         for s, d in _force_gradient(f[i], x, v, index, vindex, same_forces):
             if s in index:
                 K_f[i, index[s]] = -d
@@ -233,13 +236,16 @@ def _force_gradient(fi, x, v, index, vindex, cache):
     return [(s, d.xreplace(back)) for s, d in zip(own, local)]
 
 
-def _derive_joint(model: "Model"):
+def _derive_joint(model: "Model", sets):
     """(Derived, None, local) of a joint-coordinate model: through its intermediates
     (joint_terms.py); local(T, V, xs, vs) a Lagrange block's M_b, f_b, its cache shared with
-    the joints' wrenches."""
+    the joints' wrenches. The tangents of f and of A^T lam only for the kernel sets that emit
+    them (force_tangents, stiffness): the spherical tree joints' model spent 13 s of its 15 on
+    f's, which a build that only simulates never reads."""
     lam = [sp.Symbol(f"lam_{i}", real=True) for i in range(model.m)]
     geometric = GeometricRows(model)
-    c, A, c_t, gamma, A_dot, kc_tangent = joint_rows(model, lam, geometric)
+    c, A, c_t, gamma, A_dot = joint_rows(model, geometric)
+    kc_tangent = joint_stiffness_tangent(model, A, lam) if "stiffness" in sets else None
     cache = {}
 
     def local(T, V, xs, vs):
@@ -255,12 +261,13 @@ def _derive_joint(model: "Model"):
         A_dot=A_dot,
         M=M,
         f=f,
-        K_c=sp.zeros(model.n, model.n) if kc_tangent is None else None,
+        # K_c column by column from kc_tangent (the stiffness set); 0 without rows
+        K_c=sp.zeros(model.n, model.n) if model.m == 0 else None,
         kc_tangent=kc_tangent,  # K_c column by column from it (emit/tangent_kernels.py)
         K_f=None,  # emitted column by column from f_tangent (emit/tangent_kernels.py)
         D=None,
         f_u=f_u,
-        f_tangent=joint_force_tangent(model, f),
+        f_tangent=joint_force_tangent(model, f) if "force_tangents" in sets else None,
         kinetic=kinetic,
         potential=model.potential,
         lam=lam,

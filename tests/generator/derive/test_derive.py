@@ -124,3 +124,26 @@ forces:
         assert abs(rate) > 1e-3
         got = np.array([float(q.xreplace(dict(zip(model.v, v)))) for q in Q])
         assert np.abs(got - (-0.7 * rate * grad)).max() < 1e-12 * np.abs(got).max()
+
+
+def test_the_tangents_are_derived_only_for_the_sets_that_emit_them(tmp_path):
+    """K_c (stiffness) and K_f, D (force_tangents) only where a build emits them: a firmware
+    build or `--kernels motion` took as long for them as the default build (the spherical tree
+    joints' model: 13 s of its 15 s of derivation in f's tangent). The sets that emit them get
+    the same terms as before (generated/ is byte for byte what it was)."""
+    joint = tmp_path / "slider_crank_joint.yaml"
+    text = (MODELS / "slider_crank.yaml").read_text()
+    joint.write_text(
+        text.replace("name: slider_crank", "name: slider_crank_joint") + "\ncoordinates: joint\n"
+    )
+    for path in (MODELS / "slider_crank.yaml", joint):
+        # a model each: a derivation adds to a joint-coordinate model's intermediates
+        model, again = load_model(path), load_model(path)
+        full, bare = derive(model), derive(again, {"motion"})
+        if model.intermediates is not None:  # joint coordinates: the tangents' expressions
+            assert full.f_tangent is not None and full.kc_tangent is not None
+            assert bare.f_tangent is None and bare.kc_tangent is None
+        else:  # body coordinates: the matrices, 0 where not derived
+            assert full.K_c != sp.zeros(model.n, model.n)
+            assert bare.K_c == bare.K_f == bare.D == sp.zeros(model.n, model.n)
+        assert bare.M == full.M and bare.f == full.f and bare.gamma == full.gamma
