@@ -127,7 +127,7 @@ test-sanitize: deps $(addprefix $(B)/tests-asan/,$(C_TESTS))
 
 # the runtime in the combinations of its parts mcs_config.h allows (MCS_WITH_*: 192), under
 # ASan/UBSan (scripts/config-matrix): test_configs in all 192 and every C test in the 11 at the
-# edges (3 min 18 s on 2 cores from a fresh clone: 691 objects, one per combination of the
+# edges (3 minutes on 2 cores from a fresh clone: 691 objects, one per combination of the
 # switches a unit reads); test-configs-all: every C test in all 192
 test-configs: deps
 	@$(PYTHON) scripts/config-matrix --build $(B) --set edges --everywhere test_configs
@@ -205,7 +205,7 @@ lint: deps
 	clang-format --dry-run --Werror $(C_LINT)
 	@echo "lint: clean"
 
-# The README's test command (README.md, docs/setup.md): everything, about 28 minutes on 2 cores
+# The README's test command (README.md, docs/setup.md): everything, about 25 minutes on 2 cores
 # (pytest alone about 17 minutes: over the 15-minute target; MISRA and the configurations 2 and 4).
 # the C tests under the sanitizers are test-configs' full build (the same programs and flags as
 # test-sanitize, which stays for a quick run of them alone)
