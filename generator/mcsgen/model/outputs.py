@@ -100,6 +100,12 @@ def read_outputs(ctx, raw, names, points=None) -> List[Output]:
             out.append(Output(name, unit, values[0], description, where))
             continue
         for axis, e in zip(AXES, values):
+            if f"{name}.{axis}" in seen:  # a body's of a `bodies:` entry
+                ctx.fail(
+                    f"{where}.name",
+                    f"'{name}.{axis}' is already the name of {seen[f'{name}.{axis}']}",
+                )
+            seen[f"{name}.{axis}"] = where
             out.append(Output(f"{name}.{axis}", unit, e, description, where))
     return out
 
@@ -111,8 +117,9 @@ def _body_outputs(ctx, builder, raw, where) -> List[Output]:
     if raw == "all":
         chosen = moving
     else:
-        if isinstance(raw, str):
-            ctx.fail(where, f"give all or a list of bodies, not '{raw}'")
+        if not isinstance(raw, list) or not raw:
+            shown = "null" if raw is None else f"'{raw}'" if isinstance(raw, str) else str(raw)
+            ctx.fail(where, f"give all or a list of bodies, not {shown}")
         chosen = []
         for i, name in enumerate(ctx.seq(raw, where)):
             body = builder.body_ref(name, f"{where}[{i}]")

@@ -122,9 +122,11 @@ typedef struct mcs_options {
      * positions numbers: a centimetre mechanism's sigma is about 0.01 everywhere), so "near a
      * singular configuration" is sigma below sing_watch times the largest sigma of the run so
      * far (w.sigma_ref): the same decisions at any scale. Near one, DOP853 leaves the step to
-     * DOPRI5, RK4 places its steps across it, and a step is searched for a minimum of sigma
-     * (when sigma at one of its ends is near); a minimum below sing_tol inside the step is an
-     * event. A step that would end
+     * DOPRI5, the methods place their steps across it (also from above the watch level when
+     * sigma, extrapolated over the last step, reaches 0 within two steps), and a step is
+     * searched for a minimum of sigma (when sigma at one of its ends is near, or the step before
+     * predicts a crossing in it); a minimum below sing_tol inside the step is an event. A step
+     * that would end
      * with sigma below chart_tol is retaken shorter (no chart is centred at a singular point).
      * sing_tol = 0 turns event detection off. */
     mcs_real sing_watch; /* default 0.05 (of the run's largest sigma) */

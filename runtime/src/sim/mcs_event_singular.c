@@ -80,7 +80,8 @@ static void keep_best(mcs_sim *s, mcs_real t, mcs_real sigma, mcs_real *t_best, 
 }
 
 /* SPEC §6: look for a singular configuration inside the step just accepted (prev.t .. cur.t).
- * When sigma is small at one of its ends, minimize sigma(t) over the step by golden-section
+ * When sigma is small at one of its ends, or the step before predicts a crossing inside this
+ * one (crossing_predicted), minimize sigma(t) over the step by golden-section
  * search on the dense output; a minimum inside the step and below sing_tol is an event. The new
  * motions come from the factorization there with sing_tol, aligned with the continued basis
  * (SPEC §3.7: continued motions first, the new ones after). */
