@@ -2,6 +2,7 @@
 Makefile and the firmware script, which cannot import Python before the set-up has run, spell the
 same flags and take the runtime sources by pattern. These tests keep them in agreement."""
 import re
+import subprocess
 
 import pytest
 
@@ -53,6 +54,30 @@ def test_the_runtime_objects_carry_the_programs_flags_and_are_reused(tmp_path):
     assert [p.stat().st_mtime_ns for p in plain] == mtimes
     float_objects = build.runtime_objects("portable", ["-DMCS_REAL_FLOAT"])
     assert float_objects[0].parent.parent != plain[0].parent.parent
+
+
+def test_the_shared_app_files_read_nothing_of_the_model(tmp_path):
+    """The simulator's files that every model's program links as shared objects (app_objects)
+    compile to the same object with the compile line of a program of either model (its header
+    included, its MCS_APP_* macros defined): nothing in them reads the model. A file that did
+    (MCS_APP_NX in mcs_simulate_args.c, tried) gives another object here."""
+    shared = build.app_objects(build.simulator_sources(), "portable", ["-fPIC"])
+    assert sorted(p.name for p in shared) == sorted(
+        n.replace(".c", ".o") for n in build.SHARED_APP_SOURCES
+    )
+    for name in ("slider_crank", "delta_robot"):  # the latter with inputs and outputs
+        cmd = build.program_command(name, build.simulator_sources(), tmp_path / "x", "portable",
+                                    ["-fPIC", "-shared", "-DMCS_APP_LIBRARY"])  # fmt: skip
+        assert not any(a.endswith(build.SHARED_APP_SOURCES) for a in cmd)  # linked as objects
+        flags = [a for a in cmd[1 : cmd.index("-o")] if not a.endswith((".c", ".o"))]
+        flags = [f for f in flags if f != "-shared"]
+        for obj in shared:
+            src = build.RUNTIME / "app" / obj.with_suffix(".c").name
+            mine = tmp_path / f"{name}_{obj.name}"
+            proc = subprocess.run([build.compiler(), *flags, "-c", str(src), "-o", str(mine)],
+                                  capture_output=True, text=True)  # fmt: skip
+            assert proc.returncode == 0, proc.stderr
+            assert mine.read_bytes() == obj.read_bytes(), (name, src.name)
 
 
 def test_the_simulator_pins_openblas_to_one_thread(tmp_path, monkeypatch):
