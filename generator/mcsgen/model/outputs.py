@@ -48,7 +48,14 @@ def read_outputs(ctx, raw, names, points=None) -> List[Output]:
         return []
     raw = ctx.seq(raw, "outputs")
     out: List[Output] = []
-    seen = {}
+    seen = {}  # output name -> the entry that gave it (outputs[i])
+
+    def claim(name, field, entry):
+        """`name` taken by the output of `entry` (refused at `field` when one before has it)."""
+        if name in seen:
+            ctx.fail(field, f"'{name}' is already the name of {seen[name]}")
+        seen[name] = entry
+
     for i, spec in enumerate(raw):
         where = f"outputs[{i}]"
         spec = ctx.mapping(spec, where)
@@ -57,21 +64,14 @@ def read_outputs(ctx, raw, names, points=None) -> List[Output]:
             if points is None:
                 ctx.fail(f"{where}.bodies", "a model given by coordinates has no bodies")
             for output in _body_outputs(ctx, points, spec["bodies"], f"{where}.bodies"):
-                if output.name in seen:
-                    ctx.fail(
-                        f"{where}.bodies",
-                        f"'{output.name}' is already the name of {seen[output.name]}",
-                    )
-                seen[output.name] = where
+                claim(output.name, f"{where}.bodies", where)
                 out.append(output)
             continue
         ctx.unknown_keys(spec, OUTPUT_KEYS | BODIES_KEYS, where)
         if "name" not in spec:
             ctx.fail(f"{where}.name", "missing required field")
         name = ctx.identifier(spec["name"], f"{where}.name", "output")
-        if name in seen:
-            ctx.fail(f"{where}.name", f"'{name}' is already the name of {seen[name]}")
-        seen[name] = where
+        claim(name, f"{where}.name", where)
         unit = ctx.text(spec.get("unit", ""), f"{where}.unit")
         description = ctx.text(spec.get("description", ""), f"{where}.description")
         kinds = [k for k in KINDS if k in spec]
@@ -100,12 +100,7 @@ def read_outputs(ctx, raw, names, points=None) -> List[Output]:
             out.append(Output(name, unit, values[0], description, where))
             continue
         for axis, e in zip(AXES, values):
-            if f"{name}.{axis}" in seen:  # a body's of a `bodies:` entry
-                ctx.fail(
-                    f"{where}.name",
-                    f"'{name}.{axis}' is already the name of {seen[f'{name}.{axis}']}",
-                )
-            seen[f"{name}.{axis}"] = where
+            claim(f"{name}.{axis}", f"{where}.name", where)  # a body's of a `bodies:` entry?
             out.append(Output(f"{name}.{axis}", unit, e, description, where))
     return out
 
@@ -121,7 +116,7 @@ def _body_outputs(ctx, builder, raw, where) -> List[Output]:
             shown = "null" if raw is None else f"'{raw}'" if isinstance(raw, str) else str(raw)
             ctx.fail(where, f"give all or a list of bodies, not {shown}")
         chosen = []
-        for i, name in enumerate(ctx.seq(raw, where)):
+        for i, name in enumerate(raw):
             body = builder.body_ref(name, f"{where}[{i}]")
             if body.kind == "ground":
                 ctx.fail(f"{where}[{i}]", "ground does not move: give a moving body")
