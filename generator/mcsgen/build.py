@@ -225,18 +225,25 @@ def runtime_objects(backend: Optional[str] = None, extra_flags: Sequence[str] = 
     runtime does not depend on the model: a simulator of a new model compiles only its model and
     the driver files that read the model (1 s) instead of the 50 files of all (7 s)."""
     backend = backend or linalg_backend()
-    args = _shared_args(backend, extra_flags)
-    key = hashlib.sha256("\0".join([compiler(), backend, *args]).encode()).hexdigest()[:12]
-    out = BUILD / "runtime" / f"{backend}-{key}"
     headers = sorted((RUNTIME / "include" / "mcs").glob("*.h")) + runtime_internal_headers()
+    return _shared_objects("runtime", runtime_sources(backend), RUNTIME_SRC, backend,
+                           _shared_args(backend, extra_flags), headers)  # fmt: skip
+
+
+def _shared_objects(kind, sources, root, backend, args, headers) -> List[Path]:
+    """One object per source (its path under root kept), compiled with args on every core and
+    kept in build/<kind>/<backend>-<hash of the compiler, backend and args>/ (each rebuilt when
+    its source, one of headers or the flags change): runtime_objects' and app_objects'."""
+    key = hashlib.sha256("\0".join([compiler(), backend, *args]).encode()).hexdigest()[:12]
+    out = BUILD / kind / f"{backend}-{key}"
 
     def compile_one(src: Path) -> Path:
-        obj = out / src.relative_to(RUNTIME_SRC).with_suffix(".o")
+        obj = out / src.relative_to(root).with_suffix(".o")
         cmd = [compiler(), *args, "-c", str(src), "-o", str(obj)]
-        return _cached(obj, [src, *headers], cmd, f"compiling the runtime ({src.name})")
+        return _cached(obj, [src, *headers], cmd, f"compiling the {kind} ({src.name})")
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        return list(pool.map(compile_one, runtime_sources(backend)))
+        return list(pool.map(compile_one, sources))
 
 
 def _shared_args(backend: str, extra_flags: Sequence[str]) -> List[str]:
@@ -261,22 +268,13 @@ def app_objects(
     (after the first model, the Delta robot's solver library in 0.9 s instead of 1.9 s)."""
     backend = backend or linalg_backend()
     args = [*_shared_args(backend, extra_flags), f"-I{RUNTIME / 'app'}"]
-    key = hashlib.sha256("\0".join([compiler(), backend, *args]).encode()).hexdigest()[:12]
-    out = BUILD / "app" / f"{backend}-{key}"
     headers = (
         sorted((RUNTIME / "include" / "mcs").glob("*.h"))
         + runtime_internal_headers()
         + sorted((RUNTIME / "app").glob("*.h"))
     )
-
-    def compile_one(src: Path) -> Path:
-        obj = out / src.with_suffix(".o").name
-        cmd = [compiler(), *args, "-c", str(src), "-o", str(obj)]
-        return _cached(obj, [src, *headers], cmd, f"compiling the simulator ({src.name})")
-
     shared = [Path(s) for s in sources if Path(s).name in SHARED_APP_SOURCES]
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        return list(pool.map(compile_one, shared))
+    return _shared_objects("app", shared, RUNTIME / "app", backend, args, headers)
 
 
 def program_command(
