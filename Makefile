@@ -22,7 +22,7 @@ TEST_MODEL_SRC := $(foreach m,$(TEST_MODELS),generated/$(m)/$(m).c)
 TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
 
-.PHONY: all deps docs generate options-table check-generated runtime lint test test-c test-sanitize test-py demo bench \
+.PHONY: all deps docs generate options-table check-generated runtime lint test test-c test-sanitize test-py test-slow test-configs-edges demo bench \
         firmware install develop clean fuzz fuzz-deps test-fuzz-replay misra bench-compare c-binaries \
         test-configs test-configs-all bench-compare-cli
 
@@ -126,17 +126,28 @@ test-sanitize: deps $(addprefix $(B)/tests-asan/,$(C_TESTS))
 	  $(B)/tests-asan/$$t || exit 1; done
 
 # the runtime in the combinations of its parts mcs_config.h allows (MCS_WITH_*: 192), under
-# ASan/UBSan (scripts/config-matrix): test_configs in all 192 and every C test in the 11 at the
-# edges (3 minutes on 2 cores from a fresh clone: 691 objects, one per combination of the
-# switches a unit reads); test-configs-all: every C test in all 192
+# ASan/UBSan (scripts/config-matrix): test_configs in all 192 and every C test in the full build
+# (2 minutes on 2 cores from a fresh clone: 597 objects, one per combination of the switches a
+# unit reads); test-configs-edges (make test-slow): every C test in the 11 at the edges too;
+# test-configs-all: every C test in all 192
 test-configs: deps
+	@$(PYTHON) scripts/config-matrix --build $(B) --set full --everywhere test_configs
+
+test-configs-edges: deps
 	@$(PYTHON) scripts/config-matrix --build $(B) --set edges --everywhere test_configs
 
 test-configs-all: deps
 	@$(PYTHON) scripts/config-matrix --build $(B)
 
 test-py: deps
-	$(PYTHON) -m pytest -q -n 2 --dist loadfile tests
+	$(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow" tests
+
+# The slow tier (docs/develop/tests.md, "The slow tier"): the tests marked slow (a family's runs
+# beyond its representative models, studies, a second path to what make test covers) and every C
+# test at the configurations' edges; about 10 minutes on 2 cores after make test
+test-slow: deps
+	$(PYTHON) -m pytest -q -n 2 --dist loadfile -m slow tests
+	@$(MAKE) --no-print-directory test-configs-edges
 
 # ---- fuzzing (issue 16; docs/develop/fuzzing.md) ------------------------------------------------------
 # One harness (tests/fuzz/fuzz_runtime.c) per linear-algebra backend and precision, linking the
@@ -205,8 +216,8 @@ lint: deps
 	clang-format --dry-run --Werror $(C_LINT)
 	@echo "lint: clean"
 
-# The README's test command (README.md, docs/setup.md): everything, about 25 minutes on 2 cores
-# (pytest alone about 17 minutes: over the 15-minute target; MISRA and the configurations 2 and 4).
+# The README's test command (README.md, docs/setup.md): about 15 minutes on 2 cores from a
+# fresh clone (docs/develop/tests.md measures it); make test-slow runs what it leaves out.
 # the C tests under the sanitizers are test-configs' full build (the same programs and flags as
 # test-sanitize, which stays for a quick run of them alone)
 test: deps lint check-generated misra c-binaries test-c test-fuzz-replay test-configs test-py

@@ -44,6 +44,33 @@ def write_model(tmp_path):
     return write
 
 
+# `make test` (at most 15 minutes on two cores) runs the tests not marked `slow`; `make test-slow`
+# runs those (docs/develop/tests.md, "The slow tier": which moved and why). A family of tests over
+# every shipped model runs on these in `make test`: a planar closed loop in body coordinates and
+# in joint coordinates, a spatial body with Euler parameters, a coordinate model and the singular
+# crossings; on every model in `make test-slow`.
+REPRESENTATIVE_MODELS = frozenset(
+    ("slider_crank", "slider_crank_joint", "spin_top", "pendulum_3r", "double_four_bar")
+)
+
+
+def over_models(values, ids=None):
+    """pytest params of a family over shipped models (`values`: names, or paths whose stem is
+    the name): the representative models' as they are, the others marked slow."""
+    out = []
+    for k, value in enumerate(values):
+        name = Path(value).stem if isinstance(value, Path) else str(value)
+        marks = () if name in REPRESENTATIVE_MODELS else (pytest.mark.slow,)
+        out.append(pytest.param(value, id=ids[k] if ids else name, marks=marks))
+    return out
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: in make test-slow, not make test (docs/develop/tests.md)"
+    )
+
+
 # The files that take longest (`pytest --durations`: each over half a minute of one worker),
 # first: `--dist loadfile` hands whole files to the two workers in collection order, and a long
 # file taken last keeps one worker busy while the other has nothing left to do.

@@ -158,6 +158,7 @@ int main(void)
     assert out == ["1", "1", "1"], out
 
 
+@pytest.mark.slow  # make test-slow: the same refusal path as DOP853's, which make test runs
 def test_a_runtime_without_the_banded_simulator_refuses_it(tmp_path):
     """MCS_WITH_BANDED = 0 (every firmware build) leaves the banded simulator out: its memory and
     mcs_sim_assign are MCS_ERR_UNSUPPORTED, and the default simulator still runs in the same

@@ -43,7 +43,17 @@ def _run_page(steps, rel, tmp_path):
             _run(step, tmp_path, env, rel)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(examples.DOCS)) for p in PAGES])
+# make test-slow: the how-tos whose ground make test covers elsewhere (test_install's CMake
+# consumer, test_firmware*, test_sweep); make test runs the tutorial and the other how-tos
+SLOW_PAGES = ("howto/cmake.md", "howto/firmware.md", "howto/sweep.md")
+
+
+def _page_param(page):
+    rel = str(page.relative_to(examples.DOCS))
+    return pytest.param(page, id=rel, marks=(pytest.mark.slow,) if rel in SLOW_PAGES else ())
+
+
+@pytest.mark.parametrize("page", [_page_param(p) for p in PAGES])
 def test_the_pages_examples_run_and_print_what_they_show(page, tmp_path):
     _run_page(examples.steps(page), page.relative_to(examples.DOCS), tmp_path)
 

@@ -111,7 +111,8 @@ def test_backends_agree_end_to_end(tmp_path, monkeypatch):
         assert np.abs(runs["lapack"][col] - runs["portable"][col]).max() < 1e-12, col
 
 
-@pytest.mark.parametrize("backend", ["portable", "lapack"])
+# make test-slow: LAPACK in float (firmware links the portable backend, which make test builds)
+@pytest.mark.parametrize("backend", ["portable", pytest.param("lapack", marks=pytest.mark.slow)])
 def test_float_build_runs(tmp_path, backend):
     """The whole solver (runtime, driver, generated model) builds with MCS_REAL_FLOAT, clean under
     -Wdouble-promotion (no hidden double arithmetic), and integrates to single precision."""
@@ -139,6 +140,8 @@ FIRMWARE = ROOT / "scripts" / "firmware"
 CROSS = all(shutil.which(t) for t in ("arm-none-eabi-gcc", "qemu-system-arm"))
 
 
+# make test-slow: make test builds a file outside models/ (test_firmware_qemu's implicit one)
+@pytest.mark.slow
 @pytest.mark.skipif(not CROSS, reason="the cross toolchain and QEMU: make deps installs them")
 def test_the_firmware_script_takes_a_mechanism_file_anywhere(tmp_path):
     """Issue 34: `scripts/firmware` takes a mechanism file's path (here relative to another

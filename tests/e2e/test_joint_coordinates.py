@@ -11,6 +11,7 @@ import pytest
 import sympy as sp
 from scipy.integrate import solve_ivp
 
+from conftest import over_models
 from mcsgen.errors import ModelError
 from mcsgen.model import complete_initial_state, load_model
 from mcsgen.paths import MODELS, ROOT
@@ -64,7 +65,7 @@ T_END = {"squeezer": 0.03}
 DT_OUT = {"puma560_estop": 0.01}
 
 
-@pytest.mark.parametrize("name", BODIES_MODELS)
+@pytest.mark.parametrize("name", over_models(BODIES_MODELS))
 def test_both_formulations_simulate_the_same_motion(tmp_path, joint_dir, name):
     """The joints' coordinates and rates, the energy and each lock's energy; the bodies' world
     poses at the middle and the last row."""

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import mcsgen
+from conftest import over_models
 from mcsgen.errors import McsError
 from mcsgen.model import kernel_sets
 
@@ -67,7 +68,7 @@ CASES = {  # name: (model text, degrees of freedom, the states' seed)
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", over_models(sorted(CASES)))
 def test_A_matches_central_differences_of_the_right_hand_side(tmp_path_factory, name):
     """At three states away from equilibrium: the exact A against central differences of the
     chart's right-hand side to 1e-6 relative (they agree to about 1e-9: the differences' own

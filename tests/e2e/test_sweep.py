@@ -248,7 +248,8 @@ def _sweep_cli(*args, env=None, new_session=False):
 SLOW_RUNS = ["--method", "rk4", "--h", "2e-4", "--t-end", "2"]  # 10 000 steps: about 0.3 s
 
 
-@pytest.mark.parametrize("workers, n", [("0", 12), ("2", 24)])
+# make test-slow: the LocalCluster's (make test interrupts the serial loop)
+@pytest.mark.parametrize("workers, n", [("0", 12), pytest.param("2", 24, marks=pytest.mark.slow)])
 def test_ctrl_c_keeps_a_valid_csv_and_resume_completes_it(solver, tmp_path, workers, n):
     """Serially (Ctrl-C stops the run under way in this process) and on a LocalCluster (the
     client cancels the workers' runs; batches of 2: rows come two at a time, and Ctrl-C after
@@ -297,6 +298,7 @@ def serial_loop_final(solver, lengths):
     return [solver.simulate(params={"L": L}, **opts).x[-1, 0] for L in lengths]
 
 
+@pytest.mark.slow  # make test-slow: a killed worker's run is a crashed row in make test
 def test_a_scheduler_and_two_workers_one_killed_midway(solver, tmp_path):
     """Separate processes, as on a cluster: the workers' environment has no mcsgen (the worker
     module travels by value, the solver as bytes)."""

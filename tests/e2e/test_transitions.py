@@ -184,7 +184,11 @@ events:
 """
 
 
-@pytest.mark.parametrize("options", [{}, {"dt_out": 0.01}, {"method": "rk4", "h": 1e-3}])
+@pytest.mark.parametrize(
+    "options",
+    # make test-slow: the located event with a dense output written every 10 ms (the same search)
+    [{}, pytest.param({"dt_out": 0.01}, marks=pytest.mark.slow), {"method": "rk4", "h": 1e-3}],
+)
 def test_condition_event_locks_when_the_rate_crosses_zero(tmp_path, monkeypatch, options):
     """`when: q3_dot, direction: falling`: the lock happens where the dense output's q3_dot is 0
     (to 1e-10 s), so the rate barely jumps (<= 1e-8) and the rest of the run keeps it locked."""

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import over_models
 from mcsgen.audit import collect, render
 from mcsgen.derive import derive
 from mcsgen.emit.tables import a_pattern
@@ -69,7 +70,7 @@ def parse(html):
     return p
 
 
-@pytest.mark.parametrize("path", MODEL_FILES, ids=[p.stem for p in MODEL_FILES])
+@pytest.mark.parametrize("path", over_models(MODEL_FILES))
 def test_report_of_every_model_is_valid_and_passes(path):
     start = time.perf_counter()
     model = load_model(path)
@@ -149,6 +150,7 @@ def chromium(*args, timeout=120):
     )
 
 
+@pytest.mark.slow  # make test-slow: the report's MathML is checked as XML in make test
 def test_a_browser_renders_the_mathml_without_console_errors(tmp_path):
     """Headless Chromium loads the slider-crank's report: the first Jacobian entry's MathML has a
     rendered size, nothing is logged to the console, and a screenshot is taken."""

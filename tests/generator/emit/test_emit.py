@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from conftest import over_models
 from mcsgen.compiled import CompiledModel
 from mcsgen.selfcheck import check_model
 from mcsgen.derive import derive
@@ -22,10 +23,9 @@ IDS = [p.stem for p in MODEL_FILES]
 # `check-generated` (before pytest), its audit compares its kernels with SymPy's evaluation
 # (test_audit.py) and test_joint_locks.py with finite differences. Every other model runs here.
 LIGHT_FILES = [p for p in MODEL_FILES if p.stem != "puma560_estop"]
-LIGHT_IDS = [p.stem for p in LIGHT_FILES]
 
 
-@pytest.mark.parametrize("path", LIGHT_FILES, ids=LIGHT_IDS)
+@pytest.mark.parametrize("path", over_models(LIGHT_FILES))
 def test_generation_is_deterministic_and_committed(path, tmp_path):
     """A fresh generation in this process equals the committed bytes, which another process
     (and machine) wrote: that is determinism across runs (test_same_bytes_whatever_the_process
@@ -82,7 +82,7 @@ def test_generated_c_compiles_in_double_and_float(name, tmp_path):
         assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.parametrize("path", LIGHT_FILES, ids=LIGHT_IDS)
+@pytest.mark.parametrize("path", over_models(LIGHT_FILES))
 def test_compiled_kernels_equal_sympy_evaluation(path):
     model = load_model(path)
     d = derive(model)
