@@ -84,9 +84,7 @@ def outputs(run):
         (PLANAR, PLANAR_DEFAULTS, dict(L1=1.3, L2=0.55, th0=0.8, w0=-1.5)),
         # make test-slow: 36 s of derivation; make test runs the spatial geometry parameters in
         # joint coordinates (test_joint_coordinates.py)
-        pytest.param(
-            SPATIAL, SPATIAL_DEFAULTS, dict(L=0.9, a=0.5, h=-0.2), marks=pytest.mark.slow
-        ),
+        pytest.param(SPATIAL, SPATIAL_DEFAULTS, dict(L=0.9, a=0.5, h=-0.2), marks=pytest.mark.slow),
     ],
     ids=["planar", "spatial"],
 )
