@@ -44,23 +44,25 @@ def write_model(tmp_path):
     return write
 
 
-# `make test` (at most 15 minutes on two cores) runs the tests not marked `slow`; `make test-slow`
-# runs those (docs/develop/tests.md, "The slow tier": which moved and why). A family of tests over
-# every shipped model runs on these in `make test`: a planar closed loop in body coordinates and
-# in joint coordinates, a spatial body with Euler parameters, a coordinate model and the singular
-# crossings; on every model in `make test-slow`.
+# `make test` runs the tests not marked `slow`; `make test-slow` runs those (docs/develop/tests.md,
+# "The slow tier": which moved and why). A family of tests over every shipped model runs on these
+# in `make test`: the slider-crank (a closed loop of spatial bodies, in body and in joint
+# coordinates), the spinning top (a free body's Euler parameters), the 3R pendulum (a coordinate
+# model) and the double four-bar (planar bodies, the singular crossings); on every model in
+# `make test-slow`.
 REPRESENTATIVE_MODELS = frozenset(
     ("slider_crank", "slider_crank_joint", "spin_top", "pendulum_3r", "double_four_bar")
 )
 
 
-def over_models(values, ids=None):
+def over_models(values, ids=None, keep=()):
     """pytest params of a family over shipped models (`values`: names, or paths whose stem is
-    the name): the representative models' as they are, the others marked slow."""
+    the name): the representative models' and those in `keep` (what only they show in the
+    family) as they are, the others marked slow."""
     out = []
     for k, value in enumerate(values):
         name = Path(value).stem if isinstance(value, Path) else str(value)
-        marks = () if name in REPRESENTATIVE_MODELS else (pytest.mark.slow,)
+        marks = () if name in REPRESENTATIVE_MODELS or name in keep else (pytest.mark.slow,)
         out.append(pytest.param(value, id=ids[k] if ids else name, marks=marks))
     return out
 

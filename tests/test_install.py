@@ -210,7 +210,7 @@ def test_the_cmake_consumer_against_the_installation(prefix, tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is installed by make deps")
-@pytest.mark.slow  # make test-slow: the consumer against the installation stays in make test
+@pytest.mark.slow  # make test-slow: make test runs howto/cmake.md, the same checkout's module
 def test_the_cmake_consumer_against_the_checkout(tmp_path):
     model = tmp_path / "spatial_pendulum.yaml"
     shutil.copy(ROOT / "models" / "spatial_pendulum.yaml", model)

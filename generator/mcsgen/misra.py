@@ -228,7 +228,7 @@ def check_all(model_dirs, runtime=True, deviations=None, workers=None, piece_byt
             found = set()
             with tempfile.TemporaryDirectory(prefix="mcs-misra-runtime-") as shared:
                 for sources in BACKEND_SETS.values():
-                    found.update(run_cppcheck(sources, includes, jobs=WORKERS, build_dir=shared))
+                    found.update(run_cppcheck(sources, includes, jobs=workers, build_dir=shared))
             return sorted(found, key=_finding_key)
 
         def example_run():

@@ -43,9 +43,10 @@ def _run_page(steps, rel, tmp_path):
             _run(step, tmp_path, env, rel)
 
 
-# make test-slow: the how-tos whose ground make test covers elsewhere (test_install's CMake
-# consumer, test_firmware*, test_sweep); make test runs the tutorial and the other how-tos
-SLOW_PAGES = ("howto/cmake.md", "howto/firmware.md", "howto/sweep.md")
+# make test-slow: the how-tos whose ground make test covers elsewhere (test_firmware*.py: the
+# script on a shipped model and on a file; test_sweep.py: the sweep verb, a scheduler and its
+# workers); make test runs the tutorial and the other how-tos
+SLOW_PAGES = ("howto/firmware.md", "howto/sweep.md")
 
 
 def _page_param(page):

@@ -68,7 +68,8 @@ CASES = {  # name: (model text, degrees of freedom, the states' seed)
 }
 
 
-@pytest.mark.parametrize("name", over_models(sorted(CASES)))
+# the 2x2 four-bar in make test too: its rows are redundant
+@pytest.mark.parametrize("name", over_models(sorted(CASES), keep=("modified_2x2_four_bar",)))
 def test_A_matches_central_differences_of_the_right_hand_side(tmp_path_factory, name):
     """At three states away from equilibrium: the exact A against central differences of the
     chart's right-hand side to 1e-6 relative (they agree to about 1e-9: the differences' own

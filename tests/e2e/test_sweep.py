@@ -298,7 +298,6 @@ def serial_loop_final(solver, lengths):
     return [solver.simulate(params={"L": L}, **opts).x[-1, 0] for L in lengths]
 
 
-@pytest.mark.slow  # make test-slow: a killed worker's run is a crashed row in make test
 def test_a_scheduler_and_two_workers_one_killed_midway(solver, tmp_path):
     """Separate processes, as on a cluster: the workers' environment has no mcsgen (the worker
     module travels by value, the solver as bytes)."""

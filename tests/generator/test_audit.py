@@ -70,7 +70,9 @@ def parse(html):
     return p
 
 
-@pytest.mark.parametrize("path", over_models(MODEL_FILES))
+# the PUMA 560 in make test too: its audit is the only comparison of its kernels with SymPy's
+# evaluation (test_emit.py leaves it out)
+@pytest.mark.parametrize("path", over_models(MODEL_FILES, keep=("puma560_estop",)))
 def test_report_of_every_model_is_valid_and_passes(path):
     start = time.perf_counter()
     model = load_model(path)
@@ -150,7 +152,7 @@ def chromium(*args, timeout=120):
     )
 
 
-@pytest.mark.slow  # make test-slow: the report's MathML is checked as XML in make test
+@pytest.mark.slow  # make test-slow: make test counts the report's MathML and checks its nesting
 def test_a_browser_renders_the_mathml_without_console_errors(tmp_path):
     """Headless Chromium loads the slider-crank's report: the first Jacobian entry's MathML has a
     rendered size, nothing is logged to the console, and a screenshot is taken."""

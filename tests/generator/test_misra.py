@@ -141,7 +141,6 @@ def test_printer_makes_precedence_and_essential_types_explicit():
     assert p.value(0) == "MCS_R(0.0)" and p.value(sp.Rational(1, 8)) == "MCS_R(0.125)"
 
 
-@pytest.mark.slow  # make test-slow: make misra checks every shipped model in make test
 @needs_cppcheck
 def test_every_joint_type_and_force_element_generates_clean_c(tmp_path, cli):
     path = tmp_path / "every_spatial.yaml"

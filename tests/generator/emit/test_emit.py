@@ -19,9 +19,10 @@ ROOT = Path(__file__).resolve().parents[3]
 MODEL_FILES = sorted((ROOT / "models").glob("*.yaml"))
 IDS = [p.stem for p in MODEL_FILES]
 # The PUMA 560 (n = 42) takes 33 s to generate and 48 s to evaluate in SymPy, which the suite's
-# 15 minutes cannot spare twice: `make test` compares its generation with the committed bytes in
+# minutes cannot spare twice: `make test` compares its generation with the committed bytes in
 # `check-generated` (before pytest), its audit compares its kernels with SymPy's evaluation
-# (test_audit.py) and test_joint_locks.py with finite differences. Every other model runs here.
+# (test_audit.py) and test_joint_locks.py with finite differences. Every other model runs here
+# (the representative ones in `make test`, all in `make test-slow`: conftest.over_models).
 LIGHT_FILES = [p for p in MODEL_FILES if p.stem != "puma560_estop"]
 
 
