@@ -837,3 +837,29 @@ def test_the_fuzzing_section_is_the_makefiles_and_the_harness():
     names["double_four_bar"] = "double four-bar"
     listed = re.search(r"into a model \(([^)]*)\)", fuzzing).group(1)
     assert listed == ", ".join(names[m] for m in models)
+
+
+def test_the_slow_tier_is_what_the_tests_page_says():
+    """docs/develop/tests.md, "The slow tier": its count of the tests make test leaves to make
+    test-slow is pytest's (marked `slow`, directly or through conftest.over_models), and the two
+    targets select them so."""
+    page = (ROOT / "docs" / "develop" / "tests.md").read_text()
+    said = re.search(r"`make test` leaves (\d+) of the ([\d ]+) Python tests", page)
+    assert said, "docs/develop/tests.md: the slow tier's count"
+
+    def collected(marks):
+        proc = subprocess.run(
+            ["/usr/bin/python3", "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+             "-m", marks, "tests"],
+            cwd=ROOT, capture_output=True, text=True,
+        )  # fmt: skip
+        found = re.search(r"^(\d+)/(\d+) tests collected", proc.stdout, re.M)
+        assert found, proc.stdout[-2000:] + proc.stderr[-2000:]
+        return int(found.group(1)), int(found.group(2))
+
+    slow, total = collected("slow")
+    assert (slow, total) == (int(said.group(1)), int(said.group(2).replace(" ", ""))), (slow, total)
+    assert collected("not slow")[0] == total - slow
+    rule = lambda target: MAKEFILE[MAKEFILE.index(f"\n{target}:") :].split("\n\n")[0]  # noqa: E731
+    assert '-m "not slow" tests' in rule("test-py") and "-m slow tests" in rule("test-slow")
+    assert "test-configs-edges" in rule("test-slow")
