@@ -359,7 +359,15 @@ def test_a_scheduler_and_two_workers_one_killed_midway(solver, tmp_path):
         (["--param", "zz=1:2:3"], "--param zz: unknown parameter of planar_pendulum"),
         (["--param", "l=1:2:0"], "--param l=1:2:0: empty range"),
         (["--sample", "l=gauss(1,2)", "--samples", "5"], "--sample l=gauss(1,2): expected"),
-        (["--param", "l=1,2", "--scheduler", "tcp://127.0.0.1:9"], "--scheduler tcp://127.0.0.1:9"),
+        (
+            ["--param", "l=1,2", "--scheduler", "tcp://127.0.0.1:9"],
+            "--scheduler tcp://127.0.0.1:9: cannot reach the scheduler (connection refused)",
+        ),
+        # it used to fail after 20 s with Dask's traceback under the message
+        (
+            ["--param", "l=1,2", "--scheduler", "127.0.0.1:port"],
+            "--scheduler 127.0.0.1:port: expected tcp://HOST:PORT, PORT a number 1..65535",
+        ),
         (["--param", "l=1,2", "--quantity", "final(x.nope)"], "--quantity final(x.nope)"),
     ],
 )
@@ -371,6 +379,24 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, messag
     assert len(lines) == 1 and lines[0].startswith(f"mcsgen: {message}"), proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
     assert os.listdir(tmp_path) == []  # neither the CSV's folder nor out/
+
+
+def test_a_closed_port_is_refused_at_once_and_a_listening_one_is_left_to_dask():
+    """A closed port used to be retried by Dask for its connect timeout (10 s) before the
+    message; one that listens is not judged here."""
+    import socket
+
+    from mcsgen.sweep.runner import _bad_port, _refused
+
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        port = listening.getsockname()[1]
+        assert not _refused(f"tcp://127.0.0.1:{port}") and not _refused(f"127.0.0.1:{port}")
+    assert _refused(f"tcp://127.0.0.1:{port}")  # closed now
+    assert not _refused("tls://127.0.0.1:9") and not _refused("tcp://127.0.0.1")
+    assert _bad_port("tcp://h:x") and _bad_port("h:0") and _bad_port("h:65536")
+    assert not _bad_port("tcp://h:8786") and not _bad_port("tcp://h") and not _bad_port("ucx://h:x")
 
 
 def test_sweep_is_in_the_cli_help():

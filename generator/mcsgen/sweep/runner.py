@@ -314,6 +314,39 @@ def _batches(to_run: List[int], design: Design, size: int) -> List[List[tuple]]:
     return [runs[k : k + size] for k in range(0, len(runs), size)]
 
 
+def _tcp_parts(address: str):
+    """(scheme, host, port text) of a scheduler address, tcp:// when it names none."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    host, _, port = parts.netloc.rpartition(":") if ":" in parts.netloc else (parts.netloc, "", "")
+    return parts.scheme, host.strip("[]"), port
+
+
+def _bad_port(address: str) -> bool:
+    """True when a TCP scheduler address gives a port that is not a number 1..65535."""
+    scheme, _, port = _tcp_parts(address)
+    return scheme == "tcp" and port != "" and not (port.isdigit() and 0 < int(port) < 65536)
+
+
+def _refused(address: str) -> bool:
+    """True when the TCP scheduler at `address` (tcp://HOST:PORT or HOST:PORT) refuses a
+    connection at once: nothing listens there. Anything else (a timeout, a name that does not
+    resolve, another protocol) is left to Dask's own connect and its message."""
+    import socket
+
+    scheme, host, port = _tcp_parts(address)
+    if scheme != "tcp" or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return False
+    try:
+        with socket.create_connection((host, int(port)), timeout=2):
+            return False
+    except ConnectionRefusedError:
+        return True
+    except OSError:
+        return False
+
+
 class Cluster:
     """The Dask client of a sweep: a LocalCluster of `workers` processes (one thread each: a
     solver library runs one run at a time), or the scheduler at `scheduler`, or the caller's
@@ -331,6 +364,14 @@ class Cluster:
                 "it), or run serially with --workers 0"
             ) from None
         if scheduler is not None:
+            if _bad_port(scheduler):  # Dask's connect would fail after 20 s, with a traceback
+                raise McsError(
+                    f"--scheduler {scheduler}: expected tcp://HOST:PORT, PORT a number 1..65535"
+                )
+            if _refused(scheduler):  # Dask would retry a closed port for CONNECT_TIMEOUT
+                raise McsError(
+                    f"--scheduler {scheduler}: cannot reach the scheduler (connection refused)"
+                )
             try:
                 self.client = Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
             except Exception as exc:  # OSError, TimeoutError, ValueError of a bad address
