@@ -217,7 +217,7 @@ lint: deps
 	@echo "lint: clean"
 
 # The README's test command (README.md, docs/setup.md): about 19 minutes on 2 cores from a
-# fresh clone (pytest 12; the target is 15: docs/develop/tests.md measures where the time goes);
+# fresh clone (pytest 13; the target is 15: docs/develop/tests.md measures where the time goes);
 # make test-slow runs what it leaves out.
 # the C tests under the sanitizers are test-configs' full build (the same programs and flags as
 # test-sanitize, which stays for a quick run of them alone)
