@@ -46,7 +46,7 @@ typedef struct run_info {
                    model's balance at u = 0 (mcs_model.energy_balance) */
     int reactions, basis, progress, momenta; /* --reactions, --basis, --progress, --momenta */
     mcs_real *Pbuf;                          /* (nx) scratch for --momenta */
-    mcs_real *lambda;                        /* (nc) scratch for the multipliers (--reactions) */
+    mcs_real *lambda;                        /* (rows) scratch for the multipliers (--reactions) */
     mcs_real *wstack;      /* (2 nx + rows + nmu + nu) scratch for the joints' wrenches */
     mcs_real *wrench;      /* (nw) the joints' wrenches (--reactions) */
     mcs_real *q, *qd;      /* (nx) scratch for the minimal coordinates */
