@@ -144,7 +144,7 @@ test-py: deps
 
 # The slow tier (docs/develop/tests.md, "The slow tier"): the tests marked slow (a family's runs
 # beyond its representative models, studies, a second path to what make test covers) and every C
-# test at the configurations' edges; about 10 minutes on 2 cores after make test
+# test at the configurations' edges; about 6 minutes on 2 cores after make test
 test-slow: deps
 	$(PYTHON) -m pytest -q -n 2 --dist loadfile -m slow tests
 	@$(MAKE) --no-print-directory test-configs-edges

@@ -55,15 +55,15 @@ REPRESENTATIVE_MODELS = frozenset(
 )
 
 
-def over_models(values, ids=None, keep=()):
+def over_models(values, keep=()):
     """pytest params of a family over shipped models (`values`: names, or paths whose stem is
     the name): the representative models' and those in `keep` (what only they show in the
     family) as they are, the others marked slow."""
     out = []
-    for k, value in enumerate(values):
+    for value in values:
         name = Path(value).stem if isinstance(value, Path) else str(value)
         marks = () if name in REPRESENTATIVE_MODELS or name in keep else (pytest.mark.slow,)
-        out.append(pytest.param(value, id=ids[k] if ids else name, marks=marks))
+        out.append(pytest.param(value, id=name, marks=marks))
     return out
 
 

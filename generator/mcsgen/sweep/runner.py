@@ -336,7 +336,7 @@ def _refused(address: str) -> bool:
     import socket
 
     scheme, host, port = _tcp_parts(address)
-    if scheme != "tcp" or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if scheme != "tcp" or not host or not port or _bad_port(address):
         return False
     try:
         with socket.create_connection((host, int(port)), timeout=2):
