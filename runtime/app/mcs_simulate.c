@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "mcs/mcs_sim.h"
+#include "mcs/mcs_stops.h"
 #include "mcs_simulate_args.h"
 #include "mcs_simulate_inputs.h"
 #include "mcs_simulate_output.h"
@@ -40,6 +41,11 @@ static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, MAX_ROWS, MAX_NEW_ROWS)];
 static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_APP_NX];
 static mcs_real vminus[MCS_APP_NX], dvbuf[MCS_APP_NX], pbefore[MCS_APP_NX], pafter[MCS_APP_NX];
 static mcs_real lambuf[MAX_ROWS];
+/* the model's end stops (mcs_stops.h); NSTOPS is at least 1 for the arrays' sake */
+#define NSTOPS (MCS_APP_NSTOPS > 0 ? MCS_APP_NSTOPS : 1)
+static mcs_stops stops;
+static mcs_real stop_work[MCS_STOPS_WORK_SIZE(MCS_APP_NX, NSTOPS, MCS_APP_NJC, MAX_ROWS)];
+static int stop_iwork[MCS_STOPS_IWORK_SIZE(NSTOPS)];
 static app_inputs schedule; /* --inputs (static: an in-process failure closes it) */
 static mcs_real wstack[2 * MCS_APP_NX + MAX_ROWS + MCS_APP_NMU + MCS_APP_NU],
     wrench_buf[MCS_APP_NW + 1];
@@ -217,29 +223,47 @@ static int fire_conditions(mcs_sim *sim, run_info *ri, app_args *app, const mcs_
 {
     const mcs_model *md = ri->model;
     mcs_real t_e;
+    int i;
     const int k = first_condition(sim, ri, app, &t_e);
     app_event ev;
-    mcs_stats keep;
-    mcs_real sigma_ref;
-    if (k < 0)
+    mcs_stop_event sev;
+    sev.kind = MCS_STOP_EVENT_NONE;
+    if (stops.nstops > 0) {
+        *st = mcs_stops_locate(&stops, sim, &sev);
+        if (*st != MCS_OK)
+            return 1;
+        if (sev.kind != MCS_STOP_EVENT_NONE && (k < 0 || sev.t <= t_e))
+            t_e = sev.t; /* the stop first */
+        else
+            sev.kind = MCS_STOP_EVENT_NONE;
+    }
+    if (k < 0 && sev.kind == MCS_STOP_EVENT_NONE)
         return 0;
     if (dt_out > 0 && !steps_onto_rows(opt))
         while (*st == MCS_OK && (mcs_real)*k_out * dt_out < t_e)
             *st = record_dense(sim, ri, (mcs_real)(*k_out)++ * dt_out);
-    if (*st == MCS_OK)
+    if (*st == MCS_OK && t_e < sim->cur.t)
         *st = mcs_sim_dense(sim, t_e, xbuf, vbuf, NULL, NULL);
     if (*st != MCS_OK)
         return 1;
-    ri->end_pending = 0; /* the step's end is not kept: the run goes on from t_e */
-    keep = sim->stats;   /* a restart, not a new run: keep the counts and sigma's scale */
-    sigma_ref = sim->w.sigma_ref;
-    *st = mcs_sim_set_state(sim, t_e, xbuf, vbuf, NULL);
-    keep.factorizations = sim->stats.factorizations;
-    sim->stats = keep;
-    if (sigma_ref > sim->w.sigma_ref)
-        sim->w.sigma_ref = sigma_ref;
-    if (*st != MCS_OK)
+    if (t_e < sim->cur.t) {
+        ri->end_pending = 0; /* the step's end is not kept: the run goes on from t_e */
+        *st = mcs_sim_restart(sim, t_e, xbuf, vbuf);
+        if (*st != MCS_OK)
+            return 1;
+    }
+    if (sev.kind != MCS_STOP_EVENT_NONE) {
+        output_record_current(ri, sim);
+        for (i = 0; i < sim->n; ++i)
+            dvbuf[i] = 0;
+        *st = mcs_stops_apply(&stops, sim, &sev, app->transition, dvbuf, jwork,
+                              sizeof jwork / sizeof *jwork, jiwork, sizeof jiwork / sizeof *jiwork);
+        if (*st != MCS_OK)
+            return 1;
+        output_stop(ri, sim, &sev);
+        output_record_current(ri, sim);
         return 1;
+    }
     app->fired[k] = 1;
     ev.t = t_e;
     ev.key = switch_key(md, md->events[app->conds[k]].sw);
@@ -412,6 +436,17 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
         die("initial conditions", mcs_status_str(st));
     if ((st = inputs_apply(&schedule, &sim, sim.cur.t)) != MCS_OK) /* the rows at t <= 0 */
         die("--inputs", mcs_status_str(st));
+    if ((st = mcs_stops_init(&stops, &sim, stop_work, sizeof stop_work / sizeof *stop_work,
+                             stop_iwork, sizeof stop_iwork / sizeof *stop_iwork)) != MCS_OK)
+        die("stops", mcs_status_str(st));
+    if ((i = mcs_stops_violated(&stops, &sim)) >= 0) {
+        mcs_real q = 0, r = 0;
+        static char why[160];
+        (void)mcs_stops_coordinate(&stops, &sim, i, sim.cur.t, sim.cur.x, sim.cur.v, &q, &r);
+        snprintf(why, sizeof why, "the initial %s = %.9g is beyond its limits", md->stops[i].name,
+                 (double)q);
+        die("stops", why);
+    }
     rs.rank0 = sim.cur.r;
     for (i = 0; i < md->nc; ++i) /* a banded run's rows all count (it keeps their full rank) */
         dep_piv[i] = sim.cur.piv ? sim.cur.piv[i] : i;

@@ -445,6 +445,37 @@ void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, con
     ri->nevents++;
 }
 
+void output_stop(run_info *ri, mcs_sim *sim, const mcs_stop_event *ev)
+{
+    static const char *const kinds[] = {"none", "impact", "release"};
+    const mcs_model *md = ri->model;
+    app_stream *o = &ri->events;
+    mcs_real kin = 0, pot = 0;
+    if (ev->kind == MCS_STOP_EVENT_IMPACT) {
+        ri->stop_impacts++;
+        ri->stop_holds += ev->held;
+    } else {
+        ri->stop_releases++;
+    }
+    output_follow_pending(ri);
+    check(ri, mcs_sim_energy(sim, &kin, &pot));
+    ri->stop_loss += ev->kinetic_before - ev->kinetic_after;
+    ri->e_transitions += ev->kinetic_after - ev->kinetic_before;
+    ri->e0 = ri->e_low = kin + pot;
+    if (!stream_is_on(o))
+        return;
+    stream_printf(
+        o,
+        "%s\n  {\"kind\": \"%s\", \"t\": %.17g, \"stop\": \"%s\", \"side\": \"%s\", "
+        "\"q\": %.17g, \"rate_before\": %.17g, \"rate_after\": %.17g, \"held\": %s, "
+        "\"zeno\": %s, \"kinetic_before\": %.17g, \"kinetic_after\": %.17g}",
+        ri->nevents ? "," : "", kinds[ev->kind == MCS_STOP_EVENT_RELEASE ? 2 : 1], (double)ev->t,
+        md->stops[ev->stop].name, ev->side == MCS_STOP_LOWER ? "lower" : "upper", (double)ev->q,
+        (double)ev->rate_before, (double)ev->rate_after, ev->held ? "true" : "false",
+        ev->zeno ? "true" : "false", (double)ev->kinetic_before, (double)ev->kinetic_after);
+    ri->nevents++;
+}
+
 int output_close(run_info *ri)
 {
     int result = 0;

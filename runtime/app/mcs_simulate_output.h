@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "mcs/mcs_sim.h"
+#include "mcs/mcs_stops.h"
 
 #define RUN_MAX_TRANSITIONS 64
 
@@ -80,6 +81,10 @@ typedef struct run_info {
     /* transitions (locks, unlocks) made, for the summary */
     int ntransitions;
     mcs_transition transitions[RUN_MAX_TRANSITIONS];
+    /* end stops (mcs_stops.h): impacts made, those that ended held, releases, the kinetic
+     * energy the impacts took */
+    long stop_impacts, stop_holds, stop_releases;
+    mcs_real stop_loss;
 } run_info;
 
 /* A state to record: (t, x, v), its minimal coordinates q, qd (f = n - rank entries) and the
@@ -113,6 +118,10 @@ void output_take_event(run_info *ri, mcs_sim *sim);
  * kept for the summary; the energy statistics restart from the new level. */
 void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, const mcs_real *dv,
                        const mcs_real *P_before, const mcs_real *P_after);
+
+/* A stop event (mcs_stops_apply made it): the event log's entry, the energy it took counted as a
+ * transition's (the drift is measured from the level after it). */
+void output_stop(run_info *ri, mcs_sim *sim, const mcs_stop_event *ev);
 
 /* The name of a lock's key: the coordinate, or the row group (keys >= nx: a joint, a switch). */
 const char *lock_name(const mcs_model *md, int key);

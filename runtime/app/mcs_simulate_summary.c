@@ -186,6 +186,11 @@ int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
                       (double)tr->jump.kinetic_after, tr->jump.dependent, tr->jump.dof_after);
     }
     stream_printf(o, "]");
+    if (md->nstops > 0)
+        stream_printf(o,
+                      ", \"stops\": {\"impacts\": %ld, \"held\": %ld, \"releases\": %ld, "
+                      "\"impact_loss\": %.17g}",
+                      ri->stop_impacts, ri->stop_holds, ri->stop_releases, (double)ri->stop_loss);
     if (ri->reactions) {
         stream_printf(o, ", \"reactions_status\": ");
         json_string(o, mcs_status_str(ri->reaction_status));

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # for the hints only
     from ..model import Model
 
 # The descriptor layout the templates emit: runtime/include/mcs/mcs_model.h's MCS_MODEL_ABI_VERSION.
-MODEL_ABI_VERSION = 15
+MODEL_ABI_VERSION = 16
 
 
 def _held_coordinates(groups, x):
@@ -124,6 +124,7 @@ def render(
         "held_coords": _held_coordinates(model.row_groups if transitions else [], model.x),
         "switches": model.switches if transitions else [],
         "events": model.events if transitions else [],
+        "stops": model.stops if transitions else [],
         "scalars": scalars,
         "has_potential": derived.potential is not None,
         "pattern": a_pattern(derived),

@@ -97,6 +97,7 @@ class Model:
     # [switches.RowGroup]: the joints' locks (joint order), then the switches' explicit rows
     row_groups: list = field(default_factory=list)
     events: list = field(default_factory=list)  # [switches.TimedEvent], in time order
+    stops: list = field(default_factory=list)  # [stops.Stop]: end stops (held by locks)
     # (exact x0, held velocity conditions) until initial.complete_initial_state solves v0
     pending_initial: tuple = None
     # what physics says of T + V (energy.py), decided from the structure at loading

@@ -24,9 +24,9 @@ every set but linearization, plus the sets the file's top-level `kernels:` names
 ([linearization] for a model a controller linearizes); `--kernels all` or the API's
 `build(kernels="all")` adds them to one build. A firmware build (`mcsgen generate --firmware`,
 or `--kernels`) carries motion and the sets its settings need: a predictor for euler/exp,
-transitions when the file has events (they are part of its motion), plus whatever the file's
-`firmware: kernels:` or --kernels add. An omitted kernel is not emitted; its descriptor entry is
-NULL and the runtime answers MCS_ERR_UNSUPPORTED when options would need it.
+transitions when the file has events or stops (they are part of its motion), plus whatever the
+file's `firmware: kernels:` or --kernels add. An omitted kernel is not emitted; its descriptor
+entry is NULL and the runtime answers MCS_ERR_UNSUPPORTED when options would need it.
 """
 
 from typing import Iterable, Tuple
@@ -85,7 +85,7 @@ def why_needed(name: str, simulation: dict) -> str:
         return f"method {simulation['method']} factors the Jacobian of K_f and D (force_tangents)"
     if name == "predictor":
         return f"continuation {simulation['continuation']} needs A_dot (the predictor set)"
-    return "the file's events switch its rows (the transitions set)"
+    return "the file's events or stops switch its rows (the transitions set)"
 
 
 def host(model) -> frozenset:

@@ -25,6 +25,7 @@ from .mechanism import MechanismBuilder
 from .reader import Reader, key_text
 from .kernel_sets import SETS as KERNEL_SETS
 from .kernel_sets import expand as kernel_sets_expand
+from .stops import read_stops
 from .switches import read_events, read_switches, row_groups_of_joints
 
 VELOCITY_SUFFIX = "_dot"
@@ -45,6 +46,7 @@ TOP_KEYS = {
     "kernels",
     "switches",
     "events",
+    "stops",
     "inputs",
     "outputs",
 }
@@ -64,6 +66,7 @@ BODY_TOP_KEYS = {
     "kernels",
     "switches",
     "events",
+    "stops",
     "coordinates",
     "inputs",
     "outputs",
@@ -571,11 +574,12 @@ class _Validator(Reader):
             setattr(model, f"initial_{key}", exprs)
 
     def switches(self, doc, model, positions, velocities):
-        """switches: and events:. positions: the names explicit rows may use; velocities: the
-        names conditions may use."""
+        """switches:, events: and stops:. positions: the names explicit rows may use; velocities:
+        the names conditions may use."""
         model.row_groups = row_groups_of_joints(model)
         model.switches = read_switches(self, doc.get("switches"), model, positions)
         model.events = read_events(self, doc.get("events"), model.switches, velocities)
+        model.stops = read_stops(self, doc.get("stops"), model)
 
     def simulation(self, raw, where="simulation", base=None):
         raw = self.mapping(raw, where)

@@ -12,7 +12,7 @@
 
 /* Bumped whenever the layout below changes; generated headers refuse to compile against another
  * (the generator's MODEL_ABI_VERSION, emit/render.py, must equal it: a test checks). */
-#define MCS_MODEL_ABI_VERSION 15
+#define MCS_MODEL_ABI_VERSION 16
 
 /* Kernel of (x, t): c (nc), A (nc x nx), c_t (nc), M (nx x nx), A_nz (a_nnz), M_nz (m_nnz). */
 typedef void (*mcs_kernel_xt)(const mcs_real *x, mcs_real t, const void *params, mcs_real *out);
@@ -90,6 +90,25 @@ typedef struct mcs_switch_event {
     mcs_real (*condition)(const mcs_real *x, const mcs_real *v, mcs_real t, const void *params);
     int direction; /* condition events: 1 rising, -1 falling, 0 either way */
 } mcs_switch_event;
+
+/* An end stop of the mechanism file (`stops:`, docs/explanation/stops.md): limits of a coordinate
+ * or of a revolute or prismatic joint's free coordinate (its angle or position, joint_coords'
+ * output coord_index). mcs_stops.h locates where the coordinate reaches a limit, applies the impact
+ * (restitution e along the stop, 004's momentum-consistent jump in every other direction) and
+ * holds the limit with the coordinate's lock (mcs_sim_lock) or the joint's (its lock_group) until
+ * the reaction would pull. */
+typedef struct mcs_stop {
+    const char *name; /* the coordinate's or the joint's */
+    int coordinate;   /* the coordinate of x it limits (a model given by coordinates), or -1 */
+    int joint;        /* else the joint (an index into joints) whose free coordinate it limits */
+    int sides;        /* bit 1: the lower limit is given, bit 2: the upper */
+    mcs_real lower;   /* the limits (0 where the side is absent) */
+    mcs_real upper;
+    mcs_real restitution; /* e in [0, 1]: the rebound rate is -e times the impact rate */
+} mcs_stop;
+
+#define MCS_STOP_LOWER 1
+#define MCS_STOP_UPPER 2
 
 /* What the banded simulator (options.banded) factors by, laid out at generation time
  * (generator/mcsgen/emit/structure.py): the QR of A^T by rows and Givens rotations, R (nc x nc)
@@ -187,6 +206,8 @@ typedef struct mcs_model {
     const mcs_switch *switches; /* (nswitches) or NULL */
     int nevents;
     const mcs_switch_event *events; /* (nevents) or NULL */
+    int nstops;
+    const mcs_stop *stops; /* (nstops) or NULL: end stops (with the transitions kernel set) */
     /* The joints' free coordinates (angle about or translation along the axis, measured from the
      * initial pose; an angle is not wrapped to (-pi, pi] but may jump by a multiple of 2 pi) and
      * their rates: out (2 njc) = [q_j(x) ..., dq_j/dt(x, v) ...], w = v. NULL when njc = 0. */

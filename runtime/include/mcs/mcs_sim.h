@@ -449,6 +449,11 @@ mcs_status mcs_sim_start(mcs_sim *sim, mcs_real t, mcs_assembly *report);
  * xv (2 nx) = [x0; v0] (v0 is 0 where held conditions decide it: see mcs_sim_start). */
 mcs_status mcs_model_initial_state(const mcs_model *model, const void *params, mcs_real *xv);
 
+/* Restarts the run from (t, x, v) as mcs_sim_set_state does (onto the rows in force, locks
+ * included), but as the same run: the statistics and sigma's scale are kept. For a caller that
+ * moves the state to an event inside the last step (a dense output there) and goes on from it. */
+mcs_status mcs_sim_restart(mcs_sim *sim, mcs_real t, const mcs_real *x, const mcs_real *v);
+
 /* Sets the inputs u (model->nu entries, finite) from the current time on: they hold until the
  * next call (zero-order hold). What the integrator carried over from the last step (the
  * first-same-as-last stage of DOPRI5 and DOP853) is dropped when u changes, so the next step

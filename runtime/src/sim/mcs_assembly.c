@@ -291,3 +291,22 @@ mcs_status mcs_sim_start(mcs_sim *s, mcs_real t, mcs_assembly *report)
     }
     return st;
 }
+
+mcs_status mcs_sim_restart(mcs_sim *s, mcs_real t, const mcs_real *x, const mcs_real *v)
+{
+    mcs_stats keep;
+    mcs_real sigma_ref;
+    mcs_status st;
+    if (!s || !s->ready) {
+        return MCS_ERR_ARGUMENT;
+    }
+    keep = s->stats;
+    sigma_ref = s->w.sigma_ref;
+    st = mcs_sim_set_state(s, t, x, v, NULL);
+    keep.factorizations = s->stats.factorizations;
+    s->stats = keep;
+    if (sigma_ref > s->w.sigma_ref) {
+        s->w.sigma_ref = sigma_ref;
+    }
+    return st;
+}
