@@ -17,7 +17,7 @@ RUNTIME_SRC := $(filter-out runtime/src/linalg/mcs_linalg_portable.c,$(LIB_SRC))
 PORTABLE_SRC := $(filter-out runtime/src/linalg/mcs_linalg_lapack.c,$(LIB_SRC))
 RUNTIME_HDR := $(wildcard runtime/include/mcs/*.h runtime/src/*/*.h runtime/src/*/*/*.h)
 TEST_MODELS := spatial_pendulum pendulum_3r planar_pendulum_redundant pendulum_3r_bodies slider_crank \
-	pendulum_kc pendulum_torsion double_four_bar modified_triple_four_bar
+	pendulum_kc pendulum_torsion double_four_bar modified_triple_four_bar pendulum_stop
 TEST_MODEL_SRC := $(foreach m,$(TEST_MODELS),generated/$(m)/$(m).c)
 TEST_MODEL_INC := $(foreach m,$(TEST_MODELS),-Igenerated/$(m))
 B := build
@@ -114,7 +114,7 @@ $(eval $(call TEST_RULE,tests-portable,portable,$(PORTABLE_SRC),-lm))
 
 C_TESTS := test_basis test_sim test_methods test_dynamics test_step test_assembly test_options \
 	test_linearize test_events test_memory test_linalg test_transition test_locks test_statics \
-	test_modes test_compact test_banded test_configs
+	test_modes test_compact test_banded test_configs test_stops
 
 test-c: deps $(addprefix $(B)/tests/,$(C_TESTS)) $(addprefix $(B)/tests-portable/,$(C_TESTS))
 	@for t in $(C_TESTS); do $(B)/tests/$$t || exit 1; done

@@ -397,7 +397,10 @@ mcs_status mcs_stops_apply(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_
     }
     /* an impact without an approach (a rebound's flight too short for the step to see, a
      * grazing contact) is held: there is nothing to rebound */
-    ev->zeno = ((side_sign(ev->side) * ev->rate_before) < MCS_R(0.0)) ? 0 : 1;
+    ev->zeno = ((ev->kind == MCS_STOP_EVENT_RELEASE) ||
+                ((side_sign(ev->side) * ev->rate_before) < MCS_R(0.0)))
+                   ? 0
+                   : 1;
     if (ev->kind == MCS_STOP_EVENT_RELEASE) {
         status = mcs_sim_unlock(sim, lock_key(sim, s), &tr);
         if (status != MCS_OK) {
