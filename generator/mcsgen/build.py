@@ -312,6 +312,7 @@ def program_command(
         f"-DMCS_APP_GROUP_ROWS={upper}_MAX_GROUP_ROWS",
         f"-DMCS_APP_NJC={upper}_NJC",
         f"-DMCS_APP_NSTOPS={upper}_NSTOPS",
+        f"-DMCS_APP_NFRICTION={upper}_NFRICTION",
         f"-DMCS_APP_NW={upper}_NW",
         f"-DMCS_APP_NMU={upper}_NMU",
         f"-DMCS_APP_NU={upper}_NU",

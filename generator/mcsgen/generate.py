@@ -40,7 +40,7 @@ def choose_kernel_sets(model: Model, firmware: bool, kernels: Optional[str]) -> 
     if not firmware and kernels is None:
         return kernel_sets.host(model)
     sim = model.firmware["simulation"] if firmware else model.simulation
-    need = kernel_sets.needed(sim, bool(model.events or model.stops))
+    need = kernel_sets.needed(sim, bool(model.events or model.stops or model.friction))
     if kernels is None:
         return need | model.firmware["kernels"]
     sets, problem = kernel_sets.parse(kernels)

@@ -41,11 +41,12 @@ static int jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, MAX_ROWS, MAX_NEW_ROWS)];
 static mcs_real xbuf[MCS_APP_NX], vbuf[MCS_APP_NX], qbuf[MCS_APP_NX], qdbuf[MCS_APP_NX];
 static mcs_real vminus[MCS_APP_NX], dvbuf[MCS_APP_NX], pbefore[MCS_APP_NX], pafter[MCS_APP_NX];
 static mcs_real lambuf[MAX_ROWS];
-/* the model's end stops (mcs_stops.h); NSTOPS is at least 1 for the arrays' sake */
+/* the model's end stops and friction (mcs_stops.h); NSTOPS is at least 1 for the arrays' sake */
 #define NSTOPS (MCS_APP_NSTOPS > 0 ? MCS_APP_NSTOPS : 1)
 static mcs_stops stops;
-static mcs_real stop_work[MCS_STOPS_WORK_SIZE(MCS_APP_NX, NSTOPS, MCS_APP_NJC, MAX_ROWS)];
-static int stop_iwork[MCS_STOPS_IWORK_SIZE(NSTOPS)];
+static mcs_real
+    stop_work[MCS_STOPS_WORK_SIZE(MCS_APP_NX, NSTOPS, MCS_APP_NFRICTION, MCS_APP_NJC, MAX_ROWS)];
+static int stop_iwork[MCS_STOPS_IWORK_SIZE(NSTOPS, MCS_APP_NFRICTION)];
 static app_inputs schedule; /* --inputs (static: an in-process failure closes it) */
 static mcs_real wstack[2 * MCS_APP_NX + MAX_ROWS + MCS_APP_NMU + MCS_APP_NU],
     wrench_buf[MCS_APP_NW + 1];
@@ -228,7 +229,7 @@ static int fire_conditions(mcs_sim *sim, run_info *ri, app_args *app, const mcs_
     app_event ev;
     mcs_stop_event sev;
     sev.kind = MCS_STOP_EVENT_NONE;
-    if (stops.nstops > 0) {
+    if (stops.nstops > 0 || stops.nfriction > 0) {
         *st = mcs_stops_locate(&stops, sim, &sev);
         if (*st != MCS_OK)
             return 1;
@@ -447,6 +448,11 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
                  (double)q);
         die("stops", why);
     }
+    if ((st = mcs_stops_begin(&stops, &sim, app.transition, dvbuf, jwork,
+                              sizeof jwork / sizeof *jwork, jiwork,
+                              sizeof jiwork / sizeof *jiwork)) != MCS_OK)
+        die("friction at the start", mcs_status_str(st));
+    ri.stops = &stops;
     rs.rank0 = sim.cur.r;
     for (i = 0; i < md->nc; ++i) /* a banded run's rows all count (it keeps their full rank) */
         dep_piv[i] = sim.cur.piv ? sim.cur.piv[i] : i;
@@ -489,6 +495,7 @@ static int simulate_main(int argc, char **argv, app_text_fn fn, void *ctx)
     default: break;
     }
 
+    ri.friction_work = mcs_stops_friction_work(&stops, sim.cur.x);
     if (st == MCS_OK) /* a call of the output failed: the run's data is not what it says */
         st = ri.output_status;
     rs.status = st;

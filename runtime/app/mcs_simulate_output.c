@@ -91,9 +91,15 @@ static void check(run_info *ri, mcs_status st)
  * level of the last transition, its rise above the lowest energy seen before it since then, the
  * largest
  * kinetic energy and the range of the potential (the scale of the energy in motion). */
-static void follow_energy(run_info *ri, mcs_real kin, mcs_real pot)
+static mcs_real friction_work_at(const run_info *ri, const mcs_real *x)
 {
-    const mcs_real e = kin + pot;
+    return (ri->stops != NULL) ? mcs_stops_friction_work(ri->stops, x) : 0;
+}
+
+/* work: what friction took up to the state (E + W is what only transitions change) */
+static void follow_energy(run_info *ri, mcs_real kin, mcs_real pot, mcs_real work)
+{
+    const mcs_real e = kin + pot + work;
     if (!ri->energy_seen) {
         ri->e0 = ri->e_initial = ri->e_low = e;
         ri->pot_min = ri->pot_max = pot;
@@ -117,7 +123,7 @@ void output_follow_pending(run_info *ri)
 {
     if (ri->end_pending) {
         ri->end_pending = 0;
-        follow_energy(ri, ri->end_kin, ri->end_pot);
+        follow_energy(ri, ri->end_kin, ri->end_pot, ri->end_work);
     }
 }
 
@@ -133,6 +139,7 @@ void output_follow_step(run_info *ri, mcs_sim *sim)
         ri->end_t = sim->cur.t;
         ri->end_kin = kin;
         ri->end_pot = pot;
+        ri->end_work = friction_work_at(ri, sim->cur.x);
     }
 }
 
@@ -319,7 +326,7 @@ void output_record(run_info *ri, mcs_sim *sim, const run_row *row)
     check(ri, mcs_sim_constraint_norm_at(sim, row->t, row->x, &cn));
     if (ri->end_pending && row->t >= ri->end_t)
         output_follow_pending(ri);
-    follow_energy(ri, kin, pot);
+    follow_energy(ri, kin, pot, friction_work_at(ri, row->x));
     if (cn > ri->c_max)
         ri->c_max = cn;
     if (row->rank < ri->rank_min)
@@ -426,7 +433,8 @@ void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, con
     output_follow_pending(ri); /* the energy before the jump, in its order */
     check(ri, mcs_sim_energy(sim, &kin, &pot));
     ri->e_transitions += tr->jump.kinetic_after - tr->jump.kinetic_before;
-    ri->e0 = ri->e_low = kin + pot; /* a rise is the integration's, measured from here */
+    /* a rise is the integration's, measured from here */
+    ri->e0 = ri->e_low = kin + pot + friction_work_at(ri, sim->cur.x);
     if (!stream_is_on(o))
         return;
     stream_printf(o,
@@ -447,32 +455,47 @@ void output_transition(run_info *ri, mcs_sim *sim, const mcs_transition *tr, con
 
 void output_stop(run_info *ri, mcs_sim *sim, const mcs_stop_event *ev)
 {
-    static const char *const kinds[] = {"none", "impact", "release"};
+    /* a stick that does not hold (the force beyond the static level) is a reversal */
+    static const char *const kinds[] = {"none", "impact", "release", "stick", "slip", "reverse"};
     const mcs_model *md = ri->model;
+    const int friction = ev->kind == MCS_STOP_EVENT_STICK || ev->kind == MCS_STOP_EVENT_SLIP;
+    const int kind = (ev->kind == MCS_STOP_EVENT_STICK && !ev->held) ? 5
+                     : (ev->kind >= 1 && ev->kind <= 4)              ? ev->kind
+                                                                     : 0;
     app_stream *o = &ri->events;
     mcs_real kin = 0, pot = 0;
-    if (ev->kind == MCS_STOP_EVENT_IMPACT) {
+    switch (ev->kind) {
+    case MCS_STOP_EVENT_IMPACT:
         ri->stop_impacts++;
         ri->stop_holds += ev->held;
-    } else {
-        ri->stop_releases++;
+        break;
+    case MCS_STOP_EVENT_RELEASE: ri->stop_releases++; break;
+    case MCS_STOP_EVENT_STICK: ri->friction_sticks += ev->held; break;
+    default: ri->friction_slips++; break;
     }
     output_follow_pending(ri);
     check(ri, mcs_sim_energy(sim, &kin, &pot));
-    ri->stop_loss += ev->kinetic_before - ev->kinetic_after;
+    if (ev->kind == MCS_STOP_EVENT_IMPACT)
+        ri->stop_loss += ev->kinetic_before - ev->kinetic_after;
     ri->e_transitions += ev->kinetic_after - ev->kinetic_before;
-    ri->e0 = ri->e_low = kin + pot;
+    ri->e0 = ri->e_low = kin + pot + friction_work_at(ri, sim->cur.x);
     if (!stream_is_on(o))
         return;
-    stream_printf(
-        o,
-        "%s\n  {\"kind\": \"%s\", \"t\": %.17g, \"stop\": \"%s\", \"side\": \"%s\", "
-        "\"q\": %.17g, \"rate_before\": %.17g, \"rate_after\": %.17g, \"held\": %s, "
-        "\"zeno\": %s, \"kinetic_before\": %.17g, \"kinetic_after\": %.17g}",
-        ri->nevents ? "," : "", kinds[ev->kind == MCS_STOP_EVENT_RELEASE ? 2 : 1], (double)ev->t,
-        md->stops[ev->stop].name, ev->side == MCS_STOP_LOWER ? "lower" : "upper", (double)ev->q,
-        (double)ev->rate_before, (double)ev->rate_after, ev->held ? "true" : "false",
-        ev->zeno ? "true" : "false", (double)ev->kinetic_before, (double)ev->kinetic_after);
+    stream_printf(o, "%s\n  {\"kind\": \"%s\", \"t\": %.17g, \"%s\": \"%s\"",
+                  ri->nevents ? "," : "", kinds[kind], (double)ev->t,
+                  friction ? "friction" : "stop",
+                  friction ? md->friction[ev->stop].name : md->stops[ev->stop].name);
+    if (!friction)
+        stream_printf(o, ", \"side\": \"%s\", \"zeno\": %s",
+                      ev->side == MCS_STOP_LOWER ? "lower" : "upper", ev->zeno ? "true" : "false");
+    else
+        stream_printf(o, ", \"holding\": %.17g", (double)ev->holding);
+    stream_printf(o,
+                  ", \"q\": %.17g, \"rate_before\": %.17g, \"rate_after\": %.17g, \"held\": %s, "
+                  "\"kinetic_before\": %.17g, \"kinetic_after\": %.17g}",
+                  (double)ev->q, (double)ev->rate_before, (double)ev->rate_after,
+                  ev->held ? "true" : "false", (double)ev->kinetic_before,
+                  (double)ev->kinetic_after);
     ri->nevents++;
 }
 

@@ -85,6 +85,11 @@ typedef struct run_info {
      * energy the impacts took */
     long stop_impacts, stop_holds, stop_releases;
     mcs_real stop_loss;
+    /* friction (mcs_stops.h): coordinates that stuck and slipped, the work it took (at the end) */
+    long friction_sticks, friction_slips;
+    mcs_real friction_work;
+    const mcs_stops *stops; /* the run's stops and friction (their work joins the energy check) */
+    mcs_real end_work;      /* the friction work at the pending step's end */
 } run_info;
 
 /* A state to record: (t, x, v), its minimal coordinates q, qd (f = n - rank entries) and the

@@ -191,6 +191,9 @@ int output_summary(run_info *ri, const mcs_sim *sim, const run_summary *rs)
                       ", \"stops\": {\"impacts\": %ld, \"held\": %ld, \"releases\": %ld, "
                       "\"impact_loss\": %.17g}",
                       ri->stop_impacts, ri->stop_holds, ri->stop_releases, (double)ri->stop_loss);
+    if (md->nfriction > 0)
+        stream_printf(o, ", \"friction\": {\"sticks\": %ld, \"slips\": %ld, \"work\": %.17g}",
+                      ri->friction_sticks, ri->friction_slips, (double)ri->friction_work);
     if (ri->reactions) {
         stream_printf(o, ", \"reactions_status\": ");
         json_string(o, mcs_status_str(ri->reaction_status));

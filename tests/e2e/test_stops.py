@@ -216,3 +216,198 @@ def test_a_held_stop_is_released_when_the_torque_turns(tmp_path, method, side):
         "releases": 1,
         "impact_loss": pytest.approx(impact["kinetic_before"], rel=1e-12),
     }
+
+
+# ---- Coulomb friction: a pendulum, a block on a belt, a torque ramp ----
+
+FRICTION_PENDULUM = """
+name: {name}
+description: a pendulum with Coulomb friction in its pivot
+coordinates:
+  - {{name: q, unit: rad}}
+parameters:
+  m: {{value: 1.0, unit: kg}}
+  l: {{value: 1.0, unit: m}}
+  g: {{value: 9.81, unit: m/s^2}}
+dynamics:
+  kinetic: "m*l**2/2*q_dot**2"
+  potential: "-m*g*l*cos(q)"
+initial:
+  x: {{q: 1.0}}
+  v: {{q: 0}}
+friction:
+  - {{coordinate: q, kinetic: 0.5, static: 0.6}}
+simulation:
+  t_end: 12.0
+  method: {method}
+  h: 1.0e-3
+  rtol: 1.0e-12
+  atol: 1.0e-12
+"""
+TAU_K, TAU_S = 0.5, 0.6
+
+
+def turning_points():
+    """The pendulum's turning points from V(q_next) - V(q) = -tau_k |q_next - q| (V = -m g l cos q,
+    a root on the other side of the bottom), until the first one where gravity's torque
+    m g l |sin q| is within the static level: there it sticks."""
+    from scipy.optimize import brentq
+
+    points = [Q0]
+    while G * abs(np.sin(points[-1])) > TAU_S:
+        q = points[-1]
+
+        def balance(r):
+            return -G * np.cos(r) + G * np.cos(q) + TAU_K * abs(r - q)
+
+        points.append(brentq(balance, -np.sign(q) * 1e-9, -q, xtol=1e-15, rtol=1e-15))
+    return points[1:]
+
+
+@pytest.mark.parametrize("method", ["dop853", "rk4"])
+def test_a_pendulum_with_friction_turns_where_the_energy_says_and_sticks(tmp_path, method):
+    name = f"friction_pendulum_{method}"
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(FRICTION_PENDULUM.format(name=name, method=method))
+    summary, run, events = simulate(tmp_path, str(path), with_events=True)
+    events = stop_events(events) + [e for e in events if e.get("kind") in ("stick", "reverse")]
+    reference = turning_points()
+    assert len(reference) >= 6
+    assert [e["kind"] for e in events] == ["reverse"] * (len(reference) - 1) + ["stick"]
+    for ev, q in zip(events, reference):
+        assert abs(ev["q"] - q) < 1e-8, (ev, q)
+        assert abs(ev["rate_before"]) < 1e-8 and ev["rate_after"] == 0
+    # it sticks at the first turning point gravity cannot move it from, and stays there
+    last = events[-1]
+    assert last["held"] and abs(last["holding"]) <= TAU_S
+    after = run["t"] > last["t"]
+    assert after.sum() >= 1 and np.all(run["x.q"][after] == run["x.q"][-1])
+    assert np.all(run["v.q"][after] == 0)
+    assert summary["friction"]["sticks"] == 1
+    # E(end) - E0 = -(the work friction took) = -tau_k times the path length
+    path_length = sum(abs(b - a) for a, b in zip([Q0] + reference[:-1], reference))
+    assert summary["friction"]["work"] == pytest.approx(TAU_K * path_length, rel=1e-8)
+    closed = run["energy"][-1] - summary["energy0"] + summary["friction"]["work"]
+    assert abs(closed) < 1e-8 * abs(summary["energy0"])
+
+
+# A block (mass m) held to ground by a spring (k) on a belt moving at V: in the belt's frame, u =
+# x - V t, friction acts on u's rate. Stuck, the block rides the belt until the spring's pull k x
+# reaches the static level; it slips back, m x'' = -k x + tau_k, from x_s = tau_s / k with rate V,
+# and sticks again when its rate is V once more: x = tau_k/k + A cos(w s) + (V/w) sin(w s), A =
+# (tau_s - tau_k)/k, s the time since the slip; it sticks at the first s > 0 with
+# -w A sin(w s) + V cos(w s) = V (solved below by bracketing, independently of the code).
+BELT = """
+name: {name}
+description: stick-slip of a block on a moving belt, held by a spring
+coordinates:
+  - {{name: u, unit: m}}
+parameters:
+  m: {{value: 1.0, unit: kg}}
+  k: {{value: 100.0, unit: N/m}}
+  V: {{value: 0.1, unit: m/s}}
+dynamics:
+  kinetic: "m/2*(u_dot + V)**2"
+  potential: "k/2*(u + V*t)**2"
+initial:
+  x: {{u: 0}}
+  v: {{u: 0}}
+friction:
+  - {{coordinate: u, kinetic: 2.0, static: 3.0}}
+simulation:
+  t_end: 3.5
+  method: dop853
+  rtol: 1.0e-12
+  atol: 1.0e-12
+"""
+M_B, K_B, V_B, TK_B, TS_B = 1.0, 100.0, 0.1, 2.0, 3.0
+
+
+def belt_events(t_end):
+    """[(kind, t)] of the block's slips and sticks from the closed form."""
+    from scipy.optimize import brentq
+
+    w = np.sqrt(K_B / M_B)
+    a = (TS_B - TK_B) / K_B
+
+    def rate_gap(s):  # x'(s) - V on the slipping arc
+        return -w * a * np.sin(w * s) + V_B * np.cos(w * s) - V_B
+
+    # the first s > 0 where x' = V again: rate_gap starts at 0 going down, comes back up
+    grid = np.linspace(1e-6, 2 * np.pi / w, 2001)
+    values = rate_gap(grid)
+    i = next(i for i in range(1, len(grid)) if values[i - 1] < 0 <= values[i])
+    s_stick = brentq(rate_gap, grid[i - 1], grid[i], xtol=1e-15)
+    x_stick = TK_B / K_B + a * np.cos(w * s_stick) + V_B / w * np.sin(w * s_stick)
+    out, t, x = [], 0.0, 0.0
+    while True:
+        t += (TS_B / K_B - x) / V_B  # rides the belt to the static level
+        if t > t_end:
+            return out
+        out.append(("slip", t))
+        t += s_stick
+        if t > t_end:
+            return out
+        out.append(("stick", t))
+        x = x_stick
+
+
+def test_stick_slip_on_a_belt_has_the_closed_form_instants(tmp_path):
+    path = tmp_path / "belt.yaml"
+    path.write_text(BELT.format(name="belt"))
+    summary, run, events = simulate(tmp_path, str(path), with_events=True)
+    events = [e for e in events if e.get("kind") in ("stick", "slip", "reverse")]
+    reference = belt_events(3.5)
+    assert len(reference) >= 6  # several cycles
+    assert [e["kind"] for e in events] == [k for k, _ in reference]
+    for ev, (_, t) in zip(events, reference):
+        assert abs(ev["t"] - t) < 1e-8, (ev, t)
+    for ev in events:
+        if ev["kind"] == "slip":  # the spring's pull at the static level
+            assert abs(abs(ev["holding"]) - TS_B) < 1e-8
+
+
+# A rotor (inertia I) at rest under a torque k t and static friction tau_s: stuck until k t =
+# tau_s, then I q'' = k t - tau_k.
+TORQUE_RAMP = """
+name: torque_ramp
+description: a motor's torque ramp against static friction
+coordinates:
+  - {name: q, unit: rad}
+parameters:
+  I: {value: 0.5, unit: kg m^2}
+  k: {value: 2.0, unit: N m/s}
+dynamics:
+  kinetic: "I/2*q_dot**2"
+  forces: ["k*t"]
+initial:
+  x: {q: 0}
+  v: {q: 0}
+friction:
+  - {coordinate: q, kinetic: 0.8, static: 1.0}
+simulation:
+  t_end: 1.0
+  method: dop853
+  rtol: 1.0e-12
+  atol: 1.0e-12
+"""
+
+
+def test_a_torque_ramp_moves_the_joint_when_it_crosses_the_static_level(tmp_path):
+    path = tmp_path / "torque_ramp.yaml"
+    path.write_text(TORQUE_RAMP)
+    summary, run, events = simulate(tmp_path, str(path), with_events=True)
+    (slip,) = [e for e in events if e.get("kind") in ("stick", "slip", "reverse")]
+    t_slip = 1.0 / 2.0
+    assert slip["kind"] == "slip" and abs(slip["t"] - t_slip) < 1e-10
+    held = run["t"] < t_slip
+    assert np.all(run["x.q"][held] == 0)
+    # after: q = (k (t^3 - ts^3)/6 - k ts^2 (t - ts)/2 - tau_k (t - ts)^2 / 2) / I
+    t = run["t"][-1]
+    s = t - t_slip
+    expected = (
+        2.0 * (t**3 - t_slip**3) / 6 - 2.0 * t_slip**2 * s / 2 - 0.8 * s**2 / 2
+    ) / 0.5
+    assert run["x.q"][-1] == pytest.approx(expected, abs=1e-10)
+    # stuck from the start (mcs_stops_begin), not by an event: no stick counted
+    assert summary["friction"] == {"sticks": 0, "slips": 1, "work": pytest.approx(0.8 * expected)}

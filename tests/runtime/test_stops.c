@@ -21,8 +21,8 @@
 #define ROWS (PENDULUM_STOP_NC + 1)
 static mcs_real work[MCS_SIM_WORK_SIZE(PENDULUM_3R_NX, PENDULUM_3R_NX)];
 static int iwork[MCS_SIM_IWORK_SIZE(PENDULUM_3R_NX, PENDULUM_3R_NX)];
-static mcs_real swork[MCS_STOPS_WORK_SIZE(NX, PENDULUM_STOP_NSTOPS, 0, ROWS)];
-static int siwork[MCS_STOPS_IWORK_SIZE(PENDULUM_STOP_NSTOPS)];
+static mcs_real swork[MCS_STOPS_WORK_SIZE(NX, PENDULUM_STOP_NSTOPS, 0, 0, ROWS)];
+static int siwork[MCS_STOPS_IWORK_SIZE(PENDULUM_STOP_NSTOPS, 0)];
 static mcs_real jwork[MCS_JUMP_WORK_SIZE(NX, ROWS, 1)];
 static int jiwork[MCS_JUMP_IWORK_SIZE(NX, ROWS, 1)];
 static mcs_real dv[NX];

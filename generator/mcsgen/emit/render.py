@@ -125,6 +125,9 @@ def render(
         "switches": model.switches if transitions else [],
         "events": model.events if transitions else [],
         "stops": model.stops if transitions else [],
+        "friction": [
+            (f, f.coordinate_index(model)) for f in (model.friction if transitions else [])
+        ],
         "scalars": scalars,
         "has_potential": derived.potential is not None,
         "pattern": a_pattern(derived),

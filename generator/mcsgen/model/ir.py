@@ -98,6 +98,7 @@ class Model:
     row_groups: list = field(default_factory=list)
     events: list = field(default_factory=list)  # [switches.TimedEvent], in time order
     stops: list = field(default_factory=list)  # [stops.Stop]: end stops (held by locks)
+    friction: list = field(default_factory=list)  # [stops.Friction]: Coulomb friction
     # (exact x0, held velocity conditions) until initial.complete_initial_state solves v0
     pending_initial: tuple = None
     # what physics says of T + V (energy.py), decided from the structure at loading

@@ -25,7 +25,7 @@ from .mechanism import MechanismBuilder
 from .reader import Reader, key_text
 from .kernel_sets import SETS as KERNEL_SETS
 from .kernel_sets import expand as kernel_sets_expand
-from .stops import read_stops
+from .stops import friction_balance, read_friction, read_stops
 from .switches import read_events, read_switches, row_groups_of_joints
 
 VELOCITY_SUFFIX = "_dot"
@@ -47,6 +47,7 @@ TOP_KEYS = {
     "switches",
     "events",
     "stops",
+    "friction",
     "inputs",
     "outputs",
 }
@@ -67,6 +68,7 @@ BODY_TOP_KEYS = {
     "switches",
     "events",
     "stops",
+    "friction",
     "coordinates",
     "inputs",
     "outputs",
@@ -232,7 +234,7 @@ class _Validator(Reader):
         model.firmware = self.firmware(doc.get("firmware", {}) or {}, model.simulation, model.n)
         model.kernels = self.kernel_sets(doc.get("kernels"), "kernels")
         self.switches(doc, model, pos_syms, vel_syms)
-        model.energy = coordinate_balance(model)
+        model.energy = friction_balance(coordinate_balance(model), model.friction)
         return model
 
     def mechanism(self, doc):
@@ -332,6 +334,7 @@ class _Validator(Reader):
         model.kernels = self.kernel_sets(doc.get("kernels"), "kernels")
         positions, velocities = joint_namespace(model, params, t)
         self.switches(doc, model, positions, velocities)
+        model.energy = friction_balance(model.energy, model.friction)
         with_inputs = dict(velocities)
         with_inputs.update((u.name, u.symbol) for u in model.inputs)
         model.outputs = read_outputs(self, doc.get("outputs"), with_inputs, builder)
@@ -580,6 +583,7 @@ class _Validator(Reader):
         model.switches = read_switches(self, doc.get("switches"), model, positions)
         model.events = read_events(self, doc.get("events"), model.switches, velocities)
         model.stops = read_stops(self, doc.get("stops"), model)
+        model.friction = read_friction(self, doc.get("friction"), model, model.formulation)
 
     def simulation(self, raw, where="simulation", base=None):
         raw = self.mapping(raw, where)

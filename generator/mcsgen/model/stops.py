@@ -16,6 +16,8 @@ the transitions kernel set, which a model with stops always carries.
 from dataclasses import dataclass
 from typing import List
 
+from .energy import CONSERVED, DISSIPATED, EnergyBalance
+
 STOP_KEYS = {"coordinate", "joint", "lower", "upper", "restitution"}
 LOWER, UPPER = 1, 2  # mcs_stop.sides bits
 
@@ -107,3 +109,101 @@ def _check_start(reader, where, stop, value):
         reader.fail(f"{where}.lower", f"the initial {stop.name} = {value:g} is below it")
     if stop.sides & UPPER and value > stop.upper:
         reader.fail(f"{where}.upper", f"the initial {stop.name} = {value:g} is above it")
+
+
+FRICTION_KEYS = {"coordinate", "joint", "kinetic", "static"}
+
+
+@dataclass
+class Friction:
+    """Coulomb friction on a coordinate, or on a tree joint's coordinate in joint coordinates:
+    -kinetic sign(rate) while it slides, and a lock while it sticks (|holding force| <= static)."""
+
+    name: str  # the coordinate's or the joint's
+    coordinate: int = -1  # the coordinate it acts on (a model by coordinates), or -1
+    joint: int = -1  # else the joint (its coordinate: joint_coordinate(model))
+    kinetic: float = 0.0
+    static: float = 0.0
+
+    def coordinate_index(self, model) -> int:
+        """The coordinate of x the force acts along (a tree joint's own in joint coordinates)."""
+        if self.coordinate >= 0:
+            return self.coordinate
+        return list(model.x).index(model.joints[self.joint].coordinate)
+
+    def describe(self) -> str:
+        return f"{self.name}: kinetic {self.kinetic:g}, static {self.static:g}"
+
+
+def read_friction(reader, raw, model, formulation) -> List[Friction]:
+    """The `friction:` list: a coordinate of a model given by coordinates, or a revolute or
+    prismatic joint of a bodies model in joint coordinates (formulation "joint")."""
+    raw = reader.seq(raw or [], "friction")
+    coordinates = [c.name for c in model.coordinates]
+    joints = {j.name: k for k, j in enumerate(model.joints)}
+    out, seen = [], set()
+    for i, spec in enumerate(raw):
+        where = f"friction[{i}]"
+        spec = reader.mapping(spec, where)
+        reader.unknown_keys(spec, FRICTION_KEYS, where)
+        key = "joint" if model.joints else "coordinate"
+        other = "coordinate" if model.joints else "joint"
+        if other in spec:
+            what = "a bodies-and-joints model" if model.joints else "a model given by coordinates"
+            reader.fail(f"{where}.{other}", f"{what} has friction on a {key}: give '{key}'")
+        if key not in spec:
+            reader.fail(f"{where}.{key}", f"missing required field (the {key} it acts on)")
+        target = spec[key]
+        where_target = f"{where}.{key}"
+        if not isinstance(target, str):
+            reader.fail(where_target, f"expected a {key} name, got {target!r}")
+        if target in seen:
+            reader.fail(where_target, f"'{target}' has friction already")
+        item = Friction(target)
+        if model.joints:
+            if target not in joints:
+                reader.fail(where_target, f"unknown joint '{target}'")
+            joint = model.joints[joints[target]]
+            if not joint.type.coordinate or joint.lock is None:
+                why = "it is driven" if joint.driven else f"a {joint.type.name} joint"
+                reader.fail(
+                    where_target,
+                    f"'{target}' has no free angle or position to rub ({why}): friction "
+                    "needs a revolute or prismatic joint",
+                )
+            if formulation != "joint":
+                reader.fail(
+                    where_target,
+                    "friction on a joint needs `coordinates: joint` (in body coordinates the "
+                    "direction of a joint's friction force is not generated yet)",
+                )
+            item.joint = joints[target]
+        else:
+            if target not in coordinates:
+                reader.fail(where_target, f"unknown coordinate '{target}'")
+            item.coordinate = coordinates.index(target)
+        if "kinetic" not in spec:
+            reader.fail(f"{where}.kinetic", "missing required field (the sliding level)")
+        item.kinetic = reader.number(spec["kinetic"], f"{where}.kinetic")
+        if item.kinetic < 0:
+            reader.fail(f"{where}.kinetic", f"must be >= 0, got {item.kinetic:g}")
+        item.static = item.kinetic
+        if "static" in spec:
+            item.static = reader.number(spec["static"], f"{where}.static")
+            if item.static < item.kinetic:
+                reader.fail(
+                    f"{where}.static",
+                    f"{item.static:g} is below the kinetic level {item.kinetic:g} (static >= "
+                    "kinetic)",
+                )
+        seen.add(target)
+        out.append(item)
+    return out
+
+
+def friction_balance(energy, friction):
+    """What friction does to the energy balance: a conserved model only dissipates with it."""
+    if friction and energy is not None and energy.kind == CONSERVED:
+        names = ", ".join(f.name for f in friction[:3]) + (" ..." if len(friction) > 3 else "")
+        return EnergyBalance(DISSIPATED, f"friction ({names}) only takes energy out")
+    return energy

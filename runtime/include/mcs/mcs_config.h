@@ -130,6 +130,13 @@ typedef double mcs_real;
 #define MCS_MAX_INPUTS 16
 #endif
 
+/* The most friction elements a model may have (mcs_sim_set_friction: a simulator holds their
+ * forces in its struct): a generated header whose model has more does not compile. 0 compiles
+ * friction out (scripts/firmware defines it as the model's <MODEL>_NFRICTION). */
+#ifndef MCS_MAX_FRICTION
+#define MCS_MAX_FRICTION 16
+#endif
+
 /* Real workspace that every linear-algebra call of either backend accepts for matrices of
  * order <= k (LAPACK's blocked routines with block size 64; the portable Jacobi SVD's 3 k^2).
  * Public because the workspace macros of mcs_basis.h and mcs_sim.h are built on it. */

@@ -110,6 +110,17 @@ typedef struct mcs_stop {
 #define MCS_STOP_LOWER 1
 #define MCS_STOP_UPPER 2
 
+/* Coulomb friction of the mechanism file (`friction:`, docs/explanation/stops.md) on a coordinate
+ * of x: a model's own coordinate, or a tree joint's in joint coordinates. While the coordinate
+ * slides, the force -kinetic sign(rate) acts along it (mcs_sim_set_friction); while it sticks, its
+ * lock (mcs_sim_lock) holds it until the holding force reaches the static level. */
+typedef struct mcs_friction {
+    const char *name;      /* the coordinate's or the joint's */
+    int coordinate;        /* the coordinate of x it acts along */
+    mcs_real kinetic;      /* the sliding level (a force or a torque) */
+    mcs_real static_level; /* the most the stuck coordinate holds (>= kinetic) */
+} mcs_friction;
+
 /* What the banded simulator (options.banded) factors by, laid out at generation time
  * (generator/mcsgen/emit/structure.py): the QR of A^T by rows and Givens rotations, R (nc x nc)
  * banded, and the KKT matrix [[M, A^T], [A, 0]] in a banded order. Slots are A^T's rows
@@ -208,6 +219,8 @@ typedef struct mcs_model {
     const mcs_switch_event *events; /* (nevents) or NULL */
     int nstops;
     const mcs_stop *stops; /* (nstops) or NULL: end stops (with the transitions kernel set) */
+    int nfriction;
+    const mcs_friction *friction; /* (nfriction) or NULL: Coulomb friction (likewise) */
     /* The joints' free coordinates (angle about or translation along the axis, measured from the
      * initial pose; an angle is not wrapped to (-pi, pi] but may jump by a multiple of 2 pi) and
      * their rates: out (2 njc) = [q_j(x) ..., dq_j/dt(x, v) ...], w = v. NULL when njc = 0. */

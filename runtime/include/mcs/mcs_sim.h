@@ -259,7 +259,11 @@ typedef struct mcs_sim {
     /* The inputs now (model->nu of them; mcs_sim_set_inputs): held constant from the time they
      * were set until the next call (zero-order hold); 0 after init. */
     mcs_real u[(MCS_MAX_INPUTS > 0) ? MCS_MAX_INPUTS : 1];
-    int inputs_on;   /* some entry of u is not 0 (else f_u is not evaluated) */
+    int inputs_on; /* some entry of u is not 0 (else f_u is not evaluated) */
+    /* The friction forces now (model->nfriction of them; mcs_sim_set_friction): each acts along
+     * its coordinate, held until the next call; 0 after init. */
+    mcs_real friction_force[(MCS_MAX_FRICTION > 0) ? MCS_MAX_FRICTION : 1];
+    int friction_on; /* some friction force is not 0 */
     int ready;       /* 1 once mcs_sim_set_state succeeded: a consistent state to work on. 0
                            after init and after a failed set_state (whose partial work is not a
                            state); the calls that need the state return MCS_ERR_ARGUMENT then */
@@ -461,6 +465,13 @@ mcs_status mcs_sim_restart(mcs_sim *sim, mcs_real t, const mcs_real *x, const mc
  * with. Limits (model->input_limits) are the caller's to apply. MCS_ERR_UNSUPPORTED when the
  * model has no inputs, MCS_ERR_ARGUMENT for a NULL or non-finite u. */
 mcs_status mcs_sim_set_inputs(mcs_sim *sim, const mcs_real *u);
+
+/* Sets the friction forces (model->nfriction entries, finite): force[k] acts on the coordinate
+ * model->friction[k].coordinate from now on, held until the next call (as inputs are: what the
+ * integrator carried over is dropped when they change). mcs_stops.h sets them: -kinetic
+ * sign(rate) while a coordinate slides, 0 while it sticks. MCS_ERR_UNSUPPORTED when the model has
+ * no friction, MCS_ERR_ARGUMENT for a NULL or non-finite force. */
+mcs_status mcs_sim_set_friction(mcs_sim *sim, const mcs_real *force);
 
 /* One accepted step towards t_target (never past it). RK4 uses h (shortened to hit t_target or
  * to return to its grid); DOPRI5 retries rejected steps on the same chart. */

@@ -1,5 +1,5 @@
-/* mcs_stops.h - end stops: the limits of the mechanism file's `stops:` as unilateral constraints
- * (docs/explanation/stops.md).
+/* mcs_stops.h - end stops and Coulomb friction: the mechanism file's `stops:` and `friction:` as
+ * constraints that the motion switches on and off (docs/explanation/stops.md).
  *
  * A stop limits a coordinate, or a revolute or prismatic joint's free coordinate q (its angle or
  * position), to lower <= q <= upper. While q is inside, the stop does nothing. When q reaches a
@@ -10,12 +10,21 @@
  * coordinate's or the joint's lock (mcs_sim_lock, mcs_sim_lock_group) joins the rows. A held
  * limit is released (mcs_sim_unlock, no jump) when its multiplier would have the stop pull.
  *
+ * Friction on a coordinate (a model's own, or a tree joint's in joint coordinates) with a kinetic
+ * level tau_k and a static level tau_s >= tau_k: while the coordinate slides, the force -tau_k
+ * sign(rate) acts (mcs_sim_set_friction), the sign held through the sliding phase. When the rate
+ * reaches 0 the coordinate sticks: a lock of it (no velocity jump), kept while the force that
+ * holds it is within +-tau_s; when that force reaches the static level it slips, towards the
+ * force that moves it. While a stop holds the coordinate its friction rests (the stop holds).
+ *
  * Usage, with a simulator whose options.max_locks counts the stops that may be held at once:
  *
- *   static mcs_real swork[MCS_STOPS_WORK_SIZE(NX, NSTOPS, NJC, NC + MAX_LOCKS)];
- *   static int siwork[MCS_STOPS_IWORK_SIZE(NSTOPS)];
+ *   static mcs_real swork[MCS_STOPS_WORK_SIZE(NX, NSTOPS, NFRICTION, NJC, NC + MAX_LOCKS)];
+ *   static int siwork[MCS_STOPS_IWORK_SIZE(NSTOPS, NFRICTION)];
  *   mcs_stops stops; mcs_stop_event ev;
  *   mcs_stops_init(&stops, &sim, swork, ..., siwork, ...);   (after mcs_sim_start)
+ *   mcs_stops_begin(&stops, &sim, MCS_JUMP_MINIMAL, dv, jwork, ..., jiwork, ...);
+ *                                                     (what sticks at the start, what slides)
  *   while (sim.cur.t < t_end) {
  *       mcs_sim_step(&sim, t_end);
  *       mcs_stops_locate(&stops, &sim, &ev);         (the first stop event in the step)
@@ -43,11 +52,11 @@
  * that comes to rest, and the accumulated impacts' limit to well within the event tolerance. */
 #define MCS_STOPS_ZENO_TIME MCS_R(1e-6)
 
-/* Real and int workspace of mcs_stops_init: n coordinates, nstops stops, njc joint coordinates,
- * m rows at most (nc + options.max_locks). */
-#define MCS_STOPS_WORK_SIZE(n, nstops, njc, m) \
-    ((3 * (n)) + (2 * (njc)) + MCS_SIM_MAX((m), 1) + (nstops) + 2)
-#define MCS_STOPS_IWORK_SIZE(nstops) ((nstops) + 1)
+/* Real and int workspace of mcs_stops_init: n coordinates, nstops stops, nfr friction elements,
+ * njc joint coordinates, m rows at most (nc + options.max_locks). */
+#define MCS_STOPS_WORK_SIZE(n, nstops, nfr, njc, m) \
+    ((3 * (n)) + (2 * (njc)) + MCS_SIM_MAX((m), 1) + (nstops) + (3 * (nfr)) + 2)
+#define MCS_STOPS_IWORK_SIZE(nstops, nfr) ((nstops) + (nfr) + 1)
 
 typedef struct mcs_stops {
     const mcs_model *model;
@@ -59,6 +68,14 @@ typedef struct mcs_stops {
     long holds;         /* impacts that ended held (plastic, or rebounds accumulated) */
     long releases;      /* held limits released */
     mcs_real impact_loss; /* kinetic energy the impacts took, summed (>= 0) */
+    int nfriction;
+    int *stuck;             /* (nfriction) 1: stuck (its lock holds it), 0: sliding or resting */
+    mcs_real *slide;        /* (nfriction) -1, 1: the sign of the rate it slides with; 0: none */
+    mcs_real *force;        /* (nfriction) the friction forces in force (mcs_sim_set_friction) */
+    mcs_real *q_phase;      /* (nfriction) the coordinate where its sliding phase began */
+    long sticks;            /* coordinates that stuck */
+    long slips;             /* stuck coordinates that slipped */
+    mcs_real friction_work; /* the work friction took, summed over the ended sliding phases */
     /* scratch (n, n, n, 2 njc, m) */
     mcs_real *x;
     mcs_real *v;
@@ -70,33 +87,50 @@ typedef struct mcs_stops {
 
 typedef enum mcs_stop_event_kind {
     MCS_STOP_EVENT_NONE = 0,
-    MCS_STOP_EVENT_IMPACT = 1, /* a free limit reached */
-    MCS_STOP_EVENT_RELEASE = 2 /* a held limit's reaction turned to pull */
+    MCS_STOP_EVENT_IMPACT = 1,  /* a free limit reached */
+    MCS_STOP_EVENT_RELEASE = 2, /* a held limit's reaction turned to pull */
+    MCS_STOP_EVENT_STICK = 3,   /* a sliding coordinate's rate reached 0 */
+    MCS_STOP_EVENT_SLIP = 4     /* a stuck coordinate's holding force reached the static level */
 } mcs_stop_event_kind;
 
 /* A stop event: located by mcs_stops_locate, completed by mcs_stops_apply. */
 typedef struct mcs_stop_event {
     int kind;                /* an mcs_stop_event_kind */
-    int stop;                /* its index in model->stops */
-    int side;                /* MCS_STOP_LOWER or MCS_STOP_UPPER */
+    int stop;                /* its index in model->stops (impact, release) or model->friction */
+    int side;                /* MCS_STOP_LOWER or MCS_STOP_UPPER (impact, release) */
     mcs_real t;              /* when */
-    mcs_real q;              /* the stop's coordinate then (the limit, to the event tolerance) */
+    mcs_real q;              /* the coordinate then (a limit: to the event tolerance) */
     mcs_real rate_before;    /* its rate before (an impact: towards the limit) */
     mcs_real rate_after;     /* and after (-e rate_before for a rebound, 0 held) */
     mcs_real accel;          /* an impact: the acceleration of q just before it (0: unknown) */
     mcs_real kinetic_before; /* the kinetic energy before and after */
     mcs_real kinetic_after;
-    int held; /* after it: 1 the limit is held, 0 free */
-    int zeno; /* an impact held because its rebound would fly < zeno_time */
+    mcs_real holding; /* stick, slip: the force that held the coordinate (its lock's) */
+    int held;         /* after it: 1 the limit is held or the coordinate stuck, 0 free */
+    int zeno;         /* an impact held because its rebound would fly < zeno_time */
 } mcs_stop_event;
 
-/* Binds the model's stops to the simulator sim (started: mcs_sim_start or mcs_sim_set_state),
- * every limit free. work/iwork: MCS_STOPS_WORK_SIZE(n, nstops, njc, nc + options.max_locks) and
- * MCS_STOPS_IWORK_SIZE(nstops). MCS_ERR_ARGUMENT for a descriptor whose stops name no coordinate
+/* Binds the model's stops and friction to the simulator sim (started: mcs_sim_start or
+ * mcs_sim_set_state), every limit free and no friction force yet (mcs_stops_begin). work/iwork:
+ * MCS_STOPS_WORK_SIZE(n, nstops, nfriction, njc, nc + options.max_locks) and
+ * MCS_STOPS_IWORK_SIZE(nstops, nfriction). MCS_ERR_ARGUMENT for a descriptor whose stops name no coordinate
  * or joint with a free coordinate and a lock, MCS_ERR_UNSUPPORTED when the model has stops but
  * the build leaves locks out or options.max_locks is 0, MCS_ERR_WORKSPACE when work is short. */
 mcs_status mcs_stops_init(mcs_stops *st, const mcs_sim *sim, mcs_real *work, size_t lwork,
                           int *iwork, size_t liwork);
+
+/* The friction at the start (after mcs_stops_init, and after the caller moved the state with
+ * mcs_sim_set_state): each coordinate with friction slides with its rate's sign, or, at rest,
+ * sticks when the force that holds it is within its static level (else slides towards the force
+ * that moves it). jwork/jiwork as for mcs_stops_apply. */
+mcs_status mcs_stops_begin(mcs_stops *st, mcs_sim *sim, mcs_jump_method method, mcs_real *dv,
+                           mcs_real *jwork, size_t jwork_len, int *jiwork, size_t jiwork_len);
+
+/* The work friction took up to a state x (n) of the sliding phases under way (the current step's
+ * states: its end, or a dense output inside it): st->friction_work, what the ended phases took,
+ * plus kinetic |x_j - x_j(phase start)| of each coordinate sliding now (its sign is held through
+ * the phase, so the work of a phase is exact). */
+mcs_real mcs_stops_friction_work(const mcs_stops *st, const mcs_real *x);
 
 /* The stop's coordinate q and its rate r at (t, x, v). */
 mcs_status mcs_stops_coordinate(mcs_stops *st, const mcs_sim *sim, int stop, mcs_real t,
@@ -111,8 +145,9 @@ int mcs_stops_violated(mcs_stops *st, const mcs_sim *sim);
 mcs_status mcs_stops_locate(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev);
 
 /* Moves the simulator to ev->t (if before cur.t) and applies the event located there: an impact
- * (a rebound, or a held limit; a limit held whose reaction pulls at once is released again) or a
- * release. dv (n) is the caller's; jwork/jiwork as for mcs_sim_lock_group (MCS_JUMP_*_SIZE(n,
+ * (a rebound, or a held limit; a limit held whose reaction pulls at once is released again), a
+ * release, a stick (a stuck coordinate whose holding force is beyond its static level slips at
+ * once) or a slip. dv (n) is the caller's; jwork/jiwork as for mcs_sim_lock_group (MCS_JUMP_*_SIZE(n,
  * nc + max_locks, 1)). method: the transition (MCS_JUMP_MINIMAL is 004's). Fills the rest of
  * ev. */
 mcs_status mcs_stops_apply(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_jump_method method,

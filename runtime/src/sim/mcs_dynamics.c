@@ -25,6 +25,15 @@ void mcs_mass_and_forces(mcs_sim *s, const mcs_real *x, const mcs_real *v, mcs_r
         }
     }
 #endif
+#if MCS_MAX_FRICTION > 0
+    if ((s->friction_on != 0) &&
+        (md->friction != NULL)) { /* Coulomb friction, each along its coordinate */
+        int k;
+        for (k = 0; k < md->nfriction; ++k) {
+            s->w.f[md->friction[k].coordinate] += s->friction_force[k];
+        }
+    }
+#endif
 }
 
 mcs_status mcs_reduced_accelerations(mcs_sim *s, int f, const mcs_real *y, mcs_real *ydot)

@@ -25,6 +25,13 @@ void mcs_bind(mcs_sim *s, const mcs_model *model, const void *params, const mcs_
         }
     }
 #endif
+    s->friction_on = 0;
+    {
+        int i;
+        for (i = 0; i < ((MCS_MAX_FRICTION > 0) ? MCS_MAX_FRICTION : 1); ++i) {
+            s->friction_force[i] = MCS_R(0.0);
+        }
+    }
     s->h_last = MCS_R(0.0);
     s->h_next = opt->h;
     s->t_grid0 = MCS_R(0.0);
@@ -80,6 +87,48 @@ mcs_status mcs_sim_set_inputs(mcs_sim *s, const mcs_real *u)
     }
     s->inputs_on = on;
     s->w.fsal = 0; /* the last step's end acceleration had the old inputs' forces */
+    return MCS_OK;
+}
+
+mcs_status mcs_sim_set_friction(mcs_sim *s, const mcs_real *force)
+{
+    int i;
+    int changed = 0;
+    int on = 0;
+    if (!s || !force) {
+        return MCS_ERR_ARGUMENT;
+    }
+    if ((s->model->nfriction <= 0) || (s->model->friction == NULL) ||
+        (s->model->nfriction > MCS_MAX_FRICTION)) {
+        return MCS_ERR_UNSUPPORTED;
+    }
+    if (mcs_vec_max_abs(s->model->nfriction, force) < MCS_R(0.0)) {
+        return MCS_ERR_ARGUMENT; /* NaN or Inf */
+    }
+    for (i = 0; i < s->model->nfriction; ++i) {
+        const int j = s->model->friction[i].coordinate;
+        if ((j < 0) || (j >= s->n)) {
+            return MCS_ERR_ARGUMENT; /* a descriptor whose friction names no coordinate */
+        }
+        changed |= (force[i] != s->friction_force[i]) ? 1 : 0;
+        on |= (force[i] != MCS_R(0.0)) ? 1 : 0;
+    }
+    if (changed == 0) {
+        return MCS_OK;
+    }
+    if ((s->w.interp_ready != 0) &&
+        (mcs_method_has(s->w.interp_method, MCS_METHOD_FLAG_LAZY_STAGES) != 0) &&
+        (s->w.interp_extra == 0)) {
+        const mcs_status st = mcs_method_interpolate(s, s->w.interp_method, MCS_R(1.0), s->w.ys);
+        if (st != MCS_OK) {
+            return st;
+        }
+    }
+    for (i = 0; i < s->model->nfriction; ++i) {
+        s->friction_force[i] = force[i];
+    }
+    s->friction_on = on;
+    s->w.fsal = 0; /* the last step's end acceleration had the old friction forces */
     return MCS_OK;
 }
 

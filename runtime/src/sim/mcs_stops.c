@@ -48,13 +48,22 @@ mcs_status mcs_stops_init(mcs_stops *st, const mcs_sim *sim, mcs_real *work, siz
     m = md->nc + sim->opt.max_locks;
     st->model = md;
     st->nstops = (md->stops != NULL) ? md->nstops : 0;
+    st->nfriction = (md->friction != NULL) ? md->nfriction : 0;
+    st->sticks = 0;
+    st->slips = 0;
+    st->friction_work = MCS_R(0.0);
     st->zeno_time = MCS_STOPS_ZENO_TIME;
     st->impacts = 0;
     st->holds = 0;
     st->releases = 0;
     st->impact_loss = MCS_R(0.0);
-    if (st->nstops <= 0) {
+    if (st->nstops < 0) {
         st->nstops = 0;
+    }
+    if ((st->nfriction < 0) || (st->nfriction > MCS_MAX_FRICTION)) {
+        return MCS_ERR_ARGUMENT;
+    }
+    if ((st->nstops == 0) && (st->nfriction == 0)) {
         return MCS_OK;
     }
     if ((MCS_WITH_LOCKS == 0) || (sim->opt.max_locks < 1)) {
@@ -79,8 +88,17 @@ mcs_status mcs_stops_init(mcs_stops *st, const mcs_sim *sim, mcs_real *work, siz
             return MCS_ERR_ARGUMENT;
         }
     }
-    need = (size_t)MCS_STOPS_WORK_SIZE((size_t)n, (size_t)st->nstops, (size_t)njc, (size_t)m);
-    if ((lwork < need) || (liwork < (size_t)MCS_STOPS_IWORK_SIZE((size_t)st->nstops))) {
+    for (k = 0; k < st->nfriction; ++k) {
+        const mcs_friction *f = &md->friction[k];
+        if ((f->coordinate < 0) || (f->coordinate >= n) || !(f->kinetic >= MCS_R(0.0)) ||
+            !(f->static_level >= f->kinetic)) {
+            return MCS_ERR_ARGUMENT;
+        }
+    }
+    need = (size_t)MCS_STOPS_WORK_SIZE((size_t)n, (size_t)st->nstops, (size_t)st->nfriction,
+                                       (size_t)njc, (size_t)m);
+    if ((lwork < need) ||
+        (liwork < (size_t)MCS_STOPS_IWORK_SIZE((size_t)st->nstops, (size_t)st->nfriction))) {
         return MCS_ERR_WORKSPACE;
     }
     st->x = work;
@@ -90,10 +108,20 @@ mcs_status mcs_stops_init(mcs_stops *st, const mcs_sim *sim, mcs_real *work, siz
     st->lambda = &work[(3 * n) + (2 * njc)];
     st->nlambda = (m > 1) ? m : 1;
     st->sign = &st->lambda[st->nlambda];
+    st->slide = &st->sign[st->nstops];
+    st->force = &st->slide[st->nfriction];
+    st->q_phase = &st->force[st->nfriction];
     st->held = iwork;
+    st->stuck = &iwork[st->nstops];
     for (k = 0; k < st->nstops; ++k) {
         st->held[k] = 0;
         st->sign[k] = MCS_R(1.0);
+    }
+    for (k = 0; k < st->nfriction; ++k) {
+        st->stuck[k] = 0;
+        st->slide[k] = MCS_R(0.0);
+        st->force[k] = MCS_R(0.0);
+        st->q_phase[k] = MCS_R(0.0);
     }
     return MCS_OK;
 }
@@ -152,21 +180,46 @@ static int lock_row(const mcs_sim *sim, int key)
     return row;
 }
 
-/* What a located function is: a free limit's distance inside (q - lower, upper - q), or a held
- * limit's push (the force its lock exerts on q, towards the inside). */
+/* What a located function is (> 0 while nothing happens): a free limit's distance inside
+ * (q - lower, upper - q), a held limit's push (the force its lock exerts on q, towards the
+ * inside), a sliding coordinate's rate along its sliding direction, or a stuck one's margin
+ * (the static level less the force that holds it). */
+typedef enum function_kind { FN_GAP, FN_PUSH, FN_SLIDE, FN_MARGIN } function_kind;
+
 typedef struct stop_function {
-    int stop;
-    int side;
-    int held;
+    function_kind kind;
+    int index; /* the stop's, or the friction element's */
+    int side;  /* a stop's */
 } stop_function;
+
+/* The key of the lock that holds friction element k stuck: past the coordinates and groups. */
+static int friction_key(const mcs_sim *sim, int k)
+{
+    return sim->n + sim->model->ngroups + k;
+}
+
+/* The force that holds stuck friction element k at (t, x, v): -lambda of its row x_j - x_j(now). */
+static mcs_status holding_force(mcs_stops *st, mcs_sim *sim, int k, mcs_real t, const mcs_real *x,
+                                const mcs_real *v, mcs_real *force)
+{
+    const int row = lock_row(sim, friction_key(sim, k));
+    mcs_status status;
+    if (row < 0) {
+        return MCS_ERR_ARGUMENT;
+    }
+    status = mcs_sim_multipliers(sim, t, x, v, st->lambda);
+    *force = -st->lambda[row];
+    return status;
+}
 
 /* Its value at time t: the step's start (at < 0), its end (at > 0), or the dense output (0). */
 static mcs_status evaluate(mcs_stops *st, mcs_sim *sim, const stop_function *fn, mcs_real t, int at,
                            mcs_real *value)
 {
-    const mcs_stop *s = &st->model->stops[fn->stop];
     const mcs_real *x = st->x;
     const mcs_real *v = st->v;
+    mcs_real q = MCS_R(0.0);
+    mcs_real r = MCS_R(0.0);
     mcs_status status = MCS_OK;
     if (at < 0) {
         x = sim->prev.x;
@@ -177,21 +230,33 @@ static mcs_status evaluate(mcs_stops *st, mcs_sim *sim, const stop_function *fn,
     } else {
         status = mcs_sim_dense(sim, t, st->x, st->v, NULL, NULL);
     }
-    if ((status == MCS_OK) && (fn->held == 0)) {
-        mcs_real q = MCS_R(0.0);
-        mcs_real r = MCS_R(0.0);
-        status = mcs_stops_coordinate(st, sim, fn->stop, t, x, v, &q, &r);
+    if (status != MCS_OK) {
+        return status;
+    }
+    switch (fn->kind) {
+    case FN_GAP: {
+        const mcs_stop *s = &st->model->stops[fn->index];
+        status = mcs_stops_coordinate(st, sim, fn->index, t, x, v, &q, &r);
         *value = side_sign(fn->side) * (q - limit_of(s, fn->side));
-    } else if (status == MCS_OK) {
-        const int row = lock_row(sim, lock_key(sim, s));
+        break;
+    }
+    case FN_PUSH: {
+        const int row = lock_row(sim, lock_key(sim, &st->model->stops[fn->index]));
         if (row < 0) {
             return MCS_ERR_ARGUMENT;
         }
         status = mcs_sim_multipliers(sim, t, x, v, st->lambda);
         /* M x'' = f - A^T lambda: the row's force on q is -sign lambda */
-        *value = -side_sign(fn->side) * st->sign[fn->stop] * st->lambda[row];
-    } else {
-        /* the dense output failed: status says why */
+        *value = -side_sign(fn->side) * st->sign[fn->index] * st->lambda[row];
+        break;
+    }
+    case FN_SLIDE:
+        *value = st->slide[fn->index] * v[st->model->friction[fn->index].coordinate];
+        break;
+    default: /* FN_MARGIN */
+        status = holding_force(st, sim, fn->index, t, x, v, &q);
+        *value = st->model->friction[fn->index].static_level - mcs_fabs(q);
+        break;
     }
     return status;
 }
@@ -273,69 +338,112 @@ static mcs_status first_crossing(mcs_stops *st, mcs_sim *sim, const stop_functio
     return find_root(st, sim, fn, t0, f0, t1, f1, t_event);
 }
 
+/* Whether a stop holds the coordinate of friction element k now (its friction then rests: the
+ * stop holds it). */
+static int friction_rests(const mcs_stops *st, const mcs_sim *sim, int k)
+{
+    const int j = st->model->friction[k].coordinate;
+    int i;
+    for (i = 0; i < st->nstops; ++i) {
+        const mcs_stop *s = &st->model->stops[i];
+        int c = s->coordinate;
+        if (c < 0) { /* a joint's: its coordinate in joint coordinates, where friction is */
+            const mcs_row_group *g = &sim->model->groups[sim->model->joints[s->joint].lock_group];
+            c = (g->coords != NULL) ? g->coords[0] : -1;
+        }
+        if ((st->held[i] != 0) && (c == j)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Keeps the earlier of the event so far and this one. */
+static void keep_first(mcs_stop_event *ev, int found, mcs_real t_event, int kind, int index,
+                       int side)
+{
+    if ((found != 0) && ((ev->kind == MCS_STOP_EVENT_NONE) || (t_event < ev->t))) {
+        ev->kind = kind;
+        ev->stop = index;
+        ev->side = side;
+        ev->t = t_event;
+    }
+}
+
+/* The acceleration of the impact's stop coordinate just before it, for the rebound's flight. */
+static mcs_status impact_acceleration(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev)
+{
+    const mcs_real dt = MCS_R(1e-3) * (ev->t - sim->prev.t);
+    mcs_real q = MCS_R(0.0);
+    mcs_real r1 = MCS_R(0.0);
+    mcs_real r0 = MCS_R(0.0);
+    mcs_status status = MCS_OK;
+    ev->accel = MCS_R(0.0);
+    if (dt > MCS_R(0.0)) {
+        status = mcs_sim_dense(sim, ev->t, st->x, st->v, NULL, NULL);
+        if (status == MCS_OK) {
+            status = mcs_stops_coordinate(st, sim, ev->stop, ev->t, st->x, st->v, &q, &r1);
+        }
+        if (status == MCS_OK) {
+            status = mcs_sim_dense(sim, ev->t - dt, st->x, st->v, NULL, NULL);
+        }
+        if (status == MCS_OK) {
+            status = mcs_stops_coordinate(st, sim, ev->stop, ev->t - dt, st->x, st->v, &q, &r0);
+        }
+        if (status == MCS_OK) {
+            ev->accel = (r1 - r0) / dt;
+        }
+    }
+    return status;
+}
+
 mcs_status mcs_stops_locate(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev)
 {
-    mcs_real t_best = MCS_R(0.0);
+    stop_function fn;
+    int found = 0;
+    mcs_real t_event = MCS_R(0.0);
+    mcs_status status = MCS_OK;
     int k;
     if (!st || !sim || !ev || !sim->ready) {
         return MCS_ERR_ARGUMENT;
     }
     ev->kind = MCS_STOP_EVENT_NONE;
-    if ((st->nstops == 0) || !(sim->h_last > MCS_R(0.0))) {
+    ev->t = MCS_R(0.0);
+    if (((st->nstops == 0) && (st->nfriction == 0)) || !(sim->h_last > MCS_R(0.0))) {
         return MCS_OK;
     }
-    for (k = 0; k < st->nstops; ++k) {
+    for (k = 0; (status == MCS_OK) && (k < st->nstops); ++k) {
         const mcs_stop *s = &st->model->stops[k];
         int side;
-        for (side = MCS_STOP_LOWER; side <= MCS_STOP_UPPER; ++side) {
-            stop_function fn;
-            int found = 0;
-            mcs_real t_event = MCS_R(0.0);
-            mcs_status status;
+        for (side = MCS_STOP_LOWER; (status == MCS_OK) && (side <= MCS_STOP_UPPER); ++side) {
             if (((s->sides & side) == 0) || ((st->held[k] != 0) && (st->held[k] != side))) {
                 continue;
             }
-            fn.stop = k;
+            fn.kind = (st->held[k] == side) ? FN_PUSH : FN_GAP;
+            fn.index = k;
             fn.side = side;
-            fn.held = (st->held[k] == side) ? 1 : 0;
             status = first_crossing(st, sim, &fn, &found, &t_event);
-            if (status != MCS_OK) {
-                return status;
-            }
-            if ((found != 0) && ((ev->kind == MCS_STOP_EVENT_NONE) || (t_event < t_best))) {
-                t_best = t_event;
-                ev->kind = (fn.held != 0) ? MCS_STOP_EVENT_RELEASE : MCS_STOP_EVENT_IMPACT;
-                ev->stop = k;
-                ev->side = side;
-                ev->t = t_event;
-            }
+            keep_first(ev, found, t_event,
+                       (fn.kind == FN_PUSH) ? MCS_STOP_EVENT_RELEASE : MCS_STOP_EVENT_IMPACT, k,
+                       side);
         }
     }
-    if (ev->kind == MCS_STOP_EVENT_IMPACT) {
-        /* the acceleration into the stop just before it, for the rebound's flight */
-        const mcs_real dt = MCS_R(1e-3) * (ev->t - sim->prev.t);
-        mcs_real q = MCS_R(0.0);
-        mcs_real r1 = MCS_R(0.0);
-        mcs_real r0 = MCS_R(0.0);
-        ev->accel = MCS_R(0.0);
-        if (dt > MCS_R(0.0)) {
-            mcs_status status = mcs_sim_dense(sim, ev->t, st->x, st->v, NULL, NULL);
-            if (status == MCS_OK) {
-                status = mcs_stops_coordinate(st, sim, ev->stop, ev->t, st->x, st->v, &q, &r1);
-            }
-            if (status == MCS_OK) {
-                status = mcs_sim_dense(sim, ev->t - dt, st->x, st->v, NULL, NULL);
-            }
-            if (status == MCS_OK) {
-                status = mcs_stops_coordinate(st, sim, ev->stop, ev->t - dt, st->x, st->v, &q, &r0);
-            }
-            if (status != MCS_OK) {
-                return status;
-            }
-            ev->accel = (r1 - r0) / dt;
+    for (k = 0; (status == MCS_OK) && (k < st->nfriction); ++k) {
+        if ((friction_rests(st, sim, k) != 0) ||
+            ((st->stuck[k] == 0) && (st->slide[k] == MCS_R(0.0)))) {
+            continue;
         }
+        fn.kind = (st->stuck[k] != 0) ? FN_MARGIN : FN_SLIDE;
+        fn.index = k;
+        fn.side = 0;
+        status = first_crossing(st, sim, &fn, &found, &t_event);
+        keep_first(ev, found, t_event,
+                   (fn.kind == FN_MARGIN) ? MCS_STOP_EVENT_SLIP : MCS_STOP_EVENT_STICK, k, 0);
     }
-    return MCS_OK;
+    if ((status == MCS_OK) && (ev->kind == MCS_STOP_EVENT_IMPACT)) {
+        status = impact_acceleration(st, sim, ev);
+    }
+    return status;
 }
 
 /* The lock that holds stop k now, with the jump `method` (plastic: the stop's rate to 0). */
@@ -356,63 +464,147 @@ static mcs_status hold(mcs_stops *st, mcs_sim *sim, int k, mcs_jump_method metho
 static mcs_status push_now(mcs_stops *st, mcs_sim *sim, int k, int side, mcs_real *push)
 {
     stop_function fn;
-    fn.stop = k;
+    fn.kind = FN_PUSH;
+    fn.index = k;
     fn.side = side;
-    fn.held = 1;
     return evaluate(st, sim, &fn, sim->cur.t, 1, push);
 }
 
-mcs_status mcs_stops_apply(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_jump_method method,
-                           mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
-                           size_t jiwork_len)
+mcs_real mcs_stops_friction_work(const mcs_stops *st, const mcs_real *x)
 {
-    const int n = (sim != NULL) ? sim->n : 0;
-    const mcs_stop *s;
+    mcs_real work = MCS_R(0.0);
+    int k;
+    if (!st || !x) {
+        return MCS_R(0.0);
+    }
+    work = st->friction_work;
+    for (k = 0; k < st->nfriction; ++k) {
+        if (st->slide[k] != MCS_R(0.0)) {
+            const mcs_friction *f = &st->model->friction[k];
+            work += f->kinetic * mcs_fabs(x[f->coordinate] - st->q_phase[k]);
+        }
+    }
+    return work;
+}
+
+/* Ends friction element k's sliding phase at the current state: its work is counted. */
+static void end_slide(mcs_stops *st, const mcs_sim *sim, int k)
+{
+    const mcs_friction *f = &st->model->friction[k];
+    if (st->slide[k] != MCS_R(0.0)) {
+        st->friction_work += f->kinetic * mcs_fabs(sim->cur.x[f->coordinate] - st->q_phase[k]);
+    }
+    st->slide[k] = MCS_R(0.0);
+    st->force[k] = MCS_R(0.0);
+}
+
+/* Starts a sliding phase of friction element k in direction `dir` (+-1) at the current state. */
+static void start_slide(mcs_stops *st, const mcs_sim *sim, int k, mcs_real dir)
+{
+    const mcs_friction *f = &st->model->friction[k];
+    st->slide[k] = dir;
+    st->force[k] = -dir * f->kinetic;
+    st->q_phase[k] = sim->cur.x[f->coordinate];
+}
+
+static mcs_status push_forces(mcs_stops *st, mcs_sim *sim)
+{
+    return (st->nfriction > 0) ? mcs_sim_set_friction(sim, st->force) : MCS_OK;
+}
+
+/* Friction element k at rest now: it sticks (its lock, no jump) when the force that holds it is
+ * within the static level, else slides towards the force that moves it. *stuck, *holding: what
+ * happened and that force. */
+static mcs_status stick(mcs_stops *st, mcs_sim *sim, int k, mcs_jump_method method, mcs_real *dv,
+                        mcs_real *jwork, size_t jwork_len, int *jiwork, size_t jiwork_len,
+                        int *stuck, mcs_real *holding)
+{
+    const mcs_friction *f = &st->model->friction[k];
     mcs_transition tr;
-    mcs_real pot = MCS_R(0.0);
-    mcs_real q = MCS_R(0.0);
-    mcs_status status = MCS_OK;
+    mcs_status status;
     int i;
-    if (!st || !sim || !ev || !dv || !sim->ready || (ev->stop < 0) || (ev->stop >= st->nstops) ||
-        (ev->kind == MCS_STOP_EVENT_NONE) || (ev->t > sim->cur.t)) {
-        return MCS_ERR_ARGUMENT;
+    end_slide(st, sim, k);
+    status = push_forces(st, sim);
+    for (i = 0; i < sim->n; ++i) {
+        st->vminus[i] = (i == f->coordinate) ? MCS_R(1.0) : MCS_R(0.0);
     }
-    s = &st->model->stops[ev->stop];
-    if (ev->t < sim->cur.t) { /* back to the event: the step's end is not kept */
-        status = mcs_sim_dense(sim, ev->t, st->x, st->v, NULL, NULL);
-        if (status == MCS_OK) {
-            status = mcs_sim_restart(sim, ev->t, st->x, st->v);
-        }
-        if (status != MCS_OK) {
-            return status;
-        }
-    }
-    status = mcs_stops_coordinate(st, sim, ev->stop, sim->cur.t, sim->cur.x, sim->cur.v, &ev->q,
-                                  &ev->rate_before);
     if (status == MCS_OK) {
-        status = mcs_sim_energy(sim, &ev->kinetic_before, &pot);
+        status = mcs_sim_lock_row(sim, friction_key(sim, k), st->vminus, method, dv, jwork,
+                                  jwork_len, jiwork, jiwork_len, &tr);
+    }
+    if (status == MCS_OK) {
+        status = holding_force(st, sim, k, sim->cur.t, sim->cur.x, sim->cur.v, holding);
     }
     if (status != MCS_OK) {
         return status;
     }
-    /* an impact without an approach (a rebound's flight too short for the step to see, a
-     * grazing contact) is held: there is nothing to rebound */
-    ev->zeno = ((ev->kind == MCS_STOP_EVENT_RELEASE) ||
-                ((side_sign(ev->side) * ev->rate_before) < MCS_R(0.0)))
-                   ? 0
-                   : 1;
-    if (ev->kind == MCS_STOP_EVENT_RELEASE) {
-        status = mcs_sim_unlock(sim, lock_key(sim, s), &tr);
-        if (status != MCS_OK) {
-            return status;
-        }
-        st->held[ev->stop] = 0;
-        st->releases++;
-        ev->held = 0;
-        ev->rate_after = ev->rate_before;
-        ev->kinetic_after = ev->kinetic_before;
+    *stuck = (mcs_fabs(*holding) <= f->static_level) ? 1 : 0;
+    st->stuck[k] = *stuck;
+    if (*stuck != 0) {
+        st->sticks++;
         return MCS_OK;
     }
+    /* beyond the static level: it moves at once, the way the holding force resisted */
+    status = mcs_sim_unlock(sim, friction_key(sim, k), &tr);
+    start_slide(st, sim, k, (*holding > MCS_R(0.0)) ? MCS_R(-1.0) : MCS_R(1.0));
+    return (status == MCS_OK) ? push_forces(st, sim) : status;
+}
+
+/* After a velocity jump (an impact): each sliding element slides the way it now moves, one a
+ * stop holds rests, one left at rest sticks or slides. */
+static mcs_status refresh_friction(mcs_stops *st, mcs_sim *sim, mcs_jump_method method,
+                                   mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
+                                   size_t jiwork_len)
+{
+    mcs_status status = MCS_OK;
+    int k;
+    for (k = 0; (status == MCS_OK) && (k < st->nfriction); ++k) {
+        const mcs_real r = sim->cur.v[st->model->friction[k].coordinate];
+        mcs_real holding = MCS_R(0.0);
+        int stuck = 0;
+        if (st->stuck[k] != 0) {
+            continue;
+        }
+        if (friction_rests(st, sim, k) != 0) {
+            end_slide(st, sim, k);
+        } else if (r != MCS_R(0.0)) {
+            const mcs_real dir = (r > MCS_R(0.0)) ? MCS_R(1.0) : MCS_R(-1.0);
+            if (dir != st->slide[k]) {
+                end_slide(st, sim, k);
+                start_slide(st, sim, k, dir);
+            }
+        } else {
+            status = stick(st, sim, k, method, dv, jwork, jwork_len, jiwork, jiwork_len, &stuck,
+                           &holding);
+        }
+    }
+    return (status == MCS_OK) ? push_forces(st, sim) : status;
+}
+
+mcs_status mcs_stops_begin(mcs_stops *st, mcs_sim *sim, mcs_jump_method method, mcs_real *dv,
+                           mcs_real *jwork, size_t jwork_len, int *jiwork, size_t jiwork_len)
+{
+    if (!st || !sim || !sim->ready || !dv) {
+        return MCS_ERR_ARGUMENT;
+    }
+    return refresh_friction(st, sim, method, dv, jwork, jwork_len, jiwork, jiwork_len);
+}
+
+/* An impact at the current state (ev->rate_before, ev->kinetic_before set). */
+static mcs_status impact(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_jump_method method,
+                         mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
+                         size_t jiwork_len)
+{
+    const mcs_stop *s = &st->model->stops[ev->stop];
+    const int n = sim->n;
+    const mcs_real e = s->restitution;
+    mcs_transition tr;
+    mcs_real flight = MCS_R(-1.0);
+    mcs_status status;
+    int i;
+    /* an impact without an approach (a rebound's flight too short for the step to see, a
+     * grazing contact) is held: there is nothing to rebound */
+    ev->zeno = ((side_sign(ev->side) * ev->rate_before) < MCS_R(0.0)) ? 0 : 1;
     for (i = 0; i < n; ++i) {
         st->vminus[i] = sim->cur.v[i];
     }
@@ -422,56 +614,137 @@ mcs_status mcs_stops_apply(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_
         return status;
     }
     st->impacts++;
-    /* the lock row's rate per unit rate of q, from the impulse that stopped it:
-     * M dv = -G^T Lambda along q, so dq = -(G_q) Lambda / m_q with rate_before = -dq */
-    st->sign[ev->stop] = ((tr.impulse * ev->rate_before) < MCS_R(0.0)) ? MCS_R(-1.0) : MCS_R(1.0);
-    if (s->coordinate >= 0) {
-        st->sign[ev->stop] = MCS_R(1.0); /* its row is x_j - x_j(now) */
+    /* the lock row's rate per unit rate of q, from the impulse that stopped it: M dv = -G^T
+     * Lambda, so q's rate changed by -(dg/dq) Lambda / m_q = -rate_before */
+    st->sign[ev->stop] = ((s->coordinate >= 0) || ((tr.impulse * ev->rate_before) >= MCS_R(0.0)))
+                             ? MCS_R(1.0)
+                             : MCS_R(-1.0);
+    if (ev->accel != MCS_R(0.0)) {
+        flight = (MCS_R(2.0) * e * mcs_fabs(ev->rate_before)) / mcs_fabs(ev->accel);
     }
-    {
-        const mcs_real e = s->restitution;
-        const mcs_real flight =
-            (ev->accel != MCS_R(0.0))
-                ? ((MCS_R(2.0) * e * mcs_fabs(ev->rate_before)) / mcs_fabs(ev->accel))
-                : MCS_R(-1.0);
-        if ((e > MCS_R(0.0)) && (flight >= MCS_R(0.0)) && (flight < st->zeno_time)) {
-            ev->zeno = 1;
+    if ((e > MCS_R(0.0)) && (flight >= MCS_R(0.0)) && (flight < st->zeno_time)) {
+        ev->zeno = 1;
+    }
+    if ((e > MCS_R(0.0)) && (ev->zeno == 0)) {
+        /* the rebound: (1 + e) times the plastic jump, and the limit free again */
+        status = mcs_sim_unlock(sim, lock_key(sim, s), &tr);
+        for (i = 0; i < n; ++i) {
+            st->v[i] = st->vminus[i] + ((MCS_R(1.0) + e) * dv[i]);
+            dv[i] = st->v[i] - st->vminus[i];
         }
-        if ((e > MCS_R(0.0)) && (ev->zeno == 0)) {
-            /* the rebound: (1 + e) times the plastic jump, and the limit free again */
+        if (status == MCS_OK) {
+            status = mcs_sim_restart(sim, sim->cur.t, sim->cur.x, st->v);
+        }
+        st->held[ev->stop] = 0;
+        ev->held = 0;
+    } else {
+        mcs_real push = MCS_R(0.0);
+        st->held[ev->stop] = ev->side;
+        ev->held = 1;
+        st->holds++;
+        status = push_now(st, sim, ev->stop, ev->side, &push);
+        if ((status == MCS_OK) && (push < MCS_R(0.0))) {
+            /* held at rest, but the forces pull it away: released at once */
             status = mcs_sim_unlock(sim, lock_key(sim, s), &tr);
-            for (i = 0; i < n; ++i) {
-                st->v[i] = st->vminus[i] + ((MCS_R(1.0) + e) * dv[i]);
-                dv[i] = st->v[i] - st->vminus[i];
-            }
-            if (status == MCS_OK) {
-                status = mcs_sim_restart(sim, sim->cur.t, sim->cur.x, st->v);
-            }
             st->held[ev->stop] = 0;
             ev->held = 0;
-        } else {
-            mcs_real push = MCS_R(0.0);
-            st->held[ev->stop] = ev->side;
-            ev->held = 1;
-            st->holds++;
-            status = push_now(st, sim, ev->stop, ev->side, &push);
-            if ((status == MCS_OK) && (push < MCS_R(0.0))) {
-                /* held at rest, but the forces pull it away: released at once */
-                status = mcs_sim_unlock(sim, lock_key(sim, s), &tr);
-                st->held[ev->stop] = 0;
-                ev->held = 0;
-                st->releases++;
-            }
+            st->releases++;
         }
     }
     if (status == MCS_OK) {
-        status = mcs_stops_coordinate(st, sim, ev->stop, sim->cur.t, sim->cur.x, sim->cur.v, &q,
-                                      &ev->rate_after);
+        status = refresh_friction(st, sim, method, dv, jwork, jwork_len, jiwork, jiwork_len);
+    }
+    return status;
+}
+
+/* The coordinate of the event's stop or friction element, and its rate, now. */
+static mcs_status event_coordinate(mcs_stops *st, mcs_sim *sim, const mcs_stop_event *ev,
+                                   mcs_real *q, mcs_real *r)
+{
+    if ((ev->kind == MCS_STOP_EVENT_STICK) || (ev->kind == MCS_STOP_EVENT_SLIP)) {
+        const int j = st->model->friction[ev->stop].coordinate;
+        *q = sim->cur.x[j];
+        *r = sim->cur.v[j];
+        return MCS_OK;
+    }
+    return mcs_stops_coordinate(st, sim, ev->stop, sim->cur.t, sim->cur.x, sim->cur.v, q, r);
+}
+
+mcs_status mcs_stops_apply(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_jump_method method,
+                           mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
+                           size_t jiwork_len)
+{
+    const int friction =
+        (ev != NULL) && ((ev->kind == MCS_STOP_EVENT_STICK) || (ev->kind == MCS_STOP_EVENT_SLIP));
+    mcs_transition tr;
+    mcs_real pot = MCS_R(0.0);
+    mcs_real q = MCS_R(0.0);
+    mcs_status status = MCS_OK;
+    int i;
+    if (!st || !sim || !ev || !dv || !sim->ready || (ev->stop < 0) ||
+        (ev->stop >= (friction ? st->nfriction : st->nstops)) ||
+        (ev->kind < MCS_STOP_EVENT_IMPACT) || (ev->kind > MCS_STOP_EVENT_SLIP) ||
+        (ev->t > sim->cur.t)) {
+        return MCS_ERR_ARGUMENT;
+    }
+    if (ev->t < sim->cur.t) { /* back to the event: the step's end is not kept */
+        status = mcs_sim_dense(sim, ev->t, st->x, st->v, NULL, NULL);
+        if (status == MCS_OK) {
+            status = mcs_sim_restart(sim, ev->t, st->x, st->v);
+        }
+    }
+    if (status == MCS_OK) {
+        status = event_coordinate(st, sim, ev, &ev->q, &ev->rate_before);
+    }
+    if (status == MCS_OK) {
+        status = mcs_sim_energy(sim, &ev->kinetic_before, &pot);
+    }
+    if (status != MCS_OK) {
+        return status;
+    }
+    for (i = 0; i < sim->n; ++i) {
+        dv[i] = MCS_R(0.0);
+    }
+    ev->zeno = 0;
+    ev->holding = MCS_R(0.0);
+    switch (ev->kind) {
+    case MCS_STOP_EVENT_IMPACT:
+        status = impact(st, sim, ev, method, dv, jwork, jwork_len, jiwork, jiwork_len);
+        break;
+    case MCS_STOP_EVENT_RELEASE:
+        status = mcs_sim_unlock(sim, lock_key(sim, &st->model->stops[ev->stop]), &tr);
+        st->held[ev->stop] = 0;
+        st->releases++;
+        ev->held = 0;
+        if (status == MCS_OK) { /* its coordinate's friction, at rest, sticks or slides */
+            status = refresh_friction(st, sim, method, dv, jwork, jwork_len, jiwork, jiwork_len);
+        }
+        break;
+    case MCS_STOP_EVENT_STICK:
+        status = stick(st, sim, ev->stop, method, dv, jwork, jwork_len, jiwork, jiwork_len,
+                       &ev->held, &ev->holding);
+        break;
+    default: /* MCS_STOP_EVENT_SLIP */
+        status = holding_force(st, sim, ev->stop, sim->cur.t, sim->cur.x, sim->cur.v, &ev->holding);
+        if (status == MCS_OK) {
+            status = mcs_sim_unlock(sim, friction_key(sim, ev->stop), &tr);
+        }
+        st->stuck[ev->stop] = 0;
+        st->slips++;
+        ev->held = 0;
+        start_slide(st, sim, ev->stop, (ev->holding > MCS_R(0.0)) ? MCS_R(-1.0) : MCS_R(1.0));
+        if (status == MCS_OK) {
+            status = push_forces(st, sim);
+        }
+        break;
+    }
+    if (status == MCS_OK) {
+        status = event_coordinate(st, sim, ev, &q, &ev->rate_after);
     }
     if (status == MCS_OK) {
         status = mcs_sim_energy(sim, &ev->kinetic_after, &pot);
     }
-    if (status == MCS_OK) {
+    if ((status == MCS_OK) && (ev->kind == MCS_STOP_EVENT_IMPACT)) {
         st->impact_loss += ev->kinetic_before - ev->kinetic_after;
     }
     return status;
