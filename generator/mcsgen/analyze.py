@@ -217,7 +217,19 @@ def format_statics(result: dict, limit: int = 24) -> str:
             force = ", ".join(f"{v:.6g}" for v in w["force"])
             moment = ", ".join(f"{v:.6g}" for v in w["moment"])
             lines.append(f"    {w['joint']:<12} F ({force})  N ({moment})")
+    for stop in beyond_stops(result):
+        limit_value = stop[stop["beyond"]]
+        lines.append(
+            f"  beyond its stop: {stop['name']} = {stop['q']:.12g}, {stop['beyond']} limit "
+            f"{limit_value:.12g}: not the mechanism's equilibrium (the stop would hold it at its "
+            "limit; an equilibrium against a stop is not solved yet)"
+        )
     return "\n".join(lines)
+
+
+def beyond_stops(result: dict) -> list:
+    """The stops (the file's `stops:`) the equilibrium found lies beyond."""
+    return [s for s in result.get("stops", []) if s.get("beyond")]
 
 
 def dominant_coordinates(result: dict, shape: Sequence[float], top: int = 3) -> str:

@@ -270,6 +270,43 @@ static int rotated_basis(const mcs_model *md, const void *params, mcs_real t, un
 
 /* Simulate mode k from the equilibrium with v0 = amp omega phi; samples of its dominant
  * coordinate's displacement over `cycles` periods. */
+/* The stops at the equilibrium x (v = 0): each one's coordinate and whether it is beyond a limit
+ * ("beyond": "lower" or "upper", else null). An equilibrium beyond a stop is not the mechanism's
+ * (the stop would hold it at its limit): 1 when there is one. */
+static mcs_real stop_jc[2 * MCS_APP_NJC + 1], stop_v[NX];
+static int print_stops(const mcs_model *md, const void *params, mcs_real t)
+{
+    int k, beyond_any = 0;
+    printf(",\n\"stops\": [");
+    for (k = 0; k < md->nstops; ++k) {
+        const mcs_stop *s = &md->stops[k];
+        const char *beyond = NULL;
+        mcs_real q;
+        if (s->coordinate >= 0) {
+            q = x[s->coordinate];
+        } else {
+            md->joint_coords(x, stop_v, t, params, stop_jc);
+            q = stop_jc[md->joints[s->joint].coord_index];
+        }
+        if ((s->sides & MCS_STOP_LOWER) && q < s->lower)
+            beyond = "lower";
+        if ((s->sides & MCS_STOP_UPPER) && q > s->upper)
+            beyond = "upper";
+        beyond_any |= beyond != NULL;
+        printf("%s{\"name\": \"%s\", \"q\": %.17g", k ? ", " : "", s->name, (double)q);
+        if (s->sides & MCS_STOP_LOWER)
+            printf(", \"lower\": %.17g", (double)s->lower);
+        if (s->sides & MCS_STOP_UPPER)
+            printf(", \"upper\": %.17g", (double)s->upper);
+        if (beyond)
+            printf(", \"beyond\": \"%s\"}", beyond);
+        else
+            printf(", \"beyond\": null}");
+    }
+    printf("]");
+    return beyond_any;
+}
+
 static mcs_status verify_mode(const mcs_model *md, const void *params, const args *a, int k,
                               int *coord, mcs_real *dt)
 {
@@ -369,6 +406,8 @@ int main(int argc, char **argv)
     print_vector("lambda", lambda, md->nc);
     print_reactions(md, &params, a.t);
     print_wrenches(md, &params, a.t);
+    if (md->nstops > 0 && print_stops(md, &params, a.t) && st == MCS_OK)
+        st = MCS_ERR_ARGUMENT; /* no modes about a state the stops exclude */
     if (a.modes && st == MCS_OK) {
         int count, k;
         mcs_modes_defaults(&mopt);

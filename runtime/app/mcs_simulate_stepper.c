@@ -76,6 +76,10 @@ int mcs_stepper_start(int argc, char **argv, mcs_real *txv, char *error, size_t 
     parse_args(argc, argv, &opt, &app, &ri, &SMODEL, &step_params);
     if (SMODEL.nevents > 0)
         die("a stepped run does not apply the mechanism file's events: the model has some", NULL);
+    if (SMODEL.nstops > 0 || SMODEL.nfriction > 0)
+        die("a stepped run does not apply the mechanism file's stops and friction yet: the model "
+            "has some (simulate and sweep do)",
+            NULL);
     if (app.nevents > 0 || app.inputs_path || app.out_path || app.events_path)
         die("a stepped run takes no --lock, --unlock, --inputs, --out or --events: its caller "
             "does that",

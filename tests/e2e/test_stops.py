@@ -411,3 +411,14 @@ def test_a_torque_ramp_moves_the_joint_when_it_crosses_the_static_level(tmp_path
     assert run["x.q"][-1] == pytest.approx(expected, abs=1e-10)
     # stuck from the start (mcs_stops_begin), not by an event: no stick counted
     assert summary["friction"] == {"sticks": 0, "slips": 1, "work": pytest.approx(0.8 * expected)}
+
+
+def test_statics_says_when_its_equilibrium_is_beyond_a_stop(capsys):
+    from mcsgen.cli import main
+
+    status = main(["statics", "pendulum_stop"])
+    out = capsys.readouterr().out
+    # the frictionless equilibrium q = 0 is beyond the stop at 0.3: not the mechanism's
+    assert status == 1
+    assert "beyond its stop: q = 0, lower limit 0.3" in out
+    assert "stability" not in out

@@ -50,27 +50,28 @@ def _write_analysis(args, model, result, stem):
 
 
 def cmd_statics(args):
-    from ..analyze import format_statics, stability_text
+    from ..analyze import beyond_stops, format_statics, stability_text
 
     model, result = _analysis(args, modes=False)
     if args.json:
         print(cjson.dumps(result, indent=1))
     else:
         print(format_statics(result))
-        if result["statics"]["status"] == 0:
+        if result["statics"]["status"] == 0 and not beyond_stops(result):
             print(stability_text(result))
     _write_analysis(args, model, result, "statics")
-    return 0 if result["statics"]["status"] == 0 else 1
+    ok = result["statics"]["status"] == 0 and not beyond_stops(result)
+    return 0 if ok else 1
 
 
 def cmd_modes(args):
-    from ..analyze import format_modes, format_statics, format_verify, verify_table
+    from ..analyze import beyond_stops, format_modes, format_statics, format_verify, verify_table
 
     model, result = _analysis(args, modes=True)
     st = result["statics"]
     if args.json:
         print(cjson.dumps(result, indent=1))
-    elif st["status"] != 0:
+    elif st["status"] != 0 or beyond_stops(result):
         print(format_statics(result))
         print("modes: no equilibrium to linearize about")
     else:

@@ -71,7 +71,11 @@ mcs_status mcs_stops_init(mcs_stops *st, const mcs_sim *sim, mcs_real *work, siz
     }
     for (k = 0; k < st->nstops; ++k) {
         const mcs_stop *s = &md->stops[k];
-        int ok = ((s->sides & (MCS_STOP_LOWER | MCS_STOP_UPPER)) != 0) ? 1 : 0;
+        int ok = 1;
+        if ((s->sides != MCS_STOP_LOWER) && (s->sides != MCS_STOP_UPPER) &&
+            (s->sides != (MCS_STOP_LOWER + MCS_STOP_UPPER))) {
+            ok = 0;
+        }
         if (s->coordinate >= 0) {
             ok = (s->coordinate < n) ? ok : 0;
         } else if ((s->joint < 0) || (s->joint >= md->nj) || (md->joints == NULL) ||
@@ -261,17 +265,27 @@ static mcs_status evaluate(mcs_stops *st, mcs_sim *sim, const stop_function *fn,
     return status;
 }
 
-/* The first zero of fn in (a, b) where fa > 0 > fb (Illinois on the dense output): *t_root. */
-static mcs_status find_root(mcs_stops *st, mcs_sim *sim, const stop_function *fn, mcs_real a,
-                            mcs_real fa, mcs_real b, mcs_real fb, mcs_real *t_root)
+/* The first zero of fn in (a0, b0) where fa0 > 0 > fb0 (Illinois on the dense output). */
+static mcs_status find_root(mcs_stops *st, mcs_sim *sim, const stop_function *fn, mcs_real a0,
+                            mcs_real fa0, mcs_real b0, mcs_real fb0, mcs_real *t_root)
 {
-    int it;
-    for (it = 0; (it < ROOT_ITERATIONS) && (fb != MCS_R(0.0)) && (fa != MCS_R(0.0)) &&
-                 ((b - a) > (ROOT_TOL * (MCS_R(1.0) + mcs_fabs(b))));
-         ++it) {
-        mcs_real c = b - ((fb * (b - a)) / (fb - fa));
+    mcs_real a = a0;
+    mcs_real fa = fa0;
+    mcs_real b = b0;
+    mcs_real fb = fb0;
+    int it = 0;
+    int more = 1;
+    while (more != 0) {
+        mcs_real c;
         mcs_real fc = MCS_R(0.0);
         mcs_status status;
+        if ((it >= ROOT_ITERATIONS) || (fb == MCS_R(0.0)) || (fa == MCS_R(0.0)) ||
+            ((b - a) <= (ROOT_TOL * (MCS_R(1.0) + mcs_fabs(b))))) {
+            more = 0;
+            continue;
+        }
+        ++it;
+        c = b - ((fb * (b - a)) / (fb - fa));
         if (!((c > a) && (c < b))) {
             c = MCS_R(0.5) * (a + b);
         }
@@ -362,7 +376,7 @@ static int friction_rests(const mcs_stops *st, const mcs_sim *sim, int k)
 static void keep_first(mcs_stop_event *ev, int found, mcs_real t_event, int kind, int index,
                        int side)
 {
-    if ((found != 0) && ((ev->kind == MCS_STOP_EVENT_NONE) || (t_event < ev->t))) {
+    if ((found != 0) && ((ev->kind == (int)MCS_STOP_EVENT_NONE) || (t_event < ev->t))) {
         ev->kind = kind;
         ev->stop = index;
         ev->side = side;
@@ -440,7 +454,7 @@ mcs_status mcs_stops_locate(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev)
         keep_first(ev, found, t_event,
                    (fn.kind == FN_MARGIN) ? MCS_STOP_EVENT_SLIP : MCS_STOP_EVENT_STICK, k, 0);
     }
-    if ((status == MCS_OK) && (ev->kind == MCS_STOP_EVENT_IMPACT)) {
+    if ((status == MCS_OK) && (ev->kind == (int)MCS_STOP_EVENT_IMPACT)) {
         status = impact_acceleration(st, sim, ev);
     }
     return status;
@@ -538,7 +552,10 @@ static mcs_status stick(mcs_stops *st, mcs_sim *sim, int k, mcs_jump_method meth
     if (status != MCS_OK) {
         return status;
     }
-    *stuck = (mcs_fabs(*holding) <= f->static_level) ? 1 : 0;
+    *stuck = 0;
+    if (mcs_fabs(*holding) <= f->static_level) {
+        *stuck = 1;
+    }
     st->stuck[k] = *stuck;
     if (*stuck != 0) {
         st->sticks++;
@@ -604,7 +621,10 @@ static mcs_status impact(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_ju
     int i;
     /* an impact without an approach (a rebound's flight too short for the step to see, a
      * grazing contact) is held: there is nothing to rebound */
-    ev->zeno = ((side_sign(ev->side) * ev->rate_before) < MCS_R(0.0)) ? 0 : 1;
+    ev->zeno = 1;
+    if ((side_sign(ev->side) * ev->rate_before) < MCS_R(0.0)) {
+        ev->zeno = 0;
+    }
     for (i = 0; i < n; ++i) {
         st->vminus[i] = sim->cur.v[i];
     }
@@ -661,7 +681,7 @@ static mcs_status impact(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_ju
 static mcs_status event_coordinate(mcs_stops *st, mcs_sim *sim, const mcs_stop_event *ev,
                                    mcs_real *q, mcs_real *r)
 {
-    if ((ev->kind == MCS_STOP_EVENT_STICK) || (ev->kind == MCS_STOP_EVENT_SLIP)) {
+    if ((ev->kind == (int)MCS_STOP_EVENT_STICK) || (ev->kind == (int)MCS_STOP_EVENT_SLIP)) {
         const int j = st->model->friction[ev->stop].coordinate;
         *q = sim->cur.x[j];
         *r = sim->cur.v[j];
@@ -674,16 +694,19 @@ mcs_status mcs_stops_apply(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_
                            mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
                            size_t jiwork_len)
 {
-    const int friction =
-        (ev != NULL) && ((ev->kind == MCS_STOP_EVENT_STICK) || (ev->kind == MCS_STOP_EVENT_SLIP));
+    int friction = 0;
     mcs_transition tr;
     mcs_real pot = MCS_R(0.0);
     mcs_real q = MCS_R(0.0);
     mcs_status status = MCS_OK;
     int i;
+    if ((ev != NULL) &&
+        ((ev->kind == (int)MCS_STOP_EVENT_STICK) || (ev->kind == (int)MCS_STOP_EVENT_SLIP))) {
+        friction = 1;
+    }
     if (!st || !sim || !ev || !dv || !sim->ready || (ev->stop < 0) ||
         (ev->stop >= (friction ? st->nfriction : st->nstops)) ||
-        (ev->kind < MCS_STOP_EVENT_IMPACT) || (ev->kind > MCS_STOP_EVENT_SLIP) ||
+        (ev->kind < (int)MCS_STOP_EVENT_IMPACT) || (ev->kind > (int)MCS_STOP_EVENT_SLIP) ||
         (ev->t > sim->cur.t)) {
         return MCS_ERR_ARGUMENT;
     }
@@ -744,7 +767,7 @@ mcs_status mcs_stops_apply(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_
     if (status == MCS_OK) {
         status = mcs_sim_energy(sim, &ev->kinetic_after, &pot);
     }
-    if ((status == MCS_OK) && (ev->kind == MCS_STOP_EVENT_IMPACT)) {
+    if ((status == MCS_OK) && (ev->kind == (int)MCS_STOP_EVENT_IMPACT)) {
         st->impact_loss += ev->kinetic_before - ev->kinetic_after;
     }
     return status;
