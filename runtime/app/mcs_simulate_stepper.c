@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mcs/mcs_sim.h"
+#include "mcs/mcs_stops.h"
 #include "mcs_simulate_args.h"
 #include "mcs_simulate_output.h"
 #include "mcs_simulate_setup.h"
@@ -28,6 +29,37 @@ static int step_iwork[MCS_SIM_IWORK_SIZE(MCS_APP_NX, SROWS)];
 static mcs_real inverse_work[MCS_SIM_INVERSE_WORK_SIZE(MCS_APP_NX, SROWS, SNU)];
 static mcs_real linearize_work[MCS_SIM_STEP_JACOBIAN_WORK_SIZE(MCS_APP_NX, SROWS, SNU)];
 static mcs_sim step_sim;
+/* the model's stops and friction, applied as the run advances (mcs_stops_advance) */
+#define SSTOPS (MCS_APP_NSTOPS > 0 ? MCS_APP_NSTOPS : 1)
+#define SNEW (MCS_APP_GROUP_ROWS > 1 ? MCS_APP_GROUP_ROWS : 1)
+static mcs_stops step_stops;
+static mcs_real
+    stops_work[MCS_STOPS_WORK_SIZE(MCS_APP_NX, SSTOPS, MCS_APP_NFRICTION, MCS_APP_NJC, SROWS)];
+static int stops_iwork[MCS_STOPS_IWORK_SIZE(SSTOPS, MCS_APP_NFRICTION)];
+static mcs_real stops_jwork[MCS_JUMP_WORK_SIZE(MCS_APP_NX, SROWS, SNEW)];
+static int stops_jiwork[MCS_JUMP_IWORK_SIZE(MCS_APP_NX, SROWS, SNEW)];
+static mcs_real stops_dv[MCS_APP_NX];
+#define STOPS_JWORK \
+    stops_dv, stops_jwork, sizeof stops_jwork / sizeof *stops_jwork, stops_jiwork, \
+        sizeof stops_jiwork / sizeof *stops_jiwork
+
+/* The stops and friction bound to the state just set: a start beyond a limit is refused. */
+static mcs_status stops_bind(char *error, size_t error_len)
+{
+    mcs_status st =
+        mcs_stops_init(&step_stops, &step_sim, stops_work, sizeof stops_work / sizeof *stops_work,
+                       stops_iwork, sizeof stops_iwork / sizeof *stops_iwork);
+    const int beyond = (st == MCS_OK) ? mcs_stops_violated(&step_stops, &step_sim) : -1;
+    if (beyond >= 0) {
+        if (error && error_len > 0)
+            snprintf(error, error_len, "stops: the state is beyond the limits of %s",
+                     SMODEL.stops[beyond].name);
+        return MCS_ERR_ARGUMENT;
+    }
+    if (st == MCS_OK)
+        st = mcs_stops_begin(&step_stops, &step_sim, MCS_JUMP_MINIMAL, STOPS_JWORK);
+    return st;
+}
 static mcs_real start_x[MCS_APP_NX], start_v[MCS_APP_NX]; /* --x0, --v0 applied (start_state) */
 static SPARAMS_T step_params;
 static int step_started = 0;
@@ -68,7 +100,8 @@ int mcs_stepper_start(int argc, char **argv, mcs_real *txv, char *error, size_t 
     step_params = SDEFAULTS;
     if (mcs_options_default(&opt, &SMODEL) != MCS_OK)
         die("internal: options", NULL);
-    opt.max_locks = 0;
+    /* the stops and friction hold with locks (room for nx lock rows: SROWS) */
+    opt.max_locks = (SMODEL.nstops > 0 || SMODEL.nfriction > 0) ? MCS_APP_NX : 0;
     memset(&ri, 0, sizeof ri);
     memset(&app, 0, sizeof app);
     app.t_end = SMODEL.t_end;
@@ -76,10 +109,6 @@ int mcs_stepper_start(int argc, char **argv, mcs_real *txv, char *error, size_t 
     parse_args(argc, argv, &opt, &app, &ri, &SMODEL, &step_params);
     if (SMODEL.nevents > 0)
         die("a stepped run does not apply the mechanism file's events: the model has some", NULL);
-    if (SMODEL.nstops > 0 || SMODEL.nfriction > 0)
-        die("a stepped run does not apply the mechanism file's stops and friction yet: the model "
-            "has some (simulate and sweep do)",
-            NULL);
     if (app.nevents > 0 || app.inputs_path || app.out_path || app.events_path)
         die("a stepped run takes no --lock, --unlock, --inputs, --out or --events: its caller "
             "does that",
@@ -101,6 +130,12 @@ int mcs_stepper_start(int argc, char **argv, mcs_real *txv, char *error, size_t 
             snprintf(error, error_len, "initial conditions: %s", mcs_status_str(st));
         return 1;
     }
+    st = stops_bind(error, error_len);
+    if (st != MCS_OK) {
+        if (error && error_len > 0 && st != MCS_ERR_ARGUMENT)
+            snprintf(error, error_len, "stops and friction: %s", mcs_status_str(st));
+        return 1;
+    }
     step_started = 1;
     state_out(txv);
     return 0;
@@ -120,7 +155,7 @@ int mcs_stepper_advance(mcs_real t, mcs_real *txv)
     mcs_status st;
     if (!step_started || !txv)
         return (int)MCS_ERR_ARGUMENT;
-    st = mcs_sim_advance(&step_sim, t);
+    st = mcs_stops_advance(&step_stops, &step_sim, t, MCS_JUMP_MINIMAL, STOPS_JWORK, NULL);
     state_out(txv);
     return (int)st;
 }
@@ -157,6 +192,14 @@ int mcs_stepper_inverse(mcs_real t, const mcs_real *x, const mcs_real *v, const 
     return (int)st;
 }
 
+/* Releases the last lock in force (the stops' and friction's: a new state starts free). */
+static mcs_status st_unlock_all(void)
+{
+    return (step_sim.nlocks > 0)
+               ? mcs_sim_unlock(&step_sim, step_sim.lock_key[step_sim.nlocks - 1], NULL)
+               : MCS_ERR_ARGUMENT;
+}
+
 /* mcs_sim_set_state on the stepped run (assembled onto the constraints); txv: the state set. The
  * inputs are kept. */
 int mcs_stepper_set_state(mcs_real t, const mcs_real *x, const mcs_real *v, mcs_real *txv);
@@ -165,7 +208,11 @@ int mcs_stepper_set_state(mcs_real t, const mcs_real *x, const mcs_real *v, mcs_
     mcs_status st;
     if (!step_started || !txv)
         return (int)MCS_ERR_ARGUMENT;
+    while (step_sim.nlocks > 0 && st_unlock_all() == MCS_OK)
+        ; /* a new state starts with every limit free and no coordinate stuck */
     st = mcs_sim_set_state(&step_sim, t, x, v, NULL);
+    if (st == MCS_OK)
+        st = stops_bind(NULL, 0);
     state_out(txv);
     return (int)st;
 }

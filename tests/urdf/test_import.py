@@ -165,7 +165,7 @@ def test_messy_but_sensible_files_import_with_notes(tmp_path):
     assert "kept as given with inertia_check: warn" in said
     assert "link '2nd': inertia not positive definite" in said
     assert "joint 'j-1': the start value 0 is outside its limits [0.2, 0.3]" in said
-    assert "<limit> of j-1 kept as comments: mcsgen has no limit stops" in said
+    assert "<limit> of j-1 kept as a comment, not an end stop: the joint starts outside" in said
     assert "<xacro:property> x1" in said and "<gazebo> x1" in said
     for note in notes:  # once per item
         assert notes.count(note) == 1
@@ -519,7 +519,7 @@ def test_equal_limits_import_as_fixed_at_the_limit(tmp_path):
         "0.3, link 'lower' merged into 'upper'" in said
     )
     assert "joint 'extend' (prismatic) has equal limits (lower = upper = 0.25)" in said
-    assert "<limit> of shoulder kept as comments" in said  # the fixed ones have no joint
+    assert "<limit lower upper> of shoulder as end stops" in said  # the fixed ones have no joint
     doc = yaml.safe_load(path.read_text())
     assert [j["name"] for j in doc["joints"]] == ["shoulder", "wrist"]
     upper, tip = doc["bodies"]

@@ -223,7 +223,14 @@ def cmd_import_urdf(args):
             raise ModelError(args.urdf, "--gravity", f"expected X,Y,Z, got '{args.gravity}'")
         gravity = [exact_value(p, "--gravity", args.urdf) for p in parts]
     out, notes = import_urdf(
-        args.urdf, args.out, args.name, values["q"], values["qd"], gravity, args.coordinates
+        args.urdf,
+        args.out,
+        args.name,
+        values["q"],
+        values["qd"],
+        gravity,
+        args.coordinates,
+        limits=args.limits,
     )
     for note in notes:
         print(f"  {note}")

@@ -247,6 +247,12 @@ def _import_urdf_verb(sub):
         help="the model's coordinates: joint (one per joint's motion, the default) or body "
         "(each body's pose, paper 003's formulation)",
     )
+    verb.add_argument(
+        "--limits",
+        choices=("stops", "comments"),
+        default="stops",
+        help="the joints' <limit lower upper>: end stops (the default) or comments only",
+    )
     verb.set_defaults(func=cmd_import_urdf)
 
 

@@ -20,7 +20,7 @@ from ..model.reader import C_KEYWORDS, MAX_NAME, MAX_PARAM_NAME, RESERVED, RUNTI
 from ..model.reader import Reader
 from .read import parse
 from .tree import DIGITS, Tree, mp
-from .write import render
+from .write import render, stopped_joints
 
 IDENT = re.compile(r"[^A-Za-z0-9_]+")
 DAMPING = "damping_"  # the prefix of a damped joint's parameter (write.py)
@@ -138,17 +138,30 @@ def stiffness_notes(tree):
 def _render(tree, robot, renamed, name, path, gravity, coordinates="joint"):
     """The notes of what the import did, then the mechanism file's text."""
     tree.notes = renamed + tree.notes
-    limited = [j.urdf.name for j in tree.joints if j.urdf.limit]
-    if limited:
+    stopped = stopped_joints(tree)
+    if stopped:
         tree.notes.append(
-            f"<limit> of {', '.join(limited)} kept as comments: mcsgen has no limit stops or "
-            "contact"
+            f"<limit lower upper> of {', '.join(j.urdf.name for j in stopped)} as end stops "
+            "(plastic: restitution 0)"
         )
     for j in tree.joints:
-        if j.urdf.friction > 0:
+        limit = j.urdf.limit or {}
+        if j in stopped or not {"lower", "upper"} <= set(limit):
+            continue
+        if j.urdf.type not in ("revolute", "prismatic"):
+            continue
+        if not tree.stops_from_limits:
+            tree.notes.append(f"<limit> of {j.urdf.name} kept as a comment (--limits comments)")
+            continue
+        tree.notes.append(
+            f"<limit> of {j.urdf.name} kept as a comment, not an end stop: the joint starts "
+            f"outside it (--q {j.name}=VALUE within it makes it one)"
+        )
+    for j in tree.joints:
+        if j.urdf.friction > 0 and coordinates != "joint":
             tree.notes.append(
                 f"joint '{j.urdf.name}': <dynamics friction> {float(j.urdf.friction):g} is not "
-                "modelled"
+                "modelled in body coordinates (import with --coordinates joint)"
             )
     ignored = ", ".join(f"<{tag}> x{count}" for tag, count in robot.ignored.items())
     if ignored:
@@ -157,12 +170,24 @@ def _render(tree, robot, renamed, name, path, gravity, coordinates="joint"):
     return render(tree, name, path.name, gravity, coordinates)
 
 
-def import_urdf(path, out=None, name=None, q=None, qd=None, gravity=None, coordinates="joint"):
+def import_urdf(
+    path,
+    out=None,
+    name=None,
+    q=None,
+    qd=None,
+    gravity=None,
+    coordinates="joint",
+    limits="stops",
+):
     """Reads URDF `path`, writes the mechanism file `out` (default: <model name>.yaml in the
     current directory) and returns (out path, notes). q, qd: dicts
     joint name -> Fraction; gravity: 3 Fractions or None (9.81 along -z); coordinates: the
-    file's `coordinates:` (joint, or body for each body's pose). Nothing is written unless the
-    written file loads as a valid model."""
+    file's `coordinates:` (joint, or body for each body's pose); limits: the joints' <limit
+    lower upper> as end stops ("stops") or as comments ("comments"). Nothing is written unless
+    the written file loads as a valid model."""
+    if limits not in ("stops", "comments"):
+        raise ModelError(path, "--limits", f"'{limits}' is not one of stops, comments")
     from ..model import load_model
 
     path = Path(path)
@@ -179,6 +204,7 @@ def import_urdf(path, out=None, name=None, q=None, qd=None, gravity=None, coordi
         )
     with mpmath.workdps(DIGITS):  # a local precision: model/initial.py reads the global one
         tree = Tree(path, robot, q, qd, names, coordinates)
+        tree.stops_from_limits = limits == "stops"
         text = _render(tree, robot, renamed, name, path, gravity, coordinates)
     directory = out.parent
     if not directory.is_dir():

@@ -68,6 +68,22 @@ def input_name(wanted, taken):
     return name
 
 
+def stopped_joints(tree):
+    """The joints whose URDF <limit lower upper> become stops: revolute and prismatic ones (a
+    continuous joint has none) whose start lies within them (urdf/__init__.py notes the others)."""
+    out = []
+    for j in tree.joints if getattr(tree, "stops_from_limits", True) else []:
+        limit = j.urdf.limit or {}
+        if j.urdf.type not in ("revolute", "prismatic") or not {"lower", "upper"} <= set(limit):
+            continue
+        if not limit["lower"] < limit["upper"]:
+            continue
+        start = float(j.q) if j.q is not None else 0.0
+        if float(limit["lower"]) <= start <= float(limit["upper"]):
+            out.append(j)
+    return out
+
+
 def render(tree, name, source, gravity, coordinates="joint"):
     """The YAML text. gravity: None (9.81 along -z, as the parameter g) or 3 Fractions;
     coordinates: joint (the joints' coordinates) or body (each body's pose)."""
@@ -76,8 +92,9 @@ def render(tree, name, source, gravity, coordinates="joint"):
         f"Imported from the URDF robot '{comment_text(robot.name)}' ({comment_text(source)}): "
         f"{len(tree.bodies)} bodies, {len(tree.joints)} joints. Body frames are the URDF link "
         "frames, positions the centres of mass. Joint coordinates (CSV columns j.<joint>) are "
-        "the URDF joint positions. mcsgen has no joint limits, friction or contact: <limit> is "
-        "kept as a comment and <dynamics friction> is not modelled."
+        "the URDF joint positions. <limit lower upper> are end stops (plastic), <dynamics "
+        "friction> Coulomb friction (static = kinetic; joint coordinates only); mcsgen has no "
+        "contact between bodies."
     )
     out = [
         f"# Imported from {comment_text(source)} by ./mcsgen import-urdf: an ordinary mechanism",
@@ -137,6 +154,7 @@ def render(tree, name, source, gravity, coordinates="joint"):
             out.append("    angular_velocity: [0, 0, 0]")
     if tree.joints:
         out.append("joints:")
+    stopped = stopped_joints(tree)
     kinds = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic"}
     kinds["planar"] = "planar"
     for j in tree.joints:
@@ -146,11 +164,13 @@ def render(tree, name, source, gravity, coordinates="joint"):
             f"  # joint {quoted(u.name)} ({u.type}): link {quoted(parent_link)} -> "
             f"link {quoted(u.child)}"
         )
-        if u.limit:
+        if u.limit and j not in stopped:
             limits = ", ".join(f"{k} {num(v)}" for k, v in u.limit.items())
-            out.append(f"  #   <limit> {limits} (not enforced)")
-        if u.friction > 0:
-            out.append(f"  #   <dynamics friction> {num(u.friction)} (not modelled)")
+            out.append(f"  #   <limit> {limits} (not enforced: see the notes)")
+        if u.friction > 0 and coordinates != "joint":
+            out.append(
+                f"  #   <dynamics friction> {num(u.friction)} (not modelled in body coordinates)"
+            )
         point, axis = tree.joint_world(j)
         fields = [
             f"name: {j.name}",
@@ -176,6 +196,18 @@ def render(tree, name, source, gravity, coordinates="joint"):
             if effort > 0:
                 fields.append(f"limits: [{num(-mp(effort))}, {num(mp(effort))}]")
             out.append("  - {" + ", ".join(fields) + "}")
+    if stopped:
+        out.append("stops:  # the URDF <limit lower upper>, plastic (restitution 0)")
+        for j in stopped:
+            limit = j.urdf.limit
+            out.append(
+                f"  - {{joint: {j.name}, lower: {num(limit['lower'])}, upper: {num(limit['upper'])}}}"
+            )
+    rubbing = [j for j in tree.joints if j.urdf.friction > 0 and j.urdf.type in ACTUATED]
+    if rubbing and coordinates == "joint":
+        out.append("friction:  # the URDF <dynamics friction>: static level = kinetic level")
+        for j in rubbing:
+            out.append(f"  - {{joint: {j.name}, kinetic: {num(j.urdf.friction)}}}")
     if dampers:
         out.append("forces:  # <dynamics damping> as joint dampers")
         for j in dampers:

@@ -52,6 +52,10 @@
  * that comes to rest, and the accumulated impacts' limit to well within the event tolerance. */
 #define MCS_STOPS_ZENO_TIME MCS_R(1e-6)
 
+/* Events one instant may hold, per stop and friction element (and one more): past them
+ * mcs_stops_apply returns MCS_ERR_LIMIT, since the active set cycles instead of settling. */
+#define MCS_STOPS_SAME_INSTANT 4
+
 /* Real and int workspace of mcs_stops_init: n coordinates, nstops stops, nfr friction elements,
  * njc joint coordinates, m rows at most (nc + options.max_locks). */
 #define MCS_STOPS_WORK_SIZE(n, nstops, nfr, njc, m) \
@@ -76,6 +80,8 @@ typedef struct mcs_stops {
     long sticks;            /* coordinates that stuck */
     long slips;             /* stuck coordinates that slipped */
     mcs_real friction_work; /* the work friction took, summed over the ended sliding phases */
+    mcs_real last_t;        /* the time of the last event applied */
+    int same_instant;       /* events applied at last_t before the last one */
     /* scratch (n, n, n, 2 njc, m) */
     mcs_real *x;
     mcs_real *v;
@@ -153,5 +159,14 @@ mcs_status mcs_stops_locate(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev);
 mcs_status mcs_stops_apply(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_jump_method method,
                            mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
                            size_t jiwork_len);
+
+/* mcs_sim_advance with the stops and friction: steps until cur.t == t_target (finite), each
+ * event located in a step applied there (mcs_stops_locate, mcs_stops_apply); at most
+ * options.max_steps steps, else MCS_ERR_LIMIT with the state at the last step taken. *events
+ * (may be NULL) counts the events applied. For a caller who wants the motion, not each event
+ * (a controller's plant, firmware); jwork/jiwork as for mcs_stops_apply. */
+mcs_status mcs_stops_advance(mcs_stops *st, mcs_sim *sim, mcs_real t_target, mcs_jump_method method,
+                             mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
+                             size_t jiwork_len, long *events);
 
 #endif /* MCS_STOPS_H */

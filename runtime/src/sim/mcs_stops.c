@@ -52,6 +52,8 @@ mcs_status mcs_stops_init(mcs_stops *st, const mcs_sim *sim, mcs_real *work, siz
     st->sticks = 0;
     st->slips = 0;
     st->friction_work = MCS_R(0.0);
+    st->same_instant = 0;
+    st->last_t = MCS_R(0.0);
     st->zeno_time = MCS_STOPS_ZENO_TIME;
     st->impacts = 0;
     st->holds = 0;
@@ -321,6 +323,7 @@ static mcs_status first_crossing(mcs_stops *st, mcs_sim *sim, const stop_functio
     const mcs_real t1 = sim->cur.t;
     mcs_real f0 = MCS_R(0.0);
     mcs_real f1 = MCS_R(0.0);
+    mcs_real f_start;
     mcs_status status = evaluate(st, sim, fn, t1, 1, &f1);
     *found = 0;
     if ((status != MCS_OK) || (f1 > MCS_R(0.0))) {
@@ -330,6 +333,7 @@ static mcs_status first_crossing(mcs_stops *st, mcs_sim *sim, const stop_functio
     if (status != MCS_OK) {
         return status;
     }
+    f_start = f0;
     if (!(f0 > MCS_R(0.0))) {
         int k;
         mcs_real frac = MCS_R(1.0);
@@ -341,8 +345,11 @@ static mcs_status first_crossing(mcs_stops *st, mcs_sim *sim, const stop_functio
             }
         }
         if (!(f0 > MCS_R(0.0))) {
-            *found = 1;
-            *t_event = t0; /* no flight the step can see: at once */
+            /* no flight the step can see: at once if it went further beyond (a rebound too
+             * short to see, a coordinate moving into its limit), else nothing happens (a
+             * coordinate resting at its limit, held there by its friction) */
+            *found = (f1 < f_start) ? 1 : 0;
+            *t_event = t0;
             return MCS_OK;
         }
         *found = 1;
@@ -704,6 +711,15 @@ mcs_status mcs_stops_apply(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_
         ((ev->kind == (int)MCS_STOP_EVENT_STICK) || (ev->kind == (int)MCS_STOP_EVENT_SLIP))) {
         friction = 1;
     }
+    if ((st != NULL) && (ev != NULL)) {
+        /* events at one instant must settle: each stop and friction element changes at most a
+         * few times there, or the set of active constraints cycles */
+        st->same_instant = (ev->t == st->last_t) ? (st->same_instant + 1) : 0;
+        st->last_t = ev->t;
+        if (st->same_instant > (MCS_STOPS_SAME_INSTANT * (st->nstops + st->nfriction + 1))) {
+            return MCS_ERR_LIMIT;
+        }
+    }
     if (!st || !sim || !ev || !dv || !sim->ready || (ev->stop < 0) ||
         (ev->stop >= (friction ? st->nfriction : st->nstops)) ||
         (ev->kind < (int)MCS_STOP_EVENT_IMPACT) || (ev->kind > (int)MCS_STOP_EVENT_SLIP) ||
@@ -769,6 +785,37 @@ mcs_status mcs_stops_apply(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_
     }
     if ((status == MCS_OK) && (ev->kind == (int)MCS_STOP_EVENT_IMPACT)) {
         st->impact_loss += ev->kinetic_before - ev->kinetic_after;
+    }
+    return status;
+}
+
+mcs_status mcs_stops_advance(mcs_stops *st, mcs_sim *sim, mcs_real t_target, mcs_jump_method method,
+                             mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
+                             size_t jiwork_len, long *events)
+{
+    long steps = 0;
+    mcs_status status = MCS_OK;
+    if (!st || !sim || !dv || !((t_target - t_target) == MCS_R(0.0))) {
+        return MCS_ERR_ARGUMENT;
+    }
+    while ((status == MCS_OK) && (sim->cur.t < t_target)) {
+        mcs_stop_event ev;
+        ++steps;
+        if (steps > sim->opt.max_steps) {
+            status = MCS_ERR_LIMIT;
+        } else {
+            status = mcs_sim_step(sim, t_target);
+        }
+        if (status == MCS_OK) {
+            status = mcs_stops_locate(st, sim, &ev);
+        }
+        if ((status == MCS_OK) && (ev.kind != (int)MCS_STOP_EVENT_NONE)) {
+            status =
+                mcs_stops_apply(st, sim, &ev, method, dv, jwork, jwork_len, jiwork, jiwork_len);
+            if ((status == MCS_OK) && (events != NULL)) {
+                *events += 1;
+            }
+        }
     }
     return status;
 }
