@@ -199,10 +199,8 @@ def render(tree, name, source, gravity, coordinates="joint"):
     if stopped:
         out.append("stops:  # the URDF <limit lower upper>, plastic (restitution 0)")
         for j in stopped:
-            limit = j.urdf.limit
-            out.append(
-                f"  - {{joint: {j.name}, lower: {num(limit['lower'])}, upper: {num(limit['upper'])}}}"
-            )
+            low, high = num(j.urdf.limit["lower"]), num(j.urdf.limit["upper"])
+            out.append(f"  - {{joint: {j.name}, lower: {low}, upper: {high}}}")
     rubbing = [j for j in tree.joints if j.urdf.friction > 0 and j.urdf.type in ACTUATED]
     if rubbing and coordinates == "joint":
         out.append("friction:  # the URDF <dynamics friction>: static level = kinetic level")
