@@ -4,12 +4,16 @@ quadrature of its energy integral between the impacts, and a rotor pushed into i
 torque ramp against the closed form of its motion; in coordinates, body and joint coordinates.
 """
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy.integrate import quad
 
 from helpers import simulate
 
+ROOT = Path(__file__).resolve().parents[2]
 G = 9.81
 Q0, Q_STOP, E = 1.0, 0.3, 0.5  # the pendulum's start and stop (rad), the restitution
 
@@ -422,3 +426,46 @@ def test_statics_says_when_its_equilibrium_is_beyond_a_stop(capsys):
     assert status == 1
     assert "beyond its stop: q = 0, lower limit 0.3" in out
     assert "stability" not in out
+
+
+def test_a_seven_joint_arm_from_urdf_settles_on_its_stops_and_friction(tmp_path):
+    """The damped arm of models/urdf without its dampers, with <dynamics friction> 0.05 and
+    limits of +-1.2 rad in every joint, released under gravity with two joints turning: it hits
+    stops, sticks and slips, and comes to rest with every joint stuck or held."""
+    from fractions import Fraction
+
+    from mcsgen.urdf import import_urdf
+
+    text = (ROOT / "models" / "urdf" / "damped_arm.urdf").read_text()
+    text = re.sub(r"<dynamics damping=\"[^\"]*\"[^/]*/>", '<dynamics friction="0.05"/>', text)
+    text = text.replace('lower="-3" upper="3"', 'lower="-1.2" upper="1.2"')
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(text)
+    q = {"joint1": Fraction(3, 10), "joint2": Fraction(1, 2), "joint4": Fraction(-7, 10)}
+    q["joint6"] = Fraction(2, 5)
+    qd = {"joint1": Fraction(1), "joint7": Fraction(2)}
+    path, notes = import_urdf(urdf, tmp_path / "friction_arm.yaml", q=q, qd=qd)
+    assert any("as end stops" in n for n in notes)
+    summary, run, events = simulate(
+        tmp_path, str(path), with_events=True, t_end=6.0, method="dop853", rtol=1e-10, atol=1e-10
+    )
+    kinds = {e["kind"] for e in events}
+    assert {"impact", "stick", "slip"} <= kinds, kinds
+    joints = [f"joint{k}" for k in range(1, 8)]
+    for j in joints:  # never beyond a limit
+        assert np.abs(run[f"j.{j}"]).max() <= 1.2 + 1e-9, j
+    # E(end) - E0 = the jumps at the events (the impacts' losses) - the work friction took
+    closed = (
+        run["energy"][-1]
+        - summary["energy0"]
+        - summary["energy_transitions"]
+        + summary["friction"]["work"]
+    )
+    assert abs(closed) < 1e-8 * abs(summary["energy0"])
+    assert summary["stops"]["impact_loss"] > 1 and summary["friction"]["work"] > 0.1
+    # at rest at the end: every joint stuck or on a stop
+    for j in joints:
+        assert abs(run[f"jd.{j}"][-1]) < 1e-9, j
+    for ev in events:
+        if ev["kind"] == "stick" and ev["held"]:
+            assert abs(ev["holding"]) <= 0.05
