@@ -346,9 +346,10 @@ static mcs_status first_crossing(mcs_stops *st, mcs_sim *sim, const stop_functio
         }
         if (!(f0 > MCS_R(0.0))) {
             /* no flight the step can see: at once if it went further beyond (a rebound too
-             * short to see, a coordinate moving into its limit), else nothing happens (a
-             * coordinate resting at its limit, held there by its friction) */
-            *found = (f1 < f_start) ? 1 : 0;
+             * short to see, a coordinate moving into its limit) or if it is a force beyond its
+             * level from the start (an input or another event changed it at once), else
+             * nothing happens (a coordinate resting at its limit, held there by friction) */
+            *found = ((f1 < f_start) || (fn->kind == FN_PUSH) || (fn->kind == FN_MARGIN)) ? 1 : 0;
             *t_event = t0;
             return MCS_OK;
         }
