@@ -71,6 +71,14 @@ def generate(
         model = complete_initial_state(load_model(path)) if force else load_completed(path)
     model = complete_initial_state(model)  # loading only loads; v0 is solved here
     sets = choose_kernel_sets(model, firmware, kernels)
+    if firmware and (model.stops or model.friction):
+        field = "stops" if model.stops else "friction"
+        raise ModelError(
+            path,
+            field,
+            "a firmware build does not apply stops and friction yet (its example application "
+            "and the compact simulator take no locks): generate without --firmware",
+        )
     if firmware:
         model.simulation = dict(model.firmware["simulation"])
     if out_root is None and sets != kernel_sets.host(model):

@@ -349,7 +349,10 @@ static mcs_status first_crossing(mcs_stops *st, mcs_sim *sim, const stop_functio
              * short to see, a coordinate moving into its limit) or if it is a force beyond its
              * level from the start (an input or another event changed it at once), else
              * nothing happens (a coordinate resting at its limit, held there by friction) */
-            *found = ((f1 < f_start) || (fn->kind == FN_PUSH) || (fn->kind == FN_MARGIN)) ? 1 : 0;
+            *found = 0;
+            if ((f1 < f_start) || (fn->kind == FN_PUSH) || (fn->kind == FN_MARGIN)) {
+                *found = 1;
+            }
             *t_event = t0;
             return MCS_OK;
         }
@@ -642,11 +645,19 @@ static mcs_status impact(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_ju
         return status;
     }
     st->impacts++;
-    /* the lock row's rate per unit rate of q, from the impulse that stopped it: M dv = -G^T
-     * Lambda, so q's rate changed by -(dg/dq) Lambda / m_q = -rate_before */
-    st->sign[ev->stop] = ((s->coordinate >= 0) || ((tr.impulse * ev->rate_before) >= MCS_R(0.0)))
-                             ? MCS_R(1.0)
-                             : MCS_R(-1.0);
+    /* the lock row's rate per unit rate of q (its sign: a joint's row in body coordinates may
+     * run against q), from the impulse that stopped it: M dv = -G^T Lambda, so q's rate changed
+     * by -(dg/dq) Lambda / m_q = -rate_before. A coordinate's row is x_j - x_j(now); an impact
+     * without an approach (no impulse) keeps what the stop's earlier impacts found. */
+    if (s->coordinate >= 0) {
+        st->sign[ev->stop] = MCS_R(1.0);
+    } else if ((tr.impulse * ev->rate_before) > MCS_R(0.0)) {
+        st->sign[ev->stop] = MCS_R(1.0);
+    } else if ((tr.impulse * ev->rate_before) < MCS_R(0.0)) {
+        st->sign[ev->stop] = MCS_R(-1.0);
+    } else {
+        /* no impulse: the sign found before stands */
+    }
     if (ev->accel != MCS_R(0.0)) {
         flight = (MCS_R(2.0) * e * mcs_fabs(ev->rate_before)) / mcs_fabs(ev->accel);
     }
