@@ -86,6 +86,7 @@ def measure(out, generate, import_urdf):
         out / "puma560.yaml",
         q={j: Fraction(q) for j, q in zip(mujoco_peer.PUMA_JOINTS, mujoco_peer.PUMA_Q)},
         qd={j: Fraction(q) for j, q in zip(mujoco_peer.PUMA_JOINTS, mujoco_peer.PUMA_QD)},
+        limits="comments",
     )
     generate(path, out_root=gen_root, kernels="all")
     cases.append(("PUMA 560 (URDF, joint coordinates)", "puma560", 0.0))

@@ -106,6 +106,7 @@ def cases(out, generate, build_bench, import_urdf):
         out / "puma560.yaml",
         q={j: Fraction(q) for j, q in zip(PUMA_JOINTS, PUMA_Q)},  # the doubles MuJoCo gets
         qd={j: Fraction(q) for j, q in zip(PUMA_JOINTS, PUMA_QD)},
+        limits="comments",
     )
     generate(path, out_root=gen_root)
     panda_urdf = out / "panda_undamped.urdf"
@@ -117,6 +118,7 @@ def cases(out, generate, build_bench, import_urdf):
         out / "panda.yaml",
         q={j: Fraction(q) for j, q in zip(PANDA_JOINTS, PANDA_Q)},
         qd={j: Fraction(q) for j, q in zip(PANDA_JOINTS, PANDA_QD)},
+        limits="comments",
     )
     generate(path, out_root=gen_root)
     # MuJoCo reads the same Panda with each link's inertia given in its principal axes (the

@@ -25,14 +25,18 @@
    implicit ros34pw2 (adaptive and at a fixed 1 ms) against DOPRI5 and MuJoCo's `implicit`
    integrator: time, steps and error in one run.
 
-9. Sweep (bench/sweep_scaling.py): a 1 000-run slider-crank sweep serially and on a LocalCluster
+9. Stops (bench/stops_peer.py): a URDF pendulum falling onto its joint limit, with and without
+   hinge friction: how far past the limit mcsgen's end stop and MuJoCo's soft limit let it go,
+   where each comes to rest, and the time per simulated second.
+
+10. Sweep (bench/sweep_scaling.py): a 1 000-run slider-crank sweep serially and on a LocalCluster
    of 1 and 2 worker processes: runs per second, the time a run takes and the overhead per run.
 
 Timings are the best of several interleaved repeats (the machines are shared and noisy).
 Writes build/bench/results.json and prints a table; the sections growth, mujoco, linearize, stiff
 and sweep also write the manual's tables, docs/measured/<section>.md (bench/tables.py).
 `bench/run.py SECTION...` runs only the named sections (SECTIONS: arm, growth, mujoco, linearize,
-stiff, sweep) and updates their entries in build/bench/results.json.
+stiff, stops, sweep) and updates their entries in build/bench/results.json.
 """
 
 import json
@@ -296,6 +300,15 @@ def stiff_peer():
     return stiff_peer.measure(OUT / "stiff", generate, build_bench, import_urdf)
 
 
+def stops_peer():
+    """An end stop and joint friction against MuJoCo's joint limit and friction loss
+    (bench/stops_peer.py)."""
+    import stops_peer
+    from mcsgen.urdf import import_urdf
+
+    return stops_peer.measure(OUT / "stops", generate, import_urdf)
+
+
 def sweep_scaling():
     """A 1 000-run slider-crank sweep serially and on 1 and 2 local workers
     (bench/sweep_scaling.py)."""
@@ -345,6 +358,12 @@ SECTIONS = {
         "stiff",
         "Stiff: the damped 7-DOF arm, 1 s, mcsgen's ros34pw2 against DOPRI5 and MuJoCo's implicit",
         stiff_peer,
+    ),
+    "stops": (
+        "stops",
+        "Stops: a pendulum falling onto its joint limit, with and without friction, against "
+        "MuJoCo's soft limit",
+        stops_peer,
     ),
     "sweep": (
         "sweep",
@@ -578,7 +597,7 @@ def main():
     import gen_chain
 
     results["chain_generation_s"] = dict(gen_chain.main([5, 10, 20, 40]))
-    for section in ("command", "arm", "mujoco", "linearize", "stiff", "sweep"):
+    for section in ("command", "arm", "mujoco", "linearize", "stiff", "stops", "sweep"):
         key, title, run = SECTIONS[section]
         print(title)
         try:

@@ -133,6 +133,24 @@ def stiff(rows):
     return out
 
 
+def stops(result):
+    out = [
+        "| case | simulator | past the limit [rad] | at the end - limit [rad] | per simulated s |",
+        "|---|---|---|---|---|",
+    ]
+    for r in result["rows"]:
+        out.append(
+            f"| {r['case']} | {r['simulator']} | {_e(r['beyond_rad'])} "
+            f"| {_e(r['rest_minus_limit_rad'])} | {_ms(r['time_per_s'])} |"
+        )
+    out += [
+        "",
+        "`bench/mujoco/stop_pendulum.urdf`: a pendulum released at 1.2 rad falls onto its limit "
+        "at 0.3 rad (2 s); the loops check the limit after every step.",
+    ]
+    return out
+
+
 def sweep(result):
     out = [
         "| where | runs/s | against serial | a run | idle time a run | batch | cluster start |",
@@ -189,6 +207,7 @@ TABLES = {
     "mujoco": mujoco,
     "linearize": linearize,
     "stiff": stiff,
+    "stops": stops,
     "sweep": sweep,
 }
 

@@ -34,7 +34,7 @@ def arm(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("arm")
     q = {"joint2": Fraction(3, 5), "joint4": Fraction(-6, 5), "joint5": Fraction(3, 10)}
     q["joint6"] = Fraction(4, 5)
-    path, _ = import_urdf(URDF / "damped_arm.urdf", tmp / "damped_arm.yaml", q=q)
+    path, _ = import_urdf(URDF / "damped_arm.urdf", tmp / "damped_arm.yaml", q=q, limits="comments")
     solver = mcsgen.load(path).build()
     reference = solver.simulate(t_end=1.0, method="dop853", rtol=1e-11, atol=1e-13)
     explicit = solver.simulate(t_end=1.0, dt_out=1e-4, method="dopri5", rtol=1e-6, atol=1e-8)
@@ -139,7 +139,10 @@ def test_order_three_on_a_stiff_linear_chain_against_its_exponential(write_model
 
 def test_order_three_on_the_damped_cart_pole(tmp_path):
     path, _ = import_urdf(
-        URDF / "cart_pole.urdf", tmp_path / "cart_pole.yaml", q={"hinge": Fraction(3, 10)}
+        URDF / "cart_pole.urdf",
+        tmp_path / "cart_pole.yaml",
+        q={"hinge": Fraction(3, 10)},
+        limits="comments",
     )
     solver = mcsgen.load(path).build()
     reference = solver.simulate(t_end=1.0, method="dop853", rtol=1e-13, atol=1e-15)

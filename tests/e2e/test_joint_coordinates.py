@@ -300,7 +300,7 @@ def test_an_imported_robot_starts_where_its_start_values_say_in_both_formulation
     models = {}
     for coordinates in ("joint", "body"):
         path, _ = import_urdf(urdf, tmp_path / f"puma_{coordinates}.yaml", q=q,
-                              coordinates=coordinates)  # fmt: skip
+                              coordinates=coordinates, limits="comments")  # fmt: skip
         models[coordinates] = load_model(path)
     joint, body = models["joint"], models["body"]
     assert joint.x0 == pytest.approx([0, np.pi / 4, np.pi, 0, np.pi / 4, 0], abs=1e-15)

@@ -82,6 +82,7 @@ def light_arm(tmp_path_factory):
         # body coordinates: the chart's Newton is what fails at 1 ms (in joint coordinates
         # there are no rows and RK4 at 0.8 ms is past its stability limit outright)
         coordinates="body",
+        limits="comments",
     )
     assert any(n.startswith("warning: joint 'elbow'") for n in notes)  # import-urdf warns
     mechanism = mcsgen.load(path)
@@ -271,7 +272,9 @@ def test_a_run_whose_energy_overflows_is_summarized(tmp_path, cli):
     summary says where it stopped and --json writes strict JSON, null for what overflowed."""
     import json
 
-    path, _ = import_urdf(MODELS / "urdf" / "damped_arm.urdf", tmp_path / "damped_arm.yaml")
+    path, _ = import_urdf(
+        MODELS / "urdf" / "damped_arm.urdf", tmp_path / "damped_arm.yaml", limits="comments"
+    )
     proc = cli(
         "simulate", path, "--method", "rk4", "--h", "0.011", "--t-end", "2", "--json",
         "--out", tmp_path / "arm.csv",

@@ -2,9 +2,7 @@
  * held limit's reaction turns to pull, located on the last step's dense output, and the impact
  * (restitution along the stop, 004's jump in every other direction) or release made there with
  * the locks of mcs_locks.c. Above the step: nothing below calls these. */
-#include "mcs/mcs_stops.h"
-
-#include "sim/mcs_stages.h"
+#include "sim/mcs_stops_internal.h"
 
 /* Root finding: iterations, and the interval it stops at (relative to t). */
 #define ROOT_ITERATIONS 200
@@ -171,21 +169,6 @@ int mcs_stops_violated(mcs_stops *st, const mcs_sim *sim)
     return -1;
 }
 
-/* The multiplier row of the lock with this key (the last one), or -1. */
-static int lock_row(const mcs_sim *sim, int key)
-{
-    int row = -1;
-    int at = sim->model->nc;
-    int k;
-    for (k = 0; k < sim->nlocks; ++k) {
-        if (sim->lock_key[k] == key) {
-            row = at;
-        }
-        at += sim->lock_rows[k];
-    }
-    return row;
-}
-
 /* What a located function is (> 0 while nothing happens): a free limit's distance inside
  * (q - lower, upper - q), a held limit's push (the force its lock exerts on q, towards the
  * inside), a sliding coordinate's rate along its sliding direction, or a stuck one's margin
@@ -197,26 +180,6 @@ typedef struct stop_function {
     int index; /* the stop's, or the friction element's */
     int side;  /* a stop's */
 } stop_function;
-
-/* The key of the lock that holds friction element k stuck: past the coordinates and groups. */
-static int friction_key(const mcs_sim *sim, int k)
-{
-    return sim->n + sim->model->ngroups + k;
-}
-
-/* The force that holds stuck friction element k at (t, x, v): -lambda of its row x_j - x_j(now). */
-static mcs_status holding_force(mcs_stops *st, mcs_sim *sim, int k, mcs_real t, const mcs_real *x,
-                                const mcs_real *v, mcs_real *force)
-{
-    const int row = lock_row(sim, friction_key(sim, k));
-    mcs_status status;
-    if (row < 0) {
-        return MCS_ERR_ARGUMENT;
-    }
-    status = mcs_sim_multipliers(sim, t, x, v, st->lambda);
-    *force = -st->lambda[row];
-    return status;
-}
 
 /* Its value at time t: the step's start (at < 0), its end (at > 0), or the dense output (0). */
 static mcs_status evaluate(mcs_stops *st, mcs_sim *sim, const stop_function *fn, mcs_real t, int at,
@@ -247,7 +210,7 @@ static mcs_status evaluate(mcs_stops *st, mcs_sim *sim, const stop_function *fn,
         break;
     }
     case FN_PUSH: {
-        const int row = lock_row(sim, lock_key(sim, &st->model->stops[fn->index]));
+        const int row = mcs_stops_lock_row(sim, lock_key(sim, &st->model->stops[fn->index]));
         if (row < 0) {
             return MCS_ERR_ARGUMENT;
         }
@@ -260,7 +223,7 @@ static mcs_status evaluate(mcs_stops *st, mcs_sim *sim, const stop_function *fn,
         *value = st->slide[fn->index] * v[st->model->friction[fn->index].coordinate];
         break;
     default: /* FN_MARGIN */
-        status = holding_force(st, sim, fn->index, t, x, v, &q);
+        status = mcs_friction_holding(st, sim, fn->index, t, x, v, &q);
         *value = st->model->friction[fn->index].static_level - mcs_fabs(q);
         break;
     }
@@ -363,26 +326,6 @@ static mcs_status first_crossing(mcs_stops *st, mcs_sim *sim, const stop_functio
     return find_root(st, sim, fn, t0, f0, t1, f1, t_event);
 }
 
-/* Whether a stop holds the coordinate of friction element k now (its friction then rests: the
- * stop holds it). */
-static int friction_rests(const mcs_stops *st, const mcs_sim *sim, int k)
-{
-    const int j = st->model->friction[k].coordinate;
-    int i;
-    for (i = 0; i < st->nstops; ++i) {
-        const mcs_stop *s = &st->model->stops[i];
-        int c = s->coordinate;
-        if (c < 0) { /* a joint's: its coordinate in joint coordinates, where friction is */
-            const mcs_row_group *g = &sim->model->groups[sim->model->joints[s->joint].lock_group];
-            c = (g->coords != NULL) ? g->coords[0] : -1;
-        }
-        if ((st->held[i] != 0) && (c == j)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* Keeps the earlier of the event so far and this one. */
 static void keep_first(mcs_stop_event *ev, int found, mcs_real t_event, int kind, int index,
                        int side)
@@ -454,7 +397,7 @@ mcs_status mcs_stops_locate(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev)
         }
     }
     for (k = 0; (status == MCS_OK) && (k < st->nfriction); ++k) {
-        if ((friction_rests(st, sim, k) != 0) ||
+        if ((mcs_friction_rests(st, sim, k) != 0) ||
             ((st->stuck[k] == 0) && (st->slide[k] == MCS_R(0.0)))) {
             continue;
         }
@@ -493,129 +436,6 @@ static mcs_status push_now(mcs_stops *st, mcs_sim *sim, int k, int side, mcs_rea
     fn.index = k;
     fn.side = side;
     return evaluate(st, sim, &fn, sim->cur.t, 1, push);
-}
-
-mcs_real mcs_stops_friction_work(const mcs_stops *st, const mcs_real *x)
-{
-    mcs_real work = MCS_R(0.0);
-    int k;
-    if (!st || !x) {
-        return MCS_R(0.0);
-    }
-    work = st->friction_work;
-    for (k = 0; k < st->nfriction; ++k) {
-        if (st->slide[k] != MCS_R(0.0)) {
-            const mcs_friction *f = &st->model->friction[k];
-            work += f->kinetic * mcs_fabs(x[f->coordinate] - st->q_phase[k]);
-        }
-    }
-    return work;
-}
-
-/* Ends friction element k's sliding phase at the current state: its work is counted. */
-static void end_slide(mcs_stops *st, const mcs_sim *sim, int k)
-{
-    const mcs_friction *f = &st->model->friction[k];
-    if (st->slide[k] != MCS_R(0.0)) {
-        st->friction_work += f->kinetic * mcs_fabs(sim->cur.x[f->coordinate] - st->q_phase[k]);
-    }
-    st->slide[k] = MCS_R(0.0);
-    st->force[k] = MCS_R(0.0);
-}
-
-/* Starts a sliding phase of friction element k in direction `dir` (+-1) at the current state. */
-static void start_slide(mcs_stops *st, const mcs_sim *sim, int k, mcs_real dir)
-{
-    const mcs_friction *f = &st->model->friction[k];
-    st->slide[k] = dir;
-    st->force[k] = -dir * f->kinetic;
-    st->q_phase[k] = sim->cur.x[f->coordinate];
-}
-
-static mcs_status push_forces(mcs_stops *st, mcs_sim *sim)
-{
-    return (st->nfriction > 0) ? mcs_sim_set_friction(sim, st->force) : MCS_OK;
-}
-
-/* Friction element k at rest now: it sticks (its lock, no jump) when the force that holds it is
- * within the static level, else slides towards the force that moves it. *stuck, *holding: what
- * happened and that force. */
-static mcs_status stick(mcs_stops *st, mcs_sim *sim, int k, mcs_jump_method method, mcs_real *dv,
-                        mcs_real *jwork, size_t jwork_len, int *jiwork, size_t jiwork_len,
-                        int *stuck, mcs_real *holding)
-{
-    const mcs_friction *f = &st->model->friction[k];
-    mcs_transition tr;
-    mcs_status status;
-    int i;
-    end_slide(st, sim, k);
-    status = push_forces(st, sim);
-    for (i = 0; i < sim->n; ++i) {
-        st->vminus[i] = (i == f->coordinate) ? MCS_R(1.0) : MCS_R(0.0);
-    }
-    if (status == MCS_OK) {
-        status = mcs_sim_lock_row(sim, friction_key(sim, k), st->vminus, method, dv, jwork,
-                                  jwork_len, jiwork, jiwork_len, &tr);
-    }
-    if (status == MCS_OK) {
-        status = holding_force(st, sim, k, sim->cur.t, sim->cur.x, sim->cur.v, holding);
-    }
-    if (status != MCS_OK) {
-        return status;
-    }
-    *stuck = 0;
-    if (mcs_fabs(*holding) <= f->static_level) {
-        *stuck = 1;
-    }
-    st->stuck[k] = *stuck;
-    if (*stuck != 0) {
-        st->sticks++;
-        return MCS_OK;
-    }
-    /* beyond the static level: it moves at once, the way the holding force resisted */
-    status = mcs_sim_unlock(sim, friction_key(sim, k), &tr);
-    start_slide(st, sim, k, (*holding > MCS_R(0.0)) ? MCS_R(-1.0) : MCS_R(1.0));
-    return (status == MCS_OK) ? push_forces(st, sim) : status;
-}
-
-/* After a velocity jump (an impact): each sliding element slides the way it now moves, one a
- * stop holds rests, one left at rest sticks or slides. */
-static mcs_status refresh_friction(mcs_stops *st, mcs_sim *sim, mcs_jump_method method,
-                                   mcs_real *dv, mcs_real *jwork, size_t jwork_len, int *jiwork,
-                                   size_t jiwork_len)
-{
-    mcs_status status = MCS_OK;
-    int k;
-    for (k = 0; (status == MCS_OK) && (k < st->nfriction); ++k) {
-        const mcs_real r = sim->cur.v[st->model->friction[k].coordinate];
-        mcs_real holding = MCS_R(0.0);
-        int stuck = 0;
-        if (st->stuck[k] != 0) {
-            continue;
-        }
-        if (friction_rests(st, sim, k) != 0) {
-            end_slide(st, sim, k);
-        } else if (r != MCS_R(0.0)) {
-            const mcs_real dir = (r > MCS_R(0.0)) ? MCS_R(1.0) : MCS_R(-1.0);
-            if (dir != st->slide[k]) {
-                end_slide(st, sim, k);
-                start_slide(st, sim, k, dir);
-            }
-        } else {
-            status = stick(st, sim, k, method, dv, jwork, jwork_len, jiwork, jiwork_len, &stuck,
-                           &holding);
-        }
-    }
-    return (status == MCS_OK) ? push_forces(st, sim) : status;
-}
-
-mcs_status mcs_stops_begin(mcs_stops *st, mcs_sim *sim, mcs_jump_method method, mcs_real *dv,
-                           mcs_real *jwork, size_t jwork_len, int *jiwork, size_t jiwork_len)
-{
-    if (!st || !sim || !sim->ready || !dv) {
-        return MCS_ERR_ARGUMENT;
-    }
-    return refresh_friction(st, sim, method, dv, jwork, jwork_len, jiwork, jiwork_len);
 }
 
 /* An impact at the current state (ev->rate_before, ev->kinetic_before set). */
@@ -691,7 +511,7 @@ static mcs_status impact(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_ju
         }
     }
     if (status == MCS_OK) {
-        status = refresh_friction(st, sim, method, dv, jwork, jwork_len, jiwork, jiwork_len);
+        status = mcs_friction_refresh(st, sim, method, dv, jwork, jwork_len, jiwork, jiwork_len);
     }
     return status;
 }
@@ -768,25 +588,17 @@ mcs_status mcs_stops_apply(mcs_stops *st, mcs_sim *sim, mcs_stop_event *ev, mcs_
         st->releases++;
         ev->held = 0;
         if (status == MCS_OK) { /* its coordinate's friction, at rest, sticks or slides */
-            status = refresh_friction(st, sim, method, dv, jwork, jwork_len, jiwork, jiwork_len);
+            status =
+                mcs_friction_refresh(st, sim, method, dv, jwork, jwork_len, jiwork, jiwork_len);
         }
         break;
     case MCS_STOP_EVENT_STICK:
-        status = stick(st, sim, ev->stop, method, dv, jwork, jwork_len, jiwork, jiwork_len,
-                       &ev->held, &ev->holding);
+        status = mcs_friction_stick(st, sim, ev->stop, method, dv, jwork, jwork_len, jiwork,
+                                    jiwork_len, &ev->held, &ev->holding);
         break;
     default: /* MCS_STOP_EVENT_SLIP */
-        status = holding_force(st, sim, ev->stop, sim->cur.t, sim->cur.x, sim->cur.v, &ev->holding);
-        if (status == MCS_OK) {
-            status = mcs_sim_unlock(sim, friction_key(sim, ev->stop), &tr);
-        }
-        st->stuck[ev->stop] = 0;
-        st->slips++;
+        status = mcs_friction_slip(st, sim, ev->stop, &ev->holding);
         ev->held = 0;
-        start_slide(st, sim, ev->stop, (ev->holding > MCS_R(0.0)) ? MCS_R(-1.0) : MCS_R(1.0));
-        if (status == MCS_OK) {
-            status = push_forces(st, sim);
-        }
         break;
     }
     if (status == MCS_OK) {
