@@ -192,6 +192,16 @@ static void csv_columns(run_info *ri, mcs_sim *sim, const run_row *row, mcs_real
             row ? value(o, st == MCS_OK ? ri->y[i] : (mcs_real)NAN)
                 : name(o, "y.", md->output_names[i]);
     }
+    if (ri->stops != NULL) { /* the active set: each stop held (-1 lower, 1 upper) or free (0),
+                              * each friction element stuck (1) or not (0) */
+        for (i = 0; i < ri->stops->nstops; ++i)
+            row ? value(o, (mcs_real)(ri->stops->held[i] == MCS_STOP_LOWER   ? -1
+                                      : ri->stops->held[i] == MCS_STOP_UPPER ? 1
+                                                                             : 0))
+                : name(o, "stop.", md->stops[i].name);
+        for (i = 0; i < ri->stops->nfriction; ++i)
+            row ? value(o, (mcs_real)ri->stops->stuck[i]) : name(o, "stuck.", md->friction[i].name);
+    }
     if (ri->basis) /* T, column by column; empty cells past f */
         for (j = 0; j < n; ++j)
             for (i = 0; i < n; ++i) {

@@ -469,3 +469,15 @@ def test_a_seven_joint_arm_from_urdf_settles_on_its_stops_and_friction(tmp_path)
     for ev in events:
         if ev["kind"] == "stick" and ev["held"]:
             assert abs(ev["holding"]) <= 0.05
+
+
+def test_the_csv_has_the_active_set(bounces, tmp_path):
+    """stop.<name> (-1 held at the lower limit, 0 free) and, with friction, stuck.<name>."""
+    _, run, events, _, _ = bounces["coordinates"]
+    held = events[-1]["t"]
+    assert np.all(run["stop.q"][run["t"] > held] == -1)
+    assert np.all(run["stop.q"][run["t"] < events[0]["t"]] == 0)
+    path = tmp_path / "torque_ramp.yaml"
+    path.write_text(TORQUE_RAMP)
+    _, run, _ = simulate(tmp_path, str(path), with_events=True)
+    assert np.all(run["stuck.q"][run["t"] < 0.5] == 1) and run["stuck.q"][-1] == 0
