@@ -142,6 +142,10 @@ class Stepper:
         self._linearize_outputs.argtypes = [DP, DP, ctypes.POINTER(ctypes.c_int)]
         self._step_jacobian = lib.mcs_stepper_step_jacobian
         self._step_jacobian.argtypes = [ctypes.c_double, DP, DP, ctypes.POINTER(ctypes.c_int), DP]
+        self._active = lib.mcs_stepper_active
+        self._active.argtypes = [ctypes.POINTER(ctypes.c_int)]
+        self.stop_names = tuple(k.name for k in model.stops)
+        self.friction_names = tuple(k.name for k in model.friction)
         self._status = lib.mcs_status_str
         self._status.restype = ctypes.c_char_p
         self._status.argtypes = [ctypes.c_int]
@@ -192,6 +196,22 @@ class Stepper:
     def _check(self, status, what):
         if status != 0:
             raise McsError(f"{what}: {self._status(status).decode()}")
+
+    def active(self) -> Dict[str, int]:
+        """The active set of the file's `stops:` and `friction:` now (what a controller sees of
+        stick and slip): "stop.<name>" -1 held at its lower limit, 1 at its upper, 0 free;
+        "stuck.<name>" 1 while the coordinate sticks, 0 while it slides or rests on a stop."""
+        self._live("active")
+        count = len(self.stop_names) + len(self.friction_names)
+        out = (ctypes.c_int * max(count, 1))()
+        self._check(self._active(out), "active")
+        sides = {0: 0, 1: -1, 2: 1}  # MCS_STOP_LOWER, MCS_STOP_UPPER
+        held = {f"stop.{n}": sides[out[k]] for k, n in enumerate(self.stop_names)}
+        stuck = {
+            f"stuck.{n}": int(out[len(self.stop_names) + k])
+            for k, n in enumerate(self.friction_names)
+        }
+        return {**held, **stuck}
 
     # --- moving it
     def set_inputs(self, u) -> None:

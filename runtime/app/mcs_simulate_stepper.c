@@ -160,6 +160,21 @@ int mcs_stepper_advance(mcs_real t, mcs_real *txv)
     return (int)st;
 }
 
+/* The active set now: out (nstops + nfriction) each stop's hold (0 free, MCS_STOP_LOWER or
+ * MCS_STOP_UPPER: held there), then each friction element's (1 stuck, 0 not). */
+int mcs_stepper_active(int *out);
+int mcs_stepper_active(int *out)
+{
+    int k;
+    if (!step_started || !out)
+        return (int)MCS_ERR_ARGUMENT;
+    for (k = 0; k < step_stops.nstops; ++k)
+        out[k] = step_stops.held[k];
+    for (k = 0; k < step_stops.nfriction; ++k)
+        out[step_stops.nstops + k] = step_stops.stuck[k];
+    return (int)MCS_OK;
+}
+
 /* mcs_sim_forward_dynamics (u NULL: the run's inputs); lambda (nc + room for locks). */
 int mcs_stepper_forward(mcs_real t, const mcs_real *x, const mcs_real *v, const mcs_real *u,
                         mcs_real *xdd, mcs_real *lambda);

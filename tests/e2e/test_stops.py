@@ -481,3 +481,37 @@ def test_the_csv_has_the_active_set(bounces, tmp_path):
     path.write_text(TORQUE_RAMP)
     _, run, _ = simulate(tmp_path, str(path), with_events=True)
     assert np.all(run["stuck.q"][run["t"] < 0.5] == 1) and run["stuck.q"][-1] == 0
+
+
+def test_a_controller_steps_the_axis_and_sees_stick_slip_and_stops():
+    """The how-to's servo axis stepped from Python at 1 kHz: stuck at rest, broken loose by the
+    motor, held on its upper stop, released but held by friction at the limit, and driven onto
+    the lower stop; inverse dynamics knows the sliding friction, and says so when a lock holds
+    the axis (no input moves it then)."""
+    import mcsgen
+    from mcsgen.errors import McsError
+
+    plant = mcsgen.load(str(ROOT / "docs" / "examples" / "servo_axis.yaml")).build().start()
+    assert plant.active() == {"stop.phi": 0, "stuck.phi": 1}  # at rest, no torque: stuck
+    with pytest.raises(McsError, match="the inputs act on no motion"):  # stuck: a lock holds it
+        plant.inverse([0.0])
+    seen = set()
+    for tick in range(1000):
+        t = tick * 1e-3
+        u = 0.06 if t < 0.1 else 0.3 if t < 0.4 else -0.07 if t < 0.6 else -0.3
+        plant.step([u], dt=1e-3)
+        seen.add(tuple(plant.active().values()))
+        if abs(t - 0.2) < 1e-9:  # sliding up: no acceleration takes c rate + the kinetic level
+            rate = plant.v[0]
+            assert rate > 0 and plant.active() == {"stop.phi": 0, "stuck.phi": 0}
+            feed = plant.inverse([0.0])
+            assert feed.u[0] == pytest.approx(0.001 * rate + 0.05, rel=1e-12)
+        if abs(t - 0.09) < 1e-9:  # 0.06 N m is below the breakaway level
+            assert plant.x[0] == 0 and plant.active()["stuck.phi"] == 1
+        if abs(t - 0.39) < 1e-9:  # on the upper stop
+            assert plant.active()["stop.phi"] == 1 and abs(plant.x[0] - 1) < 1e-9
+        if abs(t - 0.59) < 1e-9:  # the stop let go; friction holds it at the limit
+            assert plant.active() == {"stop.phi": 0, "stuck.phi": 1}
+            assert abs(plant.x[0] - 1) < 1e-9
+    assert plant.active()["stop.phi"] == -1 and abs(plant.x[0] + 1) < 1e-9
+    assert {(0, 1), (0, 0), (1, 0), (-1, 0)} <= seen

@@ -202,3 +202,23 @@ def test_cli_writes_the_report_and_refuses_bad_options(tmp_path):
         text=True,
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--format" in bad.stderr
+
+
+def test_the_report_shows_the_stops_and_friction(tmp_path):
+    """A model's end stops and friction are in the report's Model section, as the file gives
+    them (they are switched by the motion, not derived)."""
+    from mcsgen.generate import generate
+
+    model = load_model(ROOT / "models" / "pendulum_stop.yaml")
+    audit = collect(model, ROOT / "generated" / "pendulum_stop", samples=1)
+    html = render(audit, "html")
+    parse(html)
+    assert 'id="stops"' in html
+    assert '<td class="mono">q</td><td>0.3</td><td>none</td><td>0.5</td>' in html
+    assert "| `q` | 0.3 | none | 0.5 |" in render(audit, "md")
+    path = ROOT / "docs" / "examples" / "servo_axis.yaml"
+    generate(path, out_root=tmp_path)
+    servo = load_model(path)
+    html = render(collect(servo, tmp_path / "servo_axis", samples=1), "html")
+    assert '<td class="mono">phi</td><td>-1</td><td>1</td><td>0.3</td>' in html
+    assert '<td class="mono">phi</td><td>0.05</td><td>0.08</td>' in html
