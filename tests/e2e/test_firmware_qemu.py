@@ -155,7 +155,9 @@ def puma_firmware(tmp_path_factory):
     path = tmp / "puma560.yaml"
     urdf = ROOT / "models" / "urdf" / "puma560.urdf"
     imported = subprocess.run(
-        [str(ROOT / "mcsgen"), "import-urdf", str(urdf), "--out", str(path), *PUMA_START],
+        # its limits as comments: a firmware build takes no stops yet (generate --firmware)
+        [str(ROOT / "mcsgen"), "import-urdf", str(urdf), "--out", str(path), *PUMA_START]
+        + ["--limits", "comments"],
         capture_output=True,
         text=True,
     )
